@@ -1,0 +1,3 @@
+from queuedesk.cli import main
+
+raise SystemExit(main())

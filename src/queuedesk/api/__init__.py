@@ -1,0 +1,1 @@
+"""The wire contract (pydantic models, block rules) and the async client."""

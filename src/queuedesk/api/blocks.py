@@ -1,0 +1,333 @@
+"""The rules of blocks: which settings each block type takes and which values fit it.
+
+The server validates queue definitions and task data with these rules, and the terminal app checks
+its forms with the same ones before sending, so the two can never disagree.
+"""
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from queuedesk.api.models import Block
+
+BLOCK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+MAX_URL_LENGTH = 2048
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input: a stable `code`, the `field` at fault, a `message` for people."""
+
+    code: str
+    field: str | None
+    message: str
+
+
+# --- settings -----------------------------------------------------------------------------------
+
+SettingCheck = Callable[[Any], str | None]
+
+
+def _is_str(value: Any) -> str | None:
+    return None if isinstance(value, str) else "must be a string"
+
+
+def _is_bool(value: Any) -> str | None:
+    return None if isinstance(value, bool) else "must be true or false"
+
+
+def _is_str_or_number(value: Any) -> str | None:
+    ok = isinstance(value, str | int | float) and not isinstance(value, bool)
+    return None if ok else "must be a string or a number"
+
+
+def _is_format(value: Any) -> str | None:
+    return None if value in ("markdown", "html") else "must be 'markdown' or 'html'"
+
+
+def _is_options(value: Any) -> str | None:
+    if not isinstance(value, list) or not value:
+        return "must be a non-empty list of {id, name} objects"
+    seen: set[str] = set()
+    for index, option in enumerate(value):
+        if not isinstance(option, dict) or set(option) != {"id", "name"}:
+            return f"option {index} must be an object with exactly 'id' and 'name'"
+        option_id, name = option["id"], option["name"]
+        if not isinstance(option_id, str) or not BLOCK_ID.match(option_id):
+            return f"option {index} id must be 1-64 letters, digits, '_' or '-'"
+        if not isinstance(name, str):
+            return f"option {index} name must be a string"
+        if option_id in seen:
+            return f"option id '{option_id}' is used twice"
+        seen.add(option_id)
+    return None
+
+
+# --- values -------------------------------------------------------------------------------------
+
+ValueCheck = Callable[[Any, Mapping[str, Any]], str | None]
+
+
+def _text_value(value: Any, _settings: Mapping[str, Any]) -> str | None:
+    return None if isinstance(value, str) else "must be a string"
+
+
+def _option_ids(settings: Mapping[str, Any]) -> list[str]:
+    options = settings.get("options") or []
+    return [o["id"] for o in options if isinstance(o, dict) and "id" in o]
+
+
+def _single_selection_value(value: Any, settings: Mapping[str, Any]) -> str | None:
+    ids = _option_ids(settings)
+    if not isinstance(value, str) or value not in ids:
+        return f"{_show(value)} is not an option ({', '.join(ids)})"
+    return None
+
+
+def _multiple_selection_value(value: Any, settings: Mapping[str, Any]) -> str | None:
+    ids = _option_ids(settings)
+    if not isinstance(value, list):
+        return f"must be a list of option ids ({', '.join(ids)})"
+    unknown = [v for v in value if not isinstance(v, str) or v not in ids]
+    if unknown:
+        return f"{', '.join(_show(v) for v in unknown)} not among the options ({', '.join(ids)})"
+    if len(set(value)) != len(value):
+        return "lists an option twice"
+    return None
+
+
+def is_http_url(value: Any) -> bool:
+    if not isinstance(value, str) or len(value) > MAX_URL_LENGTH or any(c.isspace() for c in value):
+        return False
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def _url_value(value: Any, _settings: Mapping[str, Any]) -> str | None:
+    return None if is_http_url(value) else f"{_show(value)} is not an http(s) URL"
+
+
+def _binary_value(value: Any, _settings: Mapping[str, Any]) -> str | None:
+    return None if isinstance(value, bool) else "must be true or false"
+
+
+def _number_value(value: Any, _settings: Mapping[str, Any]) -> str | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return None if ok else "must be a number"
+
+
+def _date_value(value: Any, _settings: Mapping[str, Any]) -> str | None:
+    if isinstance(value, str):
+        for parse in (date.fromisoformat, datetime.fromisoformat):
+            try:
+                parse(value)
+                return None
+            except ValueError:
+                continue
+    return f"{_show(value)} is not an ISO 8601 date or date-time"
+
+
+def _email_value(value: Any, _settings: Mapping[str, Any]) -> str | None:
+    ok = isinstance(value, str) and len(value) <= 320 and EMAIL.match(value)
+    return None if ok else f"{_show(value)} is not an email address"
+
+
+def _list_value(value: Any, _settings: Mapping[str, Any]) -> str | None:
+    return None if isinstance(value, list) else "must be a list"
+
+
+def _object_value(value: Any, _settings: Mapping[str, Any]) -> str | None:
+    return None if isinstance(value, dict) else "must be an object"
+
+
+def _any_value(_value: Any, _settings: Mapping[str, Any]) -> str | None:
+    return None
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+@dataclass(frozen=True)
+class BlockType:
+    name: str
+    settings: Mapping[str, SettingCheck] = field(default_factory=dict)
+    check_value: ValueCheck = _any_value
+    required_settings: tuple[str, ...] = ()
+    free_settings: bool = False  # settings kept as the original service has them, not checked
+
+
+_PLACEHOLDER = {"placeholder": _is_str}
+_REQUIRED = {"is_required": _is_bool}
+
+BLOCK_TYPES: dict[str, BlockType] = {
+    t.name: t
+    for t in (
+        BlockType("text", {**_PLACEHOLDER, "read_only": _is_bool, **_REQUIRED}, _text_value),
+        BlockType(
+            "single_selection",
+            {"options": _is_options, **_REQUIRED},
+            _single_selection_value,
+            required_settings=("options",),
+        ),
+        BlockType("image", _PLACEHOLDER, _url_value),
+        BlockType(
+            "multiple_selection",
+            {"options": _is_options, **_REQUIRED},
+            _multiple_selection_value,
+            required_settings=("options",),
+        ),
+        BlockType("binary", _REQUIRED, _binary_value),
+        BlockType("number", {"placeholder": _is_str_or_number, **_REQUIRED}, _number_value),
+        BlockType("date", {**_PLACEHOLDER, **_REQUIRED}, _date_value),
+        BlockType("email", {**_PLACEHOLDER, **_REQUIRED}, _email_value),
+        *(BlockType(name, _PLACEHOLDER, _url_value) for name in ("link", "embed", "audio")),
+        *(BlockType(name, _PLACEHOLDER, _url_value) for name in ("video", "pdf")),
+        BlockType("rich_text", {"format": _is_format, "read_only": _is_bool}, _text_value),
+        BlockType("list", {"subtype": _is_str}, _list_value),
+        BlockType("text_sequence", {}, _list_value),
+        *(
+            BlockType(name, check_value=_object_value, free_settings=True)
+            for name in ("form_sequence", "named_entity_recognition", "bounding_boxes")
+        ),
+    )
+}
+CORE_TYPES = ("text", "single_selection", "image")
+
+
+def block_type(name: str) -> BlockType:
+    """The rules for a type; an unknown type (from a newer server) accepts any value."""
+    return BLOCK_TYPES.get(name) or BlockType(name, free_settings=True)
+
+
+def is_empty(value: Any) -> bool:
+    """What `is_required` refuses: no value, an empty string or an empty list."""
+    return value is None or value == "" or value == []
+
+
+# --- whole definitions --------------------------------------------------------------------------
+
+
+def validate_blocks(raw_blocks: Any, field_name: str = "data") -> list[Problem]:
+    """Check a queue's block definitions (B12, B13): ids, known types and their settings."""
+    if not isinstance(raw_blocks, list):
+        return [Problem("invalid_value", field_name, "must be a list of blocks")]
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for index, raw in enumerate(raw_blocks):
+        where = f"{field_name}[{index}]"
+        if not isinstance(raw, dict):
+            problems.append(Problem("invalid_value", where, "a block must be an object"))
+            continue
+        problems.extend(_validate_block(raw, where, seen))
+    return problems
+
+
+def _validate_block(raw: dict[str, Any], where: str, seen: set[str]) -> list[Problem]:
+    problems = [
+        Problem("missing_required", f"{where}.{key}", f"a block needs '{key}'")
+        for key in ("id", "name", "type")
+        if key not in raw
+    ]
+    if problems:
+        return problems
+    block_id, name, type_name = raw["id"], raw["name"], raw["type"]
+    if not isinstance(block_id, str) or not BLOCK_ID.match(block_id):
+        problems.append(Problem("invalid_value", f"{where}.id", "must be 1-64 letters, digits, '_' or '-'"))
+    elif block_id in seen:
+        problems.append(Problem("invalid_value", f"{where}.id", f"block id '{block_id}' is used twice"))
+    else:
+        seen.add(block_id)
+    if not isinstance(name, str) or not name.strip() or len(name) > 200:
+        problems.append(Problem("invalid_value", f"{where}.name", "must be a non-empty string"))
+    if not isinstance(type_name, str) or type_name not in BLOCK_TYPES:
+        known = ", ".join(BLOCK_TYPES)
+        problems.append(
+            Problem("invalid_value", f"{where}.type", f"{_show(type_name)} is not a block type ({known})")
+        )
+        return problems
+    extra = set(raw) - {"id", "name", "type", type_name}
+    problems.extend(
+        Problem("unknown_field", f"{where}.{key}", f"a {type_name} block has no '{key}'")
+        for key in sorted(extra)
+    )
+    problems.extend(_validate_settings(BLOCK_TYPES[type_name], raw.get(type_name), f"{where}.{type_name}"))
+    return problems
+
+
+def _validate_settings(kind: BlockType, settings: Any, where: str) -> list[Problem]:
+    if settings is None:
+        settings = {}
+    if not isinstance(settings, dict):
+        return [Problem("invalid_value", where, "settings must be an object")]
+    problems = [
+        Problem("missing_required", f"{where}.{key}", f"a {kind.name} block needs '{key}'")
+        for key in kind.required_settings
+        if key not in settings
+    ]
+    if kind.free_settings:
+        return problems
+    for key, value in settings.items():
+        check = kind.settings.get(key)
+        if check is None:
+            valid = ", ".join(kind.settings) or "none"
+            problems.append(Problem("unknown_field", f"{where}.{key}", f"unknown setting (valid: {valid})"))
+        elif (message := check(value)) is not None:
+            problems.append(Problem("invalid_value", f"{where}.{key}", message))
+    return problems
+
+
+def validate_task_data(
+    blocks: Sequence[Block],
+    data: Any,
+    *,
+    enforce_required: bool = False,
+    field_name: str = "data",
+    allow_empty: bool = False,
+) -> list[Problem]:
+    """Check a task's `data` against its queue's blocks (A1, B7, B8).
+
+    Every key must be a block id, every value null or fitting its block. With `enforce_required`
+    (completion) a required block must also have a value.
+    """
+    if not isinstance(data, dict) or (not data and not allow_empty):
+        return [Problem("no_data", field_name, "must be a non-empty JSON object of block values")]
+    by_id = {b.id: b for b in blocks}
+    problems: list[Problem] = []
+    unknown = [key for key in data if key not in by_id]
+    if unknown:
+        valid = ", ".join(by_id) or "none"
+        problems.extend(
+            Problem(
+                "unknown_field",
+                f"{field_name}.{key}",
+                f"'{key}' is not a block of this queue (blocks: {valid})",
+            )
+            for key in unknown
+        )
+    for key, value in data.items():
+        block = by_id.get(key)
+        if block is None or value is None:
+            continue
+        message = block_type(block.type).check_value(value, block.settings)
+        if message is not None:
+            problems.append(
+                Problem("invalid_value", f"{field_name}.{key}", f"block '{key}' ({block.type}): {message}")
+            )
+    if enforce_required:
+        problems.extend(
+            Problem("missing_required", f"{field_name}.{b.id}", f"block '{b.id}' ({b.name}) is required")
+            for b in blocks
+            if b.is_required and is_empty(data.get(b.id))
+        )
+    return problems

@@ -1,0 +1,198 @@
+"""Pydantic models of every resource in the QueueDesk HTTP contract.
+
+Response models keep unknown fields (`extra="allow"`) so that a client talking to a newer server,
+or to the original service, never fails on a field it does not know. Request models forbid them,
+so that a typo in a request is an error rather than silently ignored.
+"""
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
+
+from queuedesk.api.timestamps import format_timestamp
+
+TaskStatus = Literal["new", "open", "in_progress", "completed"]
+Role = Literal["admin", "supervisor", "worker"]
+DeliveryStatus = Literal["pending", "delivered", "failed"]
+
+
+class Resource(BaseModel):
+    """Something the server answers with."""
+
+    model_config = ConfigDict(extra="allow")
+
+    @field_serializer("*", when_used="json")
+    def _timestamps_on_the_wire(self, value: Any) -> Any:
+        return format_timestamp(value) if isinstance(value, datetime) else value
+
+
+class Request(BaseModel):
+    """Something a client sends."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Option(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, max_length=64)
+    name: str
+
+
+class Block(BaseModel):
+    """A block of a queue: `{"id", "name", "type", "<type>": {settings}}`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    name: str
+    type: str
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        extra = self.model_extra or {}
+        value = extra.get(self.type)
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def options(self) -> list[Option]:
+        return [Option.model_validate(o) for o in self.settings.get("options", [])]
+
+    @property
+    def is_required(self) -> bool:
+        return bool(self.settings.get("is_required", False))
+
+    @property
+    def read_only(self) -> bool:
+        return bool(self.settings.get("read_only", False))
+
+
+class Assignment(Resource):
+    assigned_to: str | None = None
+    assigned_to_name: str | None = None
+    assigned_at: datetime | None = None
+    lease_expires_at: datetime | None = None
+
+
+class Task(Resource):
+    id: int
+    status: str
+    created_at: datetime
+    completed_at: datetime | None = None
+    completed_by: str | None = None
+    queue: str
+    queue_id: int
+    data: dict[str, Any]
+    source: str
+    assignment: Assignment | None = None
+
+
+class Queue(Resource):
+    id: int
+    name: str
+    created_at: datetime
+    n_tasks: int
+    active_users: list[str] = Field(default_factory=list)
+
+
+class QueueDetail(Queue):
+    description: str = ""
+    data: list[Block] = Field(default_factory=list)
+
+
+class Webhook(Resource):
+    target: str
+
+
+class WebhookSecret(Resource):
+    secret: str
+
+
+class Me(Resource):
+    email: str
+    name: str
+    role: str
+    organization_id: int
+    organization: str
+    server: str
+    version: str
+
+
+class TaskPage(Resource):
+    next: str | None
+    previous: str | None
+    count: int
+    tasks: list[Task]
+
+
+class Delivery(Resource):
+    id: int
+    event_id: str
+    task_id: int
+    target: str
+    status: str
+    attempts: int
+    last_status_code: int | None = None
+    last_error: str | None = None
+    next_attempt_at: datetime | None = None
+    created_at: datetime
+    delivered_at: datetime | None = None
+
+
+class DeliveryPage(Resource):
+    next: str | None
+    previous: str | None
+    count: int
+    deliveries: list[Delivery]
+
+
+class ImportResult(Resource):
+    created: int
+    ids: list[int]
+
+
+class Health(Resource):
+    status: str
+
+
+class ErrorItem(Resource):
+    code: str | None = None
+    field: str | None = None
+    message: str
+
+
+class ErrorEnvelope(Resource):
+    status_code: int
+    errors: list[ErrorItem]
+
+
+class TaskData(Request):
+    """Body of create (A1), complete (B7), and release (B6, optional draft)."""
+
+    data: dict[str, Any]
+
+
+class ReleaseRequest(Request):
+    data: dict[str, Any] | None = None
+
+
+class ImportRequest(Request):
+    source: str
+    tasks: list[TaskData] = Field(max_length=10_000)
+
+
+class WebhookTarget(Request):
+    target: str | None
+
+
+class QueueCreate(Request):
+    name: str = Field(min_length=1, max_length=200)
+    description: str = Field(default="", max_length=10_000)
+    data: list[Block]
+
+
+class QueueUpdate(Request):
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    description: str | None = Field(default=None, max_length=10_000)
+    data: list[Block] | None = None

@@ -1,0 +1,81 @@
+"""The `queuedesk` command."""
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from queuedesk import __version__
+from queuedesk.server.settings import DEFAULT_LEASE_SECONDS
+
+
+def _add_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="database URL: sqlite:///path/file.db (default: a file in your data directory)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="queuedesk", description="QueueDesk: human-in-the-loop work queues."
+    )
+    parser.add_argument("--version", action="version", version=f"queuedesk {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="run the QueueDesk service")
+    _add_db(serve)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    serve.add_argument(
+        "--seed", metavar="FILE", help="TOML or JSON file of organizations, users and queues to create"
+    )
+    serve.add_argument(
+        "--public-url", metavar="URL", help="scheme and host used in paging links (behind a proxy)"
+    )
+    serve.add_argument(
+        "--lease-seconds",
+        type=int,
+        default=DEFAULT_LEASE_SECONDS,
+        help=f"how long a claim lasts without a heartbeat (default {DEFAULT_LEASE_SECONDS})",
+    )
+    serve.add_argument(
+        "--allow-private-webhooks",
+        action="store_true",
+        help="allow webhook targets on loopback or private addresses (development, tests)",
+    )
+
+    keys = commands.add_parser("keys", help="manage API keys (stored only as hashes)")
+    key_commands = keys.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
+    create = key_commands.add_parser("create", help="issue a new key and print it once")
+    _add_db(create)
+    create.add_argument("--email", required=True, help="the user the key belongs to")
+    create.add_argument("--org", help="organization name (created with the user when new)")
+    create.add_argument("--name", help="the user's display name, for a new user")
+    create.add_argument(
+        "--role", default="worker", choices=("admin", "supervisor", "worker"), help="role of a new user"
+    )
+    listing = key_commands.add_parser("list", help="list keys (their prefixes, never the keys)")
+    _add_db(listing)
+    listing.add_argument("--email", help="only this user's keys")
+    revoke = key_commands.add_parser("revoke", help="revoke a key by its id")
+    _add_db(revoke)
+    revoke.add_argument("key_id", type=int, help="the key's id, from 'queuedesk keys list'")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command in ("serve", "keys"):
+        try:
+            from queuedesk.server import commands
+        except ImportError as exc:
+            print(
+                f"queuedesk: the server is not installed ({exc.name}): pip install 'queuedesk[server]'",
+                file=sys.stderr,
+            )
+            return 2
+        return commands.serve(args) if args.command == "serve" else commands.keys(args)
+    parser.print_help()
+    return 0

@@ -1,0 +1,1 @@
+"""The QueueDesk service: an ASGI app over SQLite or PostgreSQL."""

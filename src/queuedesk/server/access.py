@@ -1,0 +1,104 @@
+"""Who is calling and what they may do: authentication, organization scoping, roles.
+
+The order is the contract's: authentication (401), then the organization and object (404), then
+the role (403). The body (400) comes after, in the handlers.
+"""
+
+from dataclasses import dataclass
+from enum import Enum
+
+from sqlalchemy import Connection
+from starlette.requests import Request
+
+from queuedesk.server.errors import forbidden, not_authenticated, not_found
+from queuedesk.server.store import accounts, queues
+from queuedesk.server.store.database import Database
+from queuedesk.server.store.records import Principal, QueueRecord
+
+
+class Action(Enum):
+    READ_QUEUES = ("admin", "supervisor", "worker")
+    CREATE_TASKS = ("admin",)
+    READ_HISTORY = ("admin", "supervisor", "worker")
+    READ_PENDING = ("admin", "supervisor", "worker")
+    WORK = ("admin", "worker")
+    FLUSH = ("admin",)
+    READ_WEBHOOK = ("admin", "supervisor")
+    WRITE_WEBHOOK = ("admin",)
+    MANAGE_QUEUES = ("admin",)
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        return self.value
+
+
+DESCRIPTIONS = {
+    Action.CREATE_TASKS: "create or import tasks",
+    Action.WORK: "claim or complete tasks",
+    Action.FLUSH: "flush a queue",
+    Action.READ_WEBHOOK: "read the webhook",
+    Action.WRITE_WEBHOOK: "change the webhook",
+    Action.MANAGE_QUEUES: "create or change queues",
+}
+
+
+@dataclass(frozen=True)
+class Caller:
+    principal: Principal
+    queue: QueueRecord | None
+
+
+def api_key(request: Request) -> str:
+    header = request.headers.get("authorization")
+    if header is None:
+        raise not_authenticated("not_authenticated", "Authentication credentials were not provided.")
+    scheme, _, key = header.strip().partition(" ")
+    if scheme.lower() != "token":
+        raise not_authenticated(
+            "not_authenticated", "Use the Token scheme: 'Authorization: Token <API key>'."
+        )
+    key = key.strip()
+    if not key:
+        raise not_authenticated("invalid_token", "Invalid token header. No credentials provided.")
+    return key
+
+
+def _lookup(conn: Connection, key: str, org_id: int | None, queue_id: int | None) -> Caller | None:
+    principal = accounts.principal_for_key(conn, key)
+    if principal is None:
+        return None
+    queue = None
+    if queue_id is not None and org_id == principal.organization_id:
+        queue = queues.get_queue(conn, principal.organization_id, queue_id)
+    return Caller(principal, queue)
+
+
+def require(principal: Principal, action: Action) -> None:
+    if principal.role not in action.roles:
+        what = DESCRIPTIONS.get(action, "do this")
+        raise forbidden(f"A {principal.role} may not {what}.")
+
+
+async def authorize(request: Request, action: Action) -> Caller:
+    """The caller, its organization checked, its queue loaded (when the path names one), its role checked."""
+    db: Database = request.app.state.db
+    key = api_key(request)
+    org_id = request.path_params.get("org")
+    queue_id = request.path_params.get("queue")
+    caller = await db.read(_lookup, key, org_id, queue_id)
+    if caller is None:
+        raise not_authenticated("invalid_token", "Invalid token.")
+    if org_id is not None and org_id != caller.principal.organization_id:
+        raise not_found()
+    if queue_id is not None and caller.queue is None:
+        raise not_found(f"Queue {queue_id} not found.")
+    require(caller.principal, action)
+    return caller
+
+
+async def authenticate(request: Request) -> Principal:
+    db: Database = request.app.state.db
+    caller = await db.read(_lookup, api_key(request), None, None)
+    if caller is None:
+        raise not_authenticated("invalid_token", "Invalid token.")
+    return caller.principal

@@ -1,0 +1,140 @@
+"""`queuedesk serve` and `queuedesk keys ...`: what the command line does on the server side."""
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import sys
+from pathlib import Path
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from queuedesk.api.timestamps import utcnow
+from queuedesk.server.seed import SeedError, apply_seed, load_seed
+from queuedesk.server.settings import Settings, default_db_url
+from queuedesk.server.store import accounts
+from queuedesk.server.store.database import SQLiteDatabase, open_database
+from queuedesk.server.store.schema import SchemaTooNew
+
+
+def _fail(message: str) -> int:
+    print(f"queuedesk: {message}", file=sys.stderr)
+    return 2
+
+
+def _open(url: str) -> SQLiteDatabase:
+    return open_database(url)
+
+
+def serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from queuedesk.server.app import create_app
+
+    settings = Settings(
+        db_url=args.db or default_db_url(),
+        host=args.host,
+        port=args.port,
+        public_url=args.public_url,
+        lease_seconds=args.lease_seconds,
+        allow_private_webhooks=args.allow_private_webhooks,
+    )
+    try:
+        database = _open(settings.db_url)
+        if args.seed is not None:
+            report = database.run_write(apply_seed, load_seed(Path(args.seed)))
+            for line in report.created:
+                print(f"seed: created {line}", file=sys.stderr)
+            for email, key in report.generated_keys:
+                print(f"seed: API key for {email}: {key}  (shown once; store it now)", file=sys.stderr)
+            if not report.created and not report.generated_keys:
+                print("seed: nothing to create; everything already exists", file=sys.stderr)
+    except (SeedError, SchemaTooNew, ValueError) as exc:
+        return _fail(str(exc))
+    except SQLAlchemyError as exc:
+        return _fail(f"cannot open the database {settings.db_url}: {exc.__cause__ or exc}")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    print(f"queuedesk: serving {settings.db_url} on http://{settings.host}:{settings.port}", file=sys.stderr)
+    config = uvicorn.Config(
+        create_app(settings, database),
+        host=settings.host,
+        port=settings.port,
+        log_level="warning",
+        access_log=False,
+        loop="auto",
+        http="auto",
+        timeout_graceful_shutdown=10,
+    )
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(uvicorn.Server(config).serve())
+    return 0
+
+
+def keys(args: argparse.Namespace) -> int:
+    url = args.db or default_db_url()
+    try:
+        database = _open(url)
+    except (SchemaTooNew, ValueError) as exc:
+        return _fail(str(exc))
+    try:
+        if args.keys_command == "create":
+            return _create_key(database, args)
+        if args.keys_command == "list":
+            return _list_keys(database, args)
+        return _revoke_key(database, args)
+    finally:
+        asyncio.run(database.close())
+
+
+def _create_key(database: SQLiteDatabase, args: argparse.Namespace) -> int:
+    now = utcnow()
+
+    def work(conn):  # noqa: ANN001, ANN202 - a local unit of work
+        if args.org is not None:
+            org_id = accounts.find_organization(conn, args.org)
+            if org_id is None:
+                org_id = accounts.create_organization(conn, args.org, now)
+            user_id = accounts.find_user(conn, org_id, args.email)
+        else:
+            found = accounts.find_users_by_email(conn, args.email)
+            if len(found) > 1:
+                raise ValueError(f"{args.email} is in several organizations: name one with --org")
+            user_id = found[0] if found else None
+            org_id = None
+        if user_id is None:
+            if org_id is None:
+                raise ValueError(f"no user {args.email}: give --org (and --role, --name) to create one")
+            user_id = accounts.create_user(conn, org_id, args.email, args.name or args.email, args.role, now)
+        key = accounts.new_key()
+        accounts.add_key(conn, user_id, key, now)
+        return key
+
+    try:
+        key = database.run_write(work)
+    except ValueError as exc:
+        return _fail(str(exc))
+    print(key)
+    print("Store this key now: QueueDesk keeps only its hash and cannot show it again.", file=sys.stderr)
+    return 0
+
+
+def _list_keys(database: SQLiteDatabase, args: argparse.Namespace) -> int:
+    rows = database.run_read(accounts.list_keys, args.email)
+    if not rows:
+        print("no API keys", file=sys.stderr)
+        return 0
+    print(f"{'id':>5}  {'prefix':10} {'email':32} {'role':10} {'organization':20} {'created':20} revoked")
+    for row in rows:
+        revoked = row["revoked_at"].strftime("%Y-%m-%d %H:%M") if row["revoked_at"] else "-"
+        print(
+            f"{row['id']:>5}  {row['prefix']:10} {row['email']:32} {row['role']:10} "
+            f"{row['organization']:20} {row['created_at'].strftime('%Y-%m-%d %H:%M'):20} {revoked}"
+        )
+    return 0
+
+
+def _revoke_key(database: SQLiteDatabase, args: argparse.Namespace) -> int:
+    if not database.run_write(accounts.revoke_key, args.key_id, utcnow()):
+        return _fail(f"no active API key with id {args.key_id} (see 'queuedesk keys list')")
+    print(f"revoked API key {args.key_id}", file=sys.stderr)
+    return 0

@@ -1,0 +1,140 @@
+"""HTTP plumbing shared by the handlers: JSON in and out, query parameters, paging links."""
+
+from collections.abc import Mapping
+from datetime import UTC, date, datetime, time
+from typing import Any
+from urllib.parse import urlencode
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+
+from queuedesk.api.blocks import Problem
+from queuedesk.server.errors import error, invalid
+from queuedesk.server.settings import MAX_BODY_BYTES, Settings
+
+MAX_PAGE = 1000
+DEFAULT_PAGE = 100
+
+
+class JSONResponse(Response):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
+
+
+def empty() -> Response:
+    """200 with an empty body (flush, webhook writes), as the contract says."""
+    return Response(status_code=200)
+
+
+def too_large() -> Any:
+    return error(413, "payload_too_large", f"The request body is over {MAX_BODY_BYTES} bytes.")
+
+
+async def read_body(request: Request) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise too_large()
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise too_large()
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def read_json(request: Request, *, required: bool = True) -> Any:
+    """The parsed body; `None` for an empty body when it is optional."""
+    raw = await read_body(request)
+    if not raw.strip():
+        if required:
+            raise error(400, "no_data", "The request needs a JSON body.")
+        return None
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise error(400, "malformed_json", f"The body is not valid JSON: {exc}") from None
+
+
+def json_object(body: Any, *, allowed: tuple[str, ...], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The body as an object with only `allowed` keys and every `required` one."""
+    if not isinstance(body, dict):
+        raise error(400, "invalid_value", "The body must be a JSON object.")
+    problems = [
+        Problem("unknown_field", key, f"unknown field '{key}' (allowed: {', '.join(allowed)})")
+        for key in body
+        if key not in allowed
+    ]
+    problems += [
+        Problem("missing_required", key, f"'{key}' is required") for key in required if key not in body
+    ]
+    if problems:
+        raise invalid(problems)
+    return body
+
+
+def bad_parameter(name: str, message: str) -> Exception:
+    return error(400, "invalid_parameter", message, field=name)
+
+
+def int_parameter(params: Mapping[str, str], name: str, default: int, low: int, high: int | None) -> int:
+    raw = params.get(name)
+    if raw is None:
+        return default
+    if not raw.isdigit():
+        raise bad_parameter(name, f"'{name}' must be a whole number, not {raw!r}")
+    value = int(raw)
+    if value < low or (high is not None and value > high):
+        bound = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise bad_parameter(name, f"'{name}' must be {bound}, not {value}")
+    return value
+
+
+def paging(params: Mapping[str, str]) -> tuple[int, int]:
+    offset = int_parameter(params, "offset", 0, 0, 10**12)
+    limit = int_parameter(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE)
+    return offset, limit
+
+
+def moment_parameter(params: Mapping[str, str], name: str, *, end_of_day: bool) -> datetime | None:
+    """An ISO 8601 date or date-time; a bare date covers the whole day."""
+    raw = params.get(name)
+    if raw is None:
+        return None
+    try:
+        if len(raw) == 10:
+            day = date.fromisoformat(raw)
+            return datetime.combine(day, time.max if end_of_day else time.min, tzinfo=UTC)
+        moment = datetime.fromisoformat(raw)
+    except ValueError:
+        raise bad_parameter(name, f"'{name}' must be an ISO 8601 date or date-time, not {raw!r}") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def page_links(
+    request: Request, settings: Settings, offset: int, limit: int, count: int
+) -> tuple[str | None, str | None]:
+    """Absolute `next` and `previous` URLs that keep every other query parameter."""
+    if settings.public_url:
+        base = settings.public_url.rstrip("/") + request.url.path
+    else:
+        base = f"{request.url.scheme}://{request.url.netloc}{request.url.path}"
+    kept = [(k, v) for k, v in request.query_params.multi_items() if k not in ("limit", "offset")]
+
+    def link(at: int) -> str:
+        return f"{base}?{urlencode([*kept, ('limit', limit), ('offset', at)])}"
+
+    following = link(offset + limit) if offset + limit < count else None
+    preceding = link(max(offset - limit, 0)) if offset > 0 else None
+    return following, preceding
+
+
+def page_body(
+    request: Request, settings: Settings, offset: int, limit: int, count: int, key: str, items: list[Any]
+) -> dict[str, Any]:
+    following, preceding = page_links(request, settings, offset, limit, count)
+    return {"next": following, "previous": preceding, "count": count, key: items}

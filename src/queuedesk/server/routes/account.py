@@ -1,0 +1,38 @@
+"""B1 `GET /me` and B14 `GET /healthz`."""
+
+from sqlalchemy import Connection, text
+from starlette.requests import Request
+from starlette.responses import Response
+
+from queuedesk import __version__
+from queuedesk.server.access import authenticate
+from queuedesk.server.errors import error
+from queuedesk.server.http import JSONResponse
+from queuedesk.server.routes import db_of
+
+
+async def me(request: Request) -> Response:
+    principal = await authenticate(request)
+    return JSONResponse(
+        {
+            "email": principal.email,
+            "name": principal.name,
+            "role": principal.role,
+            "organization_id": principal.organization_id,
+            "organization": principal.organization,
+            "server": "queuedesk",
+            "version": __version__,
+        }
+    )
+
+
+def _ping(conn: Connection) -> None:
+    conn.execute(text("SELECT 1"))
+
+
+async def healthz(request: Request) -> Response:
+    try:
+        await db_of(request).read(_ping)
+    except Exception as exc:
+        raise error(503, "unavailable", f"The database does not answer: {exc}") from None
+    return JSONResponse({"status": "ok"})

@@ -1,0 +1,109 @@
+"""A3 list, A4 get, A5 flush, B12 create and B13 change queues."""
+
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from queuedesk.api.blocks import Problem, validate_blocks
+from queuedesk.api.timestamps import utcnow
+from queuedesk.server import serialize
+from queuedesk.server.access import Action, authorize
+from queuedesk.server.errors import conflict, invalid
+from queuedesk.server.http import JSONResponse, empty, json_object, read_json
+from queuedesk.server.routes import db_of
+from queuedesk.server.store import queues, tasks
+
+QUEUE_FIELDS = ("name", "description", "data")
+
+
+async def list_queues(request: Request) -> Response:
+    caller = await authorize(request, Action.READ_QUEUES)
+    summaries = await db_of(request).read(queues.list_queues, caller.principal.organization_id, utcnow())
+    return JSONResponse([serialize.queue_summary(s) for s in summaries])
+
+
+async def get_queue(request: Request) -> Response:
+    caller = await authorize(request, Action.READ_QUEUES)
+    assert caller.queue is not None
+    detail = await db_of(request).read(queues.queue_detail, caller.queue, utcnow())
+    return JSONResponse(serialize.queue_detail(detail))
+
+
+def _check_queue_fields(body: dict[str, Any]) -> list[Problem]:
+    problems: list[Problem] = []
+    if "name" in body:
+        name = body["name"]
+        if not isinstance(name, str) or not name.strip() or len(name) > 200:
+            problems.append(
+                Problem("invalid_value", "name", "must be a non-empty string of at most 200 characters")
+            )
+    if "description" in body:
+        description = body["description"]
+        if not isinstance(description, str) or len(description) > 10_000:
+            problems.append(
+                Problem("invalid_value", "description", "must be a string of at most 10000 characters")
+            )
+    if "data" in body:
+        problems += validate_blocks(body["data"])
+    return problems
+
+
+def _name_taken(name: str) -> Exception:
+    return conflict("conflict", f"A queue named {name!r} already exists in this organization.")
+
+
+async def create_queue(request: Request) -> Response:
+    caller = await authorize(request, Action.MANAGE_QUEUES)
+    body = json_object(await read_json(request), allowed=QUEUE_FIELDS, required=("name", "data"))
+    problems = _check_queue_fields(body)
+    if problems:
+        raise invalid(problems)
+    db = db_of(request)
+    now = utcnow()
+    try:
+        record = await db.write(
+            queues.create_queue,
+            caller.principal.organization_id,
+            body["name"].strip(),
+            body.get("description", ""),
+            body["data"],
+            now,
+        )
+    except IntegrityError:
+        raise _name_taken(body["name"]) from None
+    detail = await db.read(queues.queue_detail, record, now)
+    return JSONResponse(serialize.queue_detail(detail))
+
+
+async def update_queue(request: Request) -> Response:
+    caller = await authorize(request, Action.MANAGE_QUEUES)
+    assert caller.queue is not None
+    body = json_object(await read_json(request), allowed=QUEUE_FIELDS)
+    problems = _check_queue_fields(body)
+    if problems:
+        raise invalid(problems)
+    changes: dict[str, Any] = {}
+    if "name" in body:
+        changes["name"] = body["name"].strip()
+    if "description" in body:
+        changes["description"] = body["description"]
+    if "data" in body:
+        changes["blocks"] = body["data"]
+    db = db_of(request)
+    try:
+        await db.write(queues.update_queue, caller.queue.id, changes)
+    except IntegrityError:
+        raise _name_taken(body["name"]) from None
+    record = await db.read(queues.get_queue, caller.principal.organization_id, caller.queue.id)
+    assert record is not None
+    detail = await db.read(queues.queue_detail, record, utcnow())
+    return JSONResponse(serialize.queue_detail(detail))
+
+
+async def flush(request: Request) -> Response:
+    caller = await authorize(request, Action.FLUSH)
+    assert caller.queue is not None
+    await db_of(request).write(tasks.flush, caller.queue.id)
+    return empty()

@@ -1,0 +1,134 @@
+"""A1 create, A2 completed history, B2 pending list, B3 one task, B8 import."""
+
+import re
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from queuedesk.api.blocks import Problem, validate_task_data
+from queuedesk.api.timestamps import utcnow
+from queuedesk.server import serialize
+from queuedesk.server.access import Action, authorize
+from queuedesk.server.errors import forbidden, invalid, not_found
+from queuedesk.server.http import (
+    JSONResponse,
+    bad_parameter,
+    json_object,
+    moment_parameter,
+    page_body,
+    paging,
+    read_json,
+)
+from queuedesk.server.routes import db_of, settings_of
+from queuedesk.server.store import tasks
+from queuedesk.server.store.records import QueueRecord
+
+MAX_IMPORT = 10_000
+MAX_PROBLEMS = 100
+CSV_SOURCE = re.compile(r"^[^/\\\x00-\x1f]{1,251}\.csv$")
+PENDING_STATUSES = ("new", "open", "in_progress")
+
+
+async def create_task(request: Request) -> Response:
+    caller = await authorize(request, Action.CREATE_TASKS)
+    assert caller.queue is not None
+    body = json_object(await read_json(request, required=False) or {}, allowed=("data",))
+    problems = validate_task_data(caller.queue.blocks, body.get("data"))
+    if problems:
+        raise invalid(problems)
+    row = await db_of(request).write(tasks.create_task, caller.queue, body["data"], "api", utcnow())
+    return JSONResponse(serialize.task(row))
+
+
+async def completed_tasks(request: Request) -> Response:
+    caller = await authorize(request, Action.READ_HISTORY)
+    params = request.query_params
+    offset, limit = paging(params)
+    completed_by = params.get("completed_by")
+    if completed_by == "me":
+        completed_by = caller.principal.email
+    if caller.principal.role == "worker" and completed_by != caller.principal.email:
+        raise forbidden("A worker may only list its own completed tasks: add completed_by=me.")
+    if completed_by is not None and not completed_by:
+        raise bad_parameter("completed_by", "'completed_by' must be an email address or 'me'")
+    start = moment_parameter(params, "start_date", end_of_day=False)
+    end = moment_parameter(params, "end_date", end_of_day=True)
+    assert caller.queue is not None
+    page = await db_of(request).read(
+        tasks.list_completed, caller.queue.id, offset, limit, completed_by, start, end
+    )
+    items = [serialize.task(row) for row in page.rows]
+    return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
+
+
+def _statuses(raw: str | None) -> tuple[str, ...]:
+    if raw is None:
+        return PENDING_STATUSES
+    chosen = tuple(s.strip() for s in raw.split(",") if s.strip())
+    wrong = [s for s in chosen if s not in PENDING_STATUSES]
+    if wrong or not chosen:
+        raise bad_parameter(
+            "status", f"'status' takes a comma list of {', '.join(PENDING_STATUSES)}, not {raw!r}"
+        )
+    return chosen
+
+
+async def pending_tasks(request: Request) -> Response:
+    caller = await authorize(request, Action.READ_PENDING)
+    assert caller.queue is not None
+    offset, limit = paging(request.query_params)
+    statuses = _statuses(request.query_params.get("status"))
+    page = await db_of(request).read(tasks.list_pending, caller.queue.id, statuses, offset, limit)
+    items = [serialize.task(row, with_assignment=True) for row in page.rows]
+    return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
+
+
+async def get_task(request: Request) -> Response:
+    caller = await authorize(request, Action.READ_PENDING)
+    assert caller.queue is not None
+    task_id = request.path_params["task"]
+    row = await db_of(request).read(tasks.get_task, caller.queue.id, task_id)
+    if row is None:
+        raise not_found(f"Task {task_id} not found in this queue.")
+    return JSONResponse(serialize.task(row, with_assignment=True))
+
+
+def _import_problems(queue: QueueRecord, body: dict[str, Any]) -> list[Problem]:
+    problems: list[Problem] = []
+    source = body["source"]
+    if not isinstance(source, str) or not (source in ("manual", "connector") or CSV_SOURCE.match(source)):
+        problems.append(
+            Problem("invalid_value", "source", "must be 'manual', 'connector' or a file name ending in .csv")
+        )
+    items = body["tasks"]
+    if not isinstance(items, list):
+        return [*problems, Problem("invalid_value", "tasks", 'must be a list of {"data": {...}} objects')]
+    if len(items) > MAX_IMPORT:
+        return [
+            *problems,
+            Problem("invalid_value", "tasks", f"at most {MAX_IMPORT} tasks per import, not {len(items)}"),
+        ]
+    for index, item in enumerate(items):
+        where = f"tasks[{index}]"
+        if not isinstance(item, dict) or set(item) != {"data"}:
+            problems.append(
+                Problem("invalid_value", where, f"task {index}: must be an object with only 'data'")
+            )
+        else:
+            problems += validate_task_data(queue.blocks, item["data"], field_name=f"{where}.data")
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    return problems
+
+
+async def import_tasks(request: Request) -> Response:
+    caller = await authorize(request, Action.CREATE_TASKS)
+    assert caller.queue is not None
+    body = json_object(await read_json(request), allowed=("source", "tasks"), required=("source", "tasks"))
+    problems = _import_problems(caller.queue, body)
+    if problems:
+        raise invalid(problems)
+    items = [item["data"] for item in body["tasks"]]
+    ids = await db_of(request).write(tasks.import_tasks, caller.queue, items, body["source"], utcnow())
+    return JSONResponse({"created": len(ids), "ids": ids})

@@ -1,0 +1,77 @@
+"""B4 claim, B5 heartbeat, B6 release and B7 complete: the worker's cycle."""
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from queuedesk.api.timestamps import utcnow
+from queuedesk.server import serialize
+from queuedesk.server.access import Action, Caller, authorize
+from queuedesk.server.errors import error
+from queuedesk.server.http import JSONResponse, json_object, read_json
+from queuedesk.server.routes import db_of, settings_of
+from queuedesk.server.store import tasks
+
+
+async def _work_caller(request: Request) -> Caller:
+    caller = await authorize(request, Action.WORK)
+    assert caller.queue is not None
+    return caller
+
+
+def _data_object(body: dict[str, Any], *, required: bool) -> dict[str, Any] | None:
+    data = body.get("data")
+    if data is None and not required:
+        return None
+    if not isinstance(data, dict):
+        raise error(400, "no_data", "'data' must be a JSON object of block values.", field="data")
+    return data
+
+
+async def claim_next(request: Request) -> Response:
+    caller = await _work_caller(request)
+    assert caller.queue is not None
+    row, held = await db_of(request).write(
+        tasks.claim_next, caller.queue.id, caller.principal.user_id, utcnow(), settings_of(request).lease
+    )
+    if row is None:
+        return Response(status_code=204, headers={"X-Tasks-Held": str(held)})
+    return JSONResponse(serialize.task(row, with_assignment=True))
+
+
+async def heartbeat(request: Request) -> Response:
+    caller = await _work_caller(request)
+    assert caller.queue is not None
+    row = await db_of(request).write(
+        tasks.heartbeat,
+        caller.queue.id,
+        request.path_params["task"],
+        caller.principal,
+        utcnow(),
+        settings_of(request).lease,
+    )
+    return JSONResponse(serialize.task(row, with_assignment=True)["assignment"])
+
+
+async def release(request: Request) -> Response:
+    caller = await _work_caller(request)
+    assert caller.queue is not None
+    body = await read_json(request, required=False)
+    draft = None if body is None else _data_object(json_object(body, allowed=("data",)), required=False)
+    row = await db_of(request).write(
+        tasks.release, caller.queue, request.path_params["task"], caller.principal, draft
+    )
+    return JSONResponse(serialize.task(row, with_assignment=True))
+
+
+async def complete(request: Request) -> Response:
+    caller = await _work_caller(request)
+    assert caller.queue is not None
+    body = json_object(await read_json(request), allowed=("data",), required=("data",))
+    data = _data_object(body, required=True)
+    assert data is not None
+    row = await db_of(request).write(
+        tasks.complete, caller.queue, request.path_params["task"], caller.principal, data, utcnow()
+    )
+    return JSONResponse(serialize.task(row))

@@ -1,0 +1,50 @@
+"""Rows to the JSON shapes of the contract, keys in the contract's order."""
+
+from datetime import datetime
+from typing import Any
+
+from queuedesk.api.timestamps import format_timestamp
+
+
+def ts(moment: datetime | None) -> str | None:
+    return None if moment is None else format_timestamp(moment)
+
+
+def task(row: dict[str, Any], *, with_assignment: bool = False) -> dict[str, Any]:
+    body = {
+        "id": row["id"],
+        "status": row["status"],
+        "created_at": ts(row["created_at"]),
+        "completed_at": ts(row["completed_at"]),
+        "completed_by": row["completed_by"],
+        "queue": row["queue_name"],
+        "queue_id": row["queue_id"],
+        "data": row["data"],
+        "source": row["source"],
+    }
+    if with_assignment:
+        body["assignment"] = {
+            "assigned_to": row["assignee_email"],
+            "assigned_to_name": row["assignee_name"],
+            "assigned_at": ts(row["assigned_at"]),
+            "lease_expires_at": ts(row["lease_expires_at"]),
+        }
+    return body
+
+
+def queue_summary(summary: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": summary["id"],
+        "name": summary["name"],
+        "created_at": ts(summary["created_at"]),
+        "n_tasks": summary["n_tasks"],
+        "active_users": summary["active_users"],
+    }
+
+
+def queue_detail(detail: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **queue_summary(detail),
+        "description": detail["description"],
+        "data": detail["data"],
+    }

@@ -1,0 +1,1 @@
+"""Storage: tables, the versioned schema, the database runner and the queries."""

@@ -1,0 +1,37 @@
+"""What the queries hand back to the handlers."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from queuedesk.api.models import Block
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The user behind an API key."""
+
+    user_id: int
+    email: str
+    name: str
+    role: str
+    organization_id: int
+    organization: str
+
+
+@dataclass(frozen=True)
+class QueueRecord:
+    id: int
+    organization_id: int
+    name: str
+    description: str
+    blocks: list[Block]
+    raw_blocks: list[dict[str, Any]]
+    created_at: datetime
+    webhook_target: str | None
+
+
+@dataclass(frozen=True)
+class Page:
+    count: int
+    rows: list[dict[str, Any]]

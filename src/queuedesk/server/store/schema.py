@@ -1,0 +1,46 @@
+"""The versioned schema: a new database is created at the latest version, an older one upgraded.
+
+Each upgrade step takes a database from version N-1 to N and runs in the same transaction as the
+version bump, so a crash mid-upgrade leaves the database at N-1, never half-way.
+"""
+
+from collections.abc import Callable
+
+from sqlalchemy import Connection, inspect, select, update
+
+from queuedesk.server.store.tables import metadata, schema_version
+
+Upgrade = Callable[[Connection], None]
+
+# Version N is reached by UPGRADES[N]; version 1 is the first schema and has no upgrade step.
+UPGRADES: dict[int, Upgrade] = {}
+LATEST = 1 + len(UPGRADES)
+
+
+class SchemaTooNew(RuntimeError):
+    """The database was written by a newer QueueDesk than this one."""
+
+
+def current_version(conn: Connection) -> int:
+    """0 for an empty database."""
+    if not inspect(conn).has_table("schema_version"):
+        return 0
+    return conn.execute(select(schema_version.c.version)).scalar_one_or_none() or 0
+
+
+def upgrade(conn: Connection) -> tuple[int, int]:
+    """Bring the schema to LATEST; returns (version found, version now)."""
+    found = current_version(conn)
+    if found > LATEST:
+        raise SchemaTooNew(
+            f"the database is at schema version {found}, but this QueueDesk knows only up to "
+            f"{LATEST}: upgrade QueueDesk"
+        )
+    if found == 0:
+        metadata.create_all(conn)
+        conn.execute(schema_version.insert().values(version=LATEST))
+        return found, LATEST
+    for version in range(found + 1, LATEST + 1):
+        UPGRADES[version](conn)
+        conn.execute(update(schema_version).values(version=version))
+    return found, LATEST

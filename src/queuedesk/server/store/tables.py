@@ -1,0 +1,87 @@
+"""The tables. Every list the service serves has an index in the order it is served."""
+
+from sqlalchemy import (
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+from queuedesk.server.store.types import Id, JsonText, Timestamp
+
+metadata = MetaData()
+
+schema_version = Table(
+    "schema_version",
+    metadata,
+    Column("version", Integer, nullable=False),
+)
+
+organizations = Table(
+    "organizations",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("created_at", Timestamp, nullable=False),
+)
+
+users = Table(
+    "users",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("organization_id", ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False),
+    Column("email", String(320), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("role", String(20), nullable=False),
+    Column("created_at", Timestamp, nullable=False),
+    UniqueConstraint("organization_id", "email", name="uq_users_org_email"),
+)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("user_id", ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("key_hash", String(64), nullable=False, unique=True),
+    Column("prefix", String(16), nullable=False),
+    Column("created_at", Timestamp, nullable=False),
+    Column("revoked_at", Timestamp),
+)
+
+queues = Table(
+    "queues",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("organization_id", ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("description", Text, nullable=False, default=""),
+    Column("blocks", JsonText, nullable=False),
+    Column("created_at", Timestamp, nullable=False),
+    Column("webhook_target", String(2048)),
+    UniqueConstraint("organization_id", "name", name="uq_queues_org_name"),
+)
+
+tasks = Table(
+    "tasks",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("data", JsonText, nullable=False),
+    Column("source", String(255), nullable=False),
+    Column("created_at", Timestamp, nullable=False),
+    Column("completed_at", Timestamp),
+    Column("completed_by", String(320)),
+    Column("assigned_to", ForeignKey("users.id", ondelete="SET NULL")),
+    Column("assigned_at", Timestamp),
+    Column("lease_expires_at", Timestamp),
+    # Pending work, claims and counts: by queue and status, oldest first.
+    Index("ix_tasks_queue_status_id", "queue_id", "status", "id"),
+    # History (A2): newest completion first, stable by id.
+    Index("ix_tasks_queue_completed", "queue_id", "completed_at", "id"),
+)
