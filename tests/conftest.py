@@ -1,0 +1,74 @@
+"""Fixtures: one real server for the suite, a fresh queue per test, a client per role."""
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support import CORE_BLOCKS, ROLES_SEED, ServerProcess
+
+_names = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    db_path: Path = tmp_path_factory.mktemp("server") / "queuedesk.db"
+    process = ServerProcess(db_path, ["--allow-private-webhooks"], seed=ROLES_SEED).start()
+    yield process
+    process.stop()
+
+
+@pytest.fixture(scope="session")
+def clients(server: ServerProcess) -> Iterator[dict[str, httpx.Client]]:
+    made = {role: server.client(role) for role in ("admin", "supervisor", "worker", "worker2", "other_admin")}
+    made["anonymous"] = server.client("")
+    yield made
+    for client in made.values():
+        client.close()
+
+
+@pytest.fixture
+def admin(clients: dict[str, httpx.Client]) -> httpx.Client:
+    return clients["admin"]
+
+
+@pytest.fixture
+def worker(clients: dict[str, httpx.Client]) -> httpx.Client:
+    return clients["worker"]
+
+
+@pytest.fixture(scope="session")
+def org_id(clients: dict[str, httpx.Client]) -> int:
+    return clients["admin"].get("/me").json()["organization_id"]
+
+
+@pytest.fixture(scope="session")
+def other_org(clients: dict[str, httpx.Client]) -> dict[str, int]:
+    """The other organization's id and one of its queues' ids."""
+    other = clients["other_admin"]
+    org = other.get("/me").json()["organization_id"]
+    queue = other.get(f"/orgs/{org}/queues").json()[0]["id"]
+    return {"org": org, "queue": queue}
+
+
+def make_queue(
+    admin: httpx.Client, org: int, blocks: list[dict[str, Any]] | None = None, **extra: Any
+) -> dict:
+    body = {"name": f"Queue {next(_names)}", "data": CORE_BLOCKS if blocks is None else blocks, **extra}
+    response = admin.post(f"/orgs/{org}/queues", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+@pytest.fixture
+def queue(admin: httpx.Client, org_id: int) -> dict:
+    """A fresh queue with the three core blocks, so tests never see each other's tasks."""
+    return make_queue(admin, org_id)
+
+
+@pytest.fixture
+def qpath(org_id: int, queue: dict) -> str:
+    return f"/orgs/{org_id}/queues/{queue['id']}"

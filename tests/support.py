@@ -1,0 +1,216 @@
+"""Test support: a real `queuedesk serve` process on a free loopback port, and HTTP helpers."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROLES_SEED: dict[str, Any] = {
+    "organizations": [
+        {
+            "name": "Acme",
+            "users": [
+                {
+                    "email": "ada@acme.test",
+                    "name": "Ada",
+                    "role": "admin",
+                    "api_key": "acme-ada-0123456789abcdef",
+                },
+                {
+                    "email": "sue@acme.test",
+                    "name": "Sue",
+                    "role": "supervisor",
+                    "api_key": "acme-sue-0123456789abcdef",
+                },
+                {
+                    "email": "wes@acme.test",
+                    "name": "Wes",
+                    "role": "worker",
+                    "api_key": "acme-wes-0123456789abcdef",
+                },
+                {
+                    "email": "wyn@acme.test",
+                    "name": "Wyn",
+                    "role": "worker",
+                    "api_key": "acme-wyn-0123456789abcdef",
+                },
+            ],
+            "queues": [
+                {
+                    "name": "Categorization",
+                    "description": "Sort incoming reports",
+                    "blocks": [
+                        {
+                            "id": "paragraph",
+                            "name": "Paragraph",
+                            "type": "text",
+                            "text": {"placeholder": "What?"},
+                        },
+                        {
+                            "id": "category",
+                            "name": "Category",
+                            "type": "single_selection",
+                            "single_selection": {
+                                "is_required": True,
+                                "options": [{"id": "red", "name": "Red"}, {"id": "blue", "name": "Blue"}],
+                            },
+                        },
+                    ],
+                    "tasks": [{"data": {"paragraph": "The printer is on fire"}}],
+                }
+            ],
+        },
+        {
+            "name": "Globex",
+            "users": [
+                {
+                    "email": "gus@globex.test",
+                    "name": "Gus",
+                    "role": "admin",
+                    "api_key": "globex-gus-0123456789abcdef",
+                },
+            ],
+            "queues": [
+                {
+                    "name": "Secret",
+                    "blocks": [{"id": "note", "name": "Note", "type": "text"}],
+                    "tasks": [{"data": {"note": "globex only"}}],
+                }
+            ],
+        },
+    ]
+}
+
+KEYS = {
+    "admin": "acme-ada-0123456789abcdef",
+    "supervisor": "acme-sue-0123456789abcdef",
+    "worker": "acme-wes-0123456789abcdef",
+    "worker2": "acme-wyn-0123456789abcdef",
+    "other_admin": "globex-gus-0123456789abcdef",
+}
+
+# The standard test queue: one of each core block type.
+CORE_BLOCKS: list[dict[str, Any]] = [
+    {"id": "paragraph", "name": "Paragraph", "type": "text", "text": {"placeholder": "What is going on?"}},
+    {
+        "id": "category",
+        "name": "Category",
+        "type": "single_selection",
+        "single_selection": {
+            "is_required": True,
+            "options": [
+                {"id": "red", "name": "Red"},
+                {"id": "blue", "name": "Blue"},
+                {"id": "green", "name": "Green"},
+            ],
+        },
+    },
+    {"id": "photo", "name": "Photo", "type": "image", "image": {"placeholder": "https://example.com/p.png"}},
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def queuedesk_command() -> list[str]:
+    return [sys.executable, "-m", "queuedesk"]
+
+
+def run_cli(args: Sequence[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*queuedesk_command(), *args], capture_output=True, text=True, timeout=timeout)
+
+
+@dataclass
+class ServerProcess:
+    """`queuedesk serve` in a child process, stopped on `stop()`."""
+
+    db_path: Path
+    extra_args: list[str] = field(default_factory=list)
+    seed: dict[str, Any] | None = None
+    port: int = field(default_factory=free_port)
+    process: subprocess.Popen[str] | None = None
+    log_path: Path | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def db_url(self) -> str:
+        return f"sqlite:///{self.db_path}"
+
+    def start(self, timeout: float = 20) -> "ServerProcess":
+        args = ["serve", "--db", self.db_url, "--port", str(self.port), *self.extra_args]
+        if self.seed is not None:
+            seed_path = self.db_path.with_suffix(".seed.json")
+            seed_path.write_text(json.dumps(self.seed))
+            args += ["--seed", str(seed_path)]
+        self.log_path = self.db_path.with_suffix(f".{self.port}.log")
+        log = self.log_path.open("w")
+        self.process = subprocess.Popen(
+            [*queuedesk_command(), *args],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=os.environ.copy(),
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"queuedesk serve exited {self.process.returncode}:\n{self.log()}")
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"queuedesk serve did not answer within {timeout}s:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text() if self.log_path and self.log_path.exists() else ""
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def client(self, role: str = "admin", **kwargs: Any) -> httpx.Client:
+        headers = {"Authorization": f"Token {KEYS[role]}"} if role else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30, **kwargs)
+
+
+def assert_envelope(
+    response: httpx.Response, status: int, code: str | None = None, field: str | None = None
+) -> dict:
+    """The response is the contract's error envelope with this status (and code, and field)."""
+    assert response.status_code == status, (response.status_code, response.text)
+    assert response.headers["content-type"].startswith("application/json"), response.headers
+    body = response.json()
+    assert set(body) == {"status_code", "errors"}, body
+    assert body["status_code"] == status
+    assert body["errors"], body
+    for item in body["errors"]:
+        assert isinstance(item["message"], str) and item["message"]
+        assert set(item) <= {"code", "field", "message"}
+    if code is not None:
+        assert code in [e.get("code") for e in body["errors"]], body
+    if field is not None:
+        assert field in [e.get("field") for e in body["errors"]], body
+    return body
