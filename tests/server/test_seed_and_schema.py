@@ -160,4 +160,3 @@ def test_a_database_from_a_newer_queuedesk_is_refused(tmp_path: Path) -> None:
     result = run_cli(["serve", "--db", f"sqlite:///{tmp_path / 'future.db'}", "--port", "1"])
     assert result.returncode == 2
     assert f"schema version {LATEST + 1}" in result.stderr and "upgrade QueueDesk" in result.stderr
-

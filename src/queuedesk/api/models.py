@@ -6,9 +6,9 @@ so that a typo in a request is an error rather than silently ignored.
 """
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
 
 from queuedesk.api.timestamps import format_timestamp
 
@@ -17,14 +17,18 @@ Role = Literal["admin", "supervisor", "worker"]
 DeliveryStatus = Literal["pending", "delivered", "failed"]
 
 
+# Read with 0, 3 or 6 fractional digits and `Z` or an offset; written as the contract's form.
+Timestamp = Annotated[
+    datetime,
+    PlainSerializer(format_timestamp, return_type=str, when_used="json"),
+    WithJsonSchema({"type": "string", "format": "date-time"}),
+]
+
+
 class Resource(BaseModel):
     """Something the server answers with."""
 
-    model_config = ConfigDict(extra="allow")
-
-    @field_serializer("*", when_used="json")
-    def _timestamps_on_the_wire(self, value: Any) -> Any:
-        return format_timestamp(value) if isinstance(value, datetime) else value
+    model_config = ConfigDict(extra="allow", json_schema_serialization_defaults_required=True)
 
 
 class Request(BaseModel):
@@ -71,27 +75,32 @@ class Block(BaseModel):
 class Assignment(Resource):
     assigned_to: str | None = None
     assigned_to_name: str | None = None
-    assigned_at: datetime | None = None
-    lease_expires_at: datetime | None = None
+    assigned_at: Timestamp | None = None
+    lease_expires_at: Timestamp | None = None
 
 
 class Task(Resource):
     id: int
     status: str
-    created_at: datetime
-    completed_at: datetime | None = None
+    created_at: Timestamp
+    completed_at: Timestamp | None = None
     completed_by: str | None = None
     queue: str
     queue_id: int
     data: dict[str, Any]
     source: str
-    assignment: Assignment | None = None
+
+
+class AssignedTask(Task):
+    """A task as Part B answers it: with who holds it and until when."""
+
+    assignment: Assignment
 
 
 class Queue(Resource):
     id: int
     name: str
-    created_at: datetime
+    created_at: Timestamp
     n_tasks: int
     active_users: list[str] = Field(default_factory=list)
 
@@ -126,6 +135,13 @@ class TaskPage(Resource):
     tasks: list[Task]
 
 
+class PendingPage(Resource):
+    next: str | None
+    previous: str | None
+    count: int
+    tasks: list[AssignedTask]
+
+
 class Delivery(Resource):
     id: int
     event_id: str
@@ -135,9 +151,9 @@ class Delivery(Resource):
     attempts: int
     last_status_code: int | None = None
     last_error: str | None = None
-    next_attempt_at: datetime | None = None
-    created_at: datetime
-    delivered_at: datetime | None = None
+    next_attempt_at: Timestamp | None = None
+    created_at: Timestamp
+    delivered_at: Timestamp | None = None
 
 
 class DeliveryPage(Resource):
@@ -157,6 +173,8 @@ class Health(Resource):
 
 
 class ErrorItem(Resource):
+    model_config = ConfigDict(extra="allow", json_schema_serialization_defaults_required=False)
+
     code: str | None = None
     field: str | None = None
     message: str

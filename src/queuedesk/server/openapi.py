@@ -14,6 +14,8 @@ REF = "#/components/schemas/{model}"
 RESPONSE_MODELS: list[type[BaseModel]] = [
     models.Task,
     models.TaskPage,
+    models.AssignedTask,
+    models.PendingPage,
     models.Queue,
     models.QueueDetail,
     models.Webhook,
@@ -154,7 +156,7 @@ def _paths(kind: str) -> dict[str, dict[str, Any]]:
 def _part_b() -> dict[str, dict[str, Any]]:
     q = "/orgs/{org}/queues/{queue}"
     t = f"{q}/tasks/{{task}}"
-    with_assignment = _ok(models.Task, "The task with its assignment.")
+    with_assignment = _ok(models.AssignedTask, "The task with its assignment.")
     claimed = {
         **with_assignment,
         "204": {
@@ -186,7 +188,7 @@ def _part_b() -> dict[str, dict[str, Any]]:
         },
         f"{q}/tasks": {
             "get": _operation(
-                f"{q}/tasks", "B2 Pending tasks", _ok(models.TaskPage), query=PAGING + STATUS_FILTER
+                f"{q}/tasks", "B2 Pending tasks", _ok(models.PendingPage), query=PAGING + STATUS_FILTER
             )
         },
         f"{q}/tasks/import": {
