@@ -45,6 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="allow webhook targets on loopback or private addresses (development, tests)",
     )
 
+    demo = commands.add_parser("demo", help="run QueueDesk on the embedded default with demo data")
+    demo.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    _add_db(demo)
+
     keys = commands.add_parser("keys", help="manage API keys (stored only as hashes)")
     key_commands = keys.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
     create = key_commands.add_parser("create", help="issue a new key and print it once")
@@ -67,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command in ("serve", "keys"):
+    if args.command in ("serve", "keys", "demo"):
         try:
             from queuedesk.server import commands
         except ImportError as exc:
@@ -76,6 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
+        if args.command == "demo":
+            from queuedesk.demo import run_demo
+
+            return run_demo(args)
         return commands.serve(args) if args.command == "serve" else commands.keys(args)
     parser.print_help()
     return 0
