@@ -52,10 +52,15 @@ class Scene:
         assert response.status_code == 200, response.text
         return response.json()["id"]
 
-    def delivery(self) -> int:
-        """One webhook delivery of this queue: set a webhook, complete a task, list deliveries."""
+    def with_webhook(self) -> str:
+        """The queue's path, once it has a webhook (and so a secret)."""
         target = f"http://127.0.0.1:{free_port()}/hook"
         assert self.admin.put(f"{self.qpath}/webhook", json={"target": target}).status_code == 200
+        return self.qpath
+
+    def delivery(self) -> int:
+        """One webhook delivery of this queue: set a webhook, complete a task, list deliveries."""
+        self.with_webhook()
         task = self.held_by("admin")
         done = self.admin.post(f"{self.qpath}/tasks/{task}/complete", json={"data": {"category": "red"}})
         assert done.status_code == 200, done.text
@@ -171,11 +176,15 @@ ACTIONS = [
         lambda s, r: ("PUT", f"{s.qpath}/webhook", {"target": None}),
     ),
     Action("remove the webhook, DELETE (B9)", ADMIN, lambda s, r: ("DELETE", f"{s.qpath}/webhook", None)),
-    Action("read the webhook secret (B9)", ADMIN, lambda s, r: ("GET", f"{s.qpath}/webhook/secret", None)),
+    Action(
+        "read the webhook secret (B9)",
+        ADMIN,
+        lambda s, r: ("GET", f"{s.with_webhook()}/webhook/secret", None),
+    ),
     Action(
         "rotate the webhook secret (B9)",
         ADMIN,
-        lambda s, r: ("POST", f"{s.qpath}/webhook/secret/rotate", None),
+        lambda s, r: ("POST", f"{s.with_webhook()}/webhook/secret/rotate", None),
     ),
     Action(
         "redeliver (B11)",

@@ -160,3 +160,62 @@ def test_a_database_from_a_newer_queuedesk_is_refused(tmp_path: Path) -> None:
     result = run_cli(["serve", "--db", f"sqlite:///{tmp_path / 'future.db'}", "--port", "1"])
     assert result.returncode == 2
     assert f"schema version {LATEST + 1}" in result.stderr and "upgrade QueueDesk" in result.stderr
+
+
+FIXTURE_V1 = Path(__file__).parent.parent / "fixtures" / "queuedesk-v1.db"
+
+
+def _schema(db: Path) -> dict[str, object]:
+    """Tables with their columns (name, type, not-null) and the indexes, as SQLite reports them."""
+    with sqlite3.connect(db) as conn:
+        tables = [
+            r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")
+        ]
+        return {
+            "columns": {
+                t: sorted((c[1], c[2].upper(), c[3]) for c in conn.execute(f"PRAGMA table_info({t})"))
+                for t in tables
+            },
+            "indexes": sorted(
+                r[0]
+                for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index' AND sql IS NOT NULL")
+            ),
+        }
+
+
+def test_a_version_1_database_is_upgraded_in_place(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    db.write_bytes(FIXTURE_V1.read_bytes())
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchone() == (1,)
+    server = ServerProcess(db).start()
+    try:
+        with server.client("admin") as admin, server.client("worker") as worker:
+            history = admin.get("/orgs/1/queues/1/tasks/completed").json()
+            pending = admin.get("/orgs/1/queues/1/tasks").json()
+            hook = admin.get("/orgs/1/queues/1/webhook").json()
+            secret = admin.get("/orgs/1/queues/1/webhook/secret")
+            resumed = worker.post("/orgs/1/queues/1/tasks/next").json()
+            deliveries = admin.get("/orgs/1/queues/1/webhook/deliveries").json()
+    finally:
+        server.stop()
+    # What version 1 held is all there...
+    assert [(t["id"], t["completed_by"], t["data"]["category"]) for t in history["tasks"]] == [
+        (1, "wes@acme.test", "blue")
+    ]
+    assert [(t["id"], t["status"]) for t in pending["tasks"]] == [(3, "in_progress"), (4, "new"), (5, "new")]
+    assert hook == {"target": "http://127.0.0.1:9/hook"}
+    assert resumed["id"] == 3  # the worker's claim from version 1 is still theirs
+    # ...and version 2's additions work on it.
+    assert secret.status_code == 200 and secret.json()["secret"].startswith("whsec_")
+    assert deliveries["count"] == 0
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(LATEST,)]
+
+
+def test_an_upgraded_database_has_the_same_schema_as_a_new_one(tmp_path: Path) -> None:
+    old = tmp_path / "old.db"
+    old.write_bytes(FIXTURE_V1.read_bytes())
+    ServerProcess(old).start().stop()
+    ServerProcess(tmp_path / "new.db", seed=ROLES_SEED).start().stop()
+    assert _schema(old) == _schema(tmp_path / "new.db")

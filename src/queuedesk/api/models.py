@@ -156,6 +156,19 @@ class Delivery(Resource):
     delivered_at: Timestamp | None = None
 
 
+class DeliveryAttempt(Resource):
+    attempted_at: Timestamp
+    status_code: int | None = None
+    error: str | None = None
+    duration_ms: int
+
+
+class DeliveryDetail(Delivery):
+    """One delivery with every attempt it took (B10, one item)."""
+
+    attempt_log: list[DeliveryAttempt]
+
+
 class DeliveryPage(Resource):
     next: str | None
     previous: str | None

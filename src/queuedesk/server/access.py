@@ -11,7 +11,7 @@ from sqlalchemy import Connection
 from starlette.requests import Request
 
 from queuedesk.server.errors import forbidden, not_authenticated, not_found
-from queuedesk.server.store import accounts, queues
+from queuedesk.server.store import accounts, queues, tasks
 from queuedesk.server.store.database import Database
 from queuedesk.server.store.records import Principal, QueueRecord
 
@@ -46,6 +46,7 @@ DESCRIPTIONS = {
 class Caller:
     principal: Principal
     queue: QueueRecord | None
+    task_found: bool = False
 
 
 def api_key(request: Request) -> str:
@@ -63,14 +64,17 @@ def api_key(request: Request) -> str:
     return key
 
 
-def _lookup(conn: Connection, key: str, org_id: int | None, queue_id: int | None) -> Caller | None:
+def _lookup(
+    conn: Connection, key: str, org_id: int | None, queue_id: int | None, task_id: int | None = None
+) -> Caller | None:
     principal = accounts.principal_for_key(conn, key)
     if principal is None:
         return None
     queue = None
     if queue_id is not None and org_id == principal.organization_id:
         queue = queues.get_queue(conn, principal.organization_id, queue_id)
-    return Caller(principal, queue)
+    task_found = queue is not None and task_id is not None and tasks.task_exists(conn, queue.id, task_id)
+    return Caller(principal, queue, task_found)
 
 
 def require(principal: Principal, action: Action) -> None:
@@ -80,18 +84,21 @@ def require(principal: Principal, action: Action) -> None:
 
 
 async def authorize(request: Request, action: Action) -> Caller:
-    """The caller, its organization checked, its queue loaded (when the path names one), its role checked."""
+    """The caller, with its organization, queue and task (when the path names them) found, and its role checked."""
     db: Database = request.app.state.db
     key = api_key(request)
     org_id = request.path_params.get("org")
     queue_id = request.path_params.get("queue")
-    caller = await db.read(_lookup, key, org_id, queue_id)
+    task_id = request.path_params.get("task")
+    caller = await db.read(_lookup, key, org_id, queue_id, task_id)
     if caller is None:
         raise not_authenticated("invalid_token", "Invalid token.")
     if org_id is not None and org_id != caller.principal.organization_id:
         raise not_found()
     if queue_id is not None and caller.queue is None:
         raise not_found(f"Queue {queue_id} not found.")
+    if task_id is not None and not caller.task_found:
+        raise not_found(f"Task {task_id} not found in this queue.")
     require(caller.principal, action)
     return caller
 

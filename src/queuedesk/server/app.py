@@ -12,6 +12,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from queuedesk.server.dispatcher import Dispatcher
 from queuedesk.server.errors import ServiceError, error
 from queuedesk.server.http import JSONResponse, too_large
 from queuedesk.server.openapi import openapi_document
@@ -76,6 +77,11 @@ ROUTES: list[BaseRoute] = [
     *_part_a(QUEUE + "/webhook", webhook.get_webhook, ["GET"]),
     *_part_a(QUEUE + "/webhook", webhook.set_webhook, ["PUT", "PATCH"]),
     _part_b(QUEUE + "/webhook", webhook.delete_webhook, ["DELETE"]),
+    _part_b(QUEUE + "/webhook/secret", webhook.get_secret, ["GET"]),
+    _part_b(QUEUE + "/webhook/secret/rotate", webhook.rotate_secret, ["POST"]),
+    _part_b(QUEUE + "/webhook/deliveries", webhook.list_deliveries, ["GET"]),
+    _part_b(QUEUE + "/webhook/deliveries/{delivery:id}", webhook.get_delivery, ["GET"]),
+    _part_b(QUEUE + "/webhook/deliveries/{delivery:id}/redeliver", webhook.redeliver, ["POST"]),
 ]
 
 HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
@@ -126,9 +132,12 @@ def create_app(settings: Settings, database: Database | None = None) -> Starlett
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.db = database or open_database(settings.db_url)
+        app.state.dispatcher = Dispatcher(app.state.db, allow_private=settings.allow_private_webhooks)
+        await app.state.dispatcher.start()
         try:
             yield
         finally:
+            await app.state.dispatcher.stop()
             await app.state.db.close()
 
     app = Starlette(

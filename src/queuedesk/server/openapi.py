@@ -22,6 +22,10 @@ RESPONSE_MODELS: list[type[BaseModel]] = [
     models.Me,
     models.ImportResult,
     models.Health,
+    models.WebhookSecret,
+    models.Delivery,
+    models.DeliveryDetail,
+    models.DeliveryPage,
     models.ErrorEnvelope,
 ]
 REQUEST_MODELS: list[type[BaseModel]] = [
@@ -219,6 +223,31 @@ def _part_b() -> dict[str, dict[str, Any]]:
             )
         },
         f"{q}/webhook": {"delete": _operation(f"{q}/webhook", "B9 Remove the webhook", _ok(None))},
+        f"{q}/webhook/secret": {
+            "get": _operation(f"{q}/webhook/secret", "B9 Read the signing secret", _ok(models.WebhookSecret))
+        },
+        f"{q}/webhook/secret/rotate": {
+            "post": _operation(
+                f"{q}/webhook/secret/rotate", "B9 Rotate the signing secret", _ok(models.WebhookSecret)
+            )
+        },
+        f"{q}/webhook/deliveries": {
+            "get": _operation(
+                f"{q}/webhook/deliveries", "B10 Delivery log", _ok(models.DeliveryPage), query=PAGING
+            )
+        },
+        f"{q}/webhook/deliveries/{{delivery}}": {
+            "get": _operation(
+                f"{q}/webhook/deliveries/{{delivery}}",
+                "B10 One delivery and its attempts",
+                _ok(models.DeliveryDetail),
+            )
+        },
+        f"{q}/webhook/deliveries/{{delivery}}/redeliver": {
+            "post": _operation(
+                f"{q}/webhook/deliveries/{{delivery}}/redeliver", "B11 Redeliver", _ok(models.Delivery)
+            )
+        },
     }
 
 

@@ -48,3 +48,28 @@ def queue_detail(detail: dict[str, Any]) -> dict[str, Any]:
         "description": detail["description"],
         "data": detail["data"],
     }
+
+
+def delivery(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "event_id": row["event_id"],
+        "task_id": row["task_id"],
+        "target": row["target"],
+        "status": row["status"],
+        "attempts": row["attempts"],
+        "last_status_code": row["last_status_code"],
+        "last_error": row["last_error"],
+        "next_attempt_at": ts(row["next_attempt_at"]),
+        "created_at": ts(row["created_at"]),
+        "delivered_at": ts(row["delivered_at"]),
+    }
+
+
+def attempt(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "attempted_at": ts(row["attempted_at"]),
+        "status_code": row["status_code"],
+        "error": row["error"],
+        "duration_ms": row["duration_ms"],
+    }

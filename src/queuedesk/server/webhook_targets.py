@@ -1,21 +1,31 @@
-"""Which webhook targets are acceptable: absolute http(s) URLs, and public hosts unless allowed."""
+"""Which webhook targets may be called: absolute http(s) URLs, and public hosts unless allowed.
+
+The same check runs when a target is set and again before every delivery; at delivery the
+connection then goes to the address that was checked, so a name that re-resolves elsewhere in
+between (DNS rebinding) cannot reach an internal address.
+"""
 
 import asyncio
 import ipaddress
 import socket
-from urllib.parse import urlsplit
+from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 from queuedesk.api.blocks import MAX_URL_LENGTH, is_http_url
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
+class BlockedTarget(Exception):
+    """The target may not be called from here; the message says why and what to do."""
+
+
 def is_public(address: IPAddress) -> bool:
     """Global unicast only: no loopback, private, link-local, CGNAT, unique-local or mapped forms."""
     if isinstance(address, ipaddress.IPv6Address):
-        mapped = address.ipv4_mapped or address.sixtofour
-        if mapped is not None:
-            return is_public(mapped)
+        embedded = address.ipv4_mapped or address.sixtofour
+        if embedded is not None:
+            return is_public(embedded)
     return address.is_global and not address.is_multicast
 
 
@@ -36,19 +46,52 @@ def shape_problem(target: str) -> str | None:
     return None
 
 
-async def address_problem(target: str) -> str | None:
-    """Why this target may not be called from here, or None when its host is public."""
+async def checked_address(target: str) -> IPAddress:
+    """The public address to connect to for `target`, or BlockedTarget."""
     parts = urlsplit(target)
     host = parts.hostname or ""
     port = parts.port or (443 if parts.scheme == "https" else 80)
     try:
         addresses = await resolve(host, port)
     except OSError as exc:
-        return f"The host {host!r} does not resolve ({exc.strerror or exc})."
-    blocked = [str(a) for a in addresses if not is_public(a)]
-    if blocked:
-        return (
+        raise BlockedTarget(f"The host {host!r} does not resolve ({exc.strerror or exc}).") from None
+    blocked = sorted({str(a) for a in addresses if not is_public(a)})
+    if blocked or not addresses:
+        raise BlockedTarget(
             f"The host {host!r} is or resolves to a non-public address ({', '.join(blocked)}); "
             "start the server with --allow-private-webhooks to allow it."
         )
+    return addresses[0]
+
+
+async def address_problem(target: str) -> str | None:
+    try:
+        await checked_address(target)
+    except BlockedTarget as exc:
+        return str(exc)
     return None
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where a delivery's connection really goes, and what the receiver is told."""
+
+    url: str
+    host_header: str | None = None
+    sni_hostname: str | None = None
+
+
+def pinned(target: str, address: IPAddress) -> Route:
+    """`target` with its host replaced by the checked address; Host and TLS keep the name."""
+    parts = urlsplit(target)
+    host = parts.hostname or ""
+    try:
+        ipaddress.ip_address(host)
+        return Route(target)  # already an address
+    except ValueError:
+        pass
+    shown = f"[{address}]" if address.version == 6 else str(address)
+    netloc = shown if parts.port is None else f"{shown}:{parts.port}"
+    url = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
+    host_header = host if parts.port is None else f"{host}:{parts.port}"
+    return Route(url, host_header, host if parts.scheme == "https" else None)

@@ -44,12 +44,12 @@ async def create_task(request: Request) -> Response:
 async def completed_tasks(request: Request) -> Response:
     caller = await authorize(request, Action.READ_HISTORY)
     params = request.query_params
-    offset, limit = paging(params)
     completed_by = params.get("completed_by")
     if completed_by == "me":
         completed_by = caller.principal.email
     if caller.principal.role == "worker" and completed_by != caller.principal.email:
         raise forbidden("A worker may only list its own completed tasks: add completed_by=me.")
+    offset, limit = paging(params)
     if completed_by is not None and not completed_by:
         raise bad_parameter("completed_by", "'completed_by' must be an email address or 'me'")
     start = moment_parameter(params, "start_date", end_of_day=False)

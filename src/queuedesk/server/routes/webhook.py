@@ -1,13 +1,18 @@
 """A6 read and A7 set the webhook target; `DELETE` removes it (B9)."""
 
+from typing import Any
+
+from sqlalchemy import Connection
 from starlette.requests import Request
 from starlette.responses import Response
 
+from queuedesk.api.timestamps import utcnow
+from queuedesk.server import serialize
 from queuedesk.server.access import Action, authorize
-from queuedesk.server.errors import error
-from queuedesk.server.http import JSONResponse, empty, json_object, read_json
+from queuedesk.server.errors import error, not_found
+from queuedesk.server.http import JSONResponse, empty, json_object, page_body, paging, read_json
 from queuedesk.server.routes import db_of, settings_of
-from queuedesk.server.store import queues
+from queuedesk.server.store import deliveries, queues
 from queuedesk.server.webhook_targets import address_problem, shape_problem
 
 
@@ -39,3 +44,57 @@ async def delete_webhook(request: Request) -> Response:
     assert caller.queue is not None
     await db_of(request).write(queues.set_webhook, caller.queue.id, None)
     return empty()
+
+
+async def get_secret(request: Request) -> Response:
+    caller = await authorize(request, Action.WRITE_WEBHOOK)
+    assert caller.queue is not None
+    secret = await db_of(request).read(deliveries.get_secret, caller.queue.id)
+    if secret is None:
+        raise not_found("This queue has no webhook secret yet: set a webhook first.")
+    return JSONResponse({"secret": secret})
+
+
+async def rotate_secret(request: Request) -> Response:
+    caller = await authorize(request, Action.WRITE_WEBHOOK)
+    assert caller.queue is not None
+    secret = await db_of(request).write(deliveries.rotate_secret, caller.queue.id, utcnow())
+    return JSONResponse({"secret": secret})
+
+
+async def list_deliveries(request: Request) -> Response:
+    caller = await authorize(request, Action.READ_WEBHOOK)
+    assert caller.queue is not None
+    offset, limit = paging(request.query_params)
+    page = await db_of(request).read(deliveries.list_deliveries, caller.queue.id, offset, limit)
+    items = [serialize.delivery(row) for row in page.rows]
+    return JSONResponse(
+        page_body(request, settings_of(request), offset, limit, page.count, "deliveries", items)
+    )
+
+
+async def get_delivery(request: Request) -> Response:
+    """One delivery with every attempt it took (status code, error, duration)."""
+    caller = await authorize(request, Action.READ_WEBHOOK)
+    assert caller.queue is not None
+    delivery_id = request.path_params["delivery"]
+
+    def read(conn: Connection) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        found = deliveries.get_delivery(conn, caller.queue.id, delivery_id)  # type: ignore[union-attr]
+        return found, deliveries.list_attempts(conn, delivery_id) if found else []
+
+    row, attempts = await db_of(request).read(read)
+    if row is None:
+        raise not_found(f"Delivery {delivery_id} not found for this queue.")
+    return JSONResponse({**serialize.delivery(row), "attempt_log": [serialize.attempt(a) for a in attempts]})
+
+
+async def redeliver(request: Request) -> Response:
+    caller = await authorize(request, Action.WRITE_WEBHOOK)
+    assert caller.queue is not None
+    delivery_id = request.path_params["delivery"]
+    row = await db_of(request).write(deliveries.redeliver, caller.queue.id, delivery_id, utcnow())
+    if row is None:
+        raise not_found(f"Delivery {delivery_id} not found for this queue.")
+    request.app.state.dispatcher.wake()
+    return JSONResponse(serialize.delivery(row))

@@ -74,4 +74,5 @@ async def complete(request: Request) -> Response:
     row = await db_of(request).write(
         tasks.complete, caller.queue, request.path_params["task"], caller.principal, data, utcnow()
     )
+    request.app.state.dispatcher.wake()
     return JSONResponse(serialize.task(row))

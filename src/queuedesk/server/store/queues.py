@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, func, select, update
 
 from queuedesk.api.models import Block
+from queuedesk.server.store.deliveries import ensure_secret
 from queuedesk.server.store.records import QueueRecord
 from queuedesk.server.store.tables import queues, tasks, users
 
@@ -123,6 +124,8 @@ def create_queue(
         )
         .returning(queues.c.id)
     ).scalar_one()
+    if webhook_target:
+        ensure_secret(conn, queue_id)
     record = get_queue(conn, organization_id, queue_id)
     assert record is not None
     return record
@@ -135,3 +138,5 @@ def update_queue(conn: Connection, queue_id: int, changes: dict[str, Any]) -> No
 
 def set_webhook(conn: Connection, queue_id: int, target: str | None) -> None:
     conn.execute(update(queues).where(queues.c.id == queue_id).values(webhook_target=target))
+    if target:
+        ensure_secret(conn, queue_id)

@@ -63,6 +63,10 @@ queues = Table(
     Column("blocks", JsonText, nullable=False),
     Column("created_at", Timestamp, nullable=False),
     Column("webhook_target", String(2048)),
+    Column("webhook_secret", String(100)),
+    # After a rotation the old secret keeps signing (beside the new one) until it expires.
+    Column("webhook_previous_secret", String(100)),
+    Column("webhook_previous_expires_at", Timestamp),
     UniqueConstraint("organization_id", "name", name="uq_queues_org_name"),
 )
 
@@ -84,4 +88,41 @@ tasks = Table(
     Index("ix_tasks_queue_status_id", "queue_id", "status", "id"),
     # History (A2): newest completion first, stable by id.
     Index("ix_tasks_queue_completed", "queue_id", "completed_at", "id"),
+)
+
+# The webhook outbox: one row per completion event, written in the completing transaction.
+deliveries = Table(
+    "deliveries",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+    Column("task_id", Id, nullable=False),
+    Column("event_id", String(64), nullable=False, unique=True),
+    Column("target", String(2048), nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("retry_step", Integer, nullable=False, default=0),
+    Column("last_status_code", Integer),
+    Column("last_error", Text),
+    Column("next_attempt_at", Timestamp),
+    Column("created_at", Timestamp, nullable=False),
+    Column("delivered_at", Timestamp),
+    # A dispatcher that takes a row holds it until `claimed_until`; a dead one's rows come back then.
+    Column("claimed_by", String(200)),
+    Column("claimed_until", Timestamp),
+    Index("ix_deliveries_due", "status", "next_attempt_at"),
+    Index("ix_deliveries_queue", "queue_id", "id"),
+)
+
+delivery_attempts = Table(
+    "delivery_attempts",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("delivery_id", ForeignKey("deliveries.id", ondelete="CASCADE"), nullable=False),
+    Column("attempted_at", Timestamp, nullable=False),
+    Column("status_code", Integer),
+    Column("error", Text),
+    Column("duration_ms", Integer, nullable=False),
+    Index("ix_delivery_attempts_delivery", "delivery_id", "id"),
 )

@@ -8,10 +8,13 @@ update, so two workers can never be handed the same task, even on PostgreSQL whe
 from datetime import datetime, timedelta
 from typing import Any
 
+import orjson
 from sqlalchemy import Connection, Select, and_, delete, func, or_, select, update
 
 from queuedesk.api.blocks import validate_task_data
+from queuedesk.server import serialize
 from queuedesk.server.errors import conflict, invalid, not_found
+from queuedesk.server.store import deliveries
 from queuedesk.server.store.records import Page, Principal, QueueRecord
 from queuedesk.server.store.tables import queues, tasks, users
 
@@ -44,6 +47,13 @@ def _fetch(conn: Connection, task_ids: list[int]) -> list[dict[str, Any]]:
 def get_task(conn: Connection, queue_id: int, task_id: int) -> dict[str, Any] | None:
     row = conn.execute(_task_select().where(tasks.c.id == task_id, tasks.c.queue_id == queue_id)).first()
     return None if row is None else dict(row._mapping)
+
+
+def task_exists(conn: Connection, queue_id: int, task_id: int) -> bool:
+    found = conn.execute(
+        select(tasks.c.id).where(tasks.c.id == task_id, tasks.c.queue_id == queue_id)
+    ).first()
+    return found is not None
 
 
 def _full_data(queue: QueueRecord, data: dict[str, Any]) -> dict[str, Any]:
@@ -283,7 +293,12 @@ def complete(
             lease_expires_at=None,
         )
     )
-    return _fetch(conn, [task_id])[0]
+    row = _fetch(conn, [task_id])[0]
+    # The event is part of the completion: both commit, or neither does.
+    target = conn.execute(select(queues.c.webhook_target).where(queues.c.id == queue.id)).scalar()
+    if target:
+        deliveries.enqueue(conn, queue.id, task_id, target, orjson.dumps(serialize.task(row)), now)
+    return row
 
 
 def flush(conn: Connection, queue_id: int) -> int:

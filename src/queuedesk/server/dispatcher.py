@@ -1,0 +1,227 @@
+"""The webhook dispatcher: one per server process, sending what the outbox holds.
+
+It wakes at once when this process writes an event, and otherwise sleeps until the next delivery
+falls due (or a few seconds, to pick up events other processes wrote). Due rows are claimed in a
+transaction (`FOR UPDATE SKIP LOCKED` on PostgreSQL), so two processes never send the same attempt;
+a claim lapses after `CLAIM_HOLD`, so a process that dies mid-attempt leaves its rows to others.
+"""
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import secrets
+import socket
+import time
+from datetime import datetime, timedelta
+from typing import Any
+
+import httpx
+
+from queuedesk import __version__
+from queuedesk.api.timestamps import utcnow
+from queuedesk.server.signing import signature_header
+from queuedesk.server.store import deliveries
+from queuedesk.server.store.database import Database
+from queuedesk.server.webhook_targets import BlockedTarget, Route, checked_address, pinned
+
+log = logging.getLogger("queuedesk.webhooks")
+
+RETRY_DELAYS = (5, 300, 1800, 7200, 18000, 36000, 36000)  # seconds, after the first attempt
+ATTEMPT_TIMEOUT = 15.0
+CLAIM_HOLD = timedelta(seconds=60)
+BATCH = 50
+MAX_IN_FLIGHT = 200
+IDLE_POLL = 5.0
+JITTER = 0.1
+
+
+def make_owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+def _is_dead_owner(owner: str, me: str) -> bool:
+    """A claim left by a process of this host that no longer runs."""
+    host, _, rest = owner.partition(":")
+    pid_text, _, _nonce = rest.partition(":")
+    if host != socket.gethostname() or not pid_text.isdigit() or owner == me:
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return True  # an earlier life of this pid
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        allow_private: bool,
+        retry_delays: tuple[float, ...] = RETRY_DELAYS,
+        attempt_timeout: float = ATTEMPT_TIMEOUT,
+    ) -> None:
+        self.db = db
+        self.allow_private = allow_private
+        self.retry_delays = retry_delays
+        self.attempt_timeout = attempt_timeout
+        self.owner = make_owner()
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._in_flight: dict[int, asyncio.Task[None]] = {}
+        self._loop: asyncio.Task[None] | None = None
+        self._client: httpx.AsyncClient | None = None
+
+    async def start(self) -> None:
+        owners = await self.db.read(deliveries.claim_owners)
+        dead = [owner for owner in owners if _is_dead_owner(owner, self.owner)]
+        if dead:
+            released = await self.db.write(deliveries.release_claims_of_dead, dead)
+            log.info("resuming %d delivery(ies) left by stopped processes", released)
+        self._client = httpx.AsyncClient(
+            timeout=httpx.Timeout(self.attempt_timeout),
+            follow_redirects=False,
+            limits=httpx.Limits(max_connections=MAX_IN_FLIGHT, max_keepalive_connections=50),
+            headers={"User-Agent": f"QueueDesk/{__version__}"},
+        )
+        self._loop = asyncio.create_task(self._run(), name="queuedesk-dispatcher")
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def stop(self) -> None:
+        """Let attempts in flight finish (each is bounded); what cannot finish stays pending."""
+        self._stopping = True
+        self._wake.set()
+        if self._loop is not None:
+            await self._loop
+        pending = list(self._in_flight.values())
+        if pending:
+            _done, unfinished = await asyncio.wait(pending, timeout=self.attempt_timeout + 1)
+            for task in unfinished:
+                task.cancel()
+            await asyncio.gather(*unfinished, return_exceptions=True)
+        with contextlib.suppress(Exception):
+            await self.db.write(deliveries.release_claims, self.owner)
+        if self._client is not None:
+            await self._client.aclose()
+
+    async def _run(self) -> None:
+        while not self._stopping:
+            self._wake.clear()
+            try:
+                claimed = await self._claim()
+            except Exception:
+                log.exception("could not read the webhook outbox; retrying shortly")
+                claimed = -1
+            if claimed == BATCH:
+                continue  # more may be due right now
+            await self._sleep(await self._pause(claimed))
+
+    async def _claim(self) -> int:
+        room = MAX_IN_FLIGHT - len(self._in_flight)
+        if room <= 0:
+            return 0
+        rows = await self.db.write(deliveries.claim_due, self.owner, utcnow(), CLAIM_HOLD, min(BATCH, room))
+        for row in rows:
+            task = asyncio.create_task(self._deliver(row), name=f"delivery-{row['id']}")
+            self._in_flight[row["id"]] = task
+            task.add_done_callback(lambda _t, delivery_id=row["id"]: self._in_flight.pop(delivery_id, None))
+        return len(rows)
+
+    async def _pause(self, claimed: int) -> float:
+        if claimed < 0:
+            return 1.0
+        try:
+            due = await self.db.read(deliveries.next_due)
+        except Exception:
+            return 1.0
+        if due is None:
+            return IDLE_POLL
+        return min(IDLE_POLL, max(0.0, (due - utcnow()).total_seconds()) + 0.01)
+
+    async def _sleep(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), timeout=seconds)
+
+    async def _route(self, target: str) -> Route:
+        if self.allow_private:
+            return Route(target)
+        return pinned(target, await checked_address(target))
+
+    async def _send(self, row: dict[str, Any]) -> int:
+        assert self._client is not None
+        route = await self._route(row["target"])
+        body = row["payload"].encode()
+        timestamp = int(time.time())
+        headers = {
+            "Content-Type": "application/json",
+            "webhook-id": row["event_id"],
+            "webhook-timestamp": str(timestamp),
+            "webhook-signature": signature_header(row["secrets"], row["event_id"], timestamp, body),
+        }
+        if route.host_header is not None:
+            headers["Host"] = route.host_header
+        extensions = {"sni_hostname": route.sni_hostname} if route.sni_hostname else None
+        request = self._client.build_request(
+            "POST", route.url, content=body, headers=headers, extensions=extensions
+        )
+        response = await self._client.send(request, stream=True)
+        await response.aclose()  # the receiver's body is of no interest
+        return response.status_code
+
+    async def _deliver(self, row: dict[str, Any]) -> None:
+        attempted_at = utcnow()
+        started = time.monotonic()
+        status_code: int | None = None
+        error: str | None = None
+        try:
+            async with asyncio.timeout(self.attempt_timeout):
+                status_code = await self._send(row)
+        except TimeoutError:
+            error = f"no answer within {self.attempt_timeout:g} s"
+        except BlockedTarget as exc:
+            error = f"blocked: {exc}"
+        except httpx.HTTPError as exc:
+            error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        except asyncio.CancelledError:
+            # Shutdown cut the attempt short: the row stays pending, unsent as far as we know.
+            await asyncio.shield(self.db.write(deliveries.release_claims, self.owner, [row["id"]]))
+            raise
+        duration_ms = int((time.monotonic() - started) * 1000)
+        if status_code is not None and not 200 <= status_code < 300:
+            error = f"the receiver answered {status_code}"
+        outcome = self._outcome(row, status_code, utcnow())
+        try:
+            await self.db.write(
+                deliveries.record_attempt,
+                row["id"],
+                self.owner,
+                attempted_at,
+                status_code,
+                error,
+                duration_ms,
+                outcome,
+            )
+        except Exception:
+            log.exception("could not record the attempt of delivery %s; it will be retried", row["id"])
+        if outcome.get("status") == "failed":
+            log.warning("delivery %s to %s failed for good: %s", row["event_id"], row["target"], error)
+
+    def _outcome(self, row: dict[str, Any], status_code: int | None, now: datetime) -> dict[str, Any]:
+        if status_code is not None and 200 <= status_code < 300:
+            return {"status": "delivered", "delivered_at": now, "next_attempt_at": None}
+        if status_code == 410:
+            return {"status": "failed", "next_attempt_at": None}
+        step = row["retry_step"]
+        if step >= len(self.retry_delays):
+            return {"status": "failed", "next_attempt_at": None}
+        delay = self.retry_delays[step] * random.uniform(1.0, 1.0 + JITTER)
+        return {"next_attempt_at": now + timedelta(seconds=delay), "retry_step": step + 1}

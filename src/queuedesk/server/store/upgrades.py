@@ -1,0 +1,63 @@
+"""The steps that bring an existing database from one schema version to the next.
+
+Each step is written against the schema as it was at that version, frozen here, never against the
+current table definitions (which keep moving).
+"""
+
+from sqlalchemy import Column, Connection, ForeignKey, Index, Integer, MetaData, String, Table, Text, text
+
+from queuedesk.server.signing import new_secret
+from queuedesk.server.store.types import Id, Timestamp
+
+
+def v2_webhook_outbox(conn: Connection) -> None:
+    """Webhook secrets on queues; the deliveries outbox and its attempts."""
+    for column in (
+        "webhook_secret VARCHAR(100)",
+        "webhook_previous_secret VARCHAR(100)",
+        "webhook_previous_expires_at BIGINT",
+    ):
+        conn.execute(text(f"ALTER TABLE queues ADD COLUMN {column}"))
+    frozen = MetaData()
+    Table("queues", frozen, Column("id", Id, primary_key=True))
+    Table(
+        "deliveries",
+        frozen,
+        Column("id", Id, primary_key=True),
+        Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+        Column("task_id", Id, nullable=False),
+        Column("event_id", String(64), nullable=False, unique=True),
+        Column("target", String(2048), nullable=False),
+        Column("payload", Text, nullable=False),
+        Column("status", String(16), nullable=False),
+        Column("attempts", Integer, nullable=False),
+        Column("retry_step", Integer, nullable=False),
+        Column("last_status_code", Integer),
+        Column("last_error", Text),
+        Column("next_attempt_at", Timestamp),
+        Column("created_at", Timestamp, nullable=False),
+        Column("delivered_at", Timestamp),
+        Column("claimed_by", String(200)),
+        Column("claimed_until", Timestamp),
+        Index("ix_deliveries_due", "status", "next_attempt_at"),
+        Index("ix_deliveries_queue", "queue_id", "id"),
+    )
+    Table(
+        "delivery_attempts",
+        frozen,
+        Column("id", Id, primary_key=True),
+        Column("delivery_id", ForeignKey("deliveries.id", ondelete="CASCADE"), nullable=False),
+        Column("attempted_at", Timestamp, nullable=False),
+        Column("status_code", Integer),
+        Column("error", Text),
+        Column("duration_ms", Integer, nullable=False),
+        Index("ix_delivery_attempts_delivery", "delivery_id", "id"),
+    )
+    frozen.create_all(conn, tables=[frozen.tables["deliveries"], frozen.tables["delivery_attempts"]])
+    # Queues that already had a webhook get their signing secret now.
+    hooked = conn.execute(text("SELECT id FROM queues WHERE webhook_target IS NOT NULL")).scalars()
+    for queue_id in list(hooked):
+        conn.execute(
+            text("UPDATE queues SET webhook_secret = :secret WHERE id = :id"),
+            {"secret": new_secret(), "id": queue_id},
+        )
