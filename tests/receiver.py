@@ -23,6 +23,7 @@ class Receiver:
     """`answer(n)` gives (status, delay in seconds) for the n-th request (0-based)."""
 
     answer: Callable[[int], tuple[int, float]] = lambda _n: (200, 0.0)
+    location: str | None = None
     port: int = field(default_factory=free_port)
     received: list[Received] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
@@ -49,6 +50,8 @@ class Receiver:
                 if delay:
                     time.sleep(delay)
                 self.send_response(status)
+                if receiver.location is not None:
+                    self.send_header("Location", receiver.location)
                 self.send_header("Content-Length", "2")
                 self.end_headers()
                 with contextlib.suppress(OSError):
@@ -58,6 +61,7 @@ class Receiver:
                 pass
 
         ThreadingHTTPServer.daemon_threads = True
+        ThreadingHTTPServer.request_queue_size = 256  # bursts of deliveries must not overflow the backlog
         self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self

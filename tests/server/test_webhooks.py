@@ -263,10 +263,15 @@ BLOCKED_TARGETS = [
 
 @pytest.fixture(scope="module")
 def guarded_server(tmp_path_factory):
-    """A server without --allow-private-webhooks, seeded with a loopback webhook (seeds are trusted)."""
+    """A server without --allow-private-webhooks. Seed files are trusted, so its seed can give
+    queues loopback and private targets: the send-time check is all that stands in their way."""
     receiver = Receiver().start()
     seed = json.loads(json.dumps(ROLES_SEED))
-    seed["organizations"][0]["queues"][0]["webhook"] = f"http://localhost:{receiver.port}/hook"
+    queues = seed["organizations"][0]["queues"]
+    queues[0]["webhook"] = f"http://localhost:{receiver.port}/hook"
+    template = queues[0]
+    for index, target in enumerate(BLOCKED_TARGETS):
+        queues.append({**template, "name": f"blocked {index}", "webhook": target})
     server = ServerProcess(tmp_path_factory.mktemp("guard") / "guard.db", seed=seed).start()
     yield server, receiver
     server.stop()
@@ -308,3 +313,62 @@ def test_a_name_resolving_to_loopback_is_blocked_at_send_time(guarded_server) ->
     assert log[0]["last_error"].startswith("blocked:") and "127.0.0.1" in log[0]["last_error"]
     time.sleep(0.5)
     assert receiver.received == []
+
+
+@pytest.mark.parametrize("index", range(len(BLOCKED_TARGETS)), ids=BLOCKED_TARGETS)
+def test_non_public_targets_are_blocked_at_send_time(guarded_server, index: int) -> None:
+    server, _receiver = guarded_server
+    qpath = f"/orgs/1/queues/{index + 2}"  # after the seed's first queue
+    with server.client("admin") as admin, server.client("worker") as worker:
+        assert admin.get(qpath).json()["name"] == f"blocked {index}"
+        task = worker.post(f"{qpath}/tasks/next").json()
+        worker.post(
+            f"{qpath}/tasks/{task['id']}/complete", json={"data": {"category": "red"}}
+        ).raise_for_status()
+        log = wait_log(admin, qpath, lambda log: log and log[0]["attempts"] == 1)
+    assert (log[0]["status"], log[0]["target"], log[0]["last_status_code"]) == (
+        "pending",
+        BLOCKED_TARGETS[index],
+        None,
+    )
+    assert log[0]["last_error"].startswith("blocked:")
+
+
+def test_redirects_are_not_followed(admin, worker, org_id) -> None:
+    elsewhere = Receiver().start()
+    redirecting = Receiver(answer=lambda _n: (307, 0.0), location=elsewhere.url).start()
+    try:
+        qpath = hooked_queue(admin, org_id, redirecting.url)
+        complete_one(admin, worker, qpath)
+        log = wait_log(admin, qpath, lambda log: log and log[0]["attempts"] == 1)
+        assert (log[0]["status"], log[0]["last_status_code"]) == ("pending", 307)
+        assert log[0]["last_error"] == "the receiver answered 307"
+        time.sleep(0.3)
+        assert elsewhere.received == []
+    finally:
+        redirecting.stop()
+        elsewhere.stop()
+
+
+def test_delivery_log_pages_newest_first(admin, worker, org_id, receiver) -> None:
+    qpath = hooked_queue(admin, org_id, receiver.url)
+    tasks = [complete_one(admin, worker, qpath, f"p{i}")["id"] for i in range(3)]
+    receiver.wait_for(3)
+    first = admin.get(f"{qpath}/webhook/deliveries", params={"limit": 2}).json()
+    assert list(first) == ["next", "previous", "count", "deliveries"]
+    assert first["count"] == 3 and first["previous"] is None
+    assert [d["task_id"] for d in first["deliveries"]] == tasks[::-1][:2]
+    assert list(first["deliveries"][0]) == [
+        "id", "event_id", "task_id", "target", "status", "attempts", "last_status_code",
+        "last_error", "next_attempt_at", "created_at", "delivered_at",
+    ]  # fmt: skip
+    second = httpx.get(first["next"], headers=admin.headers).json()
+    assert [d["task_id"] for d in second["deliveries"]] == [tasks[0]] and second["next"] is None
+
+
+def test_a_thousand_completions_across_ten_queues_arrive_exactly_once() -> None:
+    from bench.webhook_delivery import run
+
+    figures = run(completions=1000, queue_count=10, workers=16)  # asserts every id arrives once
+    assert figures["duplicates"] == 0
+    assert figures["completions"] == 1000

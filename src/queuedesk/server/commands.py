@@ -54,6 +54,7 @@ def serve(args: argparse.Namespace) -> int:
     except SQLAlchemyError as exc:
         return _fail(f"cannot open the database {settings.db_url}: {exc.__cause__ or exc}")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per webhook attempt is too many
     print(f"queuedesk: serving {settings.db_url} on http://{settings.host}:{settings.port}", file=sys.stderr)
     config = uvicorn.Config(
         create_app(settings, database),
