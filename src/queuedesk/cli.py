@@ -5,6 +5,8 @@ import sys
 from collections.abc import Sequence
 
 from queuedesk import __version__
+from queuedesk.commands import export, queues, tasks
+from queuedesk.commands.common import EXIT_HELP, connection_options, run
 from queuedesk.server.settings import DEFAULT_LEASE_SECONDS
 
 
@@ -18,7 +20,10 @@ def _add_db(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="queuedesk", description="QueueDesk: human-in-the-loop work queues."
+        prog="queuedesk",
+        description="QueueDesk: human-in-the-loop work queues.",
+        epilog=EXIT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"queuedesk {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -65,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     revoke = key_commands.add_parser("revoke", help="revoke a key by its id")
     _add_db(revoke)
     revoke.add_argument("key_id", type=int, help="the key's id, from 'queuedesk keys list'")
+    connection = connection_options()
+    for module in (queues, tasks, export):
+        module.add_parsers(commands, connection)
     return parser
 
 
@@ -85,5 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_demo(args)
         return commands.serve(args) if args.command == "serve" else commands.keys(args)
+    if getattr(args, "client_command", None) is not None:
+        return run(args.client_command, args)
     parser.print_help()
     return 0

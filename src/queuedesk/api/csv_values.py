@@ -1,0 +1,82 @@
+"""Block values in CSV cells, both ways: what `queuedesk import` reads and `queuedesk export` writes.
+
+Strings stay as they are; an empty cell is no value (null); numbers, booleans, lists and objects are
+written as JSON and read back by their block's type.
+"""
+
+import json
+from typing import Any
+
+from queuedesk.api.models import Block
+
+STRING_TYPES = frozenset(
+    {
+        "text",
+        "single_selection",
+        "image",
+        "link",
+        "embed",
+        "audio",
+        "video",
+        "pdf",
+        "date",
+        "email",
+        "rich_text",
+    }
+)
+LIST_TYPES = frozenset({"multiple_selection", "list", "text_sequence"})
+OBJECT_TYPES = frozenset({"form_sequence", "named_entity_recognition", "bounding_boxes"})
+TRUE_WORDS = frozenset({"true", "yes", "1", "y"})
+FALSE_WORDS = frozenset({"false", "no", "0", "n"})
+
+# Columns `queuedesk export` writes besides the blocks; `queuedesk import` skips them.
+TASK_COLUMNS = ("id", "status", "created_at", "completed_at", "completed_by", "source")
+
+
+def to_cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def from_cell(block: Block, cell: str) -> Any:
+    """The value of `cell` for `block`; ValueError with a message for people when it cannot be read."""
+    if cell == "":
+        return None
+    kind = block.type
+    if kind in STRING_TYPES:
+        return cell
+    if kind == "number":
+        try:
+            return int(cell)
+        except ValueError:
+            try:
+                return float(cell)
+            except ValueError:
+                raise ValueError(f"{cell!r} is not a number") from None
+    if kind == "binary":
+        word = cell.strip().lower()
+        if word in TRUE_WORDS:
+            return True
+        if word in FALSE_WORDS:
+            return False
+        raise ValueError(f"{cell!r} is not true or false")
+    if kind in LIST_TYPES:
+        if cell.lstrip().startswith("["):
+            return _json(cell)
+        return [part.strip() for part in cell.split(",") if part.strip()]
+    if kind in OBJECT_TYPES:
+        return _json(cell)
+    try:  # a type this client does not know: JSON when it parses, else the text
+        return json.loads(cell)
+    except ValueError:
+        return cell
+
+
+def _json(cell: str) -> Any:
+    try:
+        return json.loads(cell)
+    except ValueError as exc:
+        raise ValueError(f"{cell[:40]!r} is not valid JSON ({exc.msg})") from None

@@ -1,0 +1,128 @@
+"""What can go wrong when talking to a QueueDesk (or Task Queue Service) server.
+
+Every failure of the client is one of these, built from the server's error envelope when there is
+one, with a message a person can act on. Never a bare httpx exception or a KeyError.
+"""
+
+from typing import Any
+
+from queuedesk.api.models import ErrorItem
+
+
+class QueueDeskError(Exception):
+    """Base of every client error. `status` is the HTTP status when the server answered."""
+
+    hint = ""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        errors: list[ErrorItem] | None = None,
+        code: str | None = None,
+    ) -> None:
+        self.message = message
+        self.status = status
+        self.errors = errors or []
+        self.code = code or (self.errors[0].code if self.errors else None)
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return f"{self.message} {self.hint}".strip()
+
+
+class ConnectionFailed(QueueDeskError):
+    hint = "Check the server URL and that the server is running."
+
+
+class Timeout(ConnectionFailed):
+    hint = "The server did not answer in time; try again, or raise the timeout."
+
+
+class AuthenticationError(QueueDeskError):
+    hint = "Check the API key (QUEUEDESK_TOKEN); it may be mistyped or revoked."
+
+
+class Forbidden(QueueDeskError):
+    hint = "Your role does not allow this; ask an admin."
+
+
+class NotFound(QueueDeskError):
+    hint = "Check the organization, queue and task ids."
+
+
+class Conflict(QueueDeskError):
+    """The task's state forbids the action; `code` is `already_completed`, `not_assignee`, ..."""
+
+
+class ValidationError(QueueDeskError):
+    """The input was refused; `fields` maps each field at fault to its message."""
+
+    @property
+    def fields(self) -> dict[str, str]:
+        return {e.field or "": e.message for e in self.errors}
+
+
+class PayloadTooLarge(QueueDeskError):
+    hint = "Send less at once (the limit is 1 MiB per request)."
+
+
+class RateLimited(QueueDeskError):
+    hint = "The server asks to slow down; try again shortly."
+
+
+class ServerError(QueueDeskError):
+    hint = "The server failed; its log has details. Try again later."
+
+
+class UnexpectedResponse(QueueDeskError):
+    """An answer the contract does not describe (e.g. a 405, or a body that is not what it should be)."""
+
+
+class NotSupported(QueueDeskError):
+    """The server speaks only the documented Task Queue Service interface, without QueueDesk's extensions."""
+
+    hint = (
+        "This needs a QueueDesk server; the server you are connected to offers only the basic Task Queue API."
+    )
+
+
+BY_STATUS: dict[int, type[QueueDeskError]] = {
+    400: ValidationError,
+    401: AuthenticationError,
+    403: Forbidden,
+    404: NotFound,
+    409: Conflict,
+    413: PayloadTooLarge,
+    429: RateLimited,
+}
+
+
+def _error_items(body: Any) -> list[ErrorItem]:
+    if not isinstance(body, dict) or not isinstance(body.get("errors"), list):
+        return []
+    items = []
+    for raw in body["errors"]:
+        if isinstance(raw, dict) and isinstance(raw.get("message"), str):
+            items.append(ErrorItem.model_validate(raw))
+        elif isinstance(raw, str):
+            items.append(ErrorItem(message=raw))
+    return items
+
+
+def error_for(status: int, body: Any, text: str, what: str) -> QueueDeskError:
+    """The error for an answer with this status; `body` is the parsed JSON or None."""
+    items = _error_items(body)
+    if items:
+        detail = "; ".join(f"{i.field}: {i.message}" if i.field else i.message for i in items)
+    elif text.strip():
+        snippet = " ".join(text.split())[:200]
+        detail = f"the server answered {status}: {snippet}"
+    else:
+        detail = f"the server answered {status}"
+    message = f"{what} failed: {detail}"
+    kind = BY_STATUS.get(status)
+    if kind is None:
+        kind = ServerError if status >= 500 else UnexpectedResponse
+    return kind(message, status=status, errors=items)

@@ -1,0 +1,1 @@
+"""The non-interactive command line over the client, for scripts and cron."""

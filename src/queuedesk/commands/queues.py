@@ -1,0 +1,71 @@
+"""`queuedesk queues`, `queuedesk flush QUEUE --yes`, `queuedesk webhook get|set|remove QUEUE`."""
+
+import argparse
+
+from queuedesk.commands.common import OK, USAGE, client_from, fail, find_queue, print_json, print_table
+
+
+async def list_queues(args: argparse.Namespace) -> int:
+    async with client_from(args) as client:
+        queues = await client.queues()
+    if args.json:
+        print_json([q.model_dump(mode="json") for q in queues])
+        return OK
+    print_table(
+        ["id", "name", "pending", "active", "created"],
+        [
+            (q.id, q.name, q.n_tasks, ", ".join(q.active_users), q.created_at.strftime("%Y-%m-%d %H:%M"))
+            for q in queues
+        ],
+    )
+    return OK
+
+
+async def flush(args: argparse.Namespace) -> int:
+    async with client_from(args) as client:
+        queue = await find_queue(client, args.queue)
+        if not args.yes:
+            return fail(
+                f"flushing deletes every pending task of queue {queue.id} {queue.name!r} "
+                f"({queue.n_tasks} now); completed tasks stay. Add --yes to do it.",
+                USAGE,
+            )
+        await client.flush(queue.id)
+    if args.json:
+        print_json({"queue_id": queue.id, "flushed": True, "pending_before": queue.n_tasks})
+    else:
+        print(f"Flushed queue {queue.id} {queue.name!r}: {queue.n_tasks} pending task(s) deleted.")
+    return OK
+
+
+async def webhook(args: argparse.Namespace) -> int:
+    async with client_from(args) as client:
+        queue = await find_queue(client, args.queue)
+        if args.action == "set":
+            if not args.target:
+                return fail("webhook set needs a TARGET URL", USAGE)
+            await client.set_webhook(queue.id, args.target)
+        elif args.action == "remove":
+            await client.remove_webhook(queue.id)
+        target = (await client.webhook(queue.id)).target
+    if args.json:
+        print_json({"queue_id": queue.id, "target": target})
+    else:
+        print(target or f"(queue {queue.id} {queue.name!r} has no webhook)")
+    return OK
+
+
+def add_parsers(commands: argparse._SubParsersAction, connection: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    listing = commands.add_parser("queues", parents=[connection], help="list the organization's queues")
+    listing.set_defaults(client_command=list_queues)
+
+    flushing = commands.add_parser("flush", parents=[connection], help="delete every pending task of a queue")
+    flushing.add_argument("queue", help="queue id or name")
+    flushing.add_argument("--yes", action="store_true", help="really do it (completed tasks stay)")
+    flushing.set_defaults(client_command=flush)
+
+    hook = commands.add_parser("webhook", parents=[connection], help="read, set or remove a queue's webhook")
+    hook.add_argument("action", choices=("get", "set", "remove"))
+    hook.add_argument("queue", help="queue id or name")
+    hook.add_argument("target", nargs="?", help="the URL (for set)")
+    hook.set_defaults(client_command=webhook)
