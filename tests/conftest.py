@@ -8,15 +8,27 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support import CORE_BLOCKS, ROLES_SEED, ServerProcess
+from tests.support import CORE_BLOCKS, ROLES_SEED, ServerProcess, drop_databases
 
 _names = itertools.count(1)
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    db_path: Path = tmp_path_factory.mktemp("server") / "queuedesk.db"
-    process = ServerProcess(db_path, ["--allow-private-webhooks"], seed=ROLES_SEED).start()
+def backend() -> str:
+    """The database under the server: SQLite here; tests/server runs everything on both."""
+    return "sqlite"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _drop_postgres_databases() -> Iterator[None]:
+    yield
+    drop_databases()
+
+
+@pytest.fixture(scope="session")
+def server(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    db_path: Path = tmp_path_factory.mktemp(f"server-{backend}") / "queuedesk.db"
+    process = ServerProcess(db_path, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
     yield process
     process.stop()
 

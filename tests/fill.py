@@ -28,13 +28,24 @@ def fill_completed(
     source: str = "manual",
 ) -> None:
     """`count` completed tasks in `queue_id`, completed one millisecond apart, newest last."""
-    database = open_database(db_url)
+    asyncio.run(_fill(db_url, queue_id, count, completed_by, data, source))
+
+
+async def _fill(
+    db_url: str,
+    queue_id: int,
+    count: int,
+    completed_by: str,
+    data: Callable[[int], dict[str, Any]],
+    source: str,
+) -> None:
+    database = await open_database(db_url)
     start = utcnow() - timedelta(milliseconds=count)
 
     def user_id(conn: Connection) -> int:
         return conn.execute(select(users.c.id).where(users.c.email == completed_by)).scalar_one()
 
-    assignee = database.run_read(user_id)
+    assignee = await database.read(user_id)
     for first in range(0, count, BATCH):
         rows = [
             {
@@ -50,5 +61,5 @@ def fill_completed(
             }
             for n in range(first, min(first + BATCH, count))
         ]
-        database.run_write(lambda conn, rows=rows: conn.execute(insert(tasks), rows))
-    asyncio.run(database.close())
+        await database.write(lambda conn, rows=rows: conn.execute(insert(tasks), rows))
+    await database.close()

@@ -1,5 +1,8 @@
 """Test support: a real `queuedesk serve` process on a free loopback port, and HTTP helpers."""
 
+import asyncio
+import functools
+import hashlib
 import json
 import os
 import signal
@@ -118,6 +121,50 @@ CORE_BLOCKS: list[dict[str, Any]] = [
 ]
 
 
+# The PostgreSQL server the tests about PostgreSQL use; each test database is created in it.
+POSTGRES_URL = os.environ.get("QUEUEDESK_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+_created_databases: set[str] = set()
+
+
+async def _postgres_admin(sql: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(POSTGRES_URL, timeout=5)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@functools.cache
+def postgres_unavailable() -> str | None:
+    """Why the tests cannot use PostgreSQL here, or None when they can."""
+    try:
+        import asyncpg  # noqa: F401
+    except ImportError:
+        return "asyncpg is not installed (pip install -e '.[dev]')"
+    try:
+        asyncio.run(_postgres_admin("SELECT 1"))
+    except Exception as exc:
+        return f"no PostgreSQL at {POSTGRES_URL} ({type(exc).__name__}: {exc})"
+    return None
+
+
+def postgres_database(key: str) -> str:
+    """The URL of a database of its own for `key` (created on first use, dropped by drop_databases)."""
+    name = f"qd_test_{os.getpid()}_{hashlib.sha1(key.encode()).hexdigest()[:12]}"
+    if name not in _created_databases:
+        asyncio.run(_postgres_admin(f'CREATE DATABASE "{name}"'))
+        _created_databases.add(name)
+    return POSTGRES_URL.rsplit("/", 1)[0] + "/" + name
+
+
+def drop_databases() -> None:
+    for name in sorted(_created_databases):
+        asyncio.run(_postgres_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    _created_databases.clear()
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -139,6 +186,8 @@ class ServerProcess:
     db_path: Path
     extra_args: list[str] = field(default_factory=list)
     seed: dict[str, Any] | None = None
+    backend: str = "sqlite"
+    database_url: str | None = None  # instead of the backend's own database (e.g. through a proxy)
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[str] | None = None
     log_path: Path | None = None
@@ -149,6 +198,11 @@ class ServerProcess:
 
     @property
     def db_url(self) -> str:
+        """SQLite: the file at db_path. PostgreSQL: a database of its own, the same for the same db_path."""
+        if self.database_url is not None:
+            return self.database_url
+        if self.backend == "postgresql":
+            return postgres_database(str(self.db_path))
         return f"sqlite:///{self.db_path}"
 
     def start(self, timeout: float = 20) -> "ServerProcess":

@@ -14,7 +14,7 @@ def _add_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
         metavar="URL",
-        help="database URL: sqlite:///path/file.db (default: a file in your data directory)",
+        help="database URL: sqlite:///path/file.db or postgresql://user@host:5432/name (default: a SQLite file in your data directory)",
     )
 
 
@@ -43,6 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=DEFAULT_LEASE_SECONDS,
         help=f"how long a claim lasts without a heartbeat (default {DEFAULT_LEASE_SECONDS})",
+    )
+    serve.add_argument(
+        "--db-pool-size",
+        type=int,
+        default=10,
+        metavar="N",
+        help="PostgreSQL connections per process (default 10); SQLite ignores it",
     )
     serve.add_argument(
         "--allow-private-webhooks",
@@ -82,7 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in ("serve", "keys", "demo"):
         try:
             from queuedesk.server import commands
-        except ImportError as exc:
+        except ModuleNotFoundError as exc:
+            if exc.name is None or exc.name.startswith("queuedesk"):
+                raise
             print(
                 f"queuedesk: the server is not installed ({exc.name}): pip install 'queuedesk[server]'",
                 file=sys.stderr,

@@ -27,6 +27,7 @@ def run_demo(args: argparse.Namespace) -> int:
             public_url=None,
             lease_seconds=900,
             allow_private_webhooks=True,
+            db_pool_size=1,
         )
         url = f"http://127.0.0.1:{args.port}"
         print(

@@ -110,9 +110,9 @@ def test_new_tasks_come_before_released_ones(clients, qpath, admin) -> None:
 
 
 @pytest.fixture(scope="module")
-def short_lease_server(tmp_path_factory) -> ServerProcess:
+def short_lease_server(tmp_path_factory, backend) -> ServerProcess:
     db = tmp_path_factory.mktemp("lease") / "lease.db"
-    process = ServerProcess(db, ["--lease-seconds", "1"], seed=ROLES_SEED).start()
+    process = ServerProcess(db, ["--lease-seconds", "1"], seed=ROLES_SEED, backend=backend).start()
     yield process
     process.stop()
 
@@ -165,3 +165,42 @@ def test_expired_claim_completed_by_its_holder(short_lease_server: ServerProcess
     assert done.json()["completed_by"] == "wes@acme.test"
     admin.close()
     worker.close()
+
+
+def test_flush_during_claiming_leaves_no_orphan(server: ServerProcess, admin, org_id) -> None:
+    queue = make_queue(admin, org_id)
+    qpath = f"/orgs/{org_id}/queues/{queue['id']}"
+    _import(admin, qpath, 400)
+    keys = [new_worker_key(server, f"flusher{i}@acme.test") for i in range(8)]
+    outcomes: dict[int, int] = {}  # task id -> status of its completion
+    lock = threading.Lock()
+
+    def work(key: str) -> None:
+        with httpx.Client(
+            base_url=server.url, headers={"Authorization": f"Token {key}"}, timeout=30
+        ) as client:
+            while True:
+                claim = client.post(f"{qpath}/tasks/next")
+                if claim.status_code == 204:
+                    return
+                assert claim.status_code == 200, claim.text
+                task_id = claim.json()["id"]
+                done = client.post(f"{qpath}/tasks/{task_id}/complete", json={"data": {"category": "red"}})
+                with lock:
+                    outcomes[task_id] = done.status_code
+
+    threads = [threading.Thread(target=work, args=(key,)) for key in keys]
+    for thread in threads:
+        thread.start()
+    while len(outcomes) < 100:
+        time.sleep(0.005)
+    assert admin.put(f"{qpath}/flush").status_code == 200
+    for thread in threads:
+        thread.join(timeout=60)
+    history = admin.get(f"{qpath}/tasks/completed", params={"limit": 1000}).json()
+    completed = {t["id"] for t in history["tasks"]}
+    assert set(outcomes.values()) <= {200, 404, 409}, outcomes
+    assert completed == {task_id for task_id, status in outcomes.items() if status == 200}
+    assert 100 <= len(completed) < 400  # the flush really cut the run short
+    assert admin.get(f"{qpath}/tasks").json()["count"] == 0  # nothing left claimed or pending
+    assert admin.get(qpath).json()["active_users"] == []

@@ -980,9 +980,12 @@ def test_healthz_answers_without_authentication(clients):
 # --- Part C: --public-url decides the links -----------------------------------------------------
 
 
-def test_public_url_decides_scheme_and_host_of_links(tmp_path):
+def test_public_url_decides_scheme_and_host_of_links(tmp_path, backend):
     process = ServerProcess(
-        tmp_path / "public.db", ["--public-url", "https://queues.example.com"], seed=ROLES_SEED
+        tmp_path / "public.db",
+        ["--public-url", "https://queues.example.com"],
+        seed=ROLES_SEED,
+        backend=backend,
     ).start()
     try:
         with httpx.Client(

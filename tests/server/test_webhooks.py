@@ -168,23 +168,25 @@ def test_never_answering_receiver_does_not_stall_other_queues(admin, worker, org
 # --- crashes: a server of our own, killed with SIGKILL ----------------------------------------------
 
 
-def _own_server(tmp_path: Path, port: int | None = None) -> ServerProcess:
-    server = ServerProcess(tmp_path / "crash.db", ["--allow-private-webhooks"], seed=ROLES_SEED)
+def _own_server(tmp_path: Path, backend: str, port: int | None = None) -> ServerProcess:
+    server = ServerProcess(
+        tmp_path / "crash.db", ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend
+    )
     if port is not None:
         server.port = port
     return server.start()
 
 
-def test_receiver_down_then_server_killed_the_event_still_arrives(tmp_path: Path) -> None:
+def test_receiver_down_then_server_killed_the_event_still_arrives(tmp_path: Path, backend: str) -> None:
     receiver = Receiver()  # down
-    server = _own_server(tmp_path)
+    server = _own_server(tmp_path, backend)
     admin, worker = server.client("admin"), server.client("worker")
     qpath = hooked_queue(admin, 1, receiver.url)
     task = complete_one(admin, worker, qpath)
     wait_log(admin, qpath, lambda log: log and log[0]["attempts"] == 1)
     server.stop(signal.SIGKILL)
     receiver.start()
-    restarted = _own_server(tmp_path)
+    restarted = _own_server(tmp_path, backend)
     try:
         (request,) = receiver.wait_for(1, timeout=20)
         assert json.loads(request.body) == task
@@ -196,15 +198,15 @@ def test_receiver_down_then_server_killed_the_event_still_arrives(tmp_path: Path
         receiver.stop()
 
 
-def test_kill_during_an_attempt_delivers_at_least_once_never_falsely(tmp_path: Path) -> None:
+def test_kill_during_an_attempt_delivers_at_least_once_never_falsely(tmp_path: Path, backend: str) -> None:
     receiver = Receiver(answer=lambda n: (200, 3.0 if n == 0 else 0.0)).start()
-    server = _own_server(tmp_path)
+    server = _own_server(tmp_path, backend)
     admin, worker = server.client("admin"), server.client("worker")
     qpath = hooked_queue(admin, 1, receiver.url)
     complete_one(admin, worker, qpath)
     receiver.wait_for(1)  # the attempt is in flight now
     server.stop(signal.SIGKILL)
-    restarted = _own_server(tmp_path)
+    restarted = _own_server(tmp_path, backend)
     try:
         with restarted.client("admin") as again:
             received = receiver.wait_for(2, timeout=20)
@@ -220,15 +222,15 @@ def test_kill_during_an_attempt_delivers_at_least_once_never_falsely(tmp_path: P
         receiver.stop()
 
 
-def test_graceful_stop_lets_the_attempt_in_flight_finish(tmp_path: Path) -> None:
+def test_graceful_stop_lets_the_attempt_in_flight_finish(tmp_path: Path, backend: str) -> None:
     receiver = Receiver(answer=lambda _n: (200, 2.0)).start()
-    server = _own_server(tmp_path)
+    server = _own_server(tmp_path, backend)
     admin, worker = server.client("admin"), server.client("worker")
     qpath = hooked_queue(admin, 1, receiver.url)
     complete_one(admin, worker, qpath)
     receiver.wait_for(1)
     server.stop(signal.SIGTERM)
-    restarted = _own_server(tmp_path)
+    restarted = _own_server(tmp_path, backend)
     try:
         with restarted.client("admin") as again:
             log = again.get(f"{qpath}/webhook/deliveries").json()["deliveries"]
@@ -262,7 +264,7 @@ BLOCKED_TARGETS = [
 
 
 @pytest.fixture(scope="module")
-def guarded_server(tmp_path_factory):
+def guarded_server(tmp_path_factory, backend):
     """A server without --allow-private-webhooks. Seed files are trusted, so its seed can give
     queues loopback and private targets: the send-time check is all that stands in their way."""
     receiver = Receiver().start()
@@ -272,7 +274,7 @@ def guarded_server(tmp_path_factory):
     template = queues[0]
     for index, target in enumerate(BLOCKED_TARGETS):
         queues.append({**template, "name": f"blocked {index}", "webhook": target})
-    server = ServerProcess(tmp_path_factory.mktemp("guard") / "guard.db", seed=seed).start()
+    server = ServerProcess(tmp_path_factory.mktemp("guard") / "guard.db", seed=seed, backend=backend).start()
     yield server, receiver
     server.stop()
     receiver.stop()

@@ -4,6 +4,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
@@ -18,7 +19,7 @@ from queuedesk.server.http import JSONResponse, too_large
 from queuedesk.server.openapi import openapi_document
 from queuedesk.server.routes import account, queues, tasks, webhook, work
 from queuedesk.server.settings import MAX_BODY_BYTES, Settings
-from queuedesk.server.store.database import Database, open_database
+from queuedesk.server.store.database import Database, DatabaseUnavailable, is_connection_error, open_database
 
 log = logging.getLogger("queuedesk.server")
 
@@ -108,6 +109,16 @@ async def on_http_error(request: Request, exc: Exception) -> Response:
     return _envelope(failure)
 
 
+async def on_database_error(request: Request, exc: Exception) -> Response:
+    """The database went away (a restart, a network cut): 503, and the transaction was rolled back."""
+    if is_connection_error(exc):
+        log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
+        return _envelope(
+            error(503, "unavailable", "The database is unavailable right now; try again shortly.")
+        )
+    return await on_unexpected(request, exc)
+
+
 async def on_unexpected(request: Request, exc: Exception) -> Response:
     log.exception("unexpected error on %s %s", request.method, request.url.path)
     return _envelope(error(500, "internal_error", "Internal server error; the server log has details."))
@@ -131,7 +142,7 @@ class BodyLimit:
 def create_app(settings: Settings, database: Database | None = None) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        app.state.db = database or open_database(settings.db_url)
+        app.state.db = database or await open_database(settings.db_url, pool_size=settings.db_pool_size)
         app.state.dispatcher = Dispatcher(app.state.db, allow_private=settings.allow_private_webhooks)
         await app.state.dispatcher.start()
         try:
@@ -146,6 +157,9 @@ def create_app(settings: Settings, database: Database | None = None) -> Starlett
         exception_handlers={
             ServiceError: on_service_error,
             HTTPException: on_http_error,
+            OSError: on_database_error,
+            SQLAlchemyError: on_database_error,
+            DatabaseUnavailable: on_database_error,
             Exception: on_unexpected,
         },
     )

@@ -7,13 +7,14 @@ import logging
 import sys
 from pathlib import Path
 
+from sqlalchemy import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.seed import SeedError, apply_seed, load_seed
 from queuedesk.server.settings import Settings, default_db_url
 from queuedesk.server.store import accounts
-from queuedesk.server.store.database import SQLiteDatabase, open_database
+from queuedesk.server.store.database import DatabaseUnavailable, describe, run_once
 from queuedesk.server.store.schema import SchemaTooNew
 
 
@@ -22,8 +23,24 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _open(url: str) -> SQLiteDatabase:
-    return open_database(url)
+def _prepare(settings: Settings, seed: str | None) -> int | None:
+    """Create or upgrade the schema and apply the seed; an exit code when that fails."""
+    try:
+        if seed is None:
+            asyncio.run(run_once(settings.db_url, lambda _conn: None))
+            return None
+        report = asyncio.run(run_once(settings.db_url, apply_seed, load_seed(Path(seed))))
+    except (SeedError, SchemaTooNew, DatabaseUnavailable, ValueError) as exc:
+        return _fail(str(exc))
+    except SQLAlchemyError as exc:
+        return _fail(f"cannot open the database {describe(settings.db_url)}: {exc.__cause__ or exc}")
+    for line in report.created:
+        print(f"seed: created {line}", file=sys.stderr)
+    for email, key in report.generated_keys:
+        print(f"seed: API key for {email}: {key}  (shown once; store it now)", file=sys.stderr)
+    if not report.created and not report.generated_keys:
+        print("seed: nothing to create; everything already exists", file=sys.stderr)
+    return None
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -38,26 +55,19 @@ def serve(args: argparse.Namespace) -> int:
         public_url=args.public_url,
         lease_seconds=args.lease_seconds,
         allow_private_webhooks=args.allow_private_webhooks,
+        db_pool_size=args.db_pool_size,
     )
-    try:
-        database = _open(settings.db_url)
-        if args.seed is not None:
-            report = database.run_write(apply_seed, load_seed(Path(args.seed)))
-            for line in report.created:
-                print(f"seed: created {line}", file=sys.stderr)
-            for email, key in report.generated_keys:
-                print(f"seed: API key for {email}: {key}  (shown once; store it now)", file=sys.stderr)
-            if not report.created and not report.generated_keys:
-                print("seed: nothing to create; everything already exists", file=sys.stderr)
-    except (SeedError, SchemaTooNew, ValueError) as exc:
-        return _fail(str(exc))
-    except SQLAlchemyError as exc:
-        return _fail(f"cannot open the database {settings.db_url}: {exc.__cause__ or exc}")
+    failed = _prepare(settings, args.seed)
+    if failed is not None:
+        return failed
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per webhook attempt is too many
-    print(f"queuedesk: serving {settings.db_url} on http://{settings.host}:{settings.port}", file=sys.stderr)
+    print(
+        f"queuedesk: serving {describe(settings.db_url)} on http://{settings.host}:{settings.port}",
+        file=sys.stderr,
+    )
     config = uvicorn.Config(
-        create_app(settings, database),
+        create_app(settings),
         host=settings.host,
         port=settings.port,
         log_level="warning",
@@ -66,61 +76,47 @@ def serve(args: argparse.Namespace) -> int:
         http="auto",
         timeout_graceful_shutdown=10,
     )
+    server = uvicorn.Server(config)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(uvicorn.Server(config).serve())
-    return 0
+        asyncio.run(server.serve())
+    return 0 if server.started else 2
 
 
 def keys(args: argparse.Namespace) -> int:
     url = args.db or default_db_url()
+    action = {"create": _create_key, "list": _list_keys, "revoke": _revoke_key}[args.keys_command]
     try:
-        database = _open(url)
-    except (SchemaTooNew, ValueError) as exc:
+        return asyncio.run(run_once(url, action, args))
+    except (SchemaTooNew, DatabaseUnavailable, ValueError) as exc:
         return _fail(str(exc))
-    try:
-        if args.keys_command == "create":
-            return _create_key(database, args)
-        if args.keys_command == "list":
-            return _list_keys(database, args)
-        return _revoke_key(database, args)
-    finally:
-        asyncio.run(database.close())
 
 
-def _create_key(database: SQLiteDatabase, args: argparse.Namespace) -> int:
+def _create_key(conn: Connection, args: argparse.Namespace) -> int:
     now = utcnow()
-
-    def work(conn):  # noqa: ANN001, ANN202 - a local unit of work
-        if args.org is not None:
-            org_id = accounts.find_organization(conn, args.org)
-            if org_id is None:
-                org_id = accounts.create_organization(conn, args.org, now)
-            user_id = accounts.find_user(conn, org_id, args.email)
-        else:
-            found = accounts.find_users_by_email(conn, args.email)
-            if len(found) > 1:
-                raise ValueError(f"{args.email} is in several organizations: name one with --org")
-            user_id = found[0] if found else None
-            org_id = None
-        if user_id is None:
-            if org_id is None:
-                raise ValueError(f"no user {args.email}: give --org (and --role, --name) to create one")
-            user_id = accounts.create_user(conn, org_id, args.email, args.name or args.email, args.role, now)
-        key = accounts.new_key()
-        accounts.add_key(conn, user_id, key, now)
-        return key
-
-    try:
-        key = database.run_write(work)
-    except ValueError as exc:
-        return _fail(str(exc))
+    if args.org is not None:
+        org_id = accounts.find_organization(conn, args.org)
+        if org_id is None:
+            org_id = accounts.create_organization(conn, args.org, now)
+        user_id = accounts.find_user(conn, org_id, args.email)
+    else:
+        found = accounts.find_users_by_email(conn, args.email)
+        if len(found) > 1:
+            raise ValueError(f"{args.email} is in several organizations: name one with --org")
+        user_id = found[0] if found else None
+        org_id = None
+    if user_id is None:
+        if org_id is None:
+            raise ValueError(f"no user {args.email}: give --org (and --role, --name) to create one")
+        user_id = accounts.create_user(conn, org_id, args.email, args.name or args.email, args.role, now)
+    key = accounts.new_key()
+    accounts.add_key(conn, user_id, key, now)
     print(key)
     print("Store this key now: QueueDesk keeps only its hash and cannot show it again.", file=sys.stderr)
     return 0
 
 
-def _list_keys(database: SQLiteDatabase, args: argparse.Namespace) -> int:
-    rows = database.run_read(accounts.list_keys, args.email)
+def _list_keys(conn: Connection, args: argparse.Namespace) -> int:
+    rows = accounts.list_keys(conn, args.email)
     if not rows:
         print("no API keys", file=sys.stderr)
         return 0
@@ -134,8 +130,8 @@ def _list_keys(database: SQLiteDatabase, args: argparse.Namespace) -> int:
     return 0
 
 
-def _revoke_key(database: SQLiteDatabase, args: argparse.Namespace) -> int:
-    if not database.run_write(accounts.revoke_key, args.key_id, utcnow()):
+def _revoke_key(conn: Connection, args: argparse.Namespace) -> int:
+    if not accounts.revoke_key(conn, args.key_id, utcnow()):
         return _fail(f"no active API key with id {args.key_id} (see 'queuedesk keys list')")
     print(f"revoked API key {args.key_id}", file=sys.stderr)
     return 0

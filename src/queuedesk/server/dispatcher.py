@@ -34,6 +34,7 @@ CLAIM_HOLD = timedelta(seconds=60)
 BATCH = 50
 MAX_IN_FLIGHT = 200
 IDLE_POLL = 5.0
+REAP_EVERY = 10.0  # seconds between looks for rows claimed by processes of this host that died
 JITTER = 0.1
 
 
@@ -78,13 +79,19 @@ class Dispatcher:
         self._in_flight: dict[int, asyncio.Task[None]] = {}
         self._loop: asyncio.Task[None] | None = None
         self._client: httpx.AsyncClient | None = None
+        self._last_reap = 0.0
 
-    async def start(self) -> None:
+    async def _reap(self) -> None:
+        """Give back the rows of processes of this host that died; other hosts' lapse after CLAIM_HOLD."""
+        self._last_reap = time.monotonic()
         owners = await self.db.read(deliveries.claim_owners)
         dead = [owner for owner in owners if _is_dead_owner(owner, self.owner)]
         if dead:
             released = await self.db.write(deliveries.release_claims_of_dead, dead)
             log.info("resuming %d delivery(ies) left by stopped processes", released)
+
+    async def start(self) -> None:
+        await self._reap()
         self._client = httpx.AsyncClient(
             timeout=httpx.Timeout(self.attempt_timeout),
             follow_redirects=False,
@@ -117,6 +124,8 @@ class Dispatcher:
         while not self._stopping:
             self._wake.clear()
             try:
+                if time.monotonic() - self._last_reap > REAP_EVERY:
+                    await self._reap()
                 claimed = await self._claim()
             except Exception:
                 log.exception("could not read the webhook outbox; retrying shortly")

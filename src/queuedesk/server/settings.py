@@ -22,6 +22,7 @@ class Settings:
     public_url: str | None = None
     lease_seconds: int = DEFAULT_LEASE_SECONDS
     allow_private_webhooks: bool = False
+    db_pool_size: int = 10
 
     @property
     def lease(self) -> timedelta:

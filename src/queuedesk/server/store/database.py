@@ -1,9 +1,10 @@
 """Running storage work: each unit of work is a plain function of a connection, run in one
-transaction.
+transaction, and the same functions serve both databases.
 
-The same query functions serve both databases. On SQLite (the embedded default) they run on a
-writer thread with `BEGIN IMMEDIATE` — one writer at a time, as SQLite wants — and a few reader
-threads in WAL mode; one thread hop per request, not per statement.
+- SQLite (the embedded default): a writer thread with `BEGIN IMMEDIATE` — one writer at a time, as
+  SQLite wants — and a few reader threads in WAL mode; one thread hop per request, not per statement.
+- PostgreSQL: an asyncpg connection pool; each unit of work runs through `run_sync` on one pooled
+  connection in one transaction. Several server processes can share the database.
 """
 
 import asyncio
@@ -15,6 +16,7 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from queuedesk.server.store import schema
@@ -24,6 +26,13 @@ T = TypeVar("T")
 Work = Callable[Concatenate[Connection, P], T]
 
 READER_THREADS = 4
+DEFAULT_POOL_SIZE = 10
+# PostgreSQL: one key for the advisory lock that lets one process at a time create or upgrade the schema.
+SCHEMA_LOCK = 0x5155_4555_4445_534B
+
+
+class DatabaseUnavailable(Exception):
+    """The database cannot be reached (at start, or while serving); the message says why."""
 
 
 class Database(Protocol):
@@ -34,6 +43,21 @@ class Database(Protocol):
     async def write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T: ...
 
     async def close(self) -> None: ...
+
+
+def is_connection_error(exc: BaseException) -> bool:
+    """An error that means "the database is not there right now", not a bug."""
+    if isinstance(exc, DatabaseUnavailable | OSError | ConnectionError | TimeoutError):
+        return True
+    if isinstance(exc, OperationalError | InterfaceError):
+        return True
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    name = type(getattr(exc, "orig", None) or exc).__name__
+    return "Connection" in name or "CannotConnectNow" in name or "AdminShutdown" in name
+
+
+# --- SQLite ---------------------------------------------------------------------------------------
 
 
 def sqlite_path(url: str) -> Path:
@@ -80,20 +104,20 @@ class SQLiteDatabase:
         self._write_thread = ThreadPoolExecutor(1, thread_name_prefix="queuedesk-db-write")
         self._read_threads = ThreadPoolExecutor(READER_THREADS, thread_name_prefix="queuedesk-db-read")
 
-    def run_write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    def _run_write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         with self._writer.begin() as conn:
             return fn(conn, *args, **kwargs)
 
-    def run_read(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    def _run_read(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         with self._reader.begin() as conn:
             return fn(conn, *args, **kwargs)
 
     async def read(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        call = functools.partial(self.run_read, fn, *args, **kwargs)
+        call = functools.partial(self._run_read, fn, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self._read_threads, call)
 
     async def write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        call = functools.partial(self.run_write, fn, *args, **kwargs)
+        call = functools.partial(self._run_write, fn, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self._write_thread, call)
 
     async def close(self) -> None:
@@ -102,8 +126,45 @@ class SQLiteDatabase:
         self._writer.dispose()
         self._reader.dispose()
 
-    def ping(self, conn: Connection) -> None:
-        conn.execute(text("SELECT 1"))
+
+# --- PostgreSQL -------------------------------------------------------------------------------------
+
+
+class PostgresDatabase:
+    dialect = "postgresql"
+
+    def __init__(self, url: str, pool_size: int = DEFAULT_POOL_SIZE) -> None:
+        from sqlalchemy.ext.asyncio import create_async_engine  # needs the postgres extra (greenlet)
+
+        self._engine = create_async_engine(
+            url,
+            pool_size=pool_size,
+            max_overflow=max(2, pool_size // 2),
+            pool_pre_ping=True,  # a connection that died with the server is replaced, not handed out
+            pool_timeout=10,
+            connect_args={"timeout": 10, "command_timeout": 60},
+        )
+
+    async def _run(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        async with self._engine.begin() as conn:
+            return await conn.run_sync(fn, *args, **kwargs)
+
+    async def read(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self._run(fn, *args, **kwargs)
+
+    async def write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self._run(fn, *args, **kwargs)
+
+    async def close(self) -> None:
+        await self._engine.dispose()
+
+
+def _locked_upgrade(conn: Connection) -> tuple[int, int]:
+    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK})
+    return schema.upgrade(conn)
+
+
+# --- opening -----------------------------------------------------------------------------------------
 
 
 def normalize_url(url: str) -> str:
@@ -113,11 +174,50 @@ def normalize_url(url: str) -> str:
     return url
 
 
-def open_database(url: str) -> SQLiteDatabase:
-    """Open (and create or upgrade the schema of) the database at `url`."""
+def describe(url: str) -> str:
+    """The URL without its password, for messages."""
+    try:
+        return make_url(normalize_url(url)).render_as_string(hide_password=True)
+    except Exception:
+        return url
+
+
+async def open_database(url: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> SQLiteDatabase | PostgresDatabase:
+    """Open the database at `url`, creating or upgrading its schema; DatabaseUnavailable when it cannot."""
     url = normalize_url(url)
     if url.startswith("sqlite"):
-        database = SQLiteDatabase(url)
-        database.run_write(schema.upgrade)
-        return database
-    raise ValueError(f"unsupported database URL {url!r}: use sqlite:///path/to/file.db")
+        database: SQLiteDatabase | PostgresDatabase = SQLiteDatabase(url)
+        upgrade: Work[[], tuple[int, int]] = schema.upgrade
+    elif url.startswith("postgresql+asyncpg://"):
+        try:
+            database = PostgresDatabase(url, pool_size)
+        except ImportError as exc:
+            raise ValueError(
+                f"PostgreSQL support is not installed ({exc}): pip install 'queuedesk[postgres]'"
+            ) from None
+        upgrade = _locked_upgrade
+    else:
+        raise ValueError(
+            f"unsupported database URL {url!r}: use sqlite:///path/file.db or postgresql://user@host/name"
+        )
+    try:
+        await database.write(upgrade)
+    except schema.SchemaTooNew:
+        await database.close()
+        raise
+    except Exception as exc:
+        await database.close()
+        if is_connection_error(exc):
+            cause = getattr(exc, "orig", None) or exc
+            raise DatabaseUnavailable(f"cannot reach the database {describe(url)}: {cause}") from exc
+        raise
+    return database
+
+
+async def run_once(url: str, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """Open the database, run one unit of work in a write transaction, close it."""
+    database = await open_database(url, pool_size=1)
+    try:
+        return await database.write(fn, *args, **kwargs)
+    finally:
+        await database.close()
