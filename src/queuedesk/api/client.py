@@ -179,21 +179,27 @@ class QueueDeskClient:
 
     async def me(self) -> models.Me:
         """B1. Who the key belongs to (QueueDesk servers only)."""
-        if self._me is None:
-            try:
-                data = await self._get("/me", "Reading /me")
-            except NotFound:
-                self._extensions = False
-                raise NotSupported("Reading /me failed: the server has no /me.") from None
-            self._me = self._parse(models.Me, data, "Reading /me")
-            self._extensions = self._me.server == "queuedesk"
+        return await self._me_as("Reading /me")
+
+    async def _me_as(self, what: str) -> models.Me:
+        if self._me is not None:
+            return self._me
+        if self._extensions is False:
+            raise NotSupported(f"{what} failed: the server has no /me.")
+        try:
+            data = await self._get("/me", what)
+        except NotFound:
+            self._extensions = False
+            raise NotSupported(f"{what} failed: the server has no /me.") from None
+        self._me = self._parse(models.Me, data, what)
+        self._extensions = self._me.server == "queuedesk"
         return self._me
 
     async def supports_extensions(self) -> bool:
         """True when the server speaks QueueDesk's Part B; False for a documented-interface-only server."""
         if self._extensions is None:
             try:
-                await self.me()
+                await self._me_as(f"Connecting to {self.base_url}")
             except NotSupported:
                 return False
         return bool(self._extensions)
@@ -296,7 +302,9 @@ class QueueDeskClient:
                 end_date=bound,
             )
             yield page
-            if bound is None and page.tasks and await self.supports_extensions():
+            if offset == 0 and page.tasks and await self.supports_extensions():
+                # The first page was already within `end_date`, so its newest completion is a bound
+                # no later than that: what completes from now on stays out of the following pages.
                 bound = page.tasks[0].completed_at
             offset += len(page.tasks)
             if not page.tasks or page.next is None:

@@ -1,0 +1,704 @@
+"""The client against a server that speaks only Part A: the original service, as observed.
+
+A loopback stand-in (`http.server`, so that every quirky byte is under control) answers like the
+original Django service described in /work/shared/reference/original-service.md, from the
+hand-made JSON fixtures in tests/fixtures/original/: HTML 404 for `/me` and unknown paths, HTML 500
+on the `/queues/` spelling of queue detail, webhook and flush, 201 on create, 201/200/204 on
+webhook writes (with the odd 19-byte `{"status_code":204}` body), an empty untyped 200 on flush,
+the DRF envelope without `code`, and `Connection: close` on every answer.
+"""
+
+import json
+import re
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import pytest
+
+from queuedesk.api import models
+from queuedesk.api.client import QueueDeskClient
+from queuedesk.api.errors import (
+    AuthenticationError,
+    Forbidden,
+    NotFound,
+    NotSupported,
+    QueueDeskError,
+    ValidationError,
+)
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "original"
+TOKEN = "9f2c4e1a7b3d5f6e8a0c2b4d6f8e0a1c3b5d7f9e"  # 40 hex, as the original issues them
+ORG = 1
+OTHER_ORG = 2
+QUEUE = 7
+SERVER_ERROR = b'\n<!doctype html>\n<html lang="en">\n<head>\n  <title>Server Error (500)</title>\n</head>\n<body>\n  <h1>Server Error (500)</h1><p></p>\n</body>\n</html>\n'
+NOT_FOUND = b'\n<!doctype html>\n<html lang="en">\n<head>\n  <title>Not Found</title>\n</head>\n<body>\n  <h1>Not Found</h1><p>The requested resource was not found on this server.</p>\n</body>\n</html>\n'
+ODD_204 = b'{"status_code":204}'
+URL = re.compile(r"^(https?|ftps?)://[^\s/:?#]+(:\d{2,5})?(/\S*)?$")
+
+
+def fixture(name: str) -> Any:
+    return json.loads((FIXTURES / name).read_text())
+
+
+TASK_KEYS = {
+    "id",
+    "status",
+    "completed_at",
+    "created_at",
+    "completed_by",
+    "queue",
+    "queue_id",
+    "data",
+    "source",
+}
+
+
+@dataclass
+class Answer:
+    status: int
+    body: bytes = b""
+    content_type: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    body: Any
+    status: int
+
+
+def _json(status: int, body: Any, **headers: str) -> Answer:
+    return Answer(status, json.dumps(body, separators=(",", ":")).encode(), "application/json", headers)
+
+
+def _html(status: int, page: bytes) -> Answer:
+    return Answer(status, page, "text/html; charset=utf-8")
+
+
+class Denied(Exception):
+    def __init__(self, answer: Answer) -> None:
+        self.answer = answer
+
+
+class OriginalService:
+    """The original service's external API, quirks included, over real HTTP on loopback."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.reset()
+        service = self
+
+        class Handler(BaseHTTPRequestHandler):
+            server_version = "gunicorn"
+            sys_version = ""
+
+            def _any(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                with service.lock:
+                    answer = service.answer(self.command, self.path, dict(self.headers), raw)
+                self.send_response(answer.status)
+                if answer.content_type is not None:
+                    self.send_header("Content-Type", answer.content_type)
+                for name, value in answer.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(answer.body)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(answer.body)  # also on a 204, as the original does
+                self.close_connection = True
+
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _any
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.port = self._server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def reset(self) -> None:
+        self.seen: list[Seen] = []
+        self.hooks: dict[int, str] = {}
+        self.next_id = 101
+        self.n_tasks = {7: 2, 8: 0}
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    # --- the original's behaviour ---------------------------------------------------------------
+
+    def answer(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> Answer:
+        parts = urlsplit(target)
+        query = parse_qs(parts.query)
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw
+        try:
+            answer = self.route(method, parts.path, query, headers, body)
+        except Denied as denied:
+            answer = denied.answer
+        self.seen.append(Seen(method, parts.path, query, body, answer.status))
+        return answer
+
+    @staticmethod
+    def authenticate(headers: dict[str, str]) -> None:
+        header = {k.lower(): v for k, v in headers.items()}.get("authorization")
+        auth = {"WWW-Authenticate": "Token"}
+        if header is None:
+            raise Denied(_json(401, fixture("error_401_not_provided.json"), **auth))
+        words = header.split()
+        if words[0].lower() != "token":
+            raise Denied(_json(401, fixture("error_401_not_provided.json"), **auth))
+        if len(words) == 1:
+            message = "Invalid token header. No credentials provided."
+            raise Denied(_json(401, {"status_code": 401, "errors": [{"message": message}]}, **auth))
+        if words[1] != TOKEN:
+            raise Denied(_json(401, fixture("error_401_invalid_token.json"), **auth))
+
+    def route(self, method: str, path: str, query: dict, headers: dict[str, str], body: Any) -> Answer:
+        match = re.fullmatch(r"/orgs/(\d+)/(queues|workflows)(?:/(\d+)(/.*)?)?", path)
+        if match is None:
+            return _html(404, NOT_FOUND)
+        org, spelling, queue, rest = int(match[1]), match[2], match[3], match[4] or ""
+        endpoints = {
+            ("", "GET"),
+            ("/tasks/create", "POST"),
+            ("/tasks/completed", "GET"),
+            ("/webhook", "GET"),
+            ("/webhook", "PUT"),
+            ("/webhook", "PATCH"),
+            ("/webhook", "DELETE"),
+            ("/flush", "PUT"),
+            ("/flush", "GET"),
+            ("/flush", "POST"),
+        }
+        if queue is None:
+            if method != "GET":
+                return _json(
+                    405, {"status_code": 405, "errors": [{"message": f'Method "{method}" not allowed.'}]}
+                )
+            self.authenticate(headers)
+            if org != ORG:
+                return _json(403, fixture("error_403.json"))
+            return _json(200, fixture("queues.json"))
+        if rest not in {e for e, _ in endpoints}:
+            return _html(404, NOT_FOUND)
+        if (rest, method) not in endpoints:
+            return _json(
+                405, {"status_code": 405, "errors": [{"message": f'Method "{method}" not allowed.'}]}
+            )
+        self.authenticate(headers)
+        queue_id = int(queue)
+        if rest == "/flush":
+            return self.flush(org, spelling, queue_id, method)
+        if org != ORG:
+            return _json(403, fixture("error_403.json"))
+        if rest == "" or rest == "/webhook":
+            if spelling == "queues":  # kwargs["workflow_id"] on a route that names it queue_id
+                return _html(500, SERVER_ERROR)
+            return self.detail(queue_id) if rest == "" else self.webhook(queue_id, method, body)
+        if queue_id not in self.n_tasks:
+            return _json(404, fixture("error_404.json"))
+        if rest == "/tasks/create":
+            return self.create(queue_id, body)
+        return self.completed(query, headers)
+
+    def flush(self, org: int, spelling: str, queue_id: int, method: str) -> Answer:
+        if method != "PUT":
+            return _json(
+                405, {"status_code": 405, "errors": [{"message": f'Method "{method}" not allowed.'}]}
+            )
+        if spelling == "queues":
+            return _html(500, SERVER_ERROR)
+        if org != ORG or queue_id not in self.n_tasks:  # only "queue among the caller's orgs"
+            return _json(404, fixture("error_404.json"))
+        self.n_tasks[queue_id] = 0
+        return Answer(200)  # empty body, no Content-Type
+
+    def detail(self, queue_id: int) -> Answer:
+        if queue_id == QUEUE:
+            detail = fixture("queue_detail.json")
+        elif queue_id in self.n_tasks:
+            listed = {str(q["id"]): q for q in fixture("queues.json")}[str(queue_id)]
+            detail = {**listed, "description": "", "org_id": ORG, "data": []}
+        else:
+            return _json(404, fixture("error_404.json"))
+        detail["n_tasks"] = self.n_tasks[queue_id]
+        detail.pop("webhook", None)
+        if queue_id in self.hooks:
+            detail["webhook"] = {"target": self.hooks[queue_id]}
+        return _json(200, detail)
+
+    def _hook(self, queue_id: int) -> dict[str, Any]:
+        return {**fixture("webhook_set.json"), "target": self.hooks[queue_id], "workflow": queue_id}
+
+    def webhook(self, queue_id: int, method: str, body: Any) -> Answer:
+        if method == "DELETE":
+            return _json(405, {"status_code": 405, "errors": [{"message": 'Method "DELETE" not allowed.'}]})
+        if method == "GET":
+            return _json(
+                200, self._hook(queue_id) if queue_id in self.hooks else fixture("webhook_none.json")
+            )
+        if not isinstance(body, dict) or "target" not in body:
+            return _html(500, SERVER_ERROR)
+        target = body["target"]
+        if target == "":
+            if self.hooks.pop(queue_id, None) is not None:
+                return Answer(204)
+            return Answer(204, ODD_204, "application/json")
+        if not isinstance(target, str) or not URL.match(target):
+            return _json(400, fixture("error_400_target.json"))
+        status = 200 if queue_id in self.hooks else 201
+        self.hooks[queue_id] = target
+        return _json(status, self._hook(queue_id))
+
+    def create(self, queue_id: int, body: Any) -> Answer:
+        data = body.get("data") if isinstance(body, dict) else None
+        if not data:
+            return _json(400, fixture("error_400_no_data.json"))
+        if isinstance(data, list):
+            return _html(500, SERVER_ERROR)
+        blocks = fixture("queue_detail.json")["data"] if queue_id == QUEUE else []
+        values = {}
+        for block in blocks:
+            value = data.get(block["id"]) if isinstance(data, dict) else None
+            if value is not None and block["type"] == "text" and not isinstance(value, str):
+                error = fixture("error_400_text.json")
+                error["errors"][0]["message"] = f"Data item with id {block['id']} must be a string"
+                return _json(400, error)
+            if value is not None and block["type"] == "image" and not URL.match(str(value)):
+                error = fixture("error_400_url.json")
+                error["errors"][0]["message"] = f"Invalid url value: {value}"
+                return _json(400, error)
+            values[block["id"]] = value
+        task = fixture("task_created.json")
+        task.update(id=str(self.next_id), queue_id=str(queue_id), data=values)
+        self.next_id += 1
+        self.n_tasks[queue_id] += 1
+        return _json(201, task)
+
+    @staticmethod
+    def completed(query: dict[str, list[str]], headers: dict[str, str]) -> Answer:
+        raw_limit = query.get("limit", [""])[0]
+        raw_offset = query.get("offset", [""])[0]
+        limit = int(raw_limit) if raw_limit.isdigit() and int(raw_limit) > 0 else 100
+        limit = min(limit, 1000)
+        offset = int(raw_offset) if raw_offset.isdigit() else 0
+        if limit == 2 and offset in (0, 2):  # the recorded answers
+            return _json(200, fixture(f"completed_page{offset // 2 + 1}.json"))
+        everything = fixture("completed_page1.json")["tasks"] + fixture("completed_page2.json")["tasks"]
+        host = {k.lower(): v for k, v in headers.items()}["host"]
+        base = f"http://{host}/orgs/{ORG}/workflows/{QUEUE}/tasks/completed?"
+        count = len(everything)
+        following = (
+            base + urlencode({"limit": limit, "offset": offset + limit}) if offset + limit < count else None
+        )
+        if offset == 0:
+            preceding = None
+        elif offset - limit <= 0:
+            preceding = base + urlencode({"limit": limit})
+        else:
+            preceding = base + urlencode({"limit": limit, "offset": offset - limit})
+        page = {
+            "next": following,
+            "previous": preceding,
+            "count": count,
+            "tasks": everything[offset : offset + limit],
+        }
+        return _json(200, page)
+
+
+@pytest.fixture(scope="module")
+def service() -> Iterator[OriginalService]:
+    made = OriginalService()
+    yield made
+    made.stop()
+
+
+@pytest.fixture
+def original(service: OriginalService, monkeypatch) -> OriginalService:
+    for name in ("QUEUEDESK_URL", "QUEUEDESK_TOKEN", "QUEUEDESK_ORG"):
+        monkeypatch.delenv(name, raising=False)
+    with service.lock:
+        service.reset()
+    return service
+
+
+def connect(original: OriginalService, token: str = TOKEN, org: int | None = ORG) -> QueueDeskClient:
+    return QueueDeskClient(original.url, token, org)
+
+
+def stamp(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def requests_to(original: OriginalService, pattern: str) -> list[Seen]:
+    return [s for s in original.seen if re.search(pattern, s.path)]
+
+
+# --- the fixtures and the stand-in are the original's ---------------------------------------------
+
+
+def test_fixtures_have_the_originals_shapes() -> None:
+    created = fixture("task_created.json")
+    assert set(created) == TASK_KEYS | {"correct"}
+    assert created["id"].isdigit() and created["status"] == "new" and created["completed_at"] is None
+    for name in ("completed_page1.json", "completed_page2.json"):
+        page = fixture(name)
+        assert list(page) == ["next", "previous", "count", "tasks"]
+        assert all(set(t) == TASK_KEYS | {"correct"} for t in page["tasks"])
+    assert "offset" not in fixture("completed_page2.json")["previous"]
+    assert set(fixture("webhook_set.json")) == {"target", "user", "event", "workflow", "id"}
+    for name in sorted(FIXTURES.glob("error_*.json")):
+        body = json.loads(name.read_text())
+        assert all("code" not in item for item in body["errors"]), name  # DRF has no code
+    stamps = [
+        t[k]
+        for p in (1, 2)
+        for t in fixture(f"completed_page{p}.json")["tasks"]
+        for k in ("created_at", "completed_at")
+    ]
+    forms = [re.search(r":\d\d(?:\.(\d+))?(Z|\+00:00)$", s) for s in stamps]
+    assert {len(m[1] or "") for m in forms if m} == {0, 3, 6}  # 0, 3 and 6 fractional digits
+    assert {s[-1] == "Z" for s in stamps} == {True, False}  # both Z and +00:00
+    kinds = {b["type"] for b in fixture("queue_detail.json")["data"]}
+    assert "freehand_drawing" in kinds  # a block type the contract does not list
+
+
+def test_the_stand_in_answers_like_the_original(original: OriginalService) -> None:
+    def raw(request: str) -> bytes:
+        with socket.create_connection(("127.0.0.1", original.port), timeout=5) as sock:
+            sock.sendall(request.encode())
+            chunks = []
+            while chunk := sock.recv(65536):
+                chunks.append(chunk)
+        return b"".join(chunks)
+
+    auth = f"Authorization: Token {TOKEN}\r\n"
+    put = "PUT /orgs/1/workflows/7/webhook HTTP/1.1\r\nHost: x\r\n" + auth
+    odd = raw(put + 'Content-Type: application/json\r\nContent-Length: 14\r\n\r\n{"target": ""}')
+    head, _, rest = odd.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.0 204") or head.startswith(b"HTTP/1.1 204")
+    assert b"Content-Length: 19" in head and b"Connection: close" in head
+    assert rest == ODD_204  # the 19 bytes really go out after a 204
+
+    flush = raw(f"PUT /orgs/1/workflows/7/flush HTTP/1.1\r\nHost: x\r\n{auth}Content-Length: 0\r\n\r\n")
+    head, _, rest = flush.partition(b"\r\n\r\n")
+    assert b" 200 " in head.split(b"\r\n")[0] and b"Content-Type" not in head and rest == b""
+
+    me = raw(f"GET /me HTTP/1.1\r\nHost: x\r\n{auth}\r\n")
+    assert b" 404 " in me.split(b"\r\n")[0] and b"text/html" in me
+    detail = raw(f"GET /orgs/1/queues/7 HTTP/1.1\r\nHost: x\r\n{auth}\r\n")
+    assert b" 500 " in detail.split(b"\r\n")[0] and b"<h1>Server Error (500)</h1>" in detail
+    denied = raw(f"GET /orgs/1/queues/7 HTTP/1.1\r\nHost: x\r\nAuthorization: Token {'0' * 40}\r\n\r\n")
+    assert b" 401 " in denied.split(b"\r\n")[0] and b"WWW-Authenticate: Token" in denied
+
+
+# --- detection -------------------------------------------------------------------------------------
+
+
+async def test_supports_extensions_is_false_and_asked_once(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        assert await qd.supports_extensions() is False
+        assert await qd.supports_extensions() is False
+        await qd.queues()
+        assert [s.path for s in original.seen] == ["/me", "/orgs/1/workflows"]  # detected once
+        with pytest.raises(NotSupported) as caught:
+            await qd.me()
+    assert "Reading /me failed" in str(caught.value) and "QueueDesk server" in str(caught.value)
+
+
+async def test_org_without_an_id_asks_for_QUEUEDESK_ORG(original: OriginalService) -> None:
+    async with connect(original, org=None) as qd:
+        with pytest.raises(QueueDeskError) as caught:
+            await qd.org()
+        assert not isinstance(caught.value, NotSupported)
+        assert "QUEUEDESK_ORG" in str(caught.value) and "organization_id" in str(caught.value)
+        with pytest.raises(QueueDeskError, match="QUEUEDESK_ORG"):
+            await qd.queues()
+    assert not requests_to(original, r"^/orgs/")  # nothing was guessed
+
+
+async def test_org_from_the_environment(original: OriginalService, monkeypatch) -> None:
+    monkeypatch.setenv("QUEUEDESK_URL", original.url)
+    monkeypatch.setenv("QUEUEDESK_TOKEN", TOKEN)
+    monkeypatch.setenv("QUEUEDESK_ORG", str(ORG))
+    async with QueueDeskClient() as qd:
+        assert await qd.org() == ORG
+        assert [q.id for q in await qd.queues()] == [7, 8]
+
+
+# --- Part A works and parses ------------------------------------------------------------------------
+
+
+async def test_queues_on_the_workflows_spelling(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        queues = await qd.queues()
+    assert [(q.id, q.name, q.n_tasks, q.active_users) for q in queues] == [
+        (7, "Categorization", 2, []),
+        (8, "Transcription", 0, ["Ada"]),  # "8": a numeric string id
+    ]
+    assert queues[0].created_at == datetime(2026, 11, 21, 4, 30, tzinfo=UTC)
+    assert queues[1].created_at == datetime(2026, 11, 21, 4, 31, 12, 345678, tzinfo=UTC)
+    assert [s.path for s in requests_to(original, r"^/orgs/")] == ["/orgs/1/workflows"]
+
+
+async def test_queue_detail_keeps_unknown_fields_and_block_types(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        detail = await qd.queue(QUEUE)
+    assert [s.path for s in requests_to(original, r"^/orgs/")] == [
+        "/orgs/1/workflows/7"
+    ]  # /queues/7 is a 500
+    assert (detail.id, detail.name, detail.description, detail.n_tasks) == (
+        7,
+        "Categorization",
+        "Sort incoming reports",
+        2,
+    )
+    assert detail.model_extra == {"org_id": 1}  # no webhook yet
+    paragraph, category, photo, sketch = detail.data
+    assert paragraph.model_extra == {
+        "text": {"placeholder": "What is going on?", "read_only": True},
+        "value": None,
+    }
+    assert paragraph.read_only is True and paragraph.is_required is False
+    assert [o.id for o in category.options] == ["red", "blue"] and category.is_required is False
+    assert photo.settings == {"placeholder": "https://example.com/p.png"}
+    assert (sketch.id, sketch.type) == ("sketch", "freehand_drawing")  # unknown type, kept
+    assert sketch.settings == {"stroke": 3, "palette": ["#000", "#f00"]}
+    assert sketch.options == [] and sketch.is_required is False
+
+
+async def test_create_task_accepts_201_and_the_originals_task(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        task = await qd.create_task(QUEUE, {"paragraph": "Printer on fire", "category": "red", "bogus": 1})
+        detail = await qd.queue(QUEUE)
+    assert isinstance(task, models.Task)
+    assert (task.id, task.queue_id, task.queue, task.status, task.source) == (
+        101,
+        7,
+        "Categorization",
+        "new",
+        "api",
+    )
+    assert task.created_at == datetime(2026, 11, 21, 4, 38, 42, 564772, tzinfo=UTC)
+    assert task.completed_at is None and task.completed_by is None
+    assert task.data == {"paragraph": "Printer on fire", "category": "red", "photo": None, "sketch": None}
+    assert task.model_extra == {"correct": None}
+    assert detail.n_tasks == 3
+    (create,) = requests_to(original, r"/tasks/create$")
+    assert (create.method, create.path, create.status) == ("POST", "/orgs/1/workflows/7/tasks/create", 201)
+    assert create.body == {"data": {"paragraph": "Printer on fire", "category": "red", "bogus": 1}}
+
+
+async def test_completed_tasks_parse_every_timestamp_form(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        first = await qd.completed_tasks(QUEUE, limit=2)
+        second = await qd.completed_tasks(QUEUE, offset=2, limit=2)
+    assert first.count == 3 and first.previous is None and first.next is not None
+    newest, older = first.tasks
+    assert (newest.id, newest.queue_id, newest.completed_by) == (12, 7, "wes@acme.test")
+    assert newest.completed_at == datetime(2026, 11, 21, 4, 41, 49, 391000, tzinfo=UTC)  # 3 digits, Z
+    assert newest.created_at == datetime(2026, 11, 21, 4, 40, tzinfo=UTC)  # 0 digits, Z
+    assert older.completed_at == datetime(2026, 11, 21, 4, 41, 5, 648043, tzinfo=UTC)  # 6 digits, +00:00
+    assert older.created_at == datetime(2026, 11, 21, 4, 39, 59, tzinfo=UTC)  # 3 digits, +00:00
+    assert newest.model_extra == {"correct": True} and older.model_extra == {"correct": None}
+    assert newest.data["sketch"] == {"strokes": []}  # an unknown block type's value, as it came
+    assert second.next is None and second.previous is not None and "offset" not in second.previous
+    (last,) = second.tasks
+    assert (last.id, last.model_extra) == (10, {"correct": False})
+    assert last.completed_at == datetime(2026, 11, 21, 4, 40, 30, tzinfo=UTC)  # 0 digits, +00:00
+    assert last.created_at == datetime(2026, 11, 21, 4, 38, 0, 120000, tzinfo=UTC)
+    for task in (newest, older, last):
+        assert task.completed_at is not None and task.completed_at.utcoffset().total_seconds() == 0
+    paths = {s.path for s in requests_to(original, r"/tasks/completed$")}
+    assert paths == {"/orgs/1/workflows/7/tasks/completed"}
+
+
+async def test_completed_tasks_past_the_end(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        page = await qd.completed_tasks(QUEUE, offset=10, limit=2)
+        everything = await qd.completed_tasks(QUEUE)
+    assert (page.count, page.tasks, page.next) == (3, [], None)
+    assert page.previous is not None and page.previous.endswith("limit=2&offset=8")
+    assert [t.id for t in everything.tasks] == [12, 11, 10] and everything.next is None
+
+
+async def test_iter_completed_pages_without_the_queuedesk_bound(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        pages = [p async for p in qd.completed_pages(QUEUE, page_size=2)]
+        ids = [t.id async for t in qd.iter_completed(QUEUE, page_size=2)]
+    assert [[t.id for t in p.tasks] for p in pages] == [[12, 11], [10]]
+    assert ids == [12, 11, 10]
+    asked = requests_to(original, r"/tasks/completed$")
+    assert [(s.query["offset"], s.query["limit"]) for s in asked] == [(["0"], ["2"]), (["2"], ["2"])] * 2
+    assert all("end_date" not in s.query for s in asked)  # no QueueDesk-only filter is added
+
+
+async def test_flush_on_the_workflows_spelling(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        assert await qd.flush(QUEUE) is None
+        assert (await qd.queue(QUEUE)).n_tasks == 0
+    (flush,) = requests_to(original, r"/flush$")
+    assert (flush.method, flush.path, flush.status) == ("PUT", "/orgs/1/workflows/7/flush", 200)
+
+
+async def test_webhook_read_and_set_with_201_200_and_204(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        assert (await qd.webhook(QUEUE)).target == ""
+        await qd.set_webhook(QUEUE, "http://127.0.0.1:9000/hook")  # 201: created
+        hook = await qd.webhook(QUEUE)
+        assert hook.target == "http://127.0.0.1:9000/hook"
+        assert hook.model_extra == {"user": 3, "event": "task.completed", "workflow": 7, "id": 5}
+        assert (await qd.queue(QUEUE)).model_extra["webhook"] == {"target": "http://127.0.0.1:9000/hook"}
+        await qd.set_webhook(QUEUE, "https://example.com/other")  # 200: changed
+        assert (await qd.webhook(QUEUE)).target == "https://example.com/other"
+        await qd.set_webhook(QUEUE, None)  # 204, empty
+        assert (await qd.webhook(QUEUE)).target == ""
+        await qd.set_webhook(QUEUE, "")  # 204 with the odd 19-byte body
+        assert (await qd.webhook(QUEUE)).target == ""
+    writes = [s for s in requests_to(original, r"/webhook$") if s.method != "GET"]
+    assert [(s.method, s.status) for s in writes] == [("PUT", 201), ("PUT", 200), ("PUT", 204), ("PUT", 204)]
+    assert [s.body for s in writes][2:] == [{"target": ""}, {"target": ""}]
+    assert {s.path for s in requests_to(original, r"/webhook$")} == {"/orgs/1/workflows/7/webhook"}
+
+
+async def test_remove_webhook_falls_back_to_an_empty_target(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        await qd.set_webhook(QUEUE, "http://localhost:8080/hook")
+        assert await qd.remove_webhook(QUEUE) is None
+        assert (await qd.webhook(QUEUE)).target == ""
+        assert await qd.remove_webhook(QUEUE) is None  # none set: 204 with a body, still fine
+        assert [q.id for q in await qd.queues()] == [7, 8]  # and the client goes on working
+    writes = [s for s in requests_to(original, r"/webhook$") if s.method != "GET"]
+    assert [(s.method, s.body, s.status) for s in writes[1:]] == [
+        ("PUT", {"target": ""}, 204),
+        ("PUT", {"target": ""}, 204),
+    ]
+    assert not [s for s in original.seen if s.method == "DELETE"]
+
+
+# --- Part B is refused before anything is sent -----------------------------------------------------
+
+PART_B = [
+    ("pending_tasks", (QUEUE,), "Listing pending tasks of queue 7"),
+    ("task", (QUEUE, 11), "Reading task 11"),
+    ("claim_next", (QUEUE,), "Claiming work in queue 7"),
+    ("heartbeat", (QUEUE, 11), "Extending the lease on task 11"),
+    ("release", (QUEUE, 11, {"paragraph": "draft"}), "Releasing task 11"),
+    ("complete", (QUEUE, 11, {"category": "red"}), "Completing task 11"),
+    ("import_tasks", (QUEUE, [{"paragraph": "a"}]), "Importing 1 task(s) into queue 7"),
+    ("webhook_secret", (QUEUE,), "Reading the webhook secret of queue 7"),
+    ("rotate_webhook_secret", (QUEUE,), "Rotating the webhook secret of queue 7"),
+    ("deliveries", (QUEUE,), "Listing webhook deliveries of queue 7"),
+    ("delivery", (QUEUE, 5), "Reading webhook delivery 5"),
+    ("redeliver", (QUEUE, 5), "Redelivering webhook delivery 5"),
+    ("create_queue", ("New", [{"id": "t", "name": "T", "type": "text"}]), "Creating queue 'New'"),
+    ("update_queue", (QUEUE,), "Changing queue 7"),
+]
+
+
+@pytest.mark.parametrize(("method", "args", "what"), PART_B, ids=[m for m, _, _ in PART_B])
+async def test_extensions_raise_not_supported(original: OriginalService, method, args, what) -> None:
+    async with connect(original) as qd:
+        with pytest.raises(NotSupported) as caught:
+            await getattr(qd, method)(*args)
+    text = str(caught.value)
+    assert text.startswith(what), text
+    assert "QueueDesk extension" in text and "only the basic Task Queue API" in text
+    assert caught.value.status is None
+    assert [s.path for s in original.seen] == ["/me"]  # nothing but the detection was sent
+
+
+async def test_iter_pending_raises_not_supported(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        with pytest.raises(NotSupported, match="pending tasks"):
+            [t async for t in qd.iter_pending(QUEUE)]
+    assert [s.path for s in original.seen] == ["/me"]
+
+
+# --- errors without `code` -----------------------------------------------------------------------------
+
+
+async def test_bad_or_missing_token_is_an_authentication_error(original: OriginalService) -> None:
+    async with connect(original, token="0" * 40) as qd:
+        with pytest.raises(AuthenticationError) as caught:
+            await qd.queues()
+    assert (caught.value.status, caught.value.code) == (401, None)
+    assert "Listing queues failed: Invalid token." in str(caught.value) and "QUEUEDESK_TOKEN" in str(
+        caught.value
+    )
+    async with connect(original, token="") as anonymous:
+        with pytest.raises(AuthenticationError, match=r"Authentication credentials were not provided\."):
+            await anonymous.completed_tasks(QUEUE)
+
+
+async def test_another_org_is_forbidden_but_its_flush_is_not_found(original: OriginalService) -> None:
+    async with connect(original, org=OTHER_ORG) as qd:
+        with pytest.raises(Forbidden) as caught:
+            await qd.queues()
+        assert (caught.value.status, caught.value.code) == (403, None)
+        assert "Listing queues failed: You do not have permission to perform this action." in str(
+            caught.value
+        )
+        assert "ask an admin" in str(caught.value)
+        with pytest.raises(Forbidden):
+            await qd.create_task(QUEUE, {"paragraph": "x"})
+        with pytest.raises(Forbidden):
+            await qd.webhook(QUEUE)
+        with pytest.raises(NotFound) as caught:
+            await qd.flush(QUEUE)
+    assert "Flushing queue 7 failed: Not found." in str(caught.value)
+    assert {s.path.split("/")[3] for s in requests_to(original, r"^/orgs/")} == {"workflows"}
+
+
+async def test_unknown_queue_is_not_found(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        with pytest.raises(NotFound) as caught:
+            await qd.create_task(99, {"paragraph": "x"})
+        assert (caught.value.status, caught.value.code) == (404, None)
+        assert "Creating a task in queue 99 failed: Not found." in str(caught.value)
+        with pytest.raises(NotFound, match=r"Reading queue 99 failed: Not found\."):
+            await qd.queue(99)
+        with pytest.raises(NotFound):
+            await qd.completed_tasks(99)
+
+
+async def test_validation_errors_keep_the_servers_message_and_field(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        with pytest.raises(ValidationError) as caught:
+            await qd.create_task(QUEUE, {})
+        assert (caught.value.status, caught.value.code, caught.value.fields) == (400, None, {"": "No data"})
+        assert "Creating a task in queue 7 failed: No data" in str(caught.value)
+
+        with pytest.raises(ValidationError) as caught:
+            await qd.create_task(QUEUE, {"paragraph": 5})
+        assert caught.value.fields == {"data": "Data item with id paragraph must be a string"}
+        assert "data: Data item with id paragraph must be a string" in str(caught.value)
+
+        with pytest.raises(ValidationError) as caught:
+            await qd.create_task(QUEUE, {"photo": "not a url"})
+        assert caught.value.fields == {"data": "Invalid url value: not a url"}
+
+        with pytest.raises(ValidationError) as caught:
+            await qd.set_webhook(QUEUE, "http://127.0.0.1:9/x")  # a one-digit port is not a URL to Django
+        assert caught.value.fields == {"target": "Enter a valid URL."}
+        assert "Setting the webhook of queue 7 failed: target: Enter a valid URL." in str(caught.value)
+    assert original.next_id == 101  # nothing was created
