@@ -63,3 +63,20 @@ async def _fill(
         ]
         await database.write(lambda conn, rows=rows: conn.execute(insert(tasks), rows))
     await database.close()
+
+
+def fill_new(db_url: str, queue_id: int, count: int, data: Callable[[int], dict[str, Any]]) -> None:
+    """`count` new (unclaimed) tasks in `queue_id`."""
+    asyncio.run(_fill_new(db_url, queue_id, count, data))
+
+
+async def _fill_new(db_url: str, queue_id: int, count: int, data: Callable[[int], dict[str, Any]]) -> None:
+    database = await open_database(db_url)
+    now = utcnow()
+    for first in range(0, count, BATCH):
+        rows = [
+            {"queue_id": queue_id, "status": "new", "data": data(n), "source": "manual", "created_at": now}
+            for n in range(first, min(first + BATCH, count))
+        ]
+        await database.write(lambda conn, rows=rows: conn.execute(insert(tasks), rows))
+    await database.close()

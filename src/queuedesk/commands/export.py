@@ -11,7 +11,7 @@ from typing import IO
 
 from queuedesk.api.csv_values import TASK_COLUMNS, to_cell
 from queuedesk.api.models import Task
-from queuedesk.commands.common import OK, client_from, find_queue
+from queuedesk.commands.common import OK, UsageError, client_from, find_queue
 
 
 class Progress:
@@ -37,11 +37,22 @@ class Progress:
 
 @contextmanager
 def output(path: str | None) -> Iterator[IO[str]]:
+    """Standard output, or the file — written beside it and moved into place only when complete."""
     if path is None or path == "-":
         yield sys.stdout
         return
-    with Path(path).open("w", newline="", encoding="utf-8") as handle:
-        yield handle
+    target = Path(path)
+    partial = target.with_name(target.name + ".partial")
+    try:
+        handle = partial.open("w", newline="", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+    try:
+        with handle:
+            yield handle
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def _task_row(task: Task, block_ids: list[str]) -> list[str]:

@@ -24,6 +24,8 @@ async def create(args: argparse.Namespace) -> int:
         data = json.loads(args.data)
     except json.JSONDecodeError as exc:
         raise UsageError(f"--data is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise UsageError('--data must be a JSON object of block values, e.g. \'{"paragraph": "hello"}\'')
     async with client_from(args) as client:
         queue = await find_queue(client, args.queue)
         task = await client.create_task(queue.id, data)
@@ -40,26 +42,34 @@ def read_rows(path: Path, blocks: list[Block]) -> list[dict[str, Any]]:
         handle = path.open(newline="", encoding="utf-8-sig")
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    with handle:
-        reader = csv.DictReader(handle)
-        header = reader.fieldnames or []
-        by_id = {b.id: b for b in blocks}
-        unknown = [c for c in header if c not in by_id and c not in TASK_COLUMNS]
-        if not header or unknown:
-            valid = ", ".join(by_id) or "none"
-            what = (
-                f"column(s) {', '.join(map(repr, unknown))} are not blocks"
-                if unknown
-                else "the file has no header row"
-            )
-            raise UsageError(f"{path.name}: {what} of this queue (blocks: {valid})")
-        columns = [c for c in header if c in by_id]
-        rows: list[dict[str, Any]] = []
-        problems: list[str] = []
-        for number, row in enumerate(reader, start=1):
-            data, row_problems = _row_data(row, columns, by_id, blocks)
-            rows.append(data)
-            problems += [f"row {number} (line {reader.line_num}): {p}" for p in row_problems]
+    try:
+        with handle:
+            return _read_rows(path, csv.DictReader(handle), blocks)
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path.name} is not UTF-8 text (byte {exc.start}): save it as UTF-8 CSV") from None
+    except csv.Error as exc:
+        raise UsageError(f"{path.name} is not a readable CSV file: {exc}") from None
+
+
+def _read_rows(path: Path, reader: "csv.DictReader[str]", blocks: list[Block]) -> list[dict[str, Any]]:
+    header = reader.fieldnames or []
+    by_id = {b.id: b for b in blocks}
+    unknown = [c for c in header if c not in by_id and c not in TASK_COLUMNS]
+    if not header or unknown:
+        valid = ", ".join(by_id) or "none"
+        what = (
+            f"column(s) {', '.join(map(repr, unknown))} are not blocks"
+            if unknown
+            else "the file has no header row"
+        )
+        raise UsageError(f"{path.name}: {what} of this queue (blocks: {valid})")
+    columns = [c for c in header if c in by_id]
+    rows: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for number, row in enumerate(reader, start=1):
+        data, row_problems = _row_data(row, columns, by_id, blocks)
+        rows.append(data)
+        problems += [f"row {number} (line {reader.line_num}): {p}" for p in row_problems]
     if problems:
         shown = problems[:MAX_REPORTED_ROWS]
         more = f"\n  ... and {len(problems) - len(shown)} more" if len(problems) > len(shown) else ""
