@@ -10,11 +10,11 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, insert, select, update
 
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.store.database import open_database
-from queuedesk.server.store.tables import tasks, users
+from queuedesk.server.store.tables import queues, tasks, users
 
 BATCH = 10_000
 
@@ -62,6 +62,13 @@ async def _fill(
             for n in range(first, min(first + BATCH, count))
         ]
         await database.write(lambda conn, rows=rows: conn.execute(insert(tasks), rows))
+    await database.write(
+        lambda conn: conn.execute(
+            update(queues)
+            .where(queues.c.id == queue_id)
+            .values(completed_count=queues.c.completed_count + count)
+        )
+    )
     await database.close()
 
 

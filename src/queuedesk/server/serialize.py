@@ -3,14 +3,20 @@
 from datetime import datetime
 from typing import Any
 
-from queuedesk.api.timestamps import format_timestamp
+from queuedesk.api.timestamps import format_micros, format_timestamp
 
 
-def ts(moment: datetime | None) -> str | None:
-    return None if moment is None else format_timestamp(moment)
+def ts(moment: datetime | int | None) -> str | None:
+    """A timestamp for the wire, from a datetime or from stored microseconds."""
+    if moment is None:
+        return None
+    if isinstance(moment, int):
+        return format_micros(moment)
+    return format_timestamp(moment)
 
 
 def task(row: dict[str, Any], *, with_assignment: bool = False) -> dict[str, Any]:
+    """`row["data"]` may be the stored JSON text as an `orjson.Fragment`, embedded as it is."""
     body = {
         "id": row["id"],
         "status": row["status"],

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import Connection, func, select, update
 
 from queuedesk.server.store.records import Principal
+from queuedesk.server.store.sql import Sql, one
 from queuedesk.server.store.tables import api_keys, organizations, users
 
 ROLES = ("admin", "supervisor", "worker")
@@ -22,22 +23,16 @@ def new_key() -> str:
     return "qd_" + secrets.token_hex(20)
 
 
+PRINCIPAL = Sql(
+    """SELECT u.id, u.email, u.name, u.role, o.id, o.name FROM api_keys k
+    JOIN users u ON u.id = k.user_id JOIN organizations o ON o.id = u.organization_id
+    WHERE k.key_hash = :key_hash AND k.revoked_at IS NULL"""
+)
+
+
 def principal_for_key(conn: Connection, key: str) -> Principal | None:
-    row = conn.execute(
-        select(
-            users.c.id,
-            users.c.email,
-            users.c.name,
-            users.c.role,
-            organizations.c.id.label("organization_id"),
-            organizations.c.name.label("organization"),
-        )
-        .select_from(api_keys.join(users).join(organizations))
-        .where(api_keys.c.key_hash == hash_key(key), api_keys.c.revoked_at.is_(None))
-    ).first()
-    if row is None:
-        return None
-    return Principal(row.id, row.email, row.name, row.role, row.organization_id, row.organization)
+    row = one(conn, PRINCIPAL, key_hash=hash_key(key))
+    return None if row is None else Principal(*row)
 
 
 def find_organization(conn: Connection, name: str) -> int | None:

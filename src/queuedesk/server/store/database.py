@@ -1,16 +1,13 @@
 """Running storage work: each unit of work is a plain function of a connection, run in one
 transaction, and the same functions serve both databases.
 
-- SQLite (the embedded default): a writer thread with `BEGIN IMMEDIATE` — one writer at a time, as
-  SQLite wants — and a few reader threads in WAL mode; one thread hop per request, not per statement.
+- SQLite (the embedded default): one connection in WAL mode, used from the event loop's thread;
+  writes start with `BEGIN IMMEDIATE`, so a unit of work never has to upgrade its lock half-way.
 - PostgreSQL: an asyncpg connection pool; each unit of work runs through `run_sync` on one pooled
   connection in one transaction. Several server processes can share the database.
 """
 
-import asyncio
-import functools
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -25,7 +22,6 @@ P = ParamSpec("P")
 T = TypeVar("T")
 Work = Callable[Concatenate[Connection, P], T]
 
-READER_THREADS = 4
 DEFAULT_POOL_SIZE = 10
 # PostgreSQL: one key for the advisory lock that lets one process at a time create or upgrade the schema.
 SCHEMA_LOCK = 0x5155_4555_4445_534B
@@ -67,7 +63,7 @@ def sqlite_path(url: str) -> Path:
     return Path(database)
 
 
-def _sqlite_engine(url: str, begin: str, pool_size: int) -> Engine:
+def _sqlite_engine(url: str, owner: "SQLiteDatabase", pool_size: int) -> Engine:
     engine = create_engine(
         url,
         pool_size=pool_size,
@@ -87,44 +83,46 @@ def _sqlite_engine(url: str, begin: str, pool_size: int) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        conn.exec_driver_sql(begin)
+        conn.exec_driver_sql(owner.begin_statement())
 
     return engine
 
 
 class SQLiteDatabase:
+    """Runs each unit of work on the calling thread — the event loop's — on one connection.
+
+    A unit of work on SQLite takes tens of microseconds (WAL, no fsync per commit), less than the
+    hop to a worker thread and back would cost; and one connection on one thread needs no locking
+    inside the process. The price: one long query (a deep offset, say) holds up the others while it
+    runs, and a second process writing the same file makes this one wait — SQLite is for one
+    `serve` process; several processes use PostgreSQL.
+    """
+
     dialect = "sqlite"
 
     def __init__(self, url: str) -> None:
         path = sqlite_path(url)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._writer = _sqlite_engine(url, "BEGIN IMMEDIATE", pool_size=1)
-        self._reader = _sqlite_engine(url, "BEGIN", pool_size=READER_THREADS)
-        self._write_thread = ThreadPoolExecutor(1, thread_name_prefix="queuedesk-db-write")
-        self._read_threads = ThreadPoolExecutor(READER_THREADS, thread_name_prefix="queuedesk-db-read")
+        self._begin = "BEGIN"
+        self._engine = _sqlite_engine(url, self, pool_size=1)
 
-    def _run_write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        with self._writer.begin() as conn:
-            return fn(conn, *args, **kwargs)
+    def begin_statement(self) -> str:
+        return self._begin
 
-    def _run_read(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        with self._reader.begin() as conn:
+    def _run(self, begin: str, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        self._begin = begin
+        with self._engine.begin() as conn:
             return fn(conn, *args, **kwargs)
 
     async def read(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        call = functools.partial(self._run_read, fn, *args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(self._read_threads, call)
+        return self._run("BEGIN", fn, *args, **kwargs)
 
     async def write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        call = functools.partial(self._run_write, fn, *args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(self._write_thread, call)
+        return self._run("BEGIN IMMEDIATE", fn, *args, **kwargs)
 
     async def close(self) -> None:
-        self._write_thread.shutdown(wait=True)
-        self._read_threads.shutdown(wait=True)
-        self._writer.dispose()
-        self._reader.dispose()
+        self._engine.dispose()
 
 
 # --- PostgreSQL -------------------------------------------------------------------------------------

@@ -2,105 +2,112 @@
 
 from collections import defaultdict
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Connection, Row, func, select, update
+import orjson
+from sqlalchemy import Connection, update
 
 from queuedesk.api.models import Block
 from queuedesk.server.store.deliveries import ensure_secret
 from queuedesk.server.store.records import QueueRecord
-from queuedesk.server.store.tables import queues, tasks, users
+from queuedesk.server.store.sql import Sql, one, rows
+from queuedesk.server.store.tables import queues
+from queuedesk.server.store.types import from_micros, to_micros
 
-PENDING = ("new", "open", "in_progress")
+
+@lru_cache(maxsize=4096)
+def _parse_blocks(raw: str) -> tuple[list[Block], list[dict[str, Any]]]:
+    """Blocks parsed once per distinct definition, not on every request."""
+    loaded = orjson.loads(raw)
+    return [Block.model_validate(b) for b in loaded], loaded
 
 
-def _record(row: Row[Any]) -> QueueRecord:
-    raw = row.blocks
+QUEUE = Sql(
+    """SELECT id, organization_id, name, description, blocks, created_at, webhook_target
+    FROM queues WHERE id = :queue_id AND organization_id = :org_id"""
+)
+QUEUE_BY_NAME = Sql(
+    """SELECT id, organization_id, name, description, blocks, created_at, webhook_target
+    FROM queues WHERE name = :name AND organization_id = :org_id"""
+)
+
+
+def _record(row: tuple[Any, ...]) -> QueueRecord:
+    blocks, raw = _parse_blocks(row[4])
     return QueueRecord(
-        id=row.id,
-        organization_id=row.organization_id,
-        name=row.name,
-        description=row.description,
-        blocks=[Block.model_validate(b) for b in raw],
+        id=row[0],
+        organization_id=row[1],
+        name=row[2],
+        description=row[3],
+        blocks=blocks,
         raw_blocks=raw,
-        created_at=row.created_at,
-        webhook_target=row.webhook_target,
+        created_at=from_micros(row[5]),
+        webhook_target=row[6],
     )
 
 
 def get_queue(conn: Connection, organization_id: int, queue_id: int) -> QueueRecord | None:
-    row = conn.execute(
-        select(queues).where(queues.c.id == queue_id, queues.c.organization_id == organization_id)
-    ).first()
+    row = one(conn, QUEUE, queue_id=queue_id, org_id=organization_id)
     return None if row is None else _record(row)
 
 
 def find_queue_by_name(conn: Connection, organization_id: int, name: str) -> QueueRecord | None:
-    row = conn.execute(
-        select(queues).where(queues.c.organization_id == organization_id, queues.c.name == name)
-    ).first()
+    row = one(conn, QUEUE_BY_NAME, name=name, org_id=organization_id)
     return None if row is None else _record(row)
 
 
-def _pending_counts(conn: Connection, queue_ids: list[int]) -> dict[int, int]:
-    rows = conn.execute(
-        select(tasks.c.queue_id, func.count())
-        .where(tasks.c.queue_id.in_(queue_ids), tasks.c.status.in_(PENDING))
-        .group_by(tasks.c.queue_id)
-    )
-    return {queue_id: count for queue_id, count in rows}
-
-
-def _active_users(conn: Connection, queue_ids: list[int], now: datetime) -> dict[int, list[str]]:
-    rows = conn.execute(
-        select(tasks.c.queue_id, users.c.name)
-        .distinct()
-        .select_from(tasks.join(users, tasks.c.assigned_to == users.c.id))
-        .where(
-            tasks.c.queue_id.in_(queue_ids),
-            tasks.c.status == "in_progress",
-            tasks.c.lease_expires_at > now,
-        )
-    )
-    active: dict[int, list[str]] = defaultdict(list)
-    for queue_id, name in rows:
-        active[queue_id].append(name)
-    return {queue_id: sorted(names) for queue_id, names in active.items()}
-
-
-def _summaries(conn: Connection, rows: list[Row[Any]], now: datetime) -> list[dict[str, Any]]:
-    ids = [row.id for row in rows]
-    counts = _pending_counts(conn, ids) if ids else {}
-    active = _active_users(conn, ids, now) if ids else {}
-    return [
-        {
-            "id": row.id,
-            "name": row.name,
-            "created_at": row.created_at,
-            "n_tasks": counts.get(row.id, 0),
-            "active_users": active.get(row.id, []),
-        }
-        for row in rows
-    ]
+# n_tasks per queue as a correlated count: each one an index range (queue_id, status), never a scan
+# of the whole tasks table and never a stored counter.
+QUEUES = Sql(
+    """SELECT q.id, q.name, q.created_at, (SELECT count(*) FROM tasks t WHERE t.queue_id = q.id
+    AND t.status IN ('new', 'open', 'in_progress')) FROM queues q WHERE q.organization_id = :org_id
+    ORDER BY q.id"""
+)
+ACTIVE_USERS = Sql(
+    """SELECT DISTINCT q.id, u.name FROM queues q JOIN tasks t ON t.queue_id = q.id AND t.status = 'in_progress'
+    JOIN users u ON u.id = t.assigned_to WHERE q.organization_id = :org_id AND t.lease_expires_at > :now"""
+)
+ONE_PENDING_COUNT = Sql(
+    "SELECT count(*) FROM tasks WHERE queue_id = :queue_id AND status IN ('new', 'open', 'in_progress')"
+)
+ONE_ACTIVE_USERS = Sql(
+    """SELECT DISTINCT u.name FROM tasks t JOIN users u ON u.id = t.assigned_to
+    WHERE t.queue_id = :queue_id AND t.status = 'in_progress' AND t.lease_expires_at > :now"""
+)
 
 
 def list_queues(conn: Connection, organization_id: int, now: datetime) -> list[dict[str, Any]]:
-    rows = list(
-        conn.execute(
-            select(queues.c.id, queues.c.name, queues.c.created_at)
-            .where(queues.c.organization_id == organization_id)
-            .order_by(queues.c.id)
-        )
-    )
-    return _summaries(conn, rows, now)
+    found = rows(conn, QUEUES, org_id=organization_id)
+    if not found:
+        return []
+    active: dict[int, list[str]] = defaultdict(list)
+    for queue_id, name in rows(conn, ACTIVE_USERS, org_id=organization_id, now=to_micros(now)):
+        active[queue_id].append(name)
+    return [
+        {
+            "id": queue_id,
+            "name": name,
+            "created_at": from_micros(created_at),
+            "n_tasks": pending,
+            "active_users": sorted(active.get(queue_id, [])),
+        }
+        for queue_id, name, created_at, pending in found
+    ]
 
 
 def queue_detail(conn: Connection, queue: QueueRecord, now: datetime) -> dict[str, Any]:
-    row = conn.execute(
-        select(queues.c.id, queues.c.name, queues.c.created_at).where(queues.c.id == queue.id)
-    ).one()
-    summary = _summaries(conn, [row], now)[0]
-    return {**summary, "description": queue.description, "data": queue.raw_blocks}
+    count = one(conn, ONE_PENDING_COUNT, queue_id=queue.id)
+    active = sorted(name for (name,) in rows(conn, ONE_ACTIVE_USERS, queue_id=queue.id, now=to_micros(now)))
+    return {
+        "id": queue.id,
+        "name": queue.name,
+        "created_at": queue.created_at,
+        "n_tasks": count[0] if count else 0,
+        "active_users": active,
+        "description": queue.description,
+        "data": queue.raw_blocks,
+    }
 
 
 def create_queue(

@@ -9,12 +9,12 @@ from collections.abc import Callable
 from sqlalchemy import Connection, inspect, select, update
 
 from queuedesk.server.store.tables import metadata, schema_version
-from queuedesk.server.store.upgrades import v2_webhook_outbox
+from queuedesk.server.store.upgrades import v2_webhook_outbox, v3_completed_count
 
 Upgrade = Callable[[Connection], None]
 
 # Version N is reached by UPGRADES[N]; version 1 is the first schema and has no upgrade step.
-UPGRADES: dict[int, Upgrade] = {2: v2_webhook_outbox}
+UPGRADES: dict[int, Upgrade] = {2: v2_webhook_outbox, 3: v3_completed_count}
 LATEST = 1 + len(UPGRADES)
 
 

@@ -3,57 +3,63 @@
 Every function here runs inside one transaction (see `database.py`); the claim is a conditional
 update, so two workers can never be handed the same task, even on PostgreSQL where
 `FOR UPDATE SKIP LOCKED` lets concurrent claims pass each other instead of waiting.
+These are the hottest queries of the service, so they are plain SQL (see `sql.py`).
 """
 
 from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, Select, and_, delete, func, or_, select, update
+from sqlalchemy import Connection, insert
 
 from queuedesk.api.blocks import validate_task_data
 from queuedesk.server import serialize
 from queuedesk.server.errors import conflict, invalid, not_found
 from queuedesk.server.store import deliveries
 from queuedesk.server.store.records import Page, Principal, QueueRecord
-from queuedesk.server.store.tables import queues, tasks, users
+from queuedesk.server.store.sql import Sql, one, rows, run
+from queuedesk.server.store.tables import tasks
+from queuedesk.server.store.types import to_micros
 
 PENDING = ("new", "open", "in_progress")
-assignee = users.alias("assignee")
+
+TASK_COLUMNS = """t.id, t.status, t.created_at, t.completed_at, t.completed_by, q.name, t.queue_id, t.data,
+    t.source, t.assigned_to, u.email, u.name, t.assigned_at, t.lease_expires_at"""
+TASK_FROM = "FROM tasks t JOIN queues q ON q.id = t.queue_id LEFT JOIN users u ON u.id = t.assigned_to"
 
 
-def _task_select() -> Select[Any]:
-    return select(
-        tasks,
-        queues.c.name.label("queue_name"),
-        assignee.c.email.label("assignee_email"),
-        assignee.c.name.label("assignee_name"),
-    ).select_from(
-        tasks.join(queues, tasks.c.queue_id == queues.c.id).outerjoin(
-            assignee, tasks.c.assigned_to == assignee.c.id
-        )
-    )
+def _task(row: tuple[Any, ...]) -> dict[str, Any]:
+    """A task row for `serialize.task`: timestamps as stored microseconds, data as its stored JSON."""
+    data = row[7]
+    return {
+        "id": row[0],
+        "status": row[1],
+        "created_at": row[2],
+        "completed_at": row[3],
+        "completed_by": row[4],
+        "queue_name": row[5],
+        "queue_id": row[6],
+        "data": orjson.Fragment(data) if isinstance(data, str | bytes) else data,
+        "source": row[8],
+        "assigned_to": row[9],
+        "assignee_email": row[10],
+        "assignee_name": row[11],
+        "assigned_at": row[12],
+        "lease_expires_at": row[13],
+    }
 
 
-def _fetch(conn: Connection, task_ids: list[int]) -> list[dict[str, Any]]:
-    """Full rows for these ids, in the order given."""
-    if not task_ids:
-        return []
-    rows = conn.execute(_task_select().where(tasks.c.id.in_(task_ids)))
-    by_id = {row.id: dict(row._mapping) for row in rows}
-    return [by_id[i] for i in task_ids if i in by_id]
+GET_TASK = Sql(f"SELECT {TASK_COLUMNS} {TASK_FROM} WHERE t.id = :task_id AND t.queue_id = :queue_id")
+TASK_EXISTS = Sql("SELECT 1 FROM tasks WHERE id = :task_id AND queue_id = :queue_id")
 
 
 def get_task(conn: Connection, queue_id: int, task_id: int) -> dict[str, Any] | None:
-    row = conn.execute(_task_select().where(tasks.c.id == task_id, tasks.c.queue_id == queue_id)).first()
-    return None if row is None else dict(row._mapping)
+    row = one(conn, GET_TASK, task_id=task_id, queue_id=queue_id)
+    return None if row is None else _task(row)
 
 
 def task_exists(conn: Connection, queue_id: int, task_id: int) -> bool:
-    found = conn.execute(
-        select(tasks.c.id).where(tasks.c.id == task_id, tasks.c.queue_id == queue_id)
-    ).first()
-    return found is not None
+    return one(conn, TASK_EXISTS, task_id=task_id, queue_id=queue_id) is not None
 
 
 def _full_data(queue: QueueRecord, data: dict[str, Any]) -> dict[str, Any]:
@@ -61,21 +67,41 @@ def _full_data(queue: QueueRecord, data: dict[str, Any]) -> dict[str, Any]:
     return {block.id: data.get(block.id) for block in queue.blocks}
 
 
+INSERT_TASK = Sql(
+    """INSERT INTO tasks (queue_id, status, data, source, created_at)
+    VALUES (:queue_id, 'new', :data, :source, :created_at) RETURNING id"""
+)
+
+
 def create_task(
     conn: Connection, queue: QueueRecord, data: dict[str, Any], source: str, now: datetime
 ) -> dict[str, Any]:
-    task_id = conn.execute(
-        tasks.insert()
-        .values(
-            queue_id=queue.id,
-            status="new",
-            data=_full_data(queue, data),
-            source=source,
-            created_at=now,
-        )
-        .returning(tasks.c.id)
-    ).scalar_one()
-    return _fetch(conn, [task_id])[0]
+    full = _full_data(queue, data)
+    row = one(
+        conn,
+        INSERT_TASK,
+        queue_id=queue.id,
+        data=orjson.dumps(full).decode(),
+        source=source,
+        created_at=to_micros(now),
+    )
+    assert row is not None
+    return {
+        "id": row[0],
+        "status": "new",
+        "created_at": to_micros(now),
+        "completed_at": None,
+        "completed_by": None,
+        "queue_name": queue.name,
+        "queue_id": queue.id,
+        "data": full,
+        "source": source,
+        "assigned_to": None,
+        "assignee_email": None,
+        "assignee_name": None,
+        "assigned_at": None,
+        "lease_expires_at": None,
+    }
 
 
 def import_tasks(
@@ -83,7 +109,7 @@ def import_tasks(
 ) -> list[int]:
     if not items:
         return []
-    rows = [
+    values = [
         {
             "queue_id": queue.id,
             "status": "new",
@@ -93,8 +119,43 @@ def import_tasks(
         }
         for data in items
     ]
-    result = conn.execute(tasks.insert().returning(tasks.c.id, sort_by_parameter_order=True), rows)
+    result = conn.execute(insert(tasks).returning(tasks.c.id, sort_by_parameter_order=True), values)
     return list(result.scalars())
+
+
+def _history_filter(
+    completed_by: str | None, start: datetime | None, end: datetime | None
+) -> tuple[str, dict[str, Any]]:
+    where = "queue_id = :queue_id AND completed_at IS NOT NULL"
+    params: dict[str, Any] = {}
+    if completed_by is not None:
+        where += " AND completed_by = :completed_by"
+        params["completed_by"] = completed_by
+    if start is not None:
+        where += " AND completed_at >= :start"
+        params["start"] = to_micros(start)
+    if end is not None:
+        where += " AND completed_at <= :end"
+        params["end"] = to_micros(end)
+    return where, params
+
+
+_history: dict[str, tuple[Sql, Sql]] = {}
+COMPLETED_COUNT = Sql("SELECT completed_count FROM queues WHERE id = :queue_id")
+
+
+def _history_statements(where: str) -> tuple[Sql, Sql]:
+    """The count and the page for one combination of filters (at most eight; made once each)."""
+    if where not in _history:
+        count = Sql(f"SELECT count(*) FROM tasks WHERE {where}")
+        page = Sql(
+            f"""SELECT {TASK_COLUMNS} {TASK_FROM} WHERE t.id IN (
+                SELECT id FROM tasks WHERE {where}
+                ORDER BY completed_at DESC, id DESC LIMIT :limit OFFSET :offset)
+            ORDER BY t.completed_at DESC, t.id DESC"""
+        )
+        _history[where] = (count, page)
+    return _history[where]
 
 
 def list_completed(
@@ -106,139 +167,122 @@ def list_completed(
     start: datetime | None = None,
     end: datetime | None = None,
 ) -> Page:
-    conditions = [tasks.c.queue_id == queue_id, tasks.c.completed_at.is_not(None)]
-    if completed_by is not None:
-        conditions.append(tasks.c.completed_by == completed_by)
-    if start is not None:
-        conditions.append(tasks.c.completed_at >= start)
-    if end is not None:
-        conditions.append(tasks.c.completed_at <= end)
-    count = conn.execute(select(func.count()).select_from(tasks).where(*conditions)).scalar_one()
-    ids = conn.execute(
-        select(tasks.c.id)
-        .where(*conditions)
-        .order_by(tasks.c.completed_at.desc(), tasks.c.id.desc())
-        .offset(offset)
-        .limit(limit)
-    ).scalars()
-    return Page(count, _fetch(conn, list(ids)))
+    where, params = _history_filter(completed_by, start, end)
+    count_sql, page_sql = _history_statements(where)
+    total = one(conn, COMPLETED_COUNT if not params else count_sql, queue_id=queue_id, **params)
+    found = rows(conn, page_sql, queue_id=queue_id, limit=limit, offset=offset, **params)
+    return Page(total[0] if total else 0, [_task(row) for row in found])
+
+
+_pending: dict[tuple[str, ...], tuple[Sql, Sql]] = {}
+
+
+def _pending_statements(statuses: tuple[str, ...]) -> tuple[Sql, Sql]:
+    key = tuple(sorted(set(statuses)))
+    if key not in _pending:
+        listed = ", ".join(f"'{s}'" for s in key if s in PENDING)
+        where = f"queue_id = :queue_id AND status IN ({listed})"
+        count = Sql(f"SELECT count(*) FROM tasks WHERE {where}")
+        page = Sql(
+            f"""SELECT {TASK_COLUMNS} {TASK_FROM} WHERE t.id IN (
+                SELECT id FROM tasks WHERE {where} ORDER BY id LIMIT :limit OFFSET :offset)
+            ORDER BY t.id"""
+        )
+        _pending[key] = (count, page)
+    return _pending[key]
 
 
 def list_pending(conn: Connection, queue_id: int, statuses: tuple[str, ...], offset: int, limit: int) -> Page:
-    conditions = [tasks.c.queue_id == queue_id, tasks.c.status.in_(statuses)]
-    count = conn.execute(select(func.count()).select_from(tasks).where(*conditions)).scalar_one()
-    ids = conn.execute(
-        select(tasks.c.id).where(*conditions).order_by(tasks.c.id).offset(offset).limit(limit)
-    ).scalars()
-    return Page(count, _fetch(conn, list(ids)))
+    count_sql, page_sql = _pending_statements(statuses)
+    total = one(conn, count_sql, queue_id=queue_id)
+    found = rows(conn, page_sql, queue_id=queue_id, limit=limit, offset=offset)
+    return Page(total[0] if total else 0, [_task(row) for row in found])
 
 
 # --- claims -------------------------------------------------------------------------------------
 
-
-def _claimable(now: datetime) -> Any:
-    return or_(
-        tasks.c.status.in_(("new", "open")),
-        and_(tasks.c.status == "in_progress", tasks.c.lease_expires_at <= now),
-    )
-
-
-def _next_claimable(conn: Connection, queue_id: int, now: datetime) -> int | None:
-    """New tasks first, then released ones and expired claims; oldest first in each."""
-    for condition in (
-        tasks.c.status == "new",
-        or_(
-            tasks.c.status == "open",
-            and_(tasks.c.status == "in_progress", tasks.c.lease_expires_at <= now),
-        ),
-    ):
-        found = conn.execute(
-            select(tasks.c.id)
-            .where(tasks.c.queue_id == queue_id, condition)
-            .order_by(tasks.c.id)
-            .limit(1)
-            .with_for_update(skip_locked=True)
-        ).scalar()
-        if found is not None:
-            return found
-    return None
+OWN_CLAIM = Sql(
+    """SELECT id FROM tasks WHERE queue_id = :queue_id AND status = 'in_progress' AND assigned_to = :user_id
+    ORDER BY id LIMIT 1"""
+)
+NEXT_NEW = Sql(
+    "SELECT id FROM tasks WHERE queue_id = :queue_id AND status = 'new' ORDER BY id LIMIT 1 {skip_locked}"
+)
+NEXT_RETURNED = Sql(
+    """SELECT id FROM tasks WHERE queue_id = :queue_id
+    AND (status = 'open' OR (status = 'in_progress' AND lease_expires_at <= :now))
+    ORDER BY id LIMIT 1 {skip_locked}"""
+)
+TAKE = Sql(
+    """UPDATE tasks SET status = 'in_progress', assigned_to = :user_id, assigned_at = :now, lease_expires_at = :lease
+    WHERE id = :task_id AND (status IN ('new', 'open') OR (status = 'in_progress' AND lease_expires_at <= :now))"""
+)
+RENEW = Sql("UPDATE tasks SET lease_expires_at = :lease WHERE id = :task_id")
+HELD_BY_OTHERS = Sql(
+    """SELECT count(*) FROM tasks WHERE queue_id = :queue_id AND status = 'in_progress'
+    AND lease_expires_at > :now AND assigned_to <> :user_id"""
+)
 
 
 def claim_next(
     conn: Connection, queue_id: int, user_id: int, now: datetime, lease: timedelta
 ) -> tuple[dict[str, Any] | None, int]:
     """The caller's own claim, renewed, or the next claimable task; else (None, tasks held)."""
-    own = conn.execute(
-        select(tasks.c.id)
-        .where(
-            tasks.c.queue_id == queue_id,
-            tasks.c.status == "in_progress",
-            tasks.c.assigned_to == user_id,
-        )
-        .order_by(tasks.c.id)
-        .limit(1)
-    ).scalar()
+    now_us, lease_us = to_micros(now), to_micros(now + lease)
+    own = one(conn, OWN_CLAIM, queue_id=queue_id, user_id=user_id)
     if own is not None:
-        conn.execute(update(tasks).where(tasks.c.id == own).values(lease_expires_at=now + lease))
-        return _fetch(conn, [own])[0], 0
+        run(conn, RENEW, lease=lease_us, task_id=own[0])
+        return get_task(conn, queue_id, own[0]), 0
     for _attempt in range(8):
-        candidate = _next_claimable(conn, queue_id, now)
+        candidate = one(conn, NEXT_NEW, queue_id=queue_id) or one(
+            conn, NEXT_RETURNED, queue_id=queue_id, now=now_us
+        )
         if candidate is None:
             break
-        claimed = conn.execute(
-            update(tasks)
-            .where(tasks.c.id == candidate, _claimable(now))
-            .values(
-                status="in_progress",
-                assigned_to=user_id,
-                assigned_at=now,
-                lease_expires_at=now + lease,
-            )
-        )
-        if claimed.rowcount == 1:
-            return _fetch(conn, [candidate])[0], 0
-    held = conn.execute(
-        select(func.count())
-        .select_from(tasks)
-        .where(
-            tasks.c.queue_id == queue_id,
-            tasks.c.status == "in_progress",
-            tasks.c.lease_expires_at > now,
-            tasks.c.assigned_to != user_id,
-        )
-    ).scalar_one()
-    return None, held
+        if run(conn, TAKE, user_id=user_id, now=now_us, lease=lease_us, task_id=candidate[0]) == 1:
+            return get_task(conn, queue_id, candidate[0]), 0
+    held = one(conn, HELD_BY_OTHERS, queue_id=queue_id, now=now_us, user_id=user_id)
+    return None, held[0] if held else 0
+
+
+HELD = Sql("SELECT status, assigned_to, data FROM tasks WHERE id = :task_id AND queue_id = :queue_id {lock}")
 
 
 def _held_task(
     conn: Connection, queue_id: int, task_id: int, principal: Principal, *, admin_may: bool = False
 ) -> dict[str, Any]:
     """The task, if the caller holds it (an expired lease counts until someone else claims)."""
-    row = conn.execute(
-        select(tasks.c.id, tasks.c.status, tasks.c.assigned_to, tasks.c.data)
-        .where(tasks.c.id == task_id, tasks.c.queue_id == queue_id)
-        .with_for_update()
-    ).first()
+    row = one(conn, HELD, task_id=task_id, queue_id=queue_id)
     if row is None:
         raise not_found(f"Task {task_id} not found in this queue.")
-    if row.status == "completed":
+    status, assigned_to, data = row
+    if status == "completed":
         raise conflict("already_completed", f"Task {task_id} is already completed.")
-    if row.status != "in_progress":
+    if status != "in_progress":
         raise conflict(
             "not_assignee",
             f"Nobody holds task {task_id}: claim work with POST .../tasks/next first.",
         )
-    if row.assigned_to != principal.user_id and not (admin_may and principal.role == "admin"):
+    if assigned_to != principal.user_id and not (admin_may and principal.role == "admin"):
         raise conflict("not_assignee", f"Task {task_id} is held by another worker.")
-    return dict(row._mapping)
+    return {"data": orjson.loads(data) if isinstance(data, str | bytes) else data}
 
 
 def heartbeat(
     conn: Connection, queue_id: int, task_id: int, principal: Principal, now: datetime, lease: timedelta
 ) -> dict[str, Any]:
     _held_task(conn, queue_id, task_id, principal)
-    conn.execute(update(tasks).where(tasks.c.id == task_id).values(lease_expires_at=now + lease))
-    return _fetch(conn, [task_id])[0]
+    run(conn, RENEW, lease=to_micros(now + lease), task_id=task_id)
+    found = get_task(conn, queue_id, task_id)
+    assert found is not None
+    return found
+
+
+RELEASE = Sql(
+    """UPDATE tasks SET status = 'open', assigned_to = NULL, assigned_at = NULL, lease_expires_at = NULL
+    WHERE id = :task_id"""
+)
+SET_DATA = Sql("UPDATE tasks SET data = :data WHERE id = :task_id")
 
 
 def release(
@@ -249,19 +293,24 @@ def release(
     draft: dict[str, Any] | None,
 ) -> dict[str, Any]:
     held = _held_task(conn, queue.id, task_id, principal, admin_may=True)
-    values: dict[str, Any] = {
-        "status": "open",
-        "assigned_to": None,
-        "assigned_at": None,
-        "lease_expires_at": None,
-    }
     if draft:
         problems = validate_task_data(queue.blocks, draft)
         if problems:
             raise invalid(problems)
-        values["data"] = {**held["data"], **draft}
-    conn.execute(update(tasks).where(tasks.c.id == task_id).values(**values))
-    return _fetch(conn, [task_id])[0]
+        run(conn, SET_DATA, data=orjson.dumps({**held["data"], **draft}).decode(), task_id=task_id)
+    run(conn, RELEASE, task_id=task_id)
+    found = get_task(conn, queue.id, task_id)
+    assert found is not None
+    return found
+
+
+COMPLETE = Sql(
+    """UPDATE tasks SET status = 'completed', data = :data, completed_at = :now, completed_by = :email,
+    lease_expires_at = NULL WHERE id = :task_id"""
+)
+COUNT_COMPLETION = Sql(
+    "UPDATE queues SET completed_count = completed_count + 1 WHERE id = :queue_id RETURNING webhook_target"
+)
 
 
 def complete(
@@ -282,25 +331,26 @@ def complete(
     ]
     if problems:
         raise invalid(problems)
-    conn.execute(
-        update(tasks)
-        .where(tasks.c.id == task_id)
-        .values(
-            status="completed",
-            data=_full_data(queue, merged),
-            completed_at=now,
-            completed_by=principal.email,
-            lease_expires_at=None,
-        )
+    full = _full_data(queue, merged)
+    run(
+        conn,
+        COMPLETE,
+        data=orjson.dumps(full).decode(),
+        now=to_micros(now),
+        email=principal.email,
+        task_id=task_id,
     )
-    row = _fetch(conn, [task_id])[0]
-    # The event is part of the completion: both commit, or neither does.
-    target = conn.execute(select(queues.c.webhook_target).where(queues.c.id == queue.id)).scalar()
-    if target:
-        deliveries.enqueue(conn, queue.id, task_id, target, orjson.dumps(serialize.task(row)), now)
+    row = get_task(conn, queue.id, task_id)
+    assert row is not None
+    # The count and the event are part of the completion: all commit, or nothing does.
+    target = one(conn, COUNT_COMPLETION, queue_id=queue.id)
+    if target is not None and target[0]:
+        deliveries.enqueue(conn, queue.id, task_id, target[0], orjson.dumps(serialize.task(row)), now)
     return row
 
 
+FLUSH = Sql("DELETE FROM tasks WHERE queue_id = :queue_id AND status IN ('new', 'open', 'in_progress')")
+
+
 def flush(conn: Connection, queue_id: int) -> int:
-    result = conn.execute(delete(tasks).where(tasks.c.queue_id == queue_id, tasks.c.status.in_(PENDING)))
-    return result.rowcount
+    return run(conn, FLUSH, queue_id=queue_id)

@@ -61,3 +61,14 @@ def v2_webhook_outbox(conn: Connection) -> None:
             text("UPDATE queues SET webhook_secret = :secret WHERE id = :id"),
             {"secret": new_secret(), "id": queue_id},
         )
+
+
+def v3_completed_count(conn: Connection) -> None:
+    """A per-queue count of completed tasks, for the history's `count`."""
+    conn.execute(text("ALTER TABLE queues ADD COLUMN completed_count BIGINT NOT NULL DEFAULT 0"))
+    conn.execute(
+        text(
+            "UPDATE queues SET completed_count = (SELECT count(*) FROM tasks "
+            "WHERE tasks.queue_id = queues.id AND tasks.completed_at IS NOT NULL)"
+        )
+    )
