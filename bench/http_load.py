@@ -20,7 +20,6 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
 

@@ -14,7 +14,7 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
-from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
 from queuedesk.server.store import schema
 
@@ -63,27 +63,20 @@ def sqlite_path(url: str) -> Path:
     return Path(database)
 
 
-def _sqlite_engine(url: str, owner: "SQLiteDatabase", pool_size: int) -> Engine:
+def _sqlite_engine(url: str) -> Engine:
     engine = create_engine(
-        url,
-        pool_size=pool_size,
-        max_overflow=0,
-        connect_args={"check_same_thread": False, "timeout": 30},
+        url, poolclass=StaticPool, connect_args={"check_same_thread": False, "timeout": 30}
     )
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
-        dbapi_connection.isolation_level = None  # we say BEGIN ourselves, below
+        dbapi_connection.isolation_level = None  # transactions are begun and ended by SQLiteDatabase._run
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn: Connection) -> None:
-        conn.exec_driver_sql(owner.begin_statement())
 
     return engine
 
@@ -93,9 +86,10 @@ class SQLiteDatabase:
 
     A unit of work on SQLite takes tens of microseconds (WAL, no fsync per commit), less than the
     hop to a worker thread and back would cost; and one connection on one thread needs no locking
-    inside the process. The price: one long query (a deep offset, say) holds up the others while it
-    runs, and a second process writing the same file makes this one wait — SQLite is for one
-    `serve` process; several processes use PostgreSQL.
+    inside the process. The transaction is begun and ended here on the driver's connection, which
+    costs a fraction of opening a SQLAlchemy transaction per request. The price: one long query (a
+    deep offset, say) holds up the others while it runs, and a second process writing the same
+    file makes this one wait — SQLite is for one `serve` process; several use PostgreSQL.
     """
 
     dialect = "sqlite"
@@ -104,16 +98,23 @@ class SQLiteDatabase:
         path = sqlite_path(url)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._begin = "BEGIN"
-        self._engine = _sqlite_engine(url, self, pool_size=1)
-
-    def begin_statement(self) -> str:
-        return self._begin
+        self._engine = _sqlite_engine(url)
+        # Driver-level autocommit: SQLAlchemy emits no BEGIN or COMMIT of its own on this connection.
+        self._conn = self._engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        self._driver = self._conn.connection.dbapi_connection
+        assert self._driver is not None
 
     def _run(self, begin: str, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        self._begin = begin
-        with self._engine.begin() as conn:
-            return fn(conn, *args, **kwargs)
+        driver = self._driver
+        driver.execute(begin)
+        try:
+            result = fn(self._conn, *args, **kwargs)
+        except BaseException:
+            if driver.in_transaction:
+                driver.execute("ROLLBACK")
+            raise
+        driver.execute("COMMIT")
+        return result
 
     async def read(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         return self._run("BEGIN", fn, *args, **kwargs)
@@ -122,6 +123,7 @@ class SQLiteDatabase:
         return self._run("BEGIN IMMEDIATE", fn, *args, **kwargs)
 
     async def close(self) -> None:
+        self._conn.close()
         self._engine.dispose()
 
 
