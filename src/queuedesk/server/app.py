@@ -19,7 +19,7 @@ from queuedesk.server.http import JSONResponse, too_large
 from queuedesk.server.openapi import openapi_document
 from queuedesk.server.routes import account, queues, tasks, webhook, work
 from queuedesk.server.settings import MAX_BODY_BYTES, Settings
-from queuedesk.server.store.database import Database, DatabaseUnavailable, is_connection_error, open_database
+from queuedesk.server.store.database import DatabaseUnavailable, is_connection_error, open_database
 
 log = logging.getLogger("queuedesk.server")
 
@@ -139,10 +139,10 @@ class BodyLimit:
         await self.app(scope, receive, send)
 
 
-def create_app(settings: Settings, database: Database | None = None) -> Starlette:
+def create_app(settings: Settings) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        app.state.db = database or await open_database(settings.db_url, pool_size=settings.db_pool_size)
+        app.state.db = await open_database(settings.db_url, pool_size=settings.db_pool_size)
         app.state.dispatcher = Dispatcher(app.state.db, allow_private=settings.allow_private_webhooks)
         await app.state.dispatcher.start()
         try:
