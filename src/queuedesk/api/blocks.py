@@ -202,7 +202,6 @@ BLOCK_TYPES: dict[str, BlockType] = {
         ),
     )
 }
-CORE_TYPES = ("text", "single_selection", "image")
 
 
 def block_type(name: str) -> BlockType:

@@ -6,16 +6,11 @@ so that a typo in a request is an error rather than silently ignored.
 """
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
 
 from queuedesk.api.timestamps import format_timestamp
-
-TaskStatus = Literal["new", "open", "in_progress", "completed"]
-Role = Literal["admin", "supervisor", "worker"]
-DeliveryStatus = Literal["pending", "delivered", "failed"]
-
 
 # Read with 0, 3 or 6 fractional digits and `Z` or an offset; written as the contract's form.
 Timestamp = Annotated[
