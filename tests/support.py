@@ -159,6 +159,27 @@ def postgres_database(key: str) -> str:
     return POSTGRES_URL.rsplit("/", 1)[0] + "/" + name
 
 
+def execute_sql(db_url: str, sql: str) -> None:
+    """Change the database behind the server's back, as another program with a connection would."""
+    if db_url.startswith("sqlite:///"):
+        import sqlite3
+
+        with sqlite3.connect(db_url.removeprefix("sqlite:///")) as conn:
+            conn.execute(sql)
+        return
+
+    async def run() -> None:
+        import asyncpg
+
+        conn = await asyncpg.connect(db_url, timeout=5)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(run())
+
+
 def drop_databases() -> None:
     for name in sorted(_created_databases):
         asyncio.run(_postgres_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))

@@ -171,7 +171,7 @@ FIXTURE_V1 = Path(__file__).parent.parent / "fixtures" / "queuedesk-v1.db"
 
 
 def _schema(db: Path) -> dict[str, object]:
-    """Tables with their columns (name, type, not-null) and the indexes, as SQLite reports them."""
+    """Tables with their columns (name, type, not-null), the indexes and the triggers, as SQLite reports them."""
     with sqlite3.connect(db) as conn:
         tables = [
             r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")
@@ -185,6 +185,7 @@ def _schema(db: Path) -> dict[str, object]:
                 r[0]
                 for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index' AND sql IS NOT NULL")
             ),
+            "triggers": sorted(conn.execute("SELECT name, sql FROM sqlite_master WHERE type='trigger'")),
         }
 
 

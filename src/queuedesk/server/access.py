@@ -10,8 +10,9 @@ from enum import Enum
 from sqlalchemy import Connection
 from starlette.requests import Request
 
+from queuedesk.server.access_cache import AccessCache
 from queuedesk.server.errors import forbidden, not_authenticated, not_found
-from queuedesk.server.store import accounts, queues, tasks
+from queuedesk.server.store import access_version, accounts, queues, tasks
 from queuedesk.server.store.database import Database
 from queuedesk.server.store.records import Principal, QueueRecord
 
@@ -65,16 +66,41 @@ def api_key(request: Request) -> str:
 
 
 def _lookup(
-    conn: Connection, key: str, org_id: int | None, queue_id: int | None, task_id: int | None = None
-) -> Caller | None:
-    principal = accounts.principal_for_key(conn, key)
+    conn: Connection, key_hash: str, org_id: int | None, queue_id: int | None, task_id: int | None
+) -> tuple[int, Caller | None]:
+    """The caller as the database has it now, with the access version it was read at."""
+    version = access_version.current(conn)
+    principal = accounts.principal_for_key_hash(conn, key_hash)
     if principal is None:
-        return None
+        return version, None
     queue = None
     if queue_id is not None and org_id == principal.organization_id:
         queue = queues.get_queue(conn, principal.organization_id, queue_id)
     task_found = queue is not None and task_id is not None and tasks.task_exists(conn, queue.id, task_id)
-    return Caller(principal, queue, task_found)
+    return version, Caller(principal, queue, task_found)
+
+
+async def _caller(
+    request: Request, org_id: int | None, queue_id: int | None, task_id: int | None
+) -> Caller | None:
+    """From the cache while the access version stands still, else from the database."""
+    db: Database = request.app.state.db
+    cache: AccessCache = request.app.state.access_cache
+    key_hash = accounts.hash_key(api_key(request))
+    cache.sync(await db.read(access_version.current))
+    principal = cache.principal(key_hash)
+    if principal is not None:
+        wants_queue = queue_id is not None and org_id == principal.organization_id
+        queue = cache.queue(principal.organization_id, queue_id) if wants_queue else None  # type: ignore[arg-type]
+        if not wants_queue or queue is not None:
+            task_found = False
+            if queue is not None and task_id is not None:
+                task_found = await db.read(tasks.task_exists, queue.id, task_id)
+            return Caller(principal, queue, task_found)
+    version, caller = await db.read(_lookup, key_hash, org_id, queue_id, task_id)
+    if caller is not None:
+        cache.remember(version, key_hash, caller.principal, caller.queue)
+    return caller
 
 
 def require(principal: Principal, action: Action) -> None:
@@ -85,12 +111,10 @@ def require(principal: Principal, action: Action) -> None:
 
 async def authorize(request: Request, action: Action) -> Caller:
     """The caller, with its organization, queue and task (when the path names them) found, and its role checked."""
-    db: Database = request.app.state.db
-    key = api_key(request)
     org_id = request.path_params.get("org")
     queue_id = request.path_params.get("queue")
     task_id = request.path_params.get("task")
-    caller = await db.read(_lookup, key, org_id, queue_id, task_id)
+    caller = await _caller(request, org_id, queue_id, task_id)
     if caller is None:
         raise not_authenticated("invalid_token", "Invalid token.")
     if org_id is not None and org_id != caller.principal.organization_id:
@@ -104,8 +128,7 @@ async def authorize(request: Request, action: Action) -> Caller:
 
 
 async def authenticate(request: Request) -> Principal:
-    db: Database = request.app.state.db
-    caller = await db.read(_lookup, api_key(request), None, None)
+    caller = await _caller(request, None, None, None)
     if caller is None:
         raise not_authenticated("invalid_token", "Invalid token.")
     return caller.principal

@@ -13,6 +13,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from queuedesk.server.access_cache import AccessCache
 from queuedesk.server.dispatcher import Dispatcher
 from queuedesk.server.errors import ServiceError, error
 from queuedesk.server.http import JSONResponse, too_large
@@ -143,6 +144,7 @@ def create_app(settings: Settings) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.db = await open_database(settings.db_url, pool_size=settings.db_pool_size)
+        app.state.access_cache = AccessCache()
         app.state.dispatcher = Dispatcher(app.state.db, allow_private=settings.allow_private_webhooks)
         await app.state.dispatcher.start()
         try:

@@ -30,8 +30,8 @@ PRINCIPAL = Sql(
 )
 
 
-def principal_for_key(conn: Connection, key: str) -> Principal | None:
-    row = one(conn, PRINCIPAL, key_hash=hash_key(key))
+def principal_for_key_hash(conn: Connection, key_hash: str) -> Principal | None:
+    row = one(conn, PRINCIPAL, key_hash=key_hash)
     return None if row is None else Principal(*row)
 
 

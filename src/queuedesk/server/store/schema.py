@@ -8,13 +8,18 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, inspect, select, update
 
+from queuedesk.server.store import access_version
 from queuedesk.server.store.tables import metadata, schema_version
-from queuedesk.server.store.upgrades import v2_webhook_outbox, v3_completed_count
+from queuedesk.server.store.upgrades import v2_webhook_outbox, v3_completed_count, v4_access_version
 
 Upgrade = Callable[[Connection], None]
 
 # Version N is reached by UPGRADES[N]; version 1 is the first schema and has no upgrade step.
-UPGRADES: dict[int, Upgrade] = {2: v2_webhook_outbox, 3: v3_completed_count}
+UPGRADES: dict[int, Upgrade] = {
+    2: v2_webhook_outbox,
+    3: v3_completed_count,
+    4: v4_access_version,
+}
 LATEST = 1 + len(UPGRADES)
 
 
@@ -39,6 +44,7 @@ def upgrade(conn: Connection) -> tuple[int, int]:
         )
     if found == 0:
         metadata.create_all(conn)
+        access_version.install(conn)
         conn.execute(schema_version.insert().values(version=LATEST))
         return found, LATEST
     for version in range(found + 1, LATEST + 1):

@@ -23,6 +23,15 @@ schema_version = Table(
     Column("version", Integer, nullable=False),
 )
 
+# Moved by triggers whenever keys, users, organizations or queue definitions change (see
+# access_version.py); one row.
+access_version = Table(
+    "access_version",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("version", BigInteger, nullable=False),
+)
+
 organizations = Table(
     "organizations",
     metadata,

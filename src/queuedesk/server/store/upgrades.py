@@ -4,9 +4,22 @@ Each step is written against the schema as it was at that version, frozen here, 
 current table definitions (which keep moving).
 """
 
-from sqlalchemy import Column, Connection, ForeignKey, Index, Integer, MetaData, String, Table, Text, text
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Connection,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    text,
+)
 
 from queuedesk.server.signing import new_secret
+from queuedesk.server.store import access_version
 from queuedesk.server.store.types import Id, Timestamp
 
 
@@ -72,3 +85,16 @@ def v3_completed_count(conn: Connection) -> None:
             "WHERE tasks.queue_id = queues.id AND tasks.completed_at IS NOT NULL)"
         )
     )
+
+
+def v4_access_version(conn: Connection) -> None:
+    """The counter that tells a process its remembered keys and queues are still current."""
+    frozen = MetaData()
+    Table(
+        "access_version",
+        frozen,
+        Column("id", Integer, primary_key=True, autoincrement=False),
+        Column("version", BigInteger, nullable=False),
+    )
+    frozen.create_all(conn)
+    access_version.install(conn)

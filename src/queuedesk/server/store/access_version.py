@@ -1,0 +1,62 @@
+"""A counter that moves whenever anything a request's authorization reads may have changed.
+
+API keys, users, organizations and a queue's definition change rarely; tasks change all the time.
+Triggers bump `access_version` on every change to the former, in the changing transaction, whoever
+makes it: this process, another `serve` process, `queuedesk keys revoke`, or someone with a SQL
+shell. Reading the counter is one primary-key lookup, so a process may keep what it read about keys
+and queues for as long as the counter stays where it was (see `server/access_cache.py`).
+"""
+
+from sqlalchemy import Connection, text
+
+from queuedesk.server.store.sql import Sql, one
+
+BUMP = "UPDATE access_version SET version = version + 1"
+
+# What authorization reads: the key and its user and organization, and the queue's own columns
+# (not completed_count, which every completion moves).
+WATCHED = {
+    "organizations": ("UPDATE", "DELETE"),
+    "users": ("UPDATE", "DELETE"),
+    "api_keys": ("UPDATE", "DELETE"),
+    "queues": ("UPDATE OF organization_id, name, description, blocks, webhook_target", "DELETE"),
+}
+
+
+def _sqlite_triggers() -> list[str]:
+    statements = []
+    for table, events in WATCHED.items():
+        for event in events:
+            name = f"qd_access_{table}_{event.split()[0].lower()}"
+            statements.append(f"CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN {BUMP}; END")
+    return statements
+
+
+def _postgres_triggers() -> list[str]:
+    statements = [
+        "CREATE OR REPLACE FUNCTION qd_access_changed() RETURNS trigger LANGUAGE plpgsql AS "
+        f"$$ BEGIN {BUMP}; RETURN NULL; END $$"
+    ]
+    for table, events in WATCHED.items():
+        statements.append(
+            f"CREATE TRIGGER qd_access_{table} AFTER {' OR '.join(events)} ON {table} "
+            "FOR EACH STATEMENT EXECUTE FUNCTION qd_access_changed()"
+        )
+    return statements
+
+
+def install(conn: Connection) -> None:
+    """The counter's first value and the triggers that move it; the table must exist."""
+    conn.execute(text("INSERT INTO access_version (id, version) VALUES (1, 1)"))
+    triggers = _postgres_triggers() if conn.dialect.name == "postgresql" else _sqlite_triggers()
+    for statement in triggers:
+        conn.execute(text(statement))
+
+
+CURRENT = Sql("SELECT version FROM access_version WHERE id = 1")
+
+
+def current(conn: Connection) -> int:
+    row = one(conn, CURRENT)
+    assert row is not None, "access_version has its row from the schema's creation"
+    return int(row[0])
