@@ -342,6 +342,13 @@ def test_bad_status_filter_is_400_invalid_parameter(admin, qpath, value):
     assert_envelope(admin.get(f"{qpath}/tasks", params={"status": value}), 400, "invalid_parameter", "status")
 
 
+@pytest.mark.parametrize("value", ["", "wes@acme.test\x00", "\x00"])
+def test_bad_completed_by_is_400_invalid_parameter(admin, qpath, value):
+    """Empty, or with a NUL character (which no email has, and PostgreSQL cannot even compare)."""
+    response = admin.get(f"{qpath}/tasks/completed", params={"completed_by": value})
+    assert_envelope(response, 400, "invalid_parameter", "completed_by")
+
+
 # --- 401 -----------------------------------------------------------------------------------------
 
 BAD_AUTH = {

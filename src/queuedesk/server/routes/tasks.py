@@ -50,7 +50,7 @@ async def completed_tasks(request: Request) -> Response:
     if caller.principal.role == "worker" and completed_by != caller.principal.email:
         raise forbidden("A worker may only list its own completed tasks: add completed_by=me.")
     offset, limit = paging(params)
-    if completed_by is not None and not completed_by:
+    if completed_by is not None and (not completed_by or "\x00" in completed_by):
         raise bad_parameter("completed_by", "'completed_by' must be an email address or 'me'")
     start = moment_parameter(params, "start_date", end_of_day=False)
     end = moment_parameter(params, "end_date", end_of_day=True)
