@@ -87,7 +87,7 @@ async def _caller(
     db: Database = request.app.state.db
     cache: AccessCache = request.app.state.access_cache
     key_hash = accounts.hash_key(api_key(request))
-    cache.sync(await db.read(access_version.current))
+    cache.sync(await db.statement(access_version.current))
     principal = cache.principal(key_hash)
     if principal is not None:
         wants_queue = queue_id is not None and org_id == principal.organization_id

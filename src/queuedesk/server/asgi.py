@@ -7,6 +7,7 @@ integer) replaced by a placeholder, name the route, and the ids become the path 
 Handlers still take Starlette's `Request` and return its `Response`.
 """
 
+import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import AbstractAsyncContextManager
@@ -29,6 +30,7 @@ Lifespan = Callable[["App"], AbstractAsyncContextManager[None]]
 
 ID = "#"  # what an id segment of a path becomes in the route's key
 MAX_ID_DIGITS = 18  # ids fit a signed 64-bit column
+ROUTE_CACHE = 4096  # paths recently matched (workers repeat the same few queue paths)
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,14 @@ class Router:
                 methods[method] = _Target(route.endpoint, params)
 
     def match(self, method: str, path: str) -> tuple[Endpoint, dict[str, int]]:
-        """The endpoint and its path parameters; a 404 or 405 ServiceError when there is none."""
+        """The endpoint and its path parameters; a 404 or 405 ServiceError when there is none.
+
+        The parameters are shared between requests to the same path: read them, never change them.
+        """
+        return self._match(method, path)
+
+    @functools.lru_cache(maxsize=ROUTE_CACHE)  # noqa: B019 -- one Router per process, kept for good
+    def _match(self, method: str, path: str) -> tuple[Endpoint, dict[str, int]]:
         segments = path.split("/")
         methods = self._shapes.get(tuple(_segment_key(s) for s in segments))
         if methods is None:

@@ -78,7 +78,7 @@ def serve(args: argparse.Namespace) -> int:
     )
     server = uvicorn.Server(config)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(server.serve())
+        server.run()  # on uvloop where it is installed (loop="auto"), which asyncio.run would not use
     return 0 if server.started else 2
 
 

@@ -6,7 +6,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import orjson
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from queuedesk.api.blocks import Problem
@@ -22,6 +22,15 @@ class JSONResponse(Response):
 
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content)
+
+    def init_headers(self, headers: Mapping[str, str] | None = None) -> None:
+        if headers:
+            super().init_headers(headers)
+        else:  # the usual case, without the general path's bookkeeping
+            self.raw_headers = [
+                (b"content-length", str(len(self.body)).encode()),
+                (b"content-type", b"application/json"),
+            ]
 
 
 def empty() -> Response:
@@ -39,12 +48,17 @@ async def read_body(request: Request) -> bytes:
         raise too_large()
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        chunk = message.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY_BYTES:
             raise too_large()
         chunks.append(chunk)
-    return b"".join(chunks)
+        if not message.get("more_body", False):
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 async def read_json(request: Request, *, required: bool = True) -> Any:

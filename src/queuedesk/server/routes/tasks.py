@@ -37,7 +37,8 @@ async def create_task(request: Request) -> Response:
     problems = validate_task_data(caller.queue.blocks, body.get("data"))
     if problems:
         raise invalid(problems)
-    row = await db_of(request).write(tasks.create_task, caller.queue, body["data"], "api", utcnow())
+    # create_task is one INSERT
+    row = await db_of(request).statement(tasks.create_task, caller.queue, body["data"], "api", utcnow())
     return JSONResponse(serialize.task(row))
 
 

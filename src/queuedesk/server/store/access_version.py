@@ -57,6 +57,7 @@ CURRENT = Sql("SELECT version FROM access_version WHERE id = 1")
 
 
 def current(conn: Connection) -> int:
+    """One SELECT (so `Database.statement` may run it)."""
     row = one(conn, CURRENT)
     assert row is not None, "access_version has its row from the schema's creation"
     return int(row[0])

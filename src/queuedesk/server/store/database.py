@@ -38,6 +38,10 @@ class Database(Protocol):
 
     async def write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T: ...
 
+    async def statement(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run `fn`, which executes exactly one SQL statement (read or write), atomically."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -122,6 +126,11 @@ class SQLiteDatabase:
     async def write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         return self._run("BEGIN IMMEDIATE", fn, *args, **kwargs)
 
+    async def statement(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        # One statement is a transaction of its own in SQLite's autocommit mode: atomic, and rolled
+        # back by SQLite itself if it fails. Saves the BEGIN and COMMIT round trips into the driver.
+        return fn(self._conn, *args, **kwargs)
+
     async def close(self) -> None:
         self._conn.close()
         self._engine.dispose()
@@ -153,6 +162,9 @@ class PostgresDatabase:
         return await self._run(fn, *args, **kwargs)
 
     async def write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self._run(fn, *args, **kwargs)
+
+    async def statement(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         return await self._run(fn, *args, **kwargs)
 
     async def close(self) -> None:

@@ -76,6 +76,7 @@ INSERT_TASK = Sql(
 def create_task(
     conn: Connection, queue: QueueRecord, data: dict[str, Any], source: str, now: datetime
 ) -> dict[str, Any]:
+    """One INSERT (so `Database.statement` may run it)."""
     full = _full_data(queue, data)
     row = one(
         conn,
