@@ -657,6 +657,21 @@ def test_wrong_method_on_known_path_is_405(admin, org_id, queue, method, path):
     assert _snapshot(admin, qp) == before
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("POST", "/webhook", "DELETE, GET, HEAD, PATCH, PUT"),
+        ("DELETE", "/tasks/create", "POST"),
+        ("PUT", "", "GET, HEAD, PATCH"),
+        ("POST", "/webhook/secret", "GET, HEAD"),
+    ],
+)
+def test_a_405_lists_every_method_the_path_serves(admin, qpath, method, path, allowed):
+    response = admin.request(method, f"{qpath}{path}")
+    assert_envelope(response, 405, "method_not_allowed")
+    assert response.headers["allow"] == allowed
+
+
 # --- 409 -----------------------------------------------------------------------------------------
 
 

@@ -57,7 +57,7 @@ async def completed_tasks(request: Request) -> Response:
     end = moment_parameter(params, "end_date", end_of_day=True)
     assert caller.queue is not None
     page = await db_of(request).read(
-        tasks.list_completed, caller.queue.id, offset, limit, completed_by, start, end
+        tasks.list_completed, caller.queue, offset, limit, completed_by, start, end
     )
     items = [serialize.task(row) for row in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
