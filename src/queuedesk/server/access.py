@@ -4,14 +4,15 @@ The order is the contract's: authentication (401), then the organization and obj
 the role (403). The body (400) comes after, in the handlers.
 """
 
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from sqlalchemy import Connection
 from starlette.requests import Request
 
 from queuedesk.server.access_cache import AccessCache
 from queuedesk.server.errors import forbidden, not_authenticated, not_found
+from queuedesk.server.http import header
 from queuedesk.server.store import access_version, accounts, queues, tasks
 from queuedesk.server.store.database import Database
 from queuedesk.server.store.records import Principal, QueueRecord
@@ -43,18 +44,17 @@ DESCRIPTIONS = {
 }
 
 
-@dataclass(frozen=True)
-class Caller:
+class Caller(NamedTuple):
     principal: Principal
     queue: QueueRecord | None
     task_found: bool = False
 
 
 def api_key(request: Request) -> str:
-    header = request.headers.get("authorization")
-    if header is None:
+    authorization = header(request, b"authorization")
+    if authorization is None:
         raise not_authenticated("not_authenticated", "Authentication credentials were not provided.")
-    scheme, _, key = header.strip().partition(" ")
+    scheme, _, key = authorization.strip().partition(" ")
     if scheme.lower() != "token":
         raise not_authenticated(
             "not_authenticated", "Use the Token scheme: 'Authorization: Token <API key>'."

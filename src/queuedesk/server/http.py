@@ -33,6 +33,14 @@ class JSONResponse(Response):
             ]
 
 
+def header(request: Request, name: bytes) -> str | None:
+    """One request header by its lower-case name, straight from the ASGI scope (hot paths)."""
+    for key, value in request.scope["headers"]:
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
 def empty() -> Response:
     """200 with an empty body (flush, webhook writes), as the contract says."""
     return Response(status_code=200)
@@ -43,7 +51,7 @@ def too_large() -> Any:
 
 
 async def read_body(request: Request) -> bytes:
-    declared = request.headers.get("content-length")
+    declared = header(request, b"content-length")
     if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
         raise too_large()
     chunks: list[bytes] = []
