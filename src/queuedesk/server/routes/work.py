@@ -71,8 +71,9 @@ async def complete(request: Request) -> Response:
     body = json_object(await read_json(request), allowed=("data",), required=("data",))
     data = _data_object(body, required=True)
     assert data is not None
-    row = await db_of(request).write(
+    completion = await db_of(request).write(
         tasks.complete, caller.queue, request.path_params["task"], caller.principal, data, utcnow()
     )
-    request.app.state.dispatcher.wake()
-    return JSONResponse(serialize.task(row))
+    if completion.event_written:
+        request.app.state.dispatcher.wake()
+    return JSONResponse(serialize.task(completion.task))

@@ -7,7 +7,7 @@ These are the hottest queries of the service, so they are plain SQL (see `sql.py
 """
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from sqlalchemy import Connection, insert
@@ -334,6 +334,11 @@ COUNT_COMPLETION = Sql(
 )
 
 
+class Completion(NamedTuple):
+    task: dict[str, Any]
+    event_written: bool  # the queue has a webhook, so the outbox holds a new event
+
+
 def complete(
     conn: Connection,
     queue: QueueRecord,
@@ -341,7 +346,7 @@ def complete(
     principal: Principal,
     data: dict[str, Any],
     now: datetime,
-) -> dict[str, Any]:
+) -> Completion:
     held = _held_task(conn, queue.id, task_id, principal)
     merged = {**held["data"], **data}
     problems = validate_task_data(queue.blocks, data, allow_empty=True)
@@ -365,9 +370,10 @@ def complete(
     assert row is not None
     # The count and the event are part of the completion: all commit, or nothing does.
     target = one(conn, COUNT_COMPLETION, queue_id=queue.id)
-    if target is not None and target[0]:
-        deliveries.enqueue(conn, queue.id, task_id, target[0], orjson.dumps(serialize.task(row)), now)
-    return row
+    if target is None or not target[0]:
+        return Completion(row, event_written=False)
+    deliveries.enqueue(conn, queue.id, task_id, target[0], orjson.dumps(serialize.task(row)), now)
+    return Completion(row, event_written=True)
 
 
 FLUSH = Sql("DELETE FROM tasks WHERE queue_id = :queue_id AND status IN ('new', 'open', 'in_progress')")
