@@ -490,7 +490,9 @@ def test_trailing_slash_is_404_not_a_redirect(admin, org_id, queue, method, path
     assert _snapshot(admin, f"/orgs/{org_id}/queues/{queue['id']}") == before
 
 
-NOT_IDS = ["abc", "0", "-1", "1.5", "1e3", "0x1", "%201", "1%20", "%EF%BC%91", "99999999999999999999999"]
+NOT_IDS = [
+    "abc", "0", "-1", "1.5", "1e3", "0x1", "%201", "1%20", "%EF%BC%91", "99999999999999999999999", "%23", "%7B%7D",
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("segment", NOT_IDS)

@@ -28,7 +28,7 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 ErrorHandler = Callable[[Request, Exception], Awaitable[Response | None]]
 Lifespan = Callable[["App"], AbstractAsyncContextManager[None]]
 
-ID = "#"  # what an id segment of a path becomes in the route's key
+ID = None  # what an id segment becomes in a route's key: no path segment (a string) can equal it
 MAX_ID_DIGITS = 18  # ids fit a signed 64-bit column
 ROUTE_CACHE = 4096  # paths recently matched (workers repeat the same few queue paths)
 
@@ -42,7 +42,7 @@ class Route:
     methods: tuple[str, ...]
 
 
-def _segment_key(segment: str) -> str:
+def _segment_key(segment: str) -> str | None:
     if segment.isascii() and segment.isdigit() and segment[0] != "0" and len(segment) <= MAX_ID_DIGITS:
         return ID
     return segment
@@ -56,7 +56,7 @@ class _Target:
 
 class Router:
     def __init__(self, routes: Iterable[Route]) -> None:
-        self._shapes: dict[tuple[str, ...], dict[str, _Target]] = {}
+        self._shapes: dict[tuple[str | None, ...], dict[str, _Target]] = {}
         for route in routes:
             segments = route.path.split("/")
             key = tuple(ID if s.startswith("{") else s for s in segments)
