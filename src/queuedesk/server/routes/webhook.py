@@ -66,7 +66,7 @@ async def list_deliveries(request: Request) -> Response:
     caller = await authorize(request, Action.READ_WEBHOOK)
     assert caller.queue is not None
     offset, limit = paging(request.query_params)
-    page = await db_of(request).read(deliveries.list_deliveries, caller.queue.id, offset, limit)
+    page = await db_of(request).scan(deliveries.list_deliveries, caller.queue.id, offset, limit)
     items = [serialize.delivery(row) for row in page.rows]
     return JSONResponse(
         page_body(request, settings_of(request), offset, limit, page.count, "deliveries", items)

@@ -3,18 +3,23 @@ transaction, and the same functions serve both databases.
 
 - SQLite (the embedded default): one connection in WAL mode, used from the event loop's thread;
   writes start with `BEGIN IMMEDIATE`, so a unit of work never has to upgrade its lock half-way.
+  Reads that may go through many rows (`scan`) run on reader threads with read-only connections
+  of their own, so the event loop keeps serving while SQLite counts.
 - PostgreSQL: an asyncpg connection pool; each unit of work runs through `run_sync` on one pooled
   connection in one transaction. Several server processes can share the database.
 """
 
+import asyncio
+import functools
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
-from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
+from sqlalchemy.pool import ConnectionPoolEntry, SingletonThreadPool, StaticPool
 
 from queuedesk.server.store import schema
 
@@ -23,6 +28,7 @@ T = TypeVar("T")
 Work = Callable[Concatenate[Connection, P], T]
 
 DEFAULT_POOL_SIZE = 10
+SQLITE_READERS = 2  # threads (each with its own connection) for long SQLite reads
 # PostgreSQL: one key for the advisory lock that lets one process at a time create or upgrade the schema.
 SCHEMA_LOCK = 0x5155_4555_4445_534B
 
@@ -40,6 +46,10 @@ class Database(Protocol):
 
     async def statement(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run `fn`, which executes exactly one SQL statement (read or write), atomically."""
+        ...
+
+    async def scan(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """A read that may go through many rows: counting a backlog, skipping to a deep offset."""
         ...
 
     async def close(self) -> None: ...
@@ -67,19 +77,30 @@ def sqlite_path(url: str) -> Path:
     return Path(database)
 
 
-def _sqlite_engine(url: str) -> Engine:
-    engine = create_engine(
-        url, poolclass=StaticPool, connect_args={"check_same_thread": False, "timeout": 30}
-    )
+def _sqlite_engine(url: str, *, readers: int = 0) -> Engine:
+    """The one read-write connection; or, with `readers`, one read-only connection per thread."""
+    if readers:
+        engine = create_engine(
+            url,
+            poolclass=SingletonThreadPool,
+            pool_size=readers,
+            connect_args={"check_same_thread": False, "timeout": 30},
+        )
+    else:
+        engine = create_engine(
+            url, poolclass=StaticPool, connect_args={"check_same_thread": False, "timeout": 30}
+        )
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
-        dbapi_connection.isolation_level = None  # transactions are begun and ended by SQLiteDatabase._run
+        dbapi_connection.isolation_level = None  # transactions are begun and ended by SQLiteDatabase
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
+        if readers:
+            cursor.execute("PRAGMA query_only=ON")
         cursor.close()
 
     return engine
@@ -107,6 +128,8 @@ class SQLiteDatabase:
         self._conn = self._engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         self._driver = self._conn.connection.dbapi_connection
         assert self._driver is not None
+        self._reader_engine = _sqlite_engine(url, readers=SQLITE_READERS)
+        self._readers = ThreadPoolExecutor(SQLITE_READERS, thread_name_prefix="queuedesk-reader")
 
     def _run(self, begin: str, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         driver = self._driver
@@ -131,7 +154,25 @@ class SQLiteDatabase:
         # back by SQLite itself if it fails. Saves the BEGIN and COMMIT round trips into the driver.
         return fn(self._conn, *args, **kwargs)
 
+    async def scan(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        # A thread hop costs tens of microseconds; a scan costs milliseconds of SQLite, which
+        # releases the GIL while it steps, so the loop serves other requests meanwhile.
+        work = functools.partial(self._scan_on_reader, fn, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self._readers, work)
+
+    def _scan_on_reader(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        with self._reader_engine.connect() as conn:  # this thread's own connection
+            driver = conn.connection.dbapi_connection
+            assert driver is not None
+            driver.execute("BEGIN")  # one snapshot for the count and the page
+            try:
+                return fn(conn, *args, **kwargs)
+            finally:
+                driver.execute("COMMIT")
+
     async def close(self) -> None:
+        self._readers.shutdown(wait=True)
+        self._reader_engine.dispose()
         self._conn.close()
         self._engine.dispose()
 
@@ -165,6 +206,9 @@ class PostgresDatabase:
         return await self._run(fn, *args, **kwargs)
 
     async def statement(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self._run(fn, *args, **kwargs)
+
+    async def scan(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         return await self._run(fn, *args, **kwargs)
 
     async def close(self) -> None:
