@@ -15,6 +15,7 @@ it, every worker claims and completes as fast as it can.
 import argparse
 import asyncio
 import json
+import os
 import signal
 import sqlite3
 import statistics
@@ -178,12 +179,14 @@ def _measure(
     server: ServerProcess, receivers: ReceiverProcess, completions: int, workers: int, rate: float | None
 ) -> dict[str, float]:
     paths, keys = _prepare(server, receivers.urls(), completions, workers)
+    cpu_before = _cpu_seconds(server)
     completed_at = asyncio.run(_load(server.url, keys, paths, completions, rate))
     with server.client("admin") as admin:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and _delivered(admin, paths) < completions:
             time.sleep(0.2)
     time.sleep(1)  # anything more would be a duplicate
+    server_cpu = _cpu_seconds(server) - cpu_before  # claims, completions, deliveries, their logs
     arrivals = receivers.arrivals()
     ids = [task_id for task_id, _ in arrivals]
     assert len(completed_at) == completions, f"{len(completed_at)} completed, expected {completions}"
@@ -208,6 +211,7 @@ def _measure(
         "completion_to_attempt_ms_p99": round(to_attempt[int(len(to_attempt) * 0.99) - 1], 1),
         "attempt_to_arrival_ms_median": round(statistics.median(to_arrival), 1),
         "attempt_to_arrival_ms_p99": round(to_arrival[int(len(to_arrival) * 0.99) - 1], 1),
+        "server_cpu_ms_per_completion": round(server_cpu * 1000 / completions, 3),
         "duplicates": len(ids) - len(set(ids)),
         "server_peak_rss_mb": round(_peak_rss_mb(server), 1),
     }
@@ -221,6 +225,13 @@ def _attempt_starts(db_path: Path) -> dict[int, float]:
             "JOIN delivery_attempts a ON a.delivery_id = d.id GROUP BY d.task_id"
         ).fetchall()
     return {task_id: micros / 1e6 for task_id, micros in rows}
+
+
+def _cpu_seconds(server: ServerProcess) -> float:
+    """User and system CPU time the server process has used so far."""
+    assert server.process is not None
+    fields = Path(f"/proc/{server.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _peak_rss_mb(server: ServerProcess) -> float:

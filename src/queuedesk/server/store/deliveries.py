@@ -8,7 +8,9 @@ from sqlalchemy import Connection, func, select, update
 
 from queuedesk.server.signing import new_secret
 from queuedesk.server.store.records import Page
+from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.tables import deliveries, delivery_attempts, queues
+from queuedesk.server.store.types import from_micros, to_micros
 
 ROTATION_OVERLAP = timedelta(hours=24)
 LOG_COLUMNS = (
@@ -61,42 +63,44 @@ def rotate_secret(conn: Connection, queue_id: int, now: datetime) -> str:
     return fresh
 
 
+SIGNING_SECRETS = Sql(
+    """SELECT webhook_secret, webhook_previous_secret, webhook_previous_expires_at
+    FROM queues WHERE id = :queue_id"""
+)
+
+
 def signing_secrets(conn: Connection, queue_id: int, now: datetime) -> list[str]:
-    row = conn.execute(
-        select(
-            queues.c.webhook_secret, queues.c.webhook_previous_secret, queues.c.webhook_previous_expires_at
-        ).where(queues.c.id == queue_id)
-    ).first()
+    row = one(conn, SIGNING_SECRETS, queue_id=queue_id)
     if row is None:
         return []
-    found = [row.webhook_secret] if row.webhook_secret else []
-    if (
-        row.webhook_previous_secret
-        and row.webhook_previous_expires_at
-        and row.webhook_previous_expires_at > now
-    ):
-        found.append(row.webhook_previous_secret)
+    current, previous, previous_expires_at = row
+    found = [current] if current else []
+    if previous and previous_expires_at and previous_expires_at > to_micros(now):
+        found.append(previous)
     return found
 
 
 # --- events -------------------------------------------------------------------------------------
 
 
+ENQUEUE = Sql(
+    """INSERT INTO deliveries (queue_id, task_id, event_id, target, payload, status, attempts, retry_step,
+    next_attempt_at, created_at) VALUES (:queue_id, :task_id, :event_id, :target, :payload, 'pending', 0, 0,
+    :now, :now)"""
+)
+
+
 def enqueue(conn: Connection, queue_id: int, task_id: int, target: str, payload: bytes, now: datetime) -> str:
     event_id = new_event_id()
-    conn.execute(
-        deliveries.insert().values(
-            queue_id=queue_id,
-            task_id=task_id,
-            event_id=event_id,
-            target=target,
-            payload=payload.decode(),
-            status="pending",
-            attempts=0,
-            retry_step=0,
-            next_attempt_at=now,
-            created_at=now,
-        )
+    run(
+        conn,
+        ENQUEUE,
+        queue_id=queue_id,
+        task_id=task_id,
+        event_id=event_id,
+        target=target,
+        payload=payload.decode(),
+        now=to_micros(now),
     )
     return event_id
 
@@ -146,44 +150,52 @@ def redeliver(conn: Connection, queue_id: int, delivery_id: int, now: datetime) 
 # --- the dispatcher's side ------------------------------------------------------------------------
 
 
+# The claim is one statement: the due rows (locked and skipped by other dispatchers on PostgreSQL)
+# are marked as this owner's and handed back.
+CLAIM_DUE = Sql(
+    """UPDATE deliveries SET claimed_by = :owner, claimed_until = :until WHERE id IN (
+        SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= :now
+        AND (claimed_until IS NULL OR claimed_until < :now)
+        ORDER BY next_attempt_at, id LIMIT :limit {skip_locked})
+    RETURNING id, queue_id, event_id, target, payload, attempts, retry_step"""
+)
+CLAIMED_COLUMNS = ("id", "queue_id", "event_id", "target", "payload", "attempts", "retry_step")
+
+
 def claim_due(
     conn: Connection, owner: str, now: datetime, hold: timedelta, limit: int
 ) -> list[dict[str, Any]]:
     """Take up to `limit` due deliveries for `owner` until `now + hold`; nobody else sends them meanwhile."""
-    due = (
-        select(deliveries.c.id)
-        .where(
-            deliveries.c.status == "pending",
-            deliveries.c.next_attempt_at <= now,
-            (deliveries.c.claimed_until.is_(None)) | (deliveries.c.claimed_until < now),
-        )
-        .order_by(deliveries.c.next_attempt_at, deliveries.c.id)
-        .limit(limit)
-        .with_for_update(skip_locked=True)
-    )
-    ids = list(conn.execute(due).scalars())
-    if not ids:
-        return []
-    conn.execute(
-        update(deliveries).where(deliveries.c.id.in_(ids)).values(claimed_by=owner, claimed_until=now + hold)
-    )
-    rows = conn.execute(
-        select(
-            deliveries.c.id,
-            deliveries.c.queue_id,
-            deliveries.c.event_id,
-            deliveries.c.target,
-            deliveries.c.payload,
-            deliveries.c.attempts,
-            deliveries.c.retry_step,
-        ).where(deliveries.c.id.in_(ids))
-    )
+    found = rows(conn, CLAIM_DUE, owner=owner, until=to_micros(now + hold), now=to_micros(now), limit=limit)
+    secrets_of: dict[int, list[str]] = {}
     claimed = []
-    for row in rows:
-        item = dict(row._mapping)
-        item["secrets"] = signing_secrets(conn, row.queue_id, now)
+    for row in sorted(found):
+        item = dict(zip(CLAIMED_COLUMNS, row, strict=True))
+        queue_id = item["queue_id"]
+        if queue_id not in secrets_of:
+            secrets_of[queue_id] = signing_secrets(conn, queue_id, now)
+        item["secrets"] = secrets_of[queue_id]
         claimed.append(item)
     return claimed
+
+
+LOG_ATTEMPT = Sql(
+    """INSERT INTO delivery_attempts (delivery_id, attempted_at, status_code, error, duration_ms)
+    VALUES (:delivery_id, :attempted_at, :status_code, :error, :duration_ms)"""
+)
+# What `outcome` leaves out stays as it is (coalesce); `next_attempt_at` is always given.
+APPLY_OUTCOME = Sql(
+    """UPDATE deliveries SET attempts = attempts + 1, last_status_code = :status_code, last_error = :error,
+    claimed_by = NULL, claimed_until = NULL, status = coalesce(:status, status),
+    delivered_at = coalesce(:delivered_at, delivered_at), next_attempt_at = :next_attempt_at,
+    retry_step = coalesce(:retry_step, retry_step)
+    WHERE id = :delivery_id AND claimed_by = :owner"""
+)
+OUTCOME_KEYS = {"status", "delivered_at", "next_attempt_at", "retry_step"}
+
+
+def _micros_or_none(moment: datetime | None) -> int | None:
+    return None if moment is None else to_micros(moment)
 
 
 def record_attempt(
@@ -197,28 +209,29 @@ def record_attempt(
     outcome: dict[str, Any],
 ) -> bool:
     """Log the attempt and apply `outcome` (status, next time...) if `owner` still holds the row."""
-    conn.execute(
-        delivery_attempts.insert().values(
-            delivery_id=delivery_id,
-            attempted_at=attempted_at,
-            status_code=status_code,
-            error=error,
-            duration_ms=duration_ms,
-        )
+    assert set(outcome) <= OUTCOME_KEYS and "next_attempt_at" in outcome, outcome
+    run(
+        conn,
+        LOG_ATTEMPT,
+        delivery_id=delivery_id,
+        attempted_at=to_micros(attempted_at),
+        status_code=status_code,
+        error=error,
+        duration_ms=duration_ms,
     )
-    result = conn.execute(
-        update(deliveries)
-        .where(deliveries.c.id == delivery_id, deliveries.c.claimed_by == owner)
-        .values(
-            attempts=deliveries.c.attempts + 1,
-            last_status_code=status_code,
-            last_error=error,
-            claimed_by=None,
-            claimed_until=None,
-            **outcome,
-        )
+    changed = run(
+        conn,
+        APPLY_OUTCOME,
+        status_code=status_code,
+        error=error,
+        status=outcome.get("status"),
+        delivered_at=_micros_or_none(outcome.get("delivered_at")),
+        next_attempt_at=_micros_or_none(outcome["next_attempt_at"]),
+        retry_step=outcome.get("retry_step"),
+        delivery_id=delivery_id,
+        owner=owner,
     )
-    return result.rowcount == 1
+    return changed == 1
 
 
 def release_claims(conn: Connection, owner: str, delivery_ids: list[int] | None = None) -> None:
@@ -248,17 +261,15 @@ def claim_owners(conn: Connection) -> list[str]:
     )
 
 
+NEXT_DUE = Sql("SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending' AND claimed_by IS NULL")
+NEXT_LAPSE = Sql(
+    "SELECT min(claimed_until) FROM deliveries WHERE status = 'pending' AND claimed_by IS NOT NULL"
+)
+
+
 def next_due(conn: Connection) -> datetime | None:
     """When the next pending delivery falls due (or its claim lapses), for the dispatcher's sleep."""
-    due = conn.execute(
-        select(func.min(deliveries.c.next_attempt_at)).where(
-            deliveries.c.status == "pending", deliveries.c.claimed_by.is_(None)
-        )
-    ).scalar()
-    lapse = conn.execute(
-        select(func.min(deliveries.c.claimed_until)).where(
-            deliveries.c.status == "pending", deliveries.c.claimed_by.is_not(None)
-        )
-    ).scalar()
-    candidates = [moment for moment in (due, lapse) if moment is not None]
-    return min(candidates) if candidates else None
+    candidates = [
+        row[0] for row in (one(conn, NEXT_DUE), one(conn, NEXT_LAPSE)) if row and row[0] is not None
+    ]
+    return from_micros(min(candidates)) if candidates else None
