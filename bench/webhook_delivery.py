@@ -31,6 +31,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.http_load import peak_rss_mb  # noqa: E402
 from tests.support import CORE_BLOCKS, ROLES_SEED, ServerProcess, free_port, run_cli  # noqa: E402
 
 
@@ -213,7 +214,7 @@ def _measure(
         "attempt_to_arrival_ms_p99": round(to_arrival[int(len(to_arrival) * 0.99) - 1], 1),
         "server_cpu_ms_per_completion": round(server_cpu * 1000 / completions, 3),
         "duplicates": len(ids) - len(set(ids)),
-        "server_peak_rss_mb": round(_peak_rss_mb(server), 1),
+        "server_peak_rss_mb": round(peak_rss_mb(server.process.pid), 1),
     }
 
 
@@ -232,14 +233,6 @@ def _cpu_seconds(server: ServerProcess) -> float:
     assert server.process is not None
     fields = Path(f"/proc/{server.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _peak_rss_mb(server: ServerProcess) -> float:
-    assert server.process is not None
-    for line in Path(f"/proc/{server.process.pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def _delivered(admin: httpx.Client, paths: list[str]) -> int:

@@ -161,23 +161,33 @@ def postgres_database(key: str) -> str:
 
 def execute_sql(db_url: str, sql: str) -> None:
     """Change the database behind the server's back, as another program with a connection would."""
+    _sql(db_url, sql, fetch=False)
+
+
+def query_value(db_url: str, sql: str) -> Any:
+    """The first column of the first row, read over a connection of its own."""
+    return _sql(db_url, sql, fetch=True)
+
+
+def _sql(db_url: str, sql: str, *, fetch: bool) -> Any:
     if db_url.startswith("sqlite:///"):
         import sqlite3
 
         with sqlite3.connect(db_url.removeprefix("sqlite:///")) as conn:
-            conn.execute(sql)
-        return
+            row = conn.execute(sql).fetchone()
+        return row[0] if fetch and row else None
 
-    async def run() -> None:
+    async def run() -> Any:
         import asyncpg
 
         conn = await asyncpg.connect(db_url, timeout=5)
         try:
-            await conn.execute(sql)
+            return await conn.fetchval(sql) if fetch else await conn.execute(sql)
         finally:
             await conn.close()
 
-    asyncio.run(run())
+    found = asyncio.run(run())
+    return found if fetch else None
 
 
 def drop_databases() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from queuedesk.server.access_cache import AccessCache
 from queuedesk.server.store.records import Principal
-from tests.support import CORE_BLOCKS, ROLES_SEED, ServerProcess, assert_envelope, execute_sql
+from tests.support import CORE_BLOCKS, ROLES_SEED, ServerProcess, assert_envelope, execute_sql, query_value
 
 
 @pytest.fixture
@@ -101,24 +101,7 @@ def test_work_on_tasks_leaves_the_access_version_alone(server: ServerProcess) ->
     """Creating, claiming and completing tasks must not make every server forget its keys."""
 
     def version() -> int:
-        url = server.db_url
-        if url.startswith("sqlite:///"):
-            import sqlite3
-
-            with sqlite3.connect(url.removeprefix("sqlite:///")) as conn:
-                return conn.execute("SELECT version FROM access_version").fetchone()[0]
-        import asyncio
-
-        import asyncpg
-
-        async def read() -> int:
-            conn = await asyncpg.connect(url)
-            try:
-                return await conn.fetchval("SELECT version FROM access_version")
-            finally:
-                await conn.close()
-
-        return asyncio.run(read())
+        return query_value(server.db_url, "SELECT version FROM access_version")
 
     with server.client("admin") as admin, server.client("worker") as worker:
         path = _queue(admin)

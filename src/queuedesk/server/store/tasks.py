@@ -165,6 +165,8 @@ def _history_statements(where: str) -> tuple[Sql, Sql]:
 
 
 def _history_task(row: tuple[Any, ...], queue_name: str) -> dict[str, Any]:
+    """`_task` for HISTORY_COLUMNS. Kept apart: padding history rows to `_task`'s fourteen places
+    cost list-completed 8 to 10% (2,590 against 2,860 req/s at 16 connections)."""
     return {
         "id": row[0],
         "status": row[1],
