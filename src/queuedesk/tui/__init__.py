@@ -1,0 +1,1 @@
+"""The QueueDesk terminal app (Textual): workers, supervisors and admins."""

@@ -1,0 +1,128 @@
+"""The QueueDesk terminal app: connects, then opens the live queue list; errors are reported here."""
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from queuedesk.api import errors
+from queuedesk.api.models import Queue
+from queuedesk.tui.clock import Clock, SystemClock
+from queuedesk.tui.commands import QueueCommands
+from queuedesk.tui.errors import explain
+from queuedesk.tui.session import NeedsOrganization, Session, WrongOrganization, open_session
+from queuedesk.tui.settings import AppSettings, SaveProfile, Target
+
+
+class QueueDeskApp(App[None]):
+    CSS_PATH: ClassVar = ["styles/app.tcss"]
+    TITLE = "QueueDesk"
+    COMMANDS: ClassVar = App.COMMANDS | {QueueCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+        Binding("f1,question_mark", "keys", "Keys", id="app.keys"),
+    ]
+
+    def __init__(
+        self,
+        target: Target | None,
+        *,
+        settings: AppSettings | None = None,
+        clock: Clock | None = None,
+        save_profile: SaveProfile | None = None,
+    ) -> None:
+        super().__init__()
+        self.target = target
+        self.settings = settings or AppSettings()
+        self.clock: Clock = clock or SystemClock()
+        self.save_profile = save_profile
+        self.session: Session | None = None
+        self.known_queues: list[Queue] = []  # the last list the queues screen saw (for the palette)
+        if self.settings.theme:
+            self.theme = self.settings.theme
+        if self.settings.keys:
+            self.set_keymap(self.settings.keys)
+
+    def on_mount(self) -> None:
+        from queuedesk.tui.screens.connect import ConnectScreen
+
+        if self.target is None or not self.target.token:
+            self.push_screen(ConnectScreen(self.target))
+        else:
+            self.push_screen(ConnectScreen(self.target, connect_now=True))
+
+    async def start_session(self, session: Session) -> None:
+        from queuedesk.tui.screens.queues import QueuesScreen
+
+        old, self.session = self.session, session
+        if old is not None and old is not session:
+            await old.close()
+        await self.switch_screen(QueuesScreen())
+
+    async def connect(self, target: Target) -> Session:
+        """Open a session for `target`; raises the client's errors (the connect screen explains them)."""
+        assert target.token is not None
+        return await open_session(target.url, target.token, target.org)
+
+    def report(self, exc: BaseException, *, doing: str = "") -> None:
+        """The one place failures become notifications; a refused key goes back to Connect."""
+        if isinstance(exc, errors.AuthenticationError) and self.session is not None:
+            self.call_later(self.lost_key, str(exc))
+            return
+        explanation = explain(exc)
+        title = f"{doing}: {explanation.title}" if doing else explanation.title
+        self.notify(explanation.message, title=title, severity=explanation.severity, timeout=8)  # type: ignore[arg-type]
+
+    async def lost_key(self, message: str) -> None:
+        from queuedesk.tui.screens.connect import ConnectScreen
+
+        target = self.target
+        if self.session is not None:
+            target = Target(self.session.url, None, self.session.organization_id, "the lost session")
+            await self.session.close()
+            self.session = None
+        while len(self.screen_stack) > 2:
+            await self.pop_screen()
+        await self.switch_screen(
+            ConnectScreen(target, problem=f"The server no longer accepts the key. {message}")
+        )
+
+    # --- navigation: one place, so the palette and every screen open things the same way ----------
+
+    def open_queue(self, queue: Queue) -> None:
+        from queuedesk.tui.screens.queue import QueueScreen
+
+        self.push_screen(QueueScreen(queue))
+
+    def open_flush(self, queue: Queue, on_done: Callable[[], None]) -> None:
+        from queuedesk.tui.screens.flush import FlushScreen
+
+        def finished(flushed: bool | None) -> None:
+            if flushed:
+                on_done()
+
+        self.push_screen(FlushScreen(queue), finished)
+
+    def open_work(self, queue: Queue) -> None:
+        from queuedesk.tui.screens.work import WorkScreen
+
+        self.push_screen(WorkScreen(queue))
+
+    def open_create_task(self, queue: Queue) -> None:
+        from queuedesk.tui.screens.create import CreateTaskScreen
+
+        self.push_screen(CreateTaskScreen(queue))
+
+    def action_keys(self) -> None:
+        from queuedesk.tui.screens.keys import KeysScreen
+
+        if not isinstance(self.screen, KeysScreen):
+            self.push_screen(KeysScreen(self.screen))
+
+    async def on_unmount(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+
+
+__all__ = ["NeedsOrganization", "QueueDeskApp", "WrongOrganization"]

@@ -1,0 +1,114 @@
+"""Live refresh: poll, then schedule the next poll only after this one finished, so polls never overlap.
+
+A slow or dead server never freezes typing (each poll is a worker) and never piles up requests.
+The "updated N s ago" text and the staleness warning come from the same clock as the schedule.
+"""
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+from textual.widget import Widget
+
+from queuedesk.tui.clock import Cancellable, Clock, seconds_ago
+
+MISSED_BEFORE_STALE = 2
+
+
+class Poller:
+    def __init__(
+        self,
+        owner: Widget,
+        clock: Clock,
+        interval: float,
+        fetch: Callable[[], Awaitable[None]],
+        on_status: Callable[[], None],
+    ) -> None:
+        self.owner = owner
+        self.clock = clock
+        self.interval = interval
+        self.fetch = fetch
+        self.on_status = on_status
+        self.paused = False
+        self.running = False
+        self.last_success: datetime | None = None
+        self.last_error: BaseException | None = None
+        self.failures = 0
+        self._next: Cancellable | None = None
+        self._ticker: Cancellable | None = None
+
+    def start(self) -> None:
+        self.poll_now()
+        self._tick()
+
+    def stop(self) -> None:
+        for timer in (self._next, self._ticker):
+            if timer is not None:
+                timer.stop()
+        self._next = self._ticker = None
+
+    def poll_now(self) -> None:
+        if self.running:
+            return
+        if self._next is not None:
+            self._next.stop()
+            self._next = None
+        self.running = True
+        self.owner.run_worker(self._poll(), exclusive=True, group="poll", exit_on_error=False)
+
+    def toggle_pause(self) -> bool:
+        self.paused = not self.paused
+        if self.paused and self._next is not None:
+            self._next.stop()
+            self._next = None
+        elif not self.paused:
+            self.poll_now()
+        self.on_status()
+        return self.paused
+
+    async def _poll(self) -> None:
+        try:
+            await self.fetch()
+        except Exception as exc:
+            self.failures += 1
+            self.last_error = exc
+            if self.failures == 1:
+                self.owner.app.call_later(self._report, exc)  # once per outage, not every interval
+        else:
+            if self.failures:
+                self.owner.notify("The server answers again.", title="Back online", timeout=4)
+            self.failures = 0
+            self.last_error = None
+            self.last_success = self.clock.now()
+        finally:
+            self.running = False
+            if not self.paused and self.owner.is_attached:
+                self._next = self.clock.call_later(self.owner, self.interval, self.poll_now)
+            self.on_status()
+
+    def _report(self, exc: BaseException) -> None:
+        report = getattr(self.owner.app, "report", None)
+        if report is not None:
+            report(exc, doing="Refreshing")
+
+    def _tick(self) -> None:
+        self.on_status()
+        if self.owner.is_attached:
+            self._ticker = self.clock.call_later(self.owner, 1.0, self._tick)
+
+    @property
+    def stale(self) -> bool:
+        if self.paused:
+            return False
+        if self.last_success is None:
+            return self.failures > 0
+        age = (self.clock.now() - self.last_success).total_seconds()
+        return age > self.interval * (MISSED_BEFORE_STALE + 1) or self.failures >= MISSED_BEFORE_STALE
+
+    def status(self) -> str:
+        every = f"every {self.interval:g} s"
+        if self.paused:
+            return f"paused (p resumes) · updated {seconds_ago(self.last_success, self.clock.now())}"
+        text = f"{every} · updated {seconds_ago(self.last_success, self.clock.now())}"
+        if self.stale:
+            text += " · server not answering" if self.failures else " · late"
+        return text

@@ -1,0 +1,56 @@
+"""How values read for people: a task's block values by type, times, who holds what."""
+
+import json
+from datetime import datetime
+from typing import Any
+
+from queuedesk.api.models import Block, Task
+
+SELECTIONS = ("single_selection", "multiple_selection")
+
+
+def when(moment: datetime | None) -> str:
+    return "—" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def block_value(block: Block, value: Any) -> str:
+    """A value as its block type reads: an option's name, Yes/No, the text itself, JSON otherwise."""
+    if value is None or value == "" or value == []:
+        return "—"
+    if block.type in SELECTIONS:
+        names = {o.id: o.name for o in block.options}
+        chosen = value if isinstance(value, list) else [value]
+        return ", ".join(names.get(str(v), f"{v} (not an option)") for v in chosen)
+    if block.type == "binary" and isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def summary(blocks: list[Block], task: Task, width: int = 60) -> str:
+    """One line of a task's values for a table row."""
+    parts = []
+    for block in blocks:
+        value = task.data.get(block.id)
+        if value is None or value == "":
+            continue
+        parts.append(block_value(block, value).replace("\n", " "))
+    text = " · ".join(parts) if parts else "(no values)"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def settings_text(block: Block) -> str:
+    settings = block.settings
+    parts = []
+    if block.is_required:
+        parts.append("required")
+    if block.read_only:
+        parts.append("read-only")
+    if block.type in SELECTIONS:
+        parts.append("options: " + ", ".join(f"{o.name} ({o.id})" for o in block.options))
+    for key, value in settings.items():
+        if key in ("is_required", "read_only", "options"):
+            continue
+        parts.append(f"{key.replace('_', ' ')}: {value}")
+    return " · ".join(parts) or "—"

@@ -1,0 +1,108 @@
+"""The flush guard: what would be deleted, fetched fresh, and the queue's name typed before anything runs."""
+
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Input, Label, LoadingIndicator, Static
+
+from queuedesk.api.models import Queue
+from queuedesk.tui.screens.base import AppModal
+
+
+class FlushScreen(AppModal[bool]):
+    """Dismisses with True only after the server flushed the queue."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="flush.cancel")]
+
+    def __init__(self, queue: Queue) -> None:
+        super().__init__()
+        self.queue = queue
+        self.counted = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="flush-box"):
+            yield Label(f"Flush “{self.queue.name}”?", id="flush-title")
+            yield Static(
+                "Every task that is not completed is deleted for good: new, open and in progress, "
+                "including tasks people are working on now. Completed tasks and their webhook deliveries stay.",
+                id="flush-explain",
+            )
+            yield LoadingIndicator(id="flush-loading")
+            yield Static("", id="flush-counts")
+            yield Label("Type the queue's name to confirm:")
+            yield Input(placeholder=self.queue.name, id="flush-name")
+            with Horizontal(id="flush-actions"):
+                yield Button("Cancel", id="flush-cancel")
+                yield Button("Flush", variant="error", id="flush-run", disabled=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#flush-cancel", Button).focus()
+        self._count()
+
+    @work(exclusive=True, group="flush-count")
+    async def _count(self) -> None:
+        client = self.session.client
+        try:
+            queue = await client.queue(self.queue.id)
+            lines = [f"[b]{queue.n_tasks:,}[/b] tasks will be deleted"]
+            if self.session.extensions:
+                by_status = []
+                for status in ("new", "open", "in_progress"):
+                    count = (await client.pending_tasks(queue.id, status=[status], limit=1)).count
+                    by_status.append(f"{count:,} {status.replace('_', ' ')}")
+                lines[0] += f" ({', '.join(by_status)})"
+            active = ", ".join(queue.active_users)
+            lines.append(f"working in it now: [b]{active}[/b]" if active else "nobody is working in it now")
+            self.query_one("#flush-counts", Static).update("\n".join(lines))
+            self.counted = True
+        except Exception as exc:
+            self.query_one("#flush-counts", Static).update(
+                "Could not count the tasks, so flushing is not offered. Escape and try again."
+            )
+            self.qd.report(exc, doing="Counting tasks to flush")
+        finally:
+            self.query_one("#flush-loading").display = False
+            self._update_button()
+
+    @on(Input.Changed, "#flush-name")
+    def _update_button(self) -> None:
+        typed = self.query_one("#flush-name", Input).value
+        self.query_one("#flush-run", Button).disabled = not (self.counted and typed == self.queue.name)
+
+    @on(Input.Submitted, "#flush-name")
+    def _submitted(self) -> None:
+        typed = self.query_one("#flush-name", Input).value
+        if not self.counted:
+            self.notify("The counts are not loaded yet: nothing was deleted.", severity="warning")
+        elif typed != self.queue.name:
+            self.notify(
+                f"That is not the queue's name (type {self.queue.name!r} exactly). Nothing was deleted.",
+                title="Not flushed",
+                severity="warning",
+            )
+        else:
+            self._flush()
+
+    @on(Button.Pressed, "#flush-run")
+    def _pressed_flush(self) -> None:
+        self._submitted()
+
+    @on(Button.Pressed, "#flush-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+    @work(exclusive=True, group="flush")
+    async def _flush(self) -> None:
+        self.query_one("#flush-run", Button).disabled = True
+        try:
+            before = await self.session.client.queue(self.queue.id)
+            await self.session.client.flush(self.queue.id)
+        except Exception as exc:
+            self.qd.report(exc, doing="Flushing")
+            self._update_button()
+            return
+        self.notify(f"Deleted {before.n_tasks:,} tasks from {self.queue.name}.", title="Queue flushed")
+        self.dismiss(True)

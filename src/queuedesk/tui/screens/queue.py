@@ -1,0 +1,359 @@
+"""One queue: its counts, the pending tasks with who holds them, the completed history, its blocks."""
+
+from datetime import date, datetime, time, timedelta
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
+
+from queuedesk.api import errors
+from queuedesk.api.models import AssignedTask, Queue, QueueDetail, Task
+from queuedesk.tui.clock import duration
+from queuedesk.tui.live import Poller
+from queuedesk.tui.present import settings_text, summary, when
+from queuedesk.tui.screens.base import AppScreen
+from queuedesk.tui.widgets.context_bar import ContextBar
+from queuedesk.tui.widgets.paged_table import Page, PagedTable
+
+PENDING_COLUMNS = [
+    ("id", "Task"),
+    ("status", "Status"),
+    ("created", "Created"),
+    ("holder", "Held by"),
+    ("held", "For"),
+    ("values", "Values"),
+]
+COMPLETED_COLUMNS = [("id", "Task"), ("completed", "Completed"), ("by", "By"), ("values", "Values")]
+
+
+class QueueScreen(AppScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="queue.back"),
+        Binding("w", "work", "Work", id="queue.work"),
+        Binding("n", "create", "New task", id="queue.create"),
+        Binding("F", "flush", "Flush", id="queue.flush"),
+        Binding("f", "filter", "Filter history", id="queue.filter"),
+        Binding("r", "refresh", "Refresh", id="queue.refresh"),
+        Binding("p", "pause", "Pause", id="queue.pause"),
+    ]
+
+    def __init__(self, queue: Queue) -> None:
+        super().__init__()
+        self.queue = queue
+        self.detail: QueueDetail | None = None
+        self.in_progress: int | None = None
+        self.completed_count: int | None = None
+        self.history_count_at_load: int | None = None
+        self.filters: dict[str, Any] = {}
+
+    def compose(self) -> ComposeResult:
+        yield ContextBar(self.queue.name, id="context")
+        yield Static("", id="queue-counts")
+        with TabbedContent(id="queue-tabs"):
+            with TabPane("Pending", id="tab-pending"):
+                yield Static("", id="pending-note")
+                yield PagedTable(PENDING_COLUMNS, self._pending_cells, _key, id="pending")
+            with TabPane("Completed", id="tab-completed"):
+                with Horizontal(id="history-filters"):
+                    yield Input(placeholder="worker email", id="filter-worker")
+                    yield Input(placeholder="from YYYY-MM-DD", id="filter-from")
+                    yield Input(placeholder="to YYYY-MM-DD", id="filter-to")
+                yield Static("", id="history-note")
+                yield PagedTable(COMPLETED_COLUMNS, self._completed_cells, _key, id="history")
+            with TabPane("Blocks", id="tab-blocks"):
+                yield DataTable(id="blocks", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#history-filters").display = False
+        blocks = self.query_one("#blocks", DataTable)
+        for key, label in (("name", "Block"), ("id", "Id"), ("type", "Type"), ("settings", "Settings")):
+            blocks.add_column(label, key=key)
+        if self.session.me is not None and self.session.me.role == "worker":
+            self.filters["completed_by"] = "me"
+        self.poller = Poller(
+            self, self.clock, self.qd.settings.refresh_seconds, self._fetch, self._show_status
+        )
+        self.poller.start()
+        if self.session.extensions:
+            self.pending.reset(self._pending_page)
+        else:
+            self.pending.display = False
+            self.query_one("#pending-note", Static).update(
+                "This server offers only the basic Task Queue API: it cannot list tasks that are not completed. "
+                "The count above is what it tells."
+            )
+        self.history.reset(self._history_page)
+        self._show_history_note()
+        self.pending.focus()
+
+    def on_unmount(self) -> None:
+        self.poller.stop()
+
+    @property
+    def pending(self) -> PagedTable:
+        return self.query_one("#pending", PagedTable)
+
+    @property
+    def history(self) -> PagedTable:
+        return self.query_one("#history", PagedTable)
+
+    # --- data --------------------------------------------------------------------------------------
+
+    async def _fetch(self) -> None:
+        client = self.session.client
+        self.detail = await client.queue(self.queue.id)
+        self.queue = self.detail
+        if self.session.extensions:
+            self.in_progress = (
+                await client.pending_tasks(self.queue.id, status=["in_progress"], limit=1)
+            ).count
+            if self.pending.items or self.pending.total == 0:
+                self.pending.refresh_window()
+        page = await client.completed_tasks(self.queue.id, limit=1, **self._history_filters(everyone=True))
+        self.completed_count = page.count
+        self._show_counts()
+        self._show_blocks()
+
+    async def _pending_page(self, offset: int, limit: int) -> Page:
+        page = await self.session.client.pending_tasks(self.queue.id, offset=offset, limit=limit)
+        return Page(page.count, page.tasks)
+
+    async def _history_page(self, offset: int, limit: int) -> Page:
+        filters = self._history_filters()
+        if offset > 0 and self.history.items and "bound" in self.filters:
+            filters["end_date"] = self.filters["bound"]
+        page = await self.session.client.completed_tasks(self.queue.id, offset=offset, limit=limit, **filters)
+        if offset == 0 and page.tasks and self.session.extensions and "bound" not in self.filters:
+            # Later pages stop at the first page's newest completion: what completes meanwhile
+            # neither shifts nor repeats rows (r reloads to see it).
+            self.filters["bound"] = page.tasks[0].completed_at
+        if self.history_count_at_load is None:
+            self.history_count_at_load = page.count
+        return Page(page.count, page.tasks)
+
+    def _history_filters(self, *, everyone: bool = False) -> dict[str, Any]:
+        filters: dict[str, Any] = {}
+        if self.filters.get("completed_by") and not (everyone and self.session.can_watch):
+            filters["completed_by"] = self.filters["completed_by"]
+        if everyone:
+            return filters
+        if self.filters.get("start_date"):
+            filters["start_date"] = self.filters["start_date"]
+        if self.filters.get("end_date"):
+            filters["end_date"] = self.filters["end_date"]
+        return filters
+
+    # --- rendering --------------------------------------------------------------------------------
+
+    def _pending_cells(self, task: AssignedTask) -> list[str | Text]:
+        assignment = task.assignment
+        holder = assignment.assigned_to_name or assignment.assigned_to or ""
+        held = ""
+        if assignment.assigned_at is not None:
+            held = duration((self.clock.now() - assignment.assigned_at).total_seconds())
+            if assignment.lease_expires_at is not None and assignment.lease_expires_at < self.clock.now():
+                held += " (lease expired)"
+        status = Text(task.status, style="bold" if task.status == "in_progress" else "")
+        return [str(task.id), status, when(task.created_at), holder or "—", held or "—", self._summary(task)]
+
+    def _completed_cells(self, task: Task) -> list[str | Text]:
+        return [str(task.id), when(task.completed_at), task.completed_by or "—", self._summary(task)]
+
+    def _summary(self, task: Task) -> str:
+        return summary(self.detail.data if self.detail else [], task)
+
+    def _show_counts(self) -> None:
+        queue = self.queue
+        parts = [f"[b]{queue.n_tasks:,}[/b] pending"]
+        if self.in_progress is not None:
+            parts.append(f"[b]{self.in_progress:,}[/b] in progress")
+        if self.completed_count is not None:
+            parts.append(f"[b]{self.completed_count:,}[/b] completed")
+        active = ", ".join(queue.active_users) if queue.active_users else "nobody"
+        parts.append(f"working now: {active}")
+        self.query_one("#queue-counts", Static).update("  ·  ".join(parts))
+        self._show_history_note()
+
+    def _show_blocks(self) -> None:
+        if self.detail is None:
+            return
+        table = self.query_one("#blocks", DataTable)
+        rows = [(b.name, b.id, b.type, settings_text(b)) for b in self.detail.data]
+        if [tuple(table.get_row_at(i)) for i in range(table.row_count)] == rows:
+            return
+        table.clear()
+        for row in rows:
+            table.add_row(*row)
+
+    def _show_history_note(self) -> None:
+        parts = []
+        if self.filters.get("completed_by") == "me":
+            parts.append("your completed tasks")
+        elif self.filters.get("completed_by"):
+            parts.append(f"completed by {self.filters['completed_by']}")
+        if self.filters.get("start_date") or self.filters.get("end_date"):
+            parts.append(
+                f"from {self.filters.get('start_date') or 'the start'} to {self.filters.get('end_date') or 'now'}"
+            )
+        total = self.history.total if self.history.fetch else 0
+        text = f"{total:,} tasks" + (f" ({', '.join(parts)})" if parts else "") + ", newest first"
+        if self.history.items:
+            text += f" · rows {self.history.start + 1:,} to {self.history.end:,}"
+        if (
+            self.history_count_at_load is not None
+            and self.completed_count is not None
+            and not parts
+            and self.completed_count > self.history_count_at_load
+        ):
+            text += (
+                f" · {self.completed_count - self.history_count_at_load:,} completed since loaded (r reloads)"
+            )
+        text += " · f filters · enter opens a task"
+        self.query_one("#history-note", Static).update(text)
+
+    def _show_status(self) -> None:
+        if self.is_attached:
+            self.query_one(ContextBar).show(freshness=self.poller.status(), stale=self.poller.stale)
+
+    @on(PagedTable.Loaded)
+    def _loaded(self, event: PagedTable.Loaded) -> None:
+        if event.table.id == "history":
+            self._show_history_note()
+
+    @on(PagedTable.Failed)
+    def _failed(self, event: PagedTable.Failed) -> None:
+        self.qd.report(event.error, doing="Loading tasks")
+
+    # --- actions ----------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        session = self.qd.session
+        if session is None:
+            return True
+        if action in ("flush", "create"):
+            return session.is_admin
+        if action == "work":
+            return session.can_work
+        if action == "filter":
+            return self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
+        return True
+
+    @on(TabbedContent.TabActivated)
+    def _tab_changed(self) -> None:
+        self.refresh_bindings()
+
+    def action_back(self) -> None:
+        if (
+            self.query_one("#history-filters").display
+            and self.focused is not None
+            and isinstance(self.focused, Input)
+        ):
+            self.query_one("#history-filters").display = False
+            self.history.focus()
+            return
+        self.dismiss()
+
+    def action_work(self) -> None:
+        self.qd.open_work(self.queue)
+
+    def action_create(self) -> None:
+        self.qd.open_create_task(self.queue)
+
+    def action_flush(self) -> None:
+        self.qd.open_flush(self.queue, on_done=self._after_flush)
+
+    def _after_flush(self) -> None:
+        self.poller.poll_now()
+        if self.session.extensions:
+            self.pending.reset(self._pending_page)
+
+    def action_refresh(self) -> None:
+        self.poller.poll_now()
+        self._reload_history()
+
+    def action_pause(self) -> None:
+        paused = self.poller.toggle_pause()
+        self.notify("Live refresh paused: p resumes." if paused else "Live refresh on.", timeout=3)
+
+    def action_filter(self) -> None:
+        row = self.query_one("#history-filters")
+        row.display = True
+        worker = self.query_one("#filter-worker", Input)
+        if self.filters.get("completed_by") == "me" and not self.session.can_watch:
+            worker.value = "me"
+            worker.disabled = True
+            self.query_one("#filter-from", Input).focus()
+        else:
+            worker.focus()
+
+    @on(Input.Submitted, "#history-filters Input")
+    def _apply_filters(self) -> None:
+        start = self.query_one("#filter-from", Input).value.strip()
+        end = self.query_one("#filter-to", Input).value.strip()
+        worker = self.query_one("#filter-worker", Input).value.strip()
+        try:
+            start_day = date.fromisoformat(start) if start else None
+            end_day = date.fromisoformat(end) if end else None
+        except ValueError:
+            self.notify(
+                "Dates are written YYYY-MM-DD, e.g. 2026-11-23.",
+                title="Filter not applied",
+                severity="warning",
+            )
+            return
+        if start_day and end_day and start_day > end_day:
+            self.notify(
+                "The 'from' date is after the 'to' date.", title="Filter not applied", severity="warning"
+            )
+            return
+        if worker and worker != "me" and "@" not in worker:
+            self.notify(
+                "Filter by a worker's email address (or 'me').",
+                title="Filter not applied",
+                severity="warning",
+            )
+            return
+        if worker or not self.session.can_watch:
+            self.filters["completed_by"] = worker or "me"
+        else:
+            self.filters.pop("completed_by", None)
+        self.filters["start_date"] = (
+            datetime.combine(start_day, time.min).replace(tzinfo=self.clock.now().tzinfo)
+            if start_day
+            else None
+        )
+        self.filters["end_date"] = (
+            datetime.combine(end_day + timedelta(days=1), time.min).replace(tzinfo=self.clock.now().tzinfo)
+            - timedelta(microseconds=1)
+            if end_day
+            else None
+        )
+        self._reload_history()
+        self.history.focus()
+
+    def _reload_history(self) -> None:
+        self.filters.pop("bound", None)
+        self.history_count_at_load = None
+        self.history.reset(self._history_page)
+
+    @on(DataTable.RowSelected, "#history, #pending")
+    def _open_task(self, event: DataTable.RowSelected) -> None:
+        table = event.data_table
+        assert isinstance(table, PagedTable)
+        task = table.item_at_cursor()
+        if task is not None and self.detail is not None:
+            from queuedesk.tui.screens.task import TaskScreen
+
+            self.app.push_screen(TaskScreen(self.detail, task))
+
+
+def _key(task: Task) -> str:
+    return str(task.id)
+
+
+__all__ = ["QueueScreen", "errors"]

@@ -1,0 +1,193 @@
+"""Queues (home): every queue with its pending count and who is working, refreshed live."""
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Footer, Input, Static
+
+from queuedesk.api.models import Queue
+from queuedesk.tui.live import Poller
+from queuedesk.tui.screens.base import AppScreen
+from queuedesk.tui.widgets.context_bar import ContextBar
+from queuedesk.tui.widgets.queue_table import COLUMNS, SORTS, QueueTable, View, cell_values
+
+
+class QueuesScreen(AppScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open", id="queues.open"),
+        Binding("w", "work", "Work", id="queues.work"),
+        Binding("n", "create", "New task", id="queues.create"),
+        Binding("F", "flush", "Flush", id="queues.flush"),
+        Binding("slash", "filter", "Filter", id="queues.filter"),
+        Binding("s", "sort", "Sort", id="queues.sort"),
+        Binding("r", "refresh", "Refresh", id="queues.refresh"),
+        Binding("p", "pause", "Pause", id="queues.pause"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="queues.clear_filter"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queues: list[Queue] = []
+        self.view = View()
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        yield ContextBar("Queues", id="context")
+        yield QueueTable(id="queues")
+        yield Static("", id="queues-empty")
+        yield Input(placeholder="filter by name — enter keeps it, escape clears it", id="queues-filter")
+        yield Static("", id="queues-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#queues-filter").display = False
+        self.query_one("#queues-empty").display = False
+        self.table.loading = True
+        self.poller = Poller(
+            self, self.clock, self.qd.settings.refresh_seconds, self._fetch, self._show_status
+        )
+        self.poller.start()
+        self.table.focus()
+
+    def on_unmount(self) -> None:
+        self.poller.stop()
+
+    @property
+    def table(self) -> QueueTable:
+        return self.query_one(QueueTable)
+
+    async def _fetch(self) -> None:
+        queues = await self.session.client.queues()
+        self.qd.known_queues = queues
+        self._show(queues)
+
+    def _show(self, queues: list[Queue]) -> None:
+        before = {str(q.id): cell_values(q) for q in self.queues}
+        changed: set[tuple[str, str]] = set()
+        if self.loaded:
+            for queue in queues:
+                key = str(queue.id)
+                old = before.get(key)
+                for column, value in cell_values(queue).items():
+                    if old is None or old[column] != value:
+                        changed.add((key, column))
+        self.queues = queues
+        self.loaded = True
+        self.table.loading = False
+        self._redraw(changed)
+
+    def _redraw(self, changed: set[tuple[str, str]] | None = None) -> None:
+        rows = self.view.rows(self.queues)
+        self.table.show_queues(rows, changed=changed if changed is not None else set())
+        empty = self.query_one("#queues-empty", Static)
+        empty.display = not rows
+        if not self.queues:
+            empty.update(
+                "No queues in this organization yet. An admin creates them (queuedesk queue create)."
+            )
+        elif not rows:
+            empty.update(f"No queue name contains “{self.view.filter}”. Escape clears the filter.")
+        self._show_status()
+
+    def _show_status(self) -> None:
+        if not self.is_attached:
+            return
+        self.query_one(ContextBar).show(freshness=self.poller.status(), stale=self.poller.stale)
+        count = len(self.view.rows(self.queues))
+        parts = [
+            f"{count} of {len(self.queues)} queues" if self.view.filter else f"{len(self.queues)} queues"
+        ]
+        if self.view.describe():
+            parts.append(self.view.describe())
+        self.query_one("#queues-status", Static).update(" · ".join(parts))
+
+    def selected(self) -> Queue | None:
+        key = self.table.current_key
+        return next((q for q in self.queues if str(q.id) == key), None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        session = self.qd.session
+        if session is None:
+            return True
+        if action == "flush" or action == "create":
+            return session.is_admin
+        if action == "work":
+            return session.can_work
+        return True
+
+    # --- actions -------------------------------------------------------------------------------
+
+    def action_open(self) -> None:
+        queue = self.selected()
+        if queue is not None:
+            self.qd.open_queue(queue)
+
+    def action_work(self) -> None:
+        queue = self.selected()
+        if queue is not None:
+            self.qd.open_work(queue)
+
+    def action_create(self) -> None:
+        queue = self.selected()
+        if queue is not None:
+            self.qd.open_create_task(queue)
+
+    def action_flush(self) -> None:
+        queue = self.selected()
+        if queue is not None:
+            self.qd.open_flush(queue, on_done=self.poller.poll_now)
+
+    def action_refresh(self) -> None:
+        self.poller.poll_now()
+
+    def action_pause(self) -> None:
+        paused = self.poller.toggle_pause()
+        self.notify("Live refresh paused: p resumes." if paused else "Live refresh on.", timeout=3)
+
+    def action_sort(self) -> None:
+        index = SORTS.index(self.view.sort)
+        self.view.sort = SORTS[(index + 1) % len(SORTS)]
+        self.view.reverse = False
+        self._redraw()
+
+    def action_filter(self) -> None:
+        field = self.query_one("#queues-filter", Input)
+        field.display = True
+        field.focus()
+
+    def action_clear_filter(self) -> None:
+        field = self.query_one("#queues-filter", Input)
+        if field.display or self.view.filter:
+            field.value = ""
+            field.display = False
+            self.view.filter = ""
+            self._redraw()
+            self.table.focus()
+
+    @on(Input.Changed, "#queues-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.view.filter = event.value.strip()
+        self._redraw()
+
+    @on(Input.Submitted, "#queues-filter")
+    def _filter_done(self) -> None:
+        field = self.query_one("#queues-filter", Input)
+        field.display = bool(self.view.filter)
+        self.table.focus()
+
+    @on(DataTable.HeaderSelected)
+    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
+        column = event.column_key.value
+        if column not in dict(COLUMNS):
+            return
+        if self.view.sort == column:
+            self.view.reverse = not self.view.reverse
+        else:
+            self.view.sort, self.view.reverse = column, False
+        self._redraw()
+
+    @on(DataTable.RowSelected)
+    def _row_chosen(self) -> None:
+        self.action_open()

@@ -1,0 +1,91 @@
+"""One connection to a server as the app uses it: the client, who we are, what the server offers."""
+
+from dataclasses import dataclass
+
+from queuedesk.api import errors
+from queuedesk.api.client import QueueDeskClient
+from queuedesk.api.models import Me
+
+ROLES_THAT_WORK = frozenset({"admin", "worker"})
+
+
+class NeedsOrganization(errors.QueueDeskError):
+    """The server has no /me, so it cannot tell which organization the key belongs to."""
+
+
+class WrongOrganization(errors.QueueDeskError):
+    hint = "Check the organization id (--org, QUEUEDESK_ORG or the profile)."
+
+
+@dataclass
+class Session:
+    client: QueueDeskClient
+    url: str
+    organization_id: int
+    me: Me | None  # None: the server speaks only the documented Task Queue API
+
+    @property
+    def extensions(self) -> bool:
+        return self.me is not None
+
+    @property
+    def role(self) -> str | None:
+        return self.me.role if self.me else None
+
+    @property
+    def is_admin(self) -> bool:
+        # A basic server does not tell roles: offer its actions and let it refuse.
+        return self.me is None or self.me.role == "admin"
+
+    @property
+    def can_work(self) -> bool:
+        return self.me is not None and self.me.role in ROLES_THAT_WORK
+
+    @property
+    def can_watch(self) -> bool:
+        """Supervisors and admins see other people's work (history of everyone, webhook)."""
+        return self.me is None or self.me.role in ("admin", "supervisor")
+
+    @property
+    def who(self) -> str:
+        if self.me is None:
+            return "basic API"
+        return f"{self.me.name} ({self.me.role})"
+
+    @property
+    def organization(self) -> str:
+        return self.me.organization if self.me else f"organization {self.organization_id}"
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+async def open_session(url: str, token: str, org: int | None, *, timeout: float = 10.0) -> Session:
+    """Connect and check the key and organization, or raise an error that says which is wrong."""
+    client = QueueDeskClient(url, token, org, timeout=timeout)
+    try:
+        try:
+            me: Me | None = await client.me()
+        except errors.NotSupported:
+            me = None
+        if me is not None:
+            if org is not None and org != me.organization_id:
+                raise WrongOrganization(
+                    f"This key belongs to {me.organization} (organization {me.organization_id}), "
+                    f"not to organization {org}."
+                )
+            org = me.organization_id
+            client.organization_id = org
+        elif org is None:
+            raise NeedsOrganization(
+                "This server does not tell which organization a key belongs to: enter its id."
+            )
+        else:
+            try:
+                await client.queues()
+            except (errors.NotFound, errors.Forbidden):
+                raise WrongOrganization(f"The key has no access to organization {org}.") from None
+        return Session(client=client, url=client.base_url, organization_id=org, me=me)
+    except BaseException:
+        await client.aclose()
+        raise

@@ -1,0 +1,48 @@
+"""The header line of every screen: where you are connected, as whom, and how fresh the view is."""
+
+from rich.text import Text
+from textual.widgets import Static
+
+from queuedesk.tui.session import Session
+
+BASIC_API = "basic API: no claiming, pending list, stats or delivery log on this server"
+
+
+class ContextBar(Static):
+    DEFAULT_CSS = """
+    ContextBar { height: 1; background: $panel; color: $text; padding: 0 1; }
+    """
+
+    def __init__(self, where: str = "", *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.where = where
+        self.freshness = ""
+        self.stale = False
+
+    def on_mount(self) -> None:
+        self.render_bar()
+
+    def show(self, *, where: str | None = None, freshness: str | None = None, stale: bool = False) -> None:
+        if where is not None:
+            self.where = where
+        if freshness is not None:
+            self.freshness = freshness
+        self.stale = stale
+        self.render_bar()
+
+    def render_bar(self) -> None:
+        session: Session | None = getattr(self.app, "session", None)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("QueueDesk", style="bold")
+        if session is not None:
+            text.append(f"  {session.url}  ", style="dim")
+            text.append(session.organization, style="bold")
+            text.append(f"  {session.who}")
+            if not session.extensions:
+                text.append(f"  {BASIC_API}", style="bold yellow")
+        if self.where:
+            text.append(f"  / {self.where}", style="bold")
+        if self.freshness:
+            text.append("  ")
+            text.append(self.freshness, style="bold red" if self.stale else "dim")
+        self.update(text)

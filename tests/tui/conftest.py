@@ -1,0 +1,31 @@
+"""Fixtures for the terminal app: the app connected to the suite's real server, a fixed clock."""
+
+import os
+from collections.abc import Callable
+
+import pytest
+
+from queuedesk.tui.app import QueueDeskApp
+from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.settings import AppSettings, Target
+from tests.support import KEYS, ServerProcess
+
+os.environ.setdefault("QUEUEDESK_IMAGE_RENDERER", "halfcell")
+
+MakeApp = Callable[..., QueueDeskApp]
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def make_app(server: ServerProcess, clock: ManualClock) -> MakeApp:
+    """An app for `role` against the real server (or `url`), on the manual clock."""
+
+    def make(role: str = "admin", *, url: str | None = None, token: str | None = None, **settings: object) -> QueueDeskApp:
+        target = Target(url or server.url, token if token is not None else KEYS[role], None, "test")
+        return QueueDeskApp(target, settings=AppSettings(**settings), clock=clock)  # type: ignore[arg-type]
+
+    return make
