@@ -1,0 +1,377 @@
+"""Where the client's settings come from: flags, the QUEUEDESK_* environment, and a TOML file.
+
+The file (`config_path()`) holds named connection profiles and the terminal app's own settings:
+
+    default_profile = "work"
+
+    [profiles.work]
+    url = "https://queues.example.com"
+    token = "acme-ada-0123456789abcdef"
+    org = 1
+
+    [app]
+    refresh_seconds = 5.0
+    keys = { "queues.refresh" = "f5" }
+
+`resolve_connection` picks the server, key and organization: flags first, then the environment,
+then the profile named by `--profile` (or QUEUEDESK_PROFILE), else the file's default profile. A
+key is only ever sent to the server it came with: a lower layer's key (or organization) counts only
+when that layer names the same server URL.
+"""
+
+import os
+import tempfile
+import tomllib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import platformdirs
+import pydantic
+import tomli_w
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+ENV_PREFIX = "QUEUEDESK_"
+ENV_URL = "QUEUEDESK_URL"
+ENV_TOKEN = "QUEUEDESK_TOKEN"
+ENV_ORG = "QUEUEDESK_ORG"
+ENV_PROFILE = "QUEUEDESK_PROFILE"
+ENV_CONFIG = "QUEUEDESK_CONFIG"
+FLAGS = "flags"
+ENVIRONMENT = "environment (QUEUEDESK_*)"
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message names the file or variable and the place."""
+
+
+def check_url(value: str) -> str:
+    """The server URL without a trailing slash; ValueError unless it is an absolute http(s) URL."""
+    url = value.strip().rstrip("/")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{value!r} is not an http(s) URL such as http://127.0.0.1:8000")
+    return url
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Profile(_Strict):
+    """One server and the key to use there."""
+
+    url: str
+    token: str = Field(min_length=1)
+    org: int | None = Field(default=None, gt=0)
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        return check_url(value)
+
+
+class AppSettings(_Strict):
+    """The terminal app's own settings: the file's [app] section."""
+
+    refresh_seconds: float = Field(default=5.0, gt=0)
+    theme: str | None = None
+    submit_on_choice: bool = False
+    keys: dict[str, str] = Field(default_factory=dict)  # binding id -> key(s)
+
+
+class ConfigFile(_Strict):
+    default_profile: str | None = None
+    profiles: dict[str, Profile] = Field(default_factory=dict)
+    app: AppSettings = Field(default_factory=AppSettings)
+
+    @model_validator(mode="after")
+    def _default_is_a_profile(self) -> "ConfigFile":
+        if self.default_profile is not None and self.default_profile not in self.profiles:
+            raise ValueError(
+                f"default_profile {self.default_profile!r} is not one of the profiles ({_names(self)})"
+            )
+        return self
+
+
+def _names(config: ConfigFile) -> str:
+    return ", ".join(sorted(config.profiles)) or "there are none"
+
+
+# --- the file ---------------------------------------------------------------------------------------
+
+
+def _config_path(environ: Mapping[str, str]) -> Path:
+    chosen = environ.get(ENV_CONFIG)
+    if chosen:
+        return Path(chosen).expanduser()
+    return Path(platformdirs.user_config_dir("queuedesk")) / "config.toml"
+
+
+def config_path() -> Path:
+    """$QUEUEDESK_CONFIG when set and not empty, else config.toml in the user's config directory."""
+    return _config_path(os.environ)
+
+
+def _problems(exc: pydantic.ValidationError) -> str:
+    found = []
+    for error in exc.errors():
+        place = ".".join(str(part) for part in error["loc"])
+        message = error["msg"].removeprefix("Value error, ")
+        found.append(f"{place}: {message}" if place else message)
+    return "; ".join(found)
+
+
+def load_config(path: Path | None = None) -> ConfigFile:
+    """The file's settings; an empty ConfigFile when there is no file; ConfigError when it is wrong."""
+    path = path or config_path()
+    try:
+        with path.open("rb") as handle:
+            raw = tomllib.load(handle)
+    except FileNotFoundError:
+        return ConfigFile()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: is not valid TOML ({exc})") from None
+    try:
+        return ConfigFile.model_validate(raw)
+    except pydantic.ValidationError as exc:
+        raise ConfigError(f"{path}: {_problems(exc)}") from None
+
+
+def save_config(config: ConfigFile, path: Path | None = None) -> None:
+    """Write the file atomically, readable by its owner only (it holds API keys)."""
+    path = path or config_path()
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    text = tomli_w.dumps(config.model_dump(mode="json", exclude_defaults=True, exclude_none=True))
+    descriptor, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:  # mkstemp made it 0600
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(partial, path)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
+
+
+def save_profile(name: str, profile: Profile, *, make_default: bool = True, path: Path | None = None) -> None:
+    """Add or replace one profile (and make it the default), keeping the rest of the file."""
+    if not name.strip():
+        raise ConfigError("a profile needs a name")
+    config = load_config(path)
+    profiles = {**config.profiles, name: profile}
+    default = name if make_default else config.default_profile
+    save_config(config.model_copy(update={"profiles": profiles, "default_profile": default}), path)
+
+
+# --- the environment --------------------------------------------------------------------------------
+
+_ENVIRON: ContextVar[Mapping[str, str] | None] = ContextVar("queuedesk_environ", default=None)
+
+
+class _GivenEnvironment(EnvSettingsSource):
+    """The environment source, reading a mapping given by the caller instead of os.environ."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._given = environ
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return {
+            (name if self.case_sensitive else name.lower()): value
+            for name, value in self._given.items()
+            if not (self.env_ignore_empty and value == "")
+        }
+
+
+class _Environment(BaseSettings):
+    """QUEUEDESK_URL, _TOKEN, _ORG and _PROFILE; an empty variable counts as unset."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_ignore_empty=True, extra="ignore")
+
+    url: str | None = None
+    token: str | None = None
+    org: int | None = Field(default=None, gt=0)
+    profile: str | None = None
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        given = _ENVIRON.get()
+        return (env_settings if given is None else _GivenEnvironment(settings_cls, given),)
+
+
+@contextmanager
+def _reading(environ: Mapping[str, str] | None) -> Iterator[None]:
+    token = _ENVIRON.set(environ)
+    try:
+        yield
+    finally:
+        _ENVIRON.reset(token)
+
+
+def _read_environment(environ: Mapping[str, str] | None) -> _Environment:
+    try:
+        with _reading(environ):
+            return _Environment()
+    except pydantic.ValidationError as exc:
+        error = exc.errors()[0]
+        name = ENV_PREFIX + str(error["loc"][0]).upper()
+        if name == ENV_ORG:
+            raise ConfigError(f"{ENV_ORG} must be a whole number above 0, not {error['input']!r}") from None
+        raise ConfigError(f"{name}: {error['msg']}") from None
+
+
+# --- resolving a connection -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Connection:
+    """The server, key and organization a client uses, and where they came from."""
+
+    url: str
+    token: str | None
+    org: int | None
+    source: str  # for people: "flags", "environment (QUEUEDESK_*)", "profile 'work'"
+    profile: str | None  # the profile any of the values came from
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False)  # value -> where from
+
+
+@dataclass(frozen=True)
+class _Layer:
+    source: str
+    url: str | None
+    token: str | None
+    org: int | None
+    origins: Mapping[str, str]
+    profile: str | None = None
+
+
+def _url_of(value: str | None, where: str) -> str | None:
+    if not value:
+        return None
+    try:
+        return check_url(value)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def _profile_layer(named: str | None, environ: Mapping[str, str] | None, path: Path | None) -> _Layer | None:
+    file = path or _config_path(os.environ if environ is None else environ)
+    config = load_config(file)
+    name = named or config.default_profile
+    if name is None:
+        return None
+    profile = config.profiles.get(name)
+    if profile is None:
+        where = f"in {file}" if file.exists() else f"({file} does not exist)"
+        raise ConfigError(f"There is no profile {name!r} {where}; the profiles: {_names(config)}.")
+    here = f"profile {name!r}"
+    return _Layer(
+        here, profile.url, profile.token, profile.org, {k: here for k in ("url", "token", "org")}, name
+    )
+
+
+def _pick(layers: list[_Layer], chosen: int, key: str) -> tuple[Any, _Layer | None]:
+    """A value from the chosen layer or a higher one; from a lower layer only for the same URL."""
+    for index, layer in enumerate(layers):
+        value = getattr(layer, key)
+        if value is not None and (index <= chosen or layer.url == layers[chosen].url):
+            return value, layer
+    return None, None
+
+
+def resolve_connection(
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    org: int | None = None,
+    profile: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    path: Path | None = None,
+) -> Connection | None:
+    """The connection in force, or None when no layer names a server at all.
+
+    `token=""` is a flag too: explicitly no key. An unknown profile name is a ConfigError that lists
+    the profiles there are.
+    """
+    variables = _read_environment(environ)
+    layers = [
+        _Layer(
+            FLAGS,
+            _url_of(url, "--url"),
+            token,
+            org,
+            {"url": "flags (--url)", "token": "flags (--token)", "org": "flags (--org)"},
+        ),
+        _Layer(
+            ENVIRONMENT,
+            _url_of(variables.url, ENV_URL),
+            variables.token,
+            variables.org,
+            {
+                "url": f"environment ({ENV_URL})",
+                "token": f"environment ({ENV_TOKEN})",
+                "org": f"environment ({ENV_ORG})",
+            },
+        ),
+    ]
+    named = profile or variables.profile
+    complete = all(
+        any(getattr(layer, key) is not None for layer in layers) for key in ("url", "token", "org")
+    )
+    if named or not complete:
+        found = _profile_layer(named, environ, path)
+        if found is not None:
+            layers.append(found)
+    chosen = next((index for index, layer in enumerate(layers) if layer.url is not None), None)
+    if chosen is None:
+        return None
+    picked = {key: _pick(layers, chosen, key) for key in ("url", "token", "org")}
+    used = [layer for _value, layer in picked.values() if layer is not None]
+    return Connection(
+        url=picked["url"][0],
+        token=picked["token"][0],
+        org=picked["org"][0],
+        source=layers[chosen].source,
+        profile=next((layer.profile for layer in used if layer.profile is not None), None),
+        origins={key: layer.origins[key] for key, (_value, layer) in picked.items() if layer is not None},
+    )
+
+
+def mask(token: str | None) -> str:
+    """A key shown to people: enough to tell keys apart, never the whole key."""
+    if token is None:
+        return "(none)"
+    if token == "":
+        return "(empty)"
+    if len(token) >= 16:
+        return f"{token[:6]}…{token[-4:]}"
+    if len(token) >= 8:
+        return f"{token[:2]}…{token[-2:]}"
+    return "…"
