@@ -1,0 +1,180 @@
+"""`BlockEditor`: the editor of one block — a label line, the field, a problem line.
+
+Every editor checks its value with the block rules the server uses (`queuedesk.api.blocks`): empty
+means `blocks.is_empty`, and a value must pass its block type's own check. An editor only adds what
+the rules cannot know (a number or JSON that does not parse).
+"""
+
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+from queuedesk.api import blocks
+from queuedesk.api.models import Block
+
+REQUIRED = "required"
+
+
+class BlockEditor(Widget):
+    """Shows one block's value and, when `editable`, lets it be changed.
+
+    Subclasses give the field (`compose_field`), `value`, `set_value` and a short `key_hint`.
+    """
+
+    WORKER_FILLS: ClassVar[bool] = True
+    """In the work screen: is this block a question the worker answers (else it is task content)?"""
+
+    class Changed(Message):
+        """The editor's value changed (a key, a paste or `set_value`)."""
+
+        def __init__(self, editor: "BlockEditor") -> None:
+            super().__init__()
+            self.editor = editor
+
+        @property
+        def control(self) -> "BlockEditor":
+            return self.editor
+
+    class Chosen(Message):
+        """A choice was made with a key (a digit, `y`/`n`, `space`, `enter` in a filter).
+
+        The work screen's "submit on choice" listens for this.
+        """
+
+        def __init__(self, editor: "BlockEditor") -> None:
+            super().__init__()
+            self.editor = editor
+
+        @property
+        def control(self) -> "BlockEditor":
+            return self.editor
+
+    def __init__(
+        self,
+        block: Block,
+        value: Any = None,
+        *,
+        editable: bool = True,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self.block = block
+        self.editable = editable
+        self._problem: str | None = None
+        self._last_value: Any = None
+        self.set_class(not editable, "-read-only")
+        self.set_class(editable and block.is_required, "-required")
+        self.set_value(value)
+        self._last_value = self.value()
+
+    @classmethod
+    def filled_by_worker(cls, block: Block) -> bool:
+        """Whether, in the work screen, `block` is for the worker to fill."""
+        return cls.WORKER_FILLS
+
+    # --- what subclasses provide ----------------------------------------------------------------
+
+    def compose_field(self) -> ComposeResult:
+        """The field itself, between the label line and the problem line."""
+        raise NotImplementedError
+
+    def value(self) -> Any:
+        """The value as it would be sent; None when empty."""
+        raise NotImplementedError
+
+    def set_value(self, value: Any) -> None:
+        """Show `value` (as a task's `data` holds it); any value is shown, even one that does not fit."""
+        raise NotImplementedError
+
+    def key_hint(self) -> str:
+        """The keys of this field, in a few words, for the label line."""
+        return ""
+
+    def parse_problem(self) -> str | None:
+        """What is wrong before the rules can even look (e.g. a number that does not parse)."""
+        return None
+
+    # --- shared ---------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="editor-head"):
+            yield Static(self.block.name, classes="editor-name", markup=False)
+            if self.editable and self.block.is_required:
+                yield Static("*", classes="editor-required")
+            yield Static(self.key_hint() if self.editable else "", classes="editor-hint", markup=False)
+        yield from self.compose_field()
+        problem = Static(self._problem or "", classes="editor-problem", markup=False)
+        problem.display = self._problem is not None
+        yield problem
+
+    def problem(self) -> str | None:
+        """What keeps this value from being accepted: "required", or the block rule's message."""
+        parse = self.parse_problem()
+        if parse is not None:
+            return parse
+        value = self.value()
+        if blocks.is_empty(value):
+            return REQUIRED if self.block.is_required else None
+        return blocks.block_type(self.block.type).check_value(value, self.block.settings)
+
+    def show_problem(self, message: str | None) -> None:
+        """Show `message` under the field (None clears it); the next change of value clears it too."""
+        self._problem = message
+        self.set_class(message is not None, "-problem")
+        if self.composed:
+            line = self.query_one(".editor-problem", Static)
+            line.update(message or "")
+            line.display = message is not None
+
+    @property
+    def composed(self) -> bool:
+        """Whether the field's widgets exist (from `on_mount` on; `is_mounted` is set only after it)."""
+        return bool(self.children)
+
+    @property
+    def shown_problem(self) -> str | None:
+        """The message under the field now, if any."""
+        return self._problem
+
+    def refresh_hint(self) -> None:
+        if self.composed and self.editable:
+            self.query_one(".editor-hint", Static).update(self.key_hint())
+
+    def value_changed(self) -> None:
+        """Subclasses call this after their value may have changed: clears the problem, tells the form."""
+        value = self.value()
+        if value == self._last_value and type(value) is type(self._last_value):
+            return
+        self._last_value = value
+        if not self.composed:
+            return
+        if self._problem is not None:
+            self.show_problem(None)
+        self.post_message(self.Changed(self))
+
+    def chosen(self) -> None:
+        """Subclasses call this when a key made a choice."""
+        self.post_message(self.Chosen(self))
+
+    def focus_field(self) -> bool:
+        """Put the focus in this editor's field; False when nothing here can take it."""
+        if not self.editable:
+            return False
+        if self.focusable:
+            self.focus()
+            return True
+        for widget in self.query("*"):
+            if isinstance(widget, Widget) and widget.focusable:
+                widget.focus()
+                return True
+        return False
+
+    @property
+    def has_focus_within(self) -> bool:
+        focused = self.app.focused
+        return focused is not None and (focused is self or self in focused.ancestors)

@@ -1,0 +1,51 @@
+"""`binary` blocks: yes or no (`y`/`n`, or `1`/`2`; `space` toggles), or not set yet."""
+
+from typing import Any, ClassVar
+
+from queuedesk.tui.forms.options import OptionsEditor
+
+CHOICES: tuple[bool, bool] = (True, False)
+
+
+class BinaryEditor(OptionsEditor):
+    COLUMNS: ClassVar[int | None] = 2
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._answer: Any = None
+        super().__init__(*args, **kwargs)
+
+    def names(self) -> list[str]:
+        return ["Yes", "No"]
+
+    def is_chosen(self, index: int) -> bool:
+        return self._answer is CHOICES[index]
+
+    def pick(self, index: int) -> None:
+        self._answer = CHOICES[index]
+        self.value_changed()
+        self.chosen()
+
+    def clear(self) -> None:
+        self._answer = None
+        self.value_changed()
+
+    def extra_key(self, key: str) -> bool:
+        if key in ("y", "n"):
+            self.chosen_by_key(0 if key == "y" else 1)
+            return True
+        return False
+
+    def space(self) -> None:
+        self.chosen_by_key(1 if self._answer is True else 0)  # not set or No -> Yes, Yes -> No
+
+    def key_hint(self) -> str:
+        state = "not set · " if self._answer is None else ""
+        return f"{state}y/n · ⌫ clear"
+
+    def value(self) -> Any:
+        return self._answer
+
+    def set_value(self, value: Any) -> None:
+        self._answer = value
+        self.show_choices()
+        self.value_changed()

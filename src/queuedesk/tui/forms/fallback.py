@@ -1,0 +1,100 @@
+"""Any other block type (rich_text, list, sequences, annotations, types from a newer server).
+
+Shown read-only as text (strings) or indented JSON, whatever the value is. When creating a task it
+is typed: text for `rich_text`, JSON for the others (checked with the type's rule once parsed).
+"""
+
+import json
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.widgets import Static, TextArea
+
+from queuedesk.api.models import Block
+from queuedesk.tui.forms.base import BlockEditor
+
+TEXT_TYPES = frozenset({"rich_text"})
+COMPACT_JSON = 60  # characters up to which a value is shown on one line
+
+
+def shown_value(value: Any) -> str:
+    """A value as people read it: strings as they are, anything else as indented JSON."""
+    if isinstance(value, str):
+        return value
+    try:
+        compact = json.dumps(value, ensure_ascii=False, default=str)
+        if len(compact) <= COMPACT_JSON:
+            return compact
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+class FallbackEditor(BlockEditor):
+    WORKER_FILLS = False
+
+    def __init__(
+        self,
+        block: Block,
+        value: Any = None,
+        *,
+        editable: bool = True,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        self._raw: Any = None
+        self._text = ""
+        super().__init__(block, value, editable=editable, id=id, classes=classes)
+
+    @property
+    def is_text(self) -> bool:
+        return self.block.type in TEXT_TYPES
+
+    def compose_field(self) -> ComposeResult:
+        if self.editable:
+            yield TextArea(
+                self._text,
+                soft_wrap=True,
+                tab_behavior="focus",
+                compact=True,
+                placeholder="text" if self.is_text else "JSON",
+                classes="editor-area",
+            )
+        elif self._raw is None:
+            yield Static("—", classes="editor-value -empty")
+        else:
+            yield Static(shown_value(self._raw), classes="editor-value -fallback", markup=False)
+
+    def key_hint(self) -> str:
+        return "enter new line · esc leaves" if self.is_text else "JSON · esc leaves"
+
+    def _parsed(self) -> tuple[Any, str | None]:
+        text = self._text
+        if not text.strip():
+            return None, None
+        if self.is_text:
+            return text, None
+        try:
+            return json.loads(text), None
+        except ValueError as error:
+            return text, f"not valid JSON ({error.msg}, line {error.lineno})"
+
+    def value(self) -> Any:
+        if not self.editable:
+            return self._raw
+        return self._parsed()[0]
+
+    def parse_problem(self) -> str | None:
+        return self._parsed()[1] if self.editable else None
+
+    def set_value(self, value: Any) -> None:
+        self._raw = value
+        self._text = "" if value is None else shown_value(value)
+        if self.composed:
+            self.refresh(recompose=True)
+        self.value_changed()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        event.stop()
+        self._text = event.text_area.text
+        self.value_changed()

@@ -1,0 +1,109 @@
+"""A one-line typed field: the base of the number, date, email and address editors (and short text).
+
+`enter` in such a field is not taken by the field: it goes on to the screen, whose `enter` submits.
+"""
+
+from typing import Any, ClassVar, Literal
+
+from textual.app import ComposeResult
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+from queuedesk.api.models import Block
+from queuedesk.tui.forms.base import BlockEditor
+
+InputType = Literal["integer", "number", "text"]
+
+
+class FieldInput(Input):
+    """An `Input` that leaves `enter` to the screen instead of posting `Input.Submitted`."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "submit":
+            return False
+        return super().check_action(action, parameters)
+
+
+def shown_text(value: Any) -> str:
+    """A value as a field shows it: None is empty, anything else its text."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class InputEditor(BlockEditor):
+    """One line of typed text; subclasses say how the text becomes a value (`parse`)."""
+
+    INPUT_TYPE: ClassVar[InputType] = "text"
+    DEFAULT_PLACEHOLDER: ClassVar[str] = ""
+    HINT: ClassVar[str] = "type · esc leaves"
+
+    def __init__(
+        self,
+        block: Block,
+        value: Any = None,
+        *,
+        editable: bool = True,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        self._text = ""
+        super().__init__(block, value, editable=editable, id=id, classes=classes)
+
+    def placeholder(self) -> str:
+        placeholder = self.block.settings.get("placeholder")
+        return shown_text(placeholder) if placeholder not in (None, "") else self.DEFAULT_PLACEHOLDER
+
+    def compose_field(self) -> ComposeResult:
+        if self.editable:
+            yield FieldInput(
+                self._text,
+                placeholder=self.placeholder(),
+                type=self.INPUT_TYPE,
+                compact=True,
+                select_on_focus=False,
+                classes="editor-input",
+            )
+        else:
+            yield self.read_only_view()
+
+    def read_only_view(self) -> Widget:
+        if not self._text:
+            return Static("—", classes="editor-value -empty")
+        return Static(self._text, classes="editor-value", markup=False)
+
+    def key_hint(self) -> str:
+        return self.HINT
+
+    def parse(self, text: str) -> Any:
+        """The value typed as `text` (already stripped, never empty)."""
+        return text
+
+    def text(self) -> str:
+        return self._text
+
+    def value(self) -> Any:
+        text = self._text.strip()
+        return self.parse(text) if text else None
+
+    def set_value(self, value: Any) -> None:
+        self._text = shown_text(value)
+        if self.composed:
+            self.show_text()
+        self.value_changed()
+
+    def show_text(self) -> None:
+        """Put `self._text` in the mounted field."""
+        if self.editable:
+            self.query_one(FieldInput).value = self._text
+        else:
+            self.query_one(".editor-value").remove()
+            self.mount(self.read_only_view(), before=self.query_one(".editor-problem"))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if isinstance(event.input, FieldInput):
+            event.stop()
+            self._text = event.value
+            self.value_changed()

@@ -1,0 +1,325 @@
+"""Numbered options chosen with one key: the shared part of the selection and yes/no editors.
+
+Keys while the editor has the focus:
+- `1`-`9`, `0` (the 10th) choose an option at once. With more than 10 options the options are
+  numbered 1..N and typed: `1` `2` quickly is 12; a lone `1` is 1 after a short pause (or at once
+  when the next key is not a digit); a number that cannot grow (`2` of 12) is chosen at once.
+- The same digit again keeps the choice; `backspace`/`delete` clears it.
+- `up`/`down` move a cursor, `space` chooses the option under it.
+- `/` (more than 10 options) opens a filter: typing narrows the options, `up`/`down` move, `enter`
+  chooses, `escape` closes it.
+"""
+
+from collections.abc import Callable
+from typing import Any, ClassVar, Protocol
+
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Container
+from textual.content import Content
+from textual.widgets import Input, Static
+
+from queuedesk.api.models import Block
+from queuedesk.tui.forms.base import BlockEditor
+
+DIGITS = "1234567890"
+DASH = "\u2013"  # an en dash, for ranges of numbers
+
+
+class _Cancellable(Protocol):
+    def stop(self) -> None: ...
+
+
+def number_labels(count: int) -> list[str]:
+    """1-9 then 0 for up to 10 options; 1..N (right-aligned) beyond."""
+    if count <= 10:
+        return [DIGITS[i] for i in range(count)]
+    width = len(str(count))
+    return [str(i + 1).rjust(width) for i in range(count)]
+
+
+def number_range(count: int) -> str:
+    """The numbers that choose among `count` options, as the hints show them: 1-3, 1-9 and 0, 1-12."""
+    if count <= 1:
+        return "1"
+    if count == 10:
+        return f"1{DASH}9, 0"
+    return f"1{DASH}{count}"
+
+
+class OptionItem(Static):
+    """One option: its number, whether it is chosen, its name (never cut: it wraps)."""
+
+    def __init__(self, index: int, number: str, name: str, marks: tuple[str, str]) -> None:
+        super().__init__(classes="option")
+        self.index = index
+        self.number = number
+        self.option_name = name
+        self.marks = marks
+        self.chosen = False
+
+    def show(self, *, chosen: bool, cursor: bool, hidden: bool) -> None:
+        self.chosen = chosen
+        self.set_class(chosen, "-chosen")
+        self.set_class(cursor, "-cursor")
+        self.display = not hidden
+        mark = self.marks[0] if chosen else self.marks[1]
+        self.update(Content.assemble((self.number, "bold $text-accent"), " ", mark, " ", self.option_name))
+
+
+class OptionGrid(Container):
+    """The options in as many columns as their names allow (one column for a few options)."""
+
+    ONE_COLUMN_UP_TO = 5
+
+    def __init__(self, names: list[str], marks: tuple[str, str], *, columns: int | None = None) -> None:
+        super().__init__(classes="option-grid")
+        self.numbers = number_labels(len(names))
+        self.names = names
+        self.marks = marks
+        self.columns = columns
+
+    def compose(self) -> ComposeResult:
+        for index, (number, name) in enumerate(zip(self.numbers, self.names, strict=True)):
+            yield OptionItem(index, number, name, self.marks)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.styles.grid_size_columns = self.columns_for(event.size.width)
+
+    def columns_for(self, width: int) -> int:
+        if self.columns is not None:
+            return self.columns
+        count = len(self.names)
+        if count <= self.ONE_COLUMN_UP_TO:
+            return 1
+        widest = max(len(n) + len(m) for n, m in zip(self.numbers, self.names, strict=True)) + 3
+        return max(1, min(count, (width + 2) // (widest + 2)))
+
+    def show(self, chosen: Callable[[int], bool], cursor: int | None, visible: set[int] | None) -> None:
+        for item in self.query(OptionItem):
+            hidden = visible is not None and item.index not in visible
+            item.show(chosen=chosen(item.index), cursor=item.index == cursor, hidden=hidden)
+
+
+class OptionsEditor(BlockEditor):
+    """An editor whose values are a short list of numbered choices."""
+
+    can_focus = True
+    MARKS: ClassVar[tuple[str, str]] = ("●", "○")
+    COLUMNS: ClassVar[int | None] = None
+    DIGIT_WINDOW: ClassVar[float] = 0.6
+    """Seconds a first digit waits for a second one (only with more than 10 options)."""
+
+    def __init__(
+        self,
+        block: Block,
+        value: Any = None,
+        *,
+        editable: bool = True,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        self._cursor = 0
+        self._cursor_shown = False
+        self._typed = ""
+        self._typed_timer: _Cancellable | None = None
+        self._filter_text: str | None = None
+        super().__init__(block, value, editable=editable, id=id, classes=classes)
+        if not editable:
+            self.can_focus = False
+        self._cursor = next((i for i in range(self.count) if self.is_chosen(i)), 0)
+
+    # --- what subclasses provide ----------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        raise NotImplementedError
+
+    def is_chosen(self, index: int) -> bool:
+        raise NotImplementedError
+
+    def pick(self, index: int) -> None:
+        """A key picked option `index` (choose it, or toggle it)."""
+        raise NotImplementedError
+
+    def clear(self) -> None:
+        raise NotImplementedError
+
+    def space(self) -> None:
+        """`space`: pick the option under the cursor."""
+        self._cursor_shown = True
+        self.chosen_by_key(self._cursor)
+
+    def extra_key(self, key: str) -> bool:
+        """Keys of one editor only (`y`/`n`); True when handled."""
+        return False
+
+    # --- shared ---------------------------------------------------------------------------------
+
+    @property
+    def count(self) -> int:
+        return len(self.names())
+
+    @property
+    def filtering(self) -> bool:
+        return self._filter_text is not None
+
+    def compose_field(self) -> ComposeResult:
+        if self._filter_text is not None:
+            yield Input(
+                self._filter_text, placeholder="filter: type, ↑↓, enter picks, esc", classes="option-filter"
+            )
+        yield OptionGrid(self.names(), self.MARKS, columns=self.COLUMNS)
+
+    def on_mount(self) -> None:
+        self.show_choices()
+
+    def show_choices(self) -> None:
+        if not self.composed:
+            return
+        cursor = self._cursor if (self._cursor_shown or self.filtering) and self.editable else None
+        self.query_one(OptionGrid).show(self.is_chosen, cursor, self.visible())
+        self.refresh_hint()
+
+    def visible(self) -> set[int] | None:
+        if not self._filter_text:
+            return None
+        needle = self._filter_text.casefold()
+        names = self.names()
+        labels = number_labels(self.count)
+        return {i for i in range(self.count) if needle in names[i].casefold() or needle == labels[i].strip()}
+
+    def chosen_by_key(self, index: int) -> None:
+        self._cursor = index
+        self.pick(index)
+        self.show_choices()
+
+    # --- keys -----------------------------------------------------------------------------------
+
+    async def on_key(self, event: events.Key) -> None:
+        if not self.editable:
+            return
+        if self.filtering:
+            await self._filter_key(event)
+            return
+        if self.app.focused is not self:
+            return
+        key = event.key
+        if key in DIGITS and len(key) == 1:
+            event.stop()
+            self._digit(key)
+            return
+        self._commit_typed()  # any other key ends a number being typed (enter then submits it)
+        if key in ("backspace", "delete"):
+            event.stop()
+            self.clear()
+            self.show_choices()
+        elif key in ("up", "down"):
+            event.stop()
+            self._move(-1 if key == "up" else 1)
+        elif key == "space":
+            event.stop()
+            self.space()
+        elif key == "slash" and self.count > 10:
+            event.stop()
+            await self._open_filter()
+        elif self.extra_key(key):
+            event.stop()
+
+    def _move(self, step: int) -> None:
+        order = sorted(self.visible() or range(self.count))
+        if not order:
+            return
+        if not self._cursor_shown and not self.filtering:
+            self._cursor_shown = True  # the first arrow shows the cursor where it is
+        elif self._cursor in order:
+            self._cursor = order[(order.index(self._cursor) + step) % len(order)]
+        else:
+            self._cursor = order[0]
+        self.show_choices()
+
+    def _digit(self, digit: str) -> None:
+        if self.count <= 10:
+            index = DIGITS.index(digit)
+            if index < self.count:
+                self.chosen_by_key(index)
+            else:
+                self.show_problem(f"no option {digit} ({number_range(self.count)})")
+            return
+        self._typed += digit
+        number = int(self._typed)
+        if number == 0:
+            self._typed = ""
+            self.show_problem(f"no option 0 (type {number_range(self.count)})")
+        elif number * 10 > self.count:
+            self._commit_typed()
+        else:
+            self._wait_for_digit()
+
+    def _wait_for_digit(self) -> None:
+        self._stop_timer()
+        clock = getattr(self.app, "clock", None)
+        if clock is not None and hasattr(clock, "call_later"):
+            self._typed_timer = clock.call_later(self, self.DIGIT_WINDOW, self._commit_typed)
+        else:
+            self._typed_timer = self.set_timer(self.DIGIT_WINDOW, self._commit_typed)
+        self.refresh_hint()
+
+    def _stop_timer(self) -> None:
+        if self._typed_timer is not None:
+            self._typed_timer.stop()
+            self._typed_timer = None
+
+    def _commit_typed(self) -> None:
+        self._stop_timer()
+        typed, self._typed = self._typed, ""
+        if not typed:
+            return
+        number = int(typed)
+        if 1 <= number <= self.count:
+            self.chosen_by_key(number - 1)
+        else:
+            self.show_problem(f"no option {number} ({number_range(self.count)})")
+            self.refresh_hint()
+
+    # --- the filter -----------------------------------------------------------------------------
+
+    async def _open_filter(self) -> None:
+        self._filter_text = ""
+        await self.recompose()
+        self.show_choices()
+        self.query_one(".option-filter", Input).focus()
+
+    async def close_filter(self) -> None:
+        self._filter_text = None
+        await self.recompose()
+        self.show_choices()
+        self.focus()
+
+    async def _filter_key(self, event: events.Key) -> None:
+        if event.key == "escape":
+            event.stop()
+            await self.close_filter()
+        elif event.key in ("up", "down"):
+            event.stop()
+            self._move(-1 if event.key == "up" else 1)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.has_class("option-filter"):
+            event.stop()
+            self._filter_text = event.value
+            visible = self.visible()
+            if visible is not None and visible and self._cursor not in visible:
+                self._cursor = min(visible)
+            self.show_choices()
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        if not event.input.has_class("option-filter"):
+            return
+        event.stop()
+        visible = self.visible()
+        if visible is not None and not visible:
+            return  # nothing matches: keep typing
+        index = self._cursor if visible is None or self._cursor in visible else min(visible)
+        self._filter_text = None
+        self.chosen_by_key(index)
+        await self.close_filter()

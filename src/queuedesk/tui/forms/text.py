@@ -1,0 +1,86 @@
+"""`text` blocks: one line, or a multi-line area when the value is long or has line breaks.
+
+`read_only` text is the task's content: the work screen shows it, never edits it.
+"""
+
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.widget import Widget
+from textual.widgets import TextArea
+
+from queuedesk.api.models import Block
+from queuedesk.tui.forms.fields import InputEditor, shown_text
+
+LONG_TEXT = 70  # characters from which a value gets the multi-line area
+
+
+def wants_area(text: str) -> bool:
+    return "\n" in text or len(text) > LONG_TEXT
+
+
+class TextEditor(InputEditor):
+    MULTI_LINE_HINT: ClassVar[str] = "enter new line · esc leaves"
+
+    def __init__(
+        self,
+        block: Block,
+        value: Any = None,
+        *,
+        editable: bool = True,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        self._area = False
+        self._switching = False
+        super().__init__(block, value, editable=editable, id=id, classes=classes)
+
+    @classmethod
+    def filled_by_worker(cls, block: Block) -> bool:
+        return not block.read_only
+
+    def compose_field(self) -> ComposeResult:
+        if self.editable and self._area:
+            yield TextArea(
+                self._text,
+                soft_wrap=True,
+                tab_behavior="focus",
+                show_line_numbers=False,
+                compact=True,
+                placeholder=self.placeholder(),
+                classes="editor-area",
+            )
+        else:
+            yield from super().compose_field()
+
+    def read_only_view(self) -> Widget:
+        view = super().read_only_view()
+        view.add_class("-text")
+        return view
+
+    def key_hint(self) -> str:
+        return self.MULTI_LINE_HINT if self._area else self.HINT
+
+    def value(self) -> Any:
+        # Text is sent as typed (line breaks and inner spaces kept); only blank text is empty.
+        return self._text if self._text.strip() else None
+
+    def set_value(self, value: Any) -> None:
+        text = shown_text(value)
+        area = self.editable and (self._area or wants_area(text))
+        self._switching = area != self._area
+        self._area = area
+        super().set_value(value)
+
+    def show_text(self) -> None:
+        if self._switching:
+            self.refresh(recompose=True)
+        elif self._area:
+            self.query_one(TextArea).text = self._text
+        else:
+            super().show_text()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        event.stop()
+        self._text = event.text_area.text
+        self.value_changed()
