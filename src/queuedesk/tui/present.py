@@ -13,6 +13,11 @@ def when(moment: datetime | None) -> str:
     return "—" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
+def minute(moment: datetime | None) -> str:
+    """For table cells: to the minute (the task view shows seconds)."""
+    return "—" if moment is None else moment.strftime("%Y-%m-%d %H:%M")
+
+
 def block_value(block: Block, value: Any) -> str:
     """A value as its block type reads: an option's name, Yes/No, the text itself, JSON otherwise."""
     if value is None or value == "" or value == []:

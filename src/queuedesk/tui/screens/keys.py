@@ -12,6 +12,7 @@ from textual.widgets import Footer, Static
 from queuedesk.tui.screens.base import AppModal
 
 EVERYWHERE = [
+    ("↑ ↓ pgup pgdn home end", "Move the cursor in a list"),
     ("ctrl+p", "Command palette: open a queue, run any action"),
     ("escape", "Back, or out of a text field"),
     ("tab / shift+tab", "Next / previous field"),
@@ -41,7 +42,7 @@ class KeysScreen(AppModal[None]):
         seen: set[str] = set()
         for key, active in self.under.active_bindings.items():
             binding = active.binding
-            if not binding.description or not active.enabled or binding.action in seen:
+            if not binding.show or not binding.description or not active.enabled or binding.action in seen:
                 continue
             seen.add(binding.action)
             shown = self.app.get_key_display(binding)

@@ -14,7 +14,7 @@ from queuedesk.api import errors
 from queuedesk.api.models import AssignedTask, Queue, QueueDetail, Task
 from queuedesk.tui.clock import duration
 from queuedesk.tui.live import Poller
-from queuedesk.tui.present import settings_text, summary, when
+from queuedesk.tui.present import minute, settings_text, summary
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
@@ -33,8 +33,9 @@ COMPLETED_COLUMNS = [("id", "Task"), ("completed", "Completed"), ("by", "By"), (
 class QueueScreen(AppScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="queue.back"),
-        Binding("w", "work", "Work", id="queue.work"),
-        Binding("n", "create", "New task", id="queue.create"),
+        Binding("1", "tab('tab-pending')", "Pending", show=False, id="queue.tab_pending"),
+        Binding("2", "tab('tab-completed')", "Completed", show=False, id="queue.tab_completed"),
+        Binding("3", "tab('tab-blocks')", "Blocks", show=False, id="queue.tab_blocks"),
         Binding("F", "flush", "Flush", id="queue.flush"),
         Binding("f", "filter", "Filter history", id="queue.filter"),
         Binding("r", "refresh", "Refresh", id="queue.refresh"),
@@ -80,6 +81,7 @@ class QueueScreen(AppScreen):
         )
         self.poller.start()
         if self.session.extensions:
+            self.query_one("#pending-note").display = False
             self.pending.reset(self._pending_page)
         else:
             self.pending.display = False
@@ -89,7 +91,7 @@ class QueueScreen(AppScreen):
             )
         self.history.reset(self._history_page)
         self._show_history_note()
-        self.pending.focus()
+        self.call_after_refresh(self.pending.focus)
 
     def on_unmount(self) -> None:
         self.poller.stop()
@@ -159,13 +161,21 @@ class QueueScreen(AppScreen):
             if assignment.lease_expires_at is not None and assignment.lease_expires_at < self.clock.now():
                 held += " (lease expired)"
         status = Text(task.status, style="bold" if task.status == "in_progress" else "")
-        return [str(task.id), status, when(task.created_at), holder or "—", held or "—", self._summary(task)]
+        return [
+            str(task.id),
+            status,
+            minute(task.created_at),
+            holder or "—",
+            held or "—",
+            self._summary(task, 64),
+        ]
 
     def _completed_cells(self, task: Task) -> list[str | Text]:
-        return [str(task.id), when(task.completed_at), task.completed_by or "—", self._summary(task)]
+        return [str(task.id), minute(task.completed_at), task.completed_by or "—", self._summary(task, 48)]
 
-    def _summary(self, task: Task) -> str:
-        return summary(self.detail.data if self.detail else [], task)
+    def _summary(self, task: Task, other_columns: int) -> str:
+        width = max(16, self.app.size.width - other_columns)
+        return summary(self.detail.data if self.detail else [], task, width)
 
     def _show_counts(self) -> None:
         queue = self.queue
@@ -244,8 +254,16 @@ class QueueScreen(AppScreen):
         return True
 
     @on(TabbedContent.TabActivated)
-    def _tab_changed(self) -> None:
+    def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
         self.refresh_bindings()
+        table = {"tab-pending": "#pending", "tab-completed": "#history", "tab-blocks": "#blocks"}.get(
+            event.pane.id or ""
+        )
+        if table is not None:
+            self.query_one(table).focus()
+
+    def action_tab(self, pane: str) -> None:
+        self.query_one("#queue-tabs", TabbedContent).active = pane
 
     def action_back(self) -> None:
         if (

@@ -17,8 +17,6 @@ from queuedesk.tui.widgets.queue_table import COLUMNS, SORTS, QueueTable, View, 
 class QueuesScreen(AppScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", id="queues.open"),
-        Binding("w", "work", "Work", id="queues.work"),
-        Binding("n", "create", "New task", id="queues.create"),
         Binding("F", "flush", "Flush", id="queues.flush"),
         Binding("slash", "filter", "Filter", id="queues.filter"),
         Binding("s", "sort", "Sort", id="queues.sort"),

@@ -24,7 +24,7 @@ class TaskScreen(AppModal[None]):
     def __init__(self, queue: QueueDetail, task: Task) -> None:
         super().__init__()
         self.queue = queue
-        self.task = task
+        self.shown = task
         self.raw = False
 
     def compose(self) -> ComposeResult:
@@ -34,7 +34,7 @@ class TaskScreen(AppModal[None]):
         yield Footer()
 
     def _heading(self) -> Text:
-        task = self.task
+        task = self.shown
         text = Text()
         text.append(f"Task {task.id}", style="bold")
         text.append(f" in {self.queue.name} · {task.status} · source {task.source}\n")
@@ -47,7 +47,7 @@ class TaskScreen(AppModal[None]):
 
     def _values(self) -> Table | Text:
         if self.raw:
-            return Text(json.dumps(self.task.model_dump(mode="json"), indent=2, ensure_ascii=False))
+            return Text(json.dumps(self.shown.model_dump(mode="json"), indent=2, ensure_ascii=False))
         table = Table(show_header=True, header_style="bold", expand=True, box=None, padding=(0, 1))
         table.add_column("Block", ratio=1, no_wrap=True)
         table.add_column("Value", ratio=3)
@@ -56,8 +56,8 @@ class TaskScreen(AppModal[None]):
             known.add(block.id)
             label = Text(block.name)
             label.append(f"\n{block.type}", style="dim")
-            table.add_row(label, block_value(block, self.task.data.get(block.id)))
-        for key, value in self.task.data.items():
+            table.add_row(label, block_value(block, self.shown.data.get(block.id)))
+        for key, value in self.shown.data.items():
             if key not in known:
                 table.add_row(
                     Text(f"{key}\n(no longer a block)", style="dim"), json.dumps(value, ensure_ascii=False)

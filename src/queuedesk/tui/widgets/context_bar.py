@@ -22,6 +22,9 @@ class ContextBar(Static):
     def on_mount(self) -> None:
         self.render_bar()
 
+    def on_resize(self) -> None:
+        self.render_bar()
+
     def show(self, *, where: str | None = None, freshness: str | None = None, stale: bool = False) -> None:
         if where is not None:
             self.where = where
@@ -34,12 +37,15 @@ class ContextBar(Static):
         session: Session | None = getattr(self.app, "session", None)
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("QueueDesk", style="bold")
+        wide = (self.size.width or self.app.size.width) >= 110
         if session is not None:
-            text.append(f"  {session.url}  ", style="dim")
+            text.append("  ")
+            if wide:
+                text.append(f"{session.url}  ", style="dim")
             text.append(session.organization, style="bold")
             text.append(f"  {session.who}")
             if not session.extensions:
-                text.append(f"  {BASIC_API}", style="bold yellow")
+                text.append(f"  {BASIC_API if wide else 'basic API'}", style="bold yellow")
         if self.where:
             text.append(f"  / {self.where}", style="bold")
         if self.freshness:

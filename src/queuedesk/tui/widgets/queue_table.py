@@ -2,12 +2,12 @@
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from rich.text import Text
 from textual.widgets import DataTable
 
 from queuedesk.api.models import Queue
+from queuedesk.tui.present import minute
 
 COLUMNS: list[tuple[str, str]] = [
     ("name", "Queue"),
@@ -19,16 +19,12 @@ SORTS: list[str | None] = [None, "name", "pending", "active", "created"]
 CHANGED = "bold black on #e5c07b"
 
 
-def created_text(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M")
-
-
 def cell_values(queue: Queue) -> dict[str, str]:
     return {
         "name": queue.name,
         "pending": f"{queue.n_tasks:,}",
         "active": ", ".join(queue.active_users) or "—",
-        "created": created_text(queue.created_at),
+        "created": minute(queue.created_at),
     }
 
 

@@ -1,0 +1,154 @@
+"""SVG snapshots of every screen and modal of the app, on data with fixed times and a fixed clock.
+
+The server is real; after seeding, its timestamps are set to fixed values behind its back, and the
+shown server address is replaced by a fixed one, so the pictures do not depend on the run.
+`pytest tests/tui/test_snapshots.py --snapshot-update` rewrites them; look at the PNGs
+(`rsvg-convert -o x.png file.svg`) before accepting.
+"""
+
+from collections.abc import Awaitable, Callable, Iterator
+
+import httpx
+import pytest
+from textual.pilot import Pilot
+
+from queuedesk.tui.app import QueueDeskApp
+from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.settings import AppSettings, Target
+from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql
+
+SHOWN_URL = "http://127.0.0.1:8000"
+NOON = 1795420800_000000  # 2026-11-23 08:00:00 UTC in microseconds
+MINUTE = 60_000_000
+SIZES = [(100, 30), (80, 24)]
+
+
+@pytest.fixture(scope="module")
+def snapshot_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    server = ServerProcess(tmp_path_factory.mktemp("snapshots") / "qd.db", seed=ROLES_SEED).start()
+    admin = server.client("admin")
+    worker = server.client("worker")
+    org = admin.get("/me").json()["organization_id"]
+    queue = admin.get(f"/orgs/{org}/queues").json()[0]["id"]
+    base = f"/orgs/{org}/queues/{queue}"
+    for text in ("Paper jam on floor 3", "Toner smells odd", "Screen flickers", "Keyboard missing keys"):
+        admin.post(f"{base}/tasks/create", json={"data": {"paragraph": text}}).raise_for_status()
+    for category in ("red", "blue"):
+        claimed = worker.post(f"{base}/tasks/next").json()
+        worker.post(
+            f"{base}/tasks/{claimed['id']}/complete", json={"data": {"category": category}}
+        ).raise_for_status()
+    worker.post(f"{base}/tasks/next").raise_for_status()  # one held by Wes
+    admin.post(
+        f"/orgs/{org}/queues",
+        json={
+            "name": "Receipts",
+            "description": "Check totals",
+            "data": [{"id": "total", "name": "Total", "type": "number"}],
+        },
+    ).raise_for_status()
+    db = server.db_url
+    execute_sql(db, f"UPDATE queues SET created_at = {NOON} + id * 7 * {MINUTE}")
+    execute_sql(db, f"UPDATE tasks SET created_at = {NOON} + id * {MINUTE}")
+    execute_sql(
+        db, f"UPDATE tasks SET completed_at = {NOON} + (60 + id) * {MINUTE} WHERE completed_at IS NOT NULL"
+    )
+    execute_sql(
+        db,
+        f"UPDATE tasks SET assigned_at = {NOON} + 85 * {MINUTE}, lease_expires_at = {NOON} + 100 * {MINUTE} "
+        "WHERE status = 'in_progress'",
+    )
+    for client in (admin, worker):
+        client.close()
+    yield server
+    server.stop()
+
+
+def app_for(server: ServerProcess, role: str = "admin") -> QueueDeskApp:
+    clock = ManualClock()  # 2026-11-23 09:30 UTC
+    return QueueDeskApp(Target(server.url, KEYS[role], None), settings=AppSettings(), clock=clock)
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    for _ in range(3):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    session = getattr(app, "session", None)
+    if session is not None:
+        session.url = SHOWN_URL
+    for bar in app.screen.query("ContextBar"):
+        bar.render_bar()  # type: ignore[attr-defined]
+    await pilot.pause()
+
+
+def steps(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
+    async def run(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+
+    return run
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_queues(snap_compare, snapshot_server: ServerProcess, size: tuple[int, int]) -> None:
+    assert snap_compare(app_for(snapshot_server), terminal_size=size, run_before=steps())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_queue_pending(snap_compare, snapshot_server: ServerProcess, size: tuple[int, int]) -> None:
+    assert snap_compare(app_for(snapshot_server), terminal_size=size, run_before=steps("enter"))
+
+
+def test_queue_completed(snap_compare, snapshot_server: ServerProcess) -> None:
+    assert snap_compare(
+        app_for(snapshot_server), terminal_size=(100, 30), run_before=steps("enter", "2")
+    )
+
+
+def test_queue_blocks(snap_compare, snapshot_server: ServerProcess) -> None:
+    assert snap_compare(
+        app_for(snapshot_server), terminal_size=(100, 30), run_before=steps("enter", "3")
+    )
+
+
+def test_task_view(snap_compare, snapshot_server: ServerProcess) -> None:
+    assert snap_compare(
+        app_for(snapshot_server), terminal_size=(100, 30), run_before=steps("enter", "2", "enter")
+    )
+
+
+def test_flush_guard(snap_compare, snapshot_server: ServerProcess) -> None:
+    assert snap_compare(app_for(snapshot_server), terminal_size=(100, 30), run_before=steps("F"))
+
+
+def test_keys(snap_compare, snapshot_server: ServerProcess) -> None:
+    assert snap_compare(app_for(snapshot_server), terminal_size=(100, 30), run_before=steps("question_mark"))
+
+
+def test_supervisor_queues(snap_compare, snapshot_server: ServerProcess) -> None:
+    assert snap_compare(app_for(snapshot_server, "supervisor"), terminal_size=(100, 30), run_before=steps())
+
+
+def test_connect_refused_key(snap_compare, snapshot_server: ServerProcess) -> None:
+    app = QueueDeskApp(Target(snapshot_server.url, "not-a-key", None), clock=ManualClock())
+
+    async def run(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        pilot.app.screen.query_one("#url").value = SHOWN_URL  # type: ignore[attr-defined]
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run)
+
+
+def test_snapshot_data_is_what_the_pictures_show(snapshot_server: ServerProcess) -> None:
+    """The fixture's fixed times took: otherwise every picture would change with the run."""
+    with httpx.Client(
+        base_url=snapshot_server.url, headers={"Authorization": f"Token {KEYS['admin']}"}
+    ) as admin:
+        queues = admin.get("/orgs/1/queues").json()
+    assert [q["created_at"] for q in queues] == [
+        f"2026-11-23T08:{7 * q['id']:02d}:00.000000Z" for q in queues
+    ]
