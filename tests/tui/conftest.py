@@ -24,7 +24,9 @@ def clock() -> ManualClock:
 def make_app(server: ServerProcess, clock: ManualClock) -> MakeApp:
     """An app for `role` against the real server (or `url`), on the manual clock."""
 
-    def make(role: str = "admin", *, url: str | None = None, token: str | None = None, **settings: object) -> QueueDeskApp:
+    def make(
+        role: str = "admin", *, url: str | None = None, token: str | None = None, **settings: object
+    ) -> QueueDeskApp:
         target = Target(url or server.url, token if token is not None else KEYS[role], None, "test")
         return QueueDeskApp(target, settings=AppSettings(**settings), clock=clock)  # type: ignore[arg-type]
 
