@@ -16,7 +16,7 @@ from queuedesk.tui.settings import AppSettings, SaveProfile, Target
 
 
 class QueueDeskApp(App[None]):
-    CSS_PATH: ClassVar = ["styles/app.tcss"]
+    CSS_PATH: ClassVar = ["styles/app.tcss", "styles/forms.tcss"]
     TITLE = "QueueDesk"
     COMMANDS: ClassVar = App.COMMANDS | {QueueCommands}
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -36,6 +36,7 @@ class QueueScreen(AppScreen):
         Binding("1", "tab('tab-pending')", "Pending", show=False, id="queue.tab_pending"),
         Binding("2", "tab('tab-completed')", "Completed", show=False, id="queue.tab_completed"),
         Binding("3", "tab('tab-blocks')", "Blocks", show=False, id="queue.tab_blocks"),
+        Binding("n", "create", "New task", id="queue.create"),
         Binding("F", "flush", "Flush", id="queue.flush"),
         Binding("f", "filter", "Filter history", id="queue.filter"),
         Binding("r", "refresh", "Refresh", id="queue.refresh"),

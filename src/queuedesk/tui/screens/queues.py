@@ -17,6 +17,7 @@ from queuedesk.tui.widgets.queue_table import COLUMNS, SORTS, QueueTable, View, 
 class QueuesScreen(AppScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", id="queues.open"),
+        Binding("n", "create", "New task", id="queues.create"),
         Binding("F", "flush", "Flush", id="queues.flush"),
         Binding("slash", "filter", "Filter", id="queues.filter"),
         Binding("s", "sort", "Sort", id="queues.sort"),

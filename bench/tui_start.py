@@ -1,0 +1,89 @@
+"""Time from typing `queuedesk` to the first painted queue list, beside a bare Textual app.
+
+Both run in a real terminal (tmux); the clock stops when the pane shows the first queue's name.
+The app connects with a saved profile (a config file of its own), to a real `queuedesk serve`.
+
+    .venv/bin/python bench/tui_start.py --runs 9 --json bench/results/tui_start.json
+"""
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.support import KEYS, ROLES_SEED, ServerProcess
+
+BIN = Path(sys.executable).parent
+
+
+def time_to_text(command: str, text: str, env: dict[str, str], timeout: float = 15) -> float:
+    """Seconds from starting `command` in a fresh tmux pane until the pane shows `text`."""
+    session = f"bench{time.monotonic_ns()}"
+    env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
+    started = time.perf_counter()
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", *env_args, command], check=True
+    )
+    try:
+        while time.perf_counter() - started < timeout:
+            pane = subprocess.run(
+                ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True
+            ).stdout
+            if text in pane:
+                return time.perf_counter() - started
+            time.sleep(0.005)
+        raise RuntimeError(f"{command!r} did not show {text!r} within {timeout}s:\n{pane}")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if shutil.which("tmux") is None:
+        sys.exit("tmux is needed: apt-get install tmux")
+    work = Path(tempfile.mkdtemp())
+    server = ServerProcess(work / "qd.db", seed=ROLES_SEED).start()
+    config = work / "config.toml"
+    config.write_text(
+        f'default_profile = "bench"\n[profiles.bench]\nurl = "{server.url}"\ntoken = "{KEYS["admin"]}"\n'
+    )
+    env = {"QUEUEDESK_CONFIG": str(config), "TERM": "xterm-256color"}
+    app_times, bare_times = [], []
+    try:
+        for _ in range(args.runs):
+            bare_times.append(
+                time_to_text(
+                    f"{BIN / 'python'} {Path(__file__).with_name('bare_app.py')}", "Categorization ready", env
+                )
+            )
+            app_times.append(time_to_text(str(BIN / "queuedesk"), "Categorization", env))
+    finally:
+        server.stop()
+    result = {
+        "runs": args.runs,
+        "app_median_s": round(statistics.median(app_times), 3),
+        "app_max_s": round(max(app_times), 3),
+        "bare_median_s": round(statistics.median(bare_times), 3),
+        "difference_s": round(statistics.median(app_times) - statistics.median(bare_times), 3),
+    }
+    print(f"queuedesk to first queue list: median {result['app_median_s']} s (max {result['app_max_s']} s)")
+    print(f"bare Textual app, same way:     median {result['bare_median_s']} s")
+    print(f"difference:                     {result['difference_s']} s")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
