@@ -7,4 +7,4 @@ from queuedesk.tui.forms.fields import InputEditor
 
 class DateEditor(InputEditor):
     DEFAULT_PLACEHOLDER: ClassVar[str] = "YYYY-MM-DD or YYYY-MM-DDTHH:MM"
-    HINT: ClassVar[str] = "ISO date · esc leaves"
+    HINT: ClassVar[str] = "ISO date · esc leaves field"

@@ -7,4 +7,4 @@ from queuedesk.tui.forms.fields import InputEditor
 
 class EmailEditor(InputEditor):
     DEFAULT_PLACEHOLDER: ClassVar[str] = "name@example.com"
-    HINT: ClassVar[str] = "email · esc leaves"
+    HINT: ClassVar[str] = "email · esc leaves field"

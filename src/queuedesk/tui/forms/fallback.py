@@ -66,7 +66,7 @@ class FallbackEditor(BlockEditor):
             yield Static(shown_value(self._raw), classes="editor-value -fallback", markup=False)
 
     def key_hint(self) -> str:
-        return "enter new line · esc leaves" if self.is_text else "JSON · esc leaves"
+        return "enter new line · esc leaves field" if self.is_text else "JSON · esc leaves field"
 
     def _parsed(self) -> tuple[Any, str | None]:
         text = self._text

@@ -38,7 +38,7 @@ class InputEditor(BlockEditor):
 
     INPUT_TYPE: ClassVar[InputType] = "text"
     DEFAULT_PLACEHOLDER: ClassVar[str] = ""
-    HINT: ClassVar[str] = "type · esc leaves"
+    HINT: ClassVar[str] = "esc leaves the field"
 
     def __init__(
         self,

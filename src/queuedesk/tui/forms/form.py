@@ -29,7 +29,7 @@ from textual.widgets import Input, Static, TextArea
 
 from queuedesk.api import blocks as block_rules
 from queuedesk.api.models import Block
-from queuedesk.tui.forms.base import BlockEditor
+from queuedesk.tui.forms.base import REQUIRED, BlockEditor
 from queuedesk.tui.forms.image import ImageEditor
 from queuedesk.tui.forms.registry import editor_for, filled_by_worker
 
@@ -73,6 +73,7 @@ class TaskForm(Widget):
             editor = editor_for(block, self.data.get(block.id), editable=editable)
             (self._editors if editable else self._content).append(editor)
         self._left: BlockEditor | None = None
+        self.set_class(mode == "create", "-create")
 
     # --- layout ---------------------------------------------------------------------------------
 
@@ -118,12 +119,18 @@ class TaskForm(Widget):
         return {editor.block.id: editor.value() for editor in self._editors}
 
     def problems(self) -> dict[str, str]:
-        """What keeps the values from being accepted, by block id (empty when all is well)."""
+        """What keeps the values from being accepted, by block id (empty when all is well).
+
+        In "create" mode an empty required block is no problem: `is_required` is the worker's duty
+        at completion (the server does not enforce it on create either).
+        """
         found = {editor.block.id: editor.problem() for editor in self._editors}
+        if self.mode == "create":
+            found = {block_id: m for block_id, m in found.items() if m != REQUIRED}
         return {block_id: message for block_id, message in found.items() if message is not None}
 
     def missing_required(self) -> list[str]:
-        """The names of the required blocks still empty."""
+        """The names of the required blocks still empty (what a completion would be refused for)."""
         return [
             editor.block.name
             for editor in self._editors
@@ -163,9 +170,14 @@ class TaskForm(Widget):
         """Focus the first required editor still empty, else the first editor.
 
         So with one required selection block the number keys work at once, even below an optional
-        comment field. With nothing editable the form itself takes the focus.
+        comment field. In "create" mode: the first editor. With nothing editable the form itself
+        takes the focus.
         """
-        waiting = [e for e in self._editors if e.block.is_required and block_rules.is_empty(e.value())]
+        waiting = [
+            e
+            for e in self._editors
+            if self.mode == "work" and e.block.is_required and block_rules.is_empty(e.value())
+        ]
         for editor in [*waiting, *self._editors]:
             if editor.focus_field():
                 return

@@ -11,7 +11,7 @@ from queuedesk.tui.images import ImageView
 
 class ImageEditor(LinkEditor):
     DEFAULT_PLACEHOLDER: ClassVar[str] = "https://…/picture.png"
-    HINT: ClassVar[str] = "image address · esc leaves"
+    HINT: ClassVar[str] = "image address · esc leaves field"
 
     def read_only_view(self) -> Widget:
         return ImageView(self.url, classes="editor-value -image")

@@ -16,7 +16,7 @@ from queuedesk.tui.forms.fields import InputEditor
 class LinkEditor(InputEditor):
     WORKER_FILLS: ClassVar[bool] = False
     DEFAULT_PLACEHOLDER: ClassVar[str] = "https://…"
-    HINT: ClassVar[str] = "http(s) address · esc leaves"
+    HINT: ClassVar[str] = "http(s) address · esc leaves field"
 
     def read_only_view(self) -> Widget:
         if not self._text:

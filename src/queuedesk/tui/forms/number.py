@@ -8,7 +8,7 @@ from queuedesk.tui.forms.fields import InputEditor, InputType
 class NumberEditor(InputEditor):
     INPUT_TYPE: ClassVar[InputType] = "number"
     DEFAULT_PLACEHOLDER: ClassVar[str] = "a number"
-    HINT: ClassVar[str] = "number · esc leaves"
+    HINT: ClassVar[str] = "number · esc leaves field"
 
     def parse(self, text: str) -> Any:
         cleaned = text.replace("_", "")

@@ -20,7 +20,7 @@ def wants_area(text: str) -> bool:
 
 
 class TextEditor(InputEditor):
-    MULTI_LINE_HINT: ClassVar[str] = "enter new line · esc leaves"
+    MULTI_LINE_HINT: ClassVar[str] = "enter new line · esc leaves field"
 
     def __init__(
         self,
