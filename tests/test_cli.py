@@ -1,13 +1,17 @@
 """The `queuedesk` command line, run as a real subprocess against the real server.
 
 Covers the listing and JSON output, creating tasks, naming queues, flushing, webhooks, exit codes,
-all-or-nothing CSV import at 10,000 rows, and a streaming export of 20,000 completed tasks whose
-peak memory must not grow with the number of tasks, round-tripped back through `import`.
+configuration (profiles, precedence, `config path|show`), all-or-nothing CSV import at 10,000 rows,
+and a streaming export of 20,000 completed tasks whose peak memory must not grow with the number of
+tasks, round-tripped back through `import`; progress on a terminal (a pty) and when piped.
 """
 
 import csv
+import io
 import json
 import os
+import pty
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -19,6 +23,8 @@ from typing import Any
 import httpx
 import pytest
 
+from queuedesk.api.config import Profile, load_config, save_profile
+from queuedesk.commands.progress import Progress
 from tests.conftest import make_queue
 from tests.fill import fill_completed
 from tests.support import CORE_BLOCKS, KEYS, ServerProcess, free_port, queuedesk_command
@@ -41,11 +47,20 @@ class Result:
         return f"exit {self.code}\nstdout: {self.out[-2000:]}\nstderr: {self.err[-2000:]}"
 
 
+NO_CONFIG = "/nonexistent/queuedesk-test/config.toml"  # never the profiles of the machine's user
+
+
 def cli_env(
-    server: ServerProcess, token: str | None = KEYS["admin"], org: int | None = None, url: str | None = None
+    server: ServerProcess,
+    token: str | None = KEYS["admin"],
+    org: int | None = None,
+    url: str | None = None,
+    config: str = NO_CONFIG,
 ) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("QUEUEDESK_")}
-    env["QUEUEDESK_URL"] = url or server.url
+    env["QUEUEDESK_CONFIG"] = config
+    if url != "":
+        env["QUEUEDESK_URL"] = url or server.url
     if token is not None:
         env["QUEUEDESK_TOKEN"] = token
     if org is not None:
@@ -55,13 +70,15 @@ def cli_env(
 
 @pytest.fixture
 def cli(server: ServerProcess, org_id: int) -> Callable[..., Result]:
-    """`cli("queues", "--json")` runs `queuedesk queues --json` as the admin; keywords change the env."""
+    """`cli("queues", "--json")` runs `queuedesk queues --json` as the admin; keywords change the env
+    (`url=""` leaves QUEUEDESK_URL out)."""
 
     def run(
         *args: str,
         token: str | None = KEYS["admin"],
         org: int | None = org_id,
         url: str | None = None,
+        config: str = NO_CONFIG,
         timeout: float = 120,
     ) -> Result:
         done = subprocess.run(
@@ -69,7 +86,7 @@ def cli(server: ServerProcess, org_id: int) -> Callable[..., Result]:
             capture_output=True,
             text=True,
             encoding="utf-8",
-            env=cli_env(server, token, org, url),
+            env=cli_env(server, token, org, url, config),
             timeout=timeout,
         )
         return Result(done.returncode, done.stdout, done.stderr)
@@ -122,12 +139,13 @@ def test_queues_table(cli, admin, org_id, clients) -> None:
     assert result.code == 0, result
     lines = result.out.splitlines()
     assert lines[0].split() == ["id", "name", "pending", "active", "created"]
-    assert set(lines[1].replace(" ", "")) == {"-"}
+    assert set(lines[1].strip()) == {"─"}  # a rich table, plain when piped
     (row,) = [line for line in lines[2:] if "Table Queue" in line]
-    cells = row.split("  ")
-    assert cells[0].strip() == str(queue["id"])
-    assert [c.strip() for c in cells if c.strip()][2:4] == ["3", "Wes"], row
-    assert row.rstrip().endswith(queue["created_at"][:16].replace("T", " ")), row
+    cells = [c.strip() for c in row.split("  ") if c.strip()]
+    assert cells[0] == str(queue["id"]) and cells[1] == "Table Queue"
+    assert cells[2:4] == ["3", "Wes"], row
+    assert cells[-1] == queue["created_at"][:16].replace("T", " "), row
+    assert "\x1b[" not in result.out  # no colour codes when piped
     assert result.err == ""
 
 
@@ -539,7 +557,9 @@ def test_export_csv_content(exports, admin, org_id) -> None:
     assert {r["status"] for r in rows} == {"completed"}
     assert {r["completed_by"] for r in rows} == {"wes@acme.test"}
     assert {r["source"] for r in rows} == {"manual"}
-    assert all(r["completed_at"] for r in rows)
+    contract_form = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
+    assert all(contract_form.fullmatch(r["completed_at"]) for r in rows), rows[0]
+    assert all(contract_form.fullmatch(r["created_at"]) for r in rows), rows[0]
     ids = [int(r["id"]) for r in rows]
     assert ids == sorted(ids, reverse=True), "newest completion first"
     exported = Counter(as_key({k: (r[k] or None) for k in ("paragraph", "category", "photo")}) for r in rows)
@@ -600,4 +620,209 @@ def test_export_to_stdout_is_the_same_csv(exports, server, org_id) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == run.path.read_bytes()
-    assert done.stderr == b""
+    assert (
+        done.stderr.decode()
+        == f"Exported {SMALL} completed task(s) of queue {run.queue['id']} 'Export Small'.\n"
+    )
+
+
+# --- configuration ----------------------------------------------------------------------------------
+
+
+def test_config_path_prints_the_files_path(cli, tmp_path) -> None:
+    chosen = tmp_path / "my" / "config.toml"
+    result = cli("config", "path", config=str(chosen))
+    assert result.code == 0, result
+    assert result.out == f"{chosen}\n"
+
+
+def test_the_default_profile_is_used_when_nothing_else_is_given(cli, server, org_id, queue, tmp_path) -> None:
+    config = tmp_path / "config.toml"
+    save_profile("demo", Profile(url=server.url, token=KEYS["worker"], org=org_id), path=config)
+    result = cli("queues", "--json", url="", token=None, org=None, config=str(config))
+    assert result.code == 0, result
+    assert queue["id"] in [q["id"] for q in result.json()]
+    denied = cli("flush", str(queue["id"]), "--yes", url="", token=None, org=None, config=str(config))
+    assert denied.code == 3, denied  # it really was the worker's key
+
+
+def test_an_unknown_profile_is_exit_2_listing_the_profiles(cli, server, tmp_path) -> None:
+    config = tmp_path / "config.toml"
+    save_profile("demo", Profile(url=server.url, token=KEYS["admin"]), path=config)
+    save_profile("spare", Profile(url=server.url, token=KEYS["worker"]), make_default=False, path=config)
+    result = cli("queues", "--profile", "dmeo", url="", token=None, org=None, config=str(config))
+    assert result.code == 2, result
+    assert "There is no profile 'dmeo'" in result.err and "the profiles: demo, spare" in result.err
+
+
+def test_a_malformed_config_file_is_exit_2_naming_the_place(cli, tmp_path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[profiles.demo]\nurl = "http://127.0.0.1:1"\ntoken = "k"\norg = "one"\n')
+    result = cli("queues", url="", token=None, org=None, config=str(config))
+    assert result.code == 2, result
+    assert f"{config}: profiles.demo.org: " in result.err
+
+
+def test_a_key_from_the_environment_is_not_sent_to_the_url_of_the_flags(cli, server) -> None:
+    elsewhere = f"http://127.0.0.1:{free_port()}"
+    result = cli("queues", "--url", server.url, url=elsewhere)  # the admin's key is for `elsewhere`
+    assert result.code == 3, result
+    assert "Authentication credentials were not provided" in result.err
+    same = cli("queues", "--url", server.url + "/")  # the environment names this server: its key goes
+    assert same.code == 0, same
+
+
+def test_config_show_says_where_each_value_comes_from(cli, server, org_id, tmp_path) -> None:
+    config = tmp_path / "config.toml"
+    save_profile("demo", Profile(url=server.url, token=KEYS["supervisor"], org=org_id), path=config)
+    result = cli("config", "show", "--json", url="", token=KEYS["worker"], org=None, config=str(config))
+    assert result.code == 0, result
+    assert result.json() == {
+        "config_file": str(config),
+        "config_file_exists": True,
+        "profile": "demo",
+        "default_profile": "demo",
+        "profiles": ["demo"],
+        "url": {"value": server.url, "source": "profile 'demo'"},
+        "token": {"value": "acme-w…cdef", "source": "environment (QUEUEDESK_TOKEN)"},
+        "org": {"value": org_id, "source": "profile 'demo'"},
+    }
+    assert KEYS["worker"] not in result.out and KEYS["supervisor"] not in result.out
+
+    plain = cli("config", "show", "--url", "http://queues.example", config=str(config))
+    assert plain.code == 0, plain
+    assert f"config file: {config}" in plain.out and "profiles: demo (default)" in plain.out
+    rows = {line.split()[0]: line for line in plain.out.splitlines()[3:] if line.strip()}
+    assert "http://queues.example" in rows["url"] and "flags (--url)" in rows["url"]
+    assert "not set" in rows["token"] and "asked from the server" in rows["org"]
+    assert load_config(config).profiles["demo"].token == KEYS["supervisor"]  # show changes nothing
+
+
+# --- issue 11 on a QueueDesk server -------------------------------------------------------------------
+
+
+def test_another_organization_names_the_keys_own(cli, org_id, other_org) -> None:
+    result = cli("queues", org=other_org["org"])
+    assert result.code == 3, result
+    assert f"The key belongs to organization {org_id} ('Acme'), not {other_org['org']}." in result.err
+    assert "Check the organization id" in result.err and "--org" in result.err
+
+
+def test_an_empty_QUEUEDESK_ORG_is_asked_from_the_server(server, queue) -> None:
+    env = {**cli_env(server), "QUEUEDESK_ORG": ""}
+    done = subprocess.run(
+        [*queuedesk_command(), "queues", "--json"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert queue["id"] in [q["id"] for q in json.loads(done.stdout)]
+
+
+def test_no_url_anywhere_is_exit_2_naming_the_option_and_the_variable(cli) -> None:
+    result = cli("queues", url="")
+    assert result.code == 2, result
+    assert "--url" in result.err and "QUEUEDESK_URL" in result.err
+
+
+@pytest.mark.parametrize("size", ["0", "1001", "-5", "ten"])
+def test_page_size_is_checked_against_1_to_1000(cli, queue, size) -> None:
+    result = cli("export", str(queue["id"]), "--page-size", size)
+    assert result.code == 2, result
+    assert "--page-size" in result.err and "1 to 1000" in result.err
+    assert result.out == ""
+
+
+def test_import_from_a_start_row(cli, admin, org_id, queue, tmp_path) -> None:
+    rows = import_rows(10)
+    path = tmp_path / "part.csv"
+    write_csv(path, rows)
+    result = cli("import", str(queue["id"]), str(path), "--start-row", "8", "--json")
+    assert result.code == 0, result
+    assert result.json()["created"] == 3 and result.json()["source"] == "part.csv"
+    tasks = all_tasks(admin, org_id, queue["id"], "tasks")
+    assert [t["data"] for t in tasks] == rows[7:]
+    bad = cli("import", str(queue["id"]), str(path), "--start-row", "0")
+    assert bad.code == 2 and "--start-row" in bad.err, bad
+
+
+def test_export_filters_on_a_queuedesk_server(cli, admin, clients, org_id, queue) -> None:
+    qpath = f"/orgs/{org_id}/queues/{queue['id']}"
+    for n in range(3):
+        create(admin, org_id, queue["id"], {"paragraph": f"p{n}"})
+    done = []
+    for worker in (clients["worker"], clients["worker2"], clients["worker"]):
+        task = worker.post(f"{qpath}/tasks/next").json()
+        finished = worker.post(f"{qpath}/tasks/{task['id']}/complete", json={"data": {"category": "red"}})
+        assert finished.status_code == 200, finished.text
+        done.append(finished.json())
+    result = cli(
+        "export", str(queue["id"]), "--format", "jsonl", "--completed-by", "wes@acme.test",
+        "--start-date", done[1]["completed_at"],
+    )  # fmt: skip
+    assert result.code == 0, result
+    assert [json.loads(line)["id"] for line in result.out.splitlines()] == [done[2]["id"]]
+    assert result.err.strip().startswith("Exported 1 completed task(s)")
+    bad = cli("export", str(queue["id"]), "--end-date", "soon")
+    assert bad.code == 2 and "'soon' is not an ISO 8601 date" in bad.err, bad
+
+
+# --- progress -------------------------------------------------------------------------------------------
+
+
+def test_progress_is_a_rich_bar_on_a_terminal(server, admin, org_id, tmp_path) -> None:
+    queue = make_queue(admin, org_id, name="Progress Bar")
+    fill_completed(server.db_url, queue["id"], 3000, "wes@acme.test", lambda n: {"paragraph": f"t{n}"})
+    main, side = pty.openpty()
+    try:
+        done = subprocess.run(
+            [
+                *queuedesk_command(),
+                "export",
+                str(queue["id"]),
+                "-o",
+                str(tmp_path / "out.csv"),
+                "--page-size",
+                "500",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=side,
+            env={**cli_env(server, org=org_id), "TERM": "xterm-256color", "COLUMNS": "120"},
+            timeout=120,
+        )
+        os.close(side)
+        side = -1
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        os.close(main)
+        if side != -1:
+            os.close(side)
+    text = drawn.decode(errors="replace")
+    assert done.returncode == 0, text
+    assert "Exporting 'Progress Bar'" in text and "3000/3000" in text, text
+    assert "tasks/s" in text and "━" in text, text
+    assert "Exported 3000 completed task(s)" in text
+
+
+def test_progress_is_plain_lines_when_piped() -> None:
+    stream = io.StringIO()
+    with Progress("Importing into 'Q'", "rows", 1000, stream=stream, interval=0) as progress:
+        progress.advance(250)
+        progress.advance(750)
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2
+    assert re.fullmatch(
+        r"Importing into 'Q': 250 / 1,000 rows \(25%\), [\d,]+ rows/s, about [\d,]+ s left", lines[0]
+    )
+    assert lines[1].startswith("Importing into 'Q': 1,000 / 1,000 rows (100%)")
+    assert "\x1b" not in stream.getvalue() and "━" not in stream.getvalue()
+    quiet = io.StringIO()
+    with Progress("Exporting 'Q'", "tasks", stream=quiet) as progress:  # the usual 10 s between lines
+        progress.advance(5000, total=9000)
+    assert quiet.getvalue() == ""

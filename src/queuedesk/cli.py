@@ -5,7 +5,7 @@ import sys
 from collections.abc import Sequence
 
 from queuedesk import __version__
-from queuedesk.commands import export, queues, tasks
+from queuedesk.commands import config, export, importing, queues, tasks
 from queuedesk.commands.common import EXIT_HELP, connection_options, run
 from queuedesk.server.settings import DEFAULT_LEASE_SECONDS
 
@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_db(revoke)
     revoke.add_argument("key_id", type=int, help="the key's id, from 'queuedesk keys list'")
     connection = connection_options()
-    for module in (queues, tasks, export):
+    for module in (queues, tasks, importing, export, config):
         module.add_parsers(commands, connection)
     return parser
 

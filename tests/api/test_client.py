@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,6 +21,7 @@ import pytest
 from queuedesk import __version__
 from queuedesk.api import models
 from queuedesk.api.client import Claim, QueueDeskClient, RetryPolicy
+from queuedesk.api.config import ConfigError, Profile, save_profile
 from queuedesk.api.errors import (
     AuthenticationError,
     Conflict,
@@ -32,11 +34,23 @@ from queuedesk.api.errors import (
     ServerError,
     Timeout,
     ValidationError,
+    WrongOrganization,
 )
+from tests.conftest import make_queue
 from tests.receiver import Receiver
 from tests.support import CORE_BLOCKS, KEYS, ServerProcess, free_port
 
 ONE_TRY = RetryPolicy(attempts=1)
+
+
+@pytest.fixture(autouse=True)
+def own_settings(monkeypatch, tmp_path) -> Path:
+    """No QUEUEDESK_* variable from outside, and a configuration file of the test's own."""
+    for name in ("URL", "TOKEN", "ORG", "PROFILE"):
+        monkeypatch.delenv(f"QUEUEDESK_{name}", raising=False)
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("QUEUEDESK_CONFIG", str(path))
+    return path
 
 
 def connect(server: ServerProcess, role: str = "admin", **kwargs: Any) -> QueueDeskClient:
@@ -49,7 +63,7 @@ def assert_clean(exc: BaseException, *parts: str) -> str:
     text = str(exc)
     for part in parts:
         assert part in text, text
-    assert type(exc).hint in text, text
+    assert exc.hint in text, text
     assert "httpx" not in text and "httpcore" not in text, text
     seen: BaseException | None = exc
     while seen is not None:
@@ -77,11 +91,13 @@ class StandIn:
 
     def __init__(self, answer: Callable[[str, str], tuple[int, str, bytes]]) -> None:
         self.paths: list[str] = []
+        self.authorizations: list[str | None] = []
         stand_in = self
 
         class Handler(BaseHTTPRequestHandler):
             def _any(self) -> None:
                 stand_in.paths.append(self.path)
+                stand_in.authorizations.append(self.headers.get("Authorization"))
                 status, content_type, body = answer(self.command, self.path)
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
@@ -168,11 +184,61 @@ async def test_configuration_from_environment(server: ServerProcess, org_id: int
         assert queue["id"] in [q.id for q in await qd.queues()]
 
 
-async def test_no_url_is_a_clear_value_error(monkeypatch) -> None:
-    monkeypatch.delenv("QUEUEDESK_URL", raising=False)
+async def test_configuration_from_the_default_profile(
+    server: ServerProcess, org_id: int, own_settings: Path
+) -> None:
+    save_profile("demo", Profile(url=server.url, token=KEYS["supervisor"], org=org_id), path=own_settings)
+    async with QueueDeskClient() as qd:  # the README's example: no arguments, no variables
+        assert (qd.base_url, qd.token, qd.organization_id) == (server.url, KEYS["supervisor"], org_id)
+        assert qd.connection.source == "profile 'demo'" and qd.connection.profile == "demo"
+        assert (await qd.me()).email == "sue@acme.test"
+
+
+async def test_the_environment_wins_over_the_profile(
+    server: ServerProcess, org_id: int, own_settings: Path, monkeypatch
+) -> None:
+    save_profile("demo", Profile(url="http://127.0.0.1:1", token=KEYS["supervisor"]), path=own_settings)
+    monkeypatch.setenv("QUEUEDESK_URL", server.url)
+    monkeypatch.setenv("QUEUEDESK_TOKEN", KEYS["worker"])
+    async with QueueDeskClient() as qd:
+        assert (await qd.me()).email == "wes@acme.test"
+    async with QueueDeskClient(profile="demo") as named:  # a named profile is still below the variables
+        assert named.base_url == server.url
+    monkeypatch.delenv("QUEUEDESK_URL")
+    async with QueueDeskClient() as profiled:  # the variable's key never goes to the profile's server
+        assert (profiled.base_url, profiled.token) == ("http://127.0.0.1:1", KEYS["worker"])
+
+
+async def test_a_key_is_never_sent_to_a_url_it_was_not_given_for(
+    server: ServerProcess, without_me: "StandIn", monkeypatch
+) -> None:
+    monkeypatch.setenv("QUEUEDESK_URL", server.url)
+    monkeypatch.setenv("QUEUEDESK_TOKEN", KEYS["admin"])
+    async with QueueDeskClient(without_me.url) as qd:
+        assert qd.token is None and "Authorization" not in qd._http.headers
+        assert await qd.supports_extensions() is False
+    assert without_me.authorizations == [None]
+
+
+async def test_an_unknown_profile_is_a_value_error_listing_the_profiles(own_settings: Path) -> None:
+    save_profile("work", Profile(url="http://127.0.0.1:1", token="k"), path=own_settings)
+    with pytest.raises(ConfigError, match=r"no profile 'home' .*the profiles: work"):
+        QueueDeskClient(profile="home")
+
+
+async def test_an_empty_QUEUEDESK_ORG_is_unset(server: ServerProcess, org_id: int, monkeypatch) -> None:
+    monkeypatch.setenv("QUEUEDESK_URL", server.url)
+    monkeypatch.setenv("QUEUEDESK_TOKEN", KEYS["admin"])
+    monkeypatch.setenv("QUEUEDESK_ORG", "")
+    async with QueueDeskClient() as qd:
+        assert qd.organization_id is None
+        assert await qd.org() == org_id  # asked from /me
+
+
+async def test_no_url_is_a_clear_value_error() -> None:
     with pytest.raises(ValueError, match="QUEUEDESK_URL") as caught:
         QueueDeskClient(token="x")
-    assert "base_url" in str(caught.value)
+    assert "base_url" in str(caught.value) and "profile" in str(caught.value)
     with pytest.raises(ValueError, match="QUEUEDESK_URL"):
         QueueDeskClient("", token="x")
 
@@ -439,6 +505,42 @@ async def test_claim_next_204_tells_empty_from_held_by_others(server: ServerProc
         assert await wyn.claim_next(queue["id"]) == Claim(None, 1)  # one held by somebody else
 
 
+async def _exclude_is_honoured(server: ServerProcess, org_id: int, queue_id: int) -> bool:
+    """Whether the server claims ahead (B4 with a body): its answer decides, at run time."""
+    async with connect(server, "worker2") as probe:
+        held = await probe.claim_next(queue_id)
+        assert held.task is not None
+        ahead = await probe.claim_next(queue_id, exclude=[held.task.id])
+    return ahead.task is not None and ahead.task.id != held.task.id
+
+
+async def test_claim_ahead_with_exclude_up_to_the_claim_limit(server: ServerProcess, org_id: int) -> None:
+    probe_queue = make_queue(server.client("admin"), org_id)
+    async with connect(server) as admin:
+        await admin.import_tasks(probe_queue["id"], [{"paragraph": "probe 1"}, {"paragraph": "probe 2"}])
+    if not await _exclude_is_honoured(server, org_id, probe_queue["id"]):
+        pytest.skip(
+            "this server does not honour `exclude` yet (B4 'Claiming ahead'): it answered the excluded task"
+        )
+    queue = make_queue(server.client("admin"), org_id)
+    async with connect(server) as admin, connect(server, "worker") as worker:
+        ids = (await admin.import_tasks(queue["id"], [{"paragraph": f"t{i}"} for i in range(5)])).ids
+        first = await worker.claim_next(queue["id"])
+        assert first.task is not None and first.task.id == ids[0]
+        second = await worker.claim_next(queue["id"], exclude=[ids[0]])
+        assert second.task is not None and second.task.id == ids[1]
+        again = await worker.claim_next(queue["id"], exclude=[ids[1]])  # its oldest live claim not listed
+        assert again.task is not None and again.task.id == ids[0]
+        third = await worker.claim_next(queue["id"], exclude=ids[:2])
+        assert third.task is not None and third.task.id == ids[2]
+        with pytest.raises(Conflict) as caught:
+            await worker.claim_next(queue["id"], exclude=ids[:3])
+        assert (caught.value.status, caught.value.code) == (409, "claim_limit")
+        assert_clean(caught.value, f"Claiming work in queue {queue['id']} failed")
+        plain = await worker.claim_next(queue["id"])  # no body: the held work first, as before
+        assert plain.task is not None and plain.task.id == ids[0]
+
+
 async def test_heartbeat_extends_the_lease(server: ServerProcess, queue) -> None:
     async with connect(server) as admin, connect(server, "worker") as worker:
         await admin.create_task(queue["id"], {"paragraph": "long job"})
@@ -625,7 +727,9 @@ async def test_unknown_queue_is_not_found(server: ServerProcess) -> None:
             await qd.create_task(987654, {"paragraph": "x"})
 
 
-async def test_another_orgs_queue_is_not_found(server: ServerProcess, other_org: dict[str, int]) -> None:
+async def test_another_orgs_queue_is_not_found(
+    server: ServerProcess, org_id: int, other_org: dict[str, int]
+) -> None:
     async with connect(server) as qd:
         with pytest.raises(NotFound) as caught:
             await qd.queue(other_org["queue"])
@@ -633,9 +737,19 @@ async def test_another_orgs_queue_is_not_found(server: ServerProcess, other_org:
         with pytest.raises(NotFound):
             await qd.completed_tasks(other_org["queue"])
     async with connect(server, organization_id=other_org["org"]) as wrong_org:
-        with pytest.raises(NotFound) as caught:
+        with pytest.raises(WrongOrganization) as caught:
             await wrong_org.queues()
-        assert_clean(caught.value, "Listing queues failed")
+        text = assert_clean(caught.value, "Listing queues failed", "--org", "QUEUEDESK_ORG")
+        assert f"The key belongs to organization {org_id} ('Acme'), not {other_org['org']}." in text
+        assert caught.value.status == 404 and isinstance(caught.value, Forbidden)
+
+
+async def test_the_right_organization_keeps_the_not_found(server: ServerProcess, org_id: int) -> None:
+    async with connect(server, organization_id=org_id) as qd:
+        with pytest.raises(NotFound) as caught:
+            await qd.queue(987654)
+    assert not isinstance(caught.value, WrongOrganization)
+    assert "organization" not in caught.value.message
 
 
 async def test_completing_twice_is_a_conflict_already_completed(server: ServerProcess, queue) -> None:
@@ -730,6 +844,15 @@ async def test_extensions_on_a_server_without_me_are_not_supported(without_me: S
         with pytest.raises(NotSupported) as caught:
             await qd.me()
         assert_clean(caught.value, "Reading /me failed", "/me")
+
+
+async def test_health_on_a_server_without_healthz_is_not_supported(without_me: StandIn) -> None:
+    async with QueueDeskClient(without_me.url, "k", 1) as qd:
+        with pytest.raises(NotSupported) as caught:
+            await qd.health()
+    assert_clean(caught.value, "Checking health failed: the server has no /healthz.", "QueueDesk server")
+    assert "check the" not in str(caught.value).lower()
+    assert without_me.paths == ["/healthz"]
 
 
 async def test_errors_are_never_httpx_exceptions() -> None:

@@ -1,25 +1,47 @@
-"""The client against a server that speaks only Part A: the original service, as observed.
+"""The client and the command line against a server that speaks only Part A: the original service.
 
 A loopback stand-in (`http.server`, so that every quirky byte is under control) answers like the
-original Django service described in /work/shared/reference/original-service.md, from the
-hand-made JSON fixtures in tests/fixtures/original/: HTML 404 for `/me` and unknown paths, HTML 500
-on the `/queues/` spelling of queue detail, webhook and flush, 201 on create, 201/200/204 on
-webhook writes (with the odd 19-byte `{"status_code":204}` body), an empty untyped 200 on flush,
-the DRF envelope without `code`, and `Connection: close` on every answer.
+original Django service described in ../shared/reference/original-service.md (beside this
+repository), from the hand-made JSON fixtures in tests/fixtures/original/: HTML 404 for `/me` and
+unknown paths, HTML 500 on the `/queues/` spelling of queue detail, webhook and flush, 201 on
+create, 201/200/204 on webhook writes (with the odd 19-byte `{"status_code":204}` body), an empty
+untyped 200 on flush, the DRF envelope without `code`, and `Connection: close` on every answer.
+
+The reference's "Further answers observed (version 1.0.51)", one by one, and where the stand-in
+gives each (`test_the_stand_in_gives_the_further_answers` sends the requests and checks the answers):
+
+| the reference says                                                | the stand-in                                  |
+|-------------------------------------------------------------------|-----------------------------------------------|
+| block ids need not be strings: a queue keeps `{"id": 7}`; detail  | queue 9 "Intake" (`add_queue`): block `7` a   |
+| has the JSON number, task `data` the string key "7"               | number in the detail, "7" in every task       |
+| `start_date`/`end_date` as a date-time with `Z` -> 500 (HTML);    | `completed`: an aware date-time -> HTML 500;  |
+| a plain date works (end inclusive; unparseable values ignored)    | plain dates filter by UTC day; other ignored  |
+| no `completed_by` filter: ignored, every completed task comes back | `completed` ignores `completed_by`            |
+| a create leaving out a list block -> 500 after the task was saved | `create`: saves (id, n_tasks), then HTML 500  |
+| `single_selection` values are not checked against the options     | `create` stores any value (as before, #26)    |
+| no bulk import: tasks get source `api`                            | `/tasks/import` -> HTML 404; source `api`     |
+| completions between two page requests shift later pages by one    | `between_pages`: a completion after a page    |
+
+Beyond the reference, `fail_creates` makes chosen creates answer HTML 500 without saving: a row
+that fails for a reason nobody could check beforehand (the database was locked, a worker died).
 """
 
+import csv
 import json
+import os
 import re
 import socket
+import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+import httpx
 import pytest
 
 from queuedesk.api import models
@@ -27,11 +49,14 @@ from queuedesk.api.client import QueueDeskClient
 from queuedesk.api.errors import (
     AuthenticationError,
     Forbidden,
+    NotConfigured,
     NotFound,
     NotSupported,
     QueueDeskError,
+    ServerError,
     ValidationError,
 )
+from tests.support import queuedesk_command
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "original"
 TOKEN = "9f2c4e1a7b3d5f6e8a0c2b4d6f8e0a1c3b5d7f9e"  # 40 hex, as the original issues them
@@ -42,6 +67,9 @@ SERVER_ERROR = b'\n<!doctype html>\n<html lang="en">\n<head>\n  <title>Server Er
 NOT_FOUND = b'\n<!doctype html>\n<html lang="en">\n<head>\n  <title>Not Found</title>\n</head>\n<body>\n  <h1>Not Found</h1><p>The requested resource was not found on this server.</p>\n</body>\n</html>\n'
 ODD_204 = b'{"status_code":204}'
 URL = re.compile(r"^(https?|ftps?)://[^\s/:?#]+(:\d{2,5})?(/\S*)?$")
+
+
+NO_CONFIG = Path("/nonexistent/queuedesk-test/config.toml")  # no profile of the machine's user
 
 
 def fixture(name: str) -> Any:
@@ -135,6 +163,55 @@ class OriginalService:
         self.hooks: dict[int, str] = {}
         self.next_id = 101
         self.n_tasks = {7: 2, 8: 0}
+        self.extra_queues: dict[int, dict[str, Any]] = {}  # queue id -> its detail
+        self.created: list[dict[str, Any]] = []  # every task a create saved, in order
+        recorded = fixture("completed_page1.json")["tasks"] + fixture("completed_page2.json")["tasks"]
+        self.finished: dict[int, list[dict[str, Any]]] = {QUEUE: recorded, 8: []}
+        self.creates = 0
+        self.fail_creates: set[int] = set()  # these creates (1 = the first) fail without saving
+        self.between_pages: Callable[[], None] | None = None  # runs after each completed page
+
+    def add_queue(self, queue_id: int, name: str, blocks: list[dict[str, Any]]) -> None:
+        self.extra_queues[queue_id] = {
+            "id": queue_id,
+            "name": name,
+            "created_at": "2026-11-23T09:00:00.000+00:00",
+            "n_tasks": 0,
+            "active_users": [],
+            "description": "",
+            "org_id": ORG,
+            "data": blocks,
+        }
+        self.n_tasks[queue_id] = 0
+        self.finished[queue_id] = []
+
+    def complete_now(self, queue_id: int, data: dict[str, Any], by: str = "wes@acme.test") -> int:
+        """A task completed at this moment (the newest), as a worker would through the internal API."""
+        task_id = self.next_id
+        self.next_id += 1
+        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        self.finished[queue_id].insert(0, self._task(queue_id, task_id, data, now, by))
+        return task_id
+
+    def _task(
+        self, queue_id: int, task_id: int, data: dict[str, Any], completed_at: str | None, by: str | None
+    ) -> dict[str, Any]:
+        name = self.extra_queues[queue_id]["name"] if queue_id in self.extra_queues else "Categorization"
+        return {
+            **fixture("task_created.json"),
+            "id": task_id,
+            "status": "completed" if completed_at else "new",
+            "completed_at": completed_at,
+            "completed_by": by,
+            "queue": name,
+            "queue_id": queue_id,
+            "data": data,
+        }
+
+    def blocks(self, queue_id: int) -> list[dict[str, Any]]:
+        if queue_id in self.extra_queues:
+            return self.extra_queues[queue_id]["data"]
+        return fixture("queue_detail.json")["data"] if queue_id == QUEUE else []
 
     def stop(self) -> None:
         self._server.shutdown()
@@ -197,7 +274,12 @@ class OriginalService:
             self.authenticate(headers)
             if org != ORG:
                 return _json(403, fixture("error_403.json"))
-            return _json(200, fixture("queues.json"))
+            listed = [
+                {k: q[k] for k in ("id", "name", "created_at", "active_users")}
+                for q in self.extra_queues.values()
+            ]
+            extra = [{**q, "n_tasks": self.n_tasks[q["id"]]} for q in listed]
+            return _json(200, fixture("queues.json") + extra)
         if rest not in {e for e, _ in endpoints}:
             return _html(404, NOT_FOUND)
         if (rest, method) not in endpoints:
@@ -218,7 +300,10 @@ class OriginalService:
             return _json(404, fixture("error_404.json"))
         if rest == "/tasks/create":
             return self.create(queue_id, body)
-        return self.completed(query, headers)
+        answer = self.completed(queue_id, query, headers)
+        if self.between_pages is not None:
+            self.between_pages()
+        return answer
 
     def flush(self, org: int, spelling: str, queue_id: int, method: str) -> Answer:
         if method != "PUT":
@@ -235,6 +320,8 @@ class OriginalService:
     def detail(self, queue_id: int) -> Answer:
         if queue_id == QUEUE:
             detail = fixture("queue_detail.json")
+        elif queue_id in self.extra_queues:
+            detail = dict(self.extra_queues[queue_id])
         elif queue_id in self.n_tasks:
             listed = {str(q["id"]): q for q in fixture("queues.json")}[str(queue_id)]
             detail = {**listed, "description": "", "org_id": ORG, "data": []}
@@ -270,42 +357,65 @@ class OriginalService:
         return _json(status, self._hook(queue_id))
 
     def create(self, queue_id: int, body: Any) -> Answer:
+        self.creates += 1
+        if self.creates in self.fail_creates:
+            return _html(500, SERVER_ERROR)
         data = body.get("data") if isinstance(body, dict) else None
         if not data:
             return _json(400, fixture("error_400_no_data.json"))
         if isinstance(data, list):
             return _html(500, SERVER_ERROR)
-        blocks = fixture("queue_detail.json")["data"] if queue_id == QUEUE else []
         values = {}
-        for block in blocks:
-            value = data.get(block["id"]) if isinstance(data, dict) else None
+        for block in self.blocks(queue_id):
+            key = str(block["id"])
+            value = data.get(key) if isinstance(data, dict) else None
             if value is not None and block["type"] == "text" and not isinstance(value, str):
                 error = fixture("error_400_text.json")
-                error["errors"][0]["message"] = f"Data item with id {block['id']} must be a string"
+                error["errors"][0]["message"] = f"Data item with id {key} must be a string"
                 return _json(400, error)
             if value is not None and block["type"] == "image" and not URL.match(str(value)):
                 error = fixture("error_400_url.json")
                 error["errors"][0]["message"] = f"Invalid url value: {value}"
                 return _json(400, error)
-            values[block["id"]] = value
-        task = fixture("task_created.json")
-        task.update(id=str(self.next_id), queue_id=str(queue_id), data=values)
+            values[key] = value
+        task = {**fixture("task_created.json"), **self._task(queue_id, self.next_id, values, None, None)}
+        task.update(id=str(self.next_id), queue_id=str(queue_id))
         self.next_id += 1
         self.n_tasks[queue_id] += 1
+        self.created.append(task)
+        list_blocks = [
+            b for b in self.blocks(queue_id) if b["type"] in ("multiple_selection", "list", "text_sequence")
+        ]
+        if any(values.get(str(b["id"])) is None for b in list_blocks):
+            return _html(500, SERVER_ERROR)  # iterating over the missing list, after the save
         return _json(201, task)
 
-    @staticmethod
-    def completed(query: dict[str, list[str]], headers: dict[str, str]) -> Answer:
+    def completed(self, queue_id: int, query: dict[str, list[str]], headers: dict[str, str]) -> Answer:
         raw_limit = query.get("limit", [""])[0]
         raw_offset = query.get("offset", [""])[0]
         limit = int(raw_limit) if raw_limit.isdigit() and int(raw_limit) > 0 else 100
         limit = min(limit, 1000)
         offset = int(raw_offset) if raw_offset.isdigit() else 0
-        if limit == 2 and offset in (0, 2):  # the recorded answers
+        everything = self.finished[queue_id]
+        dated = {k: query[k][0] for k in ("start_date", "end_date") if k in query}
+        untouched = queue_id == QUEUE and len(everything) == 3
+        if untouched and not dated and limit == 2 and offset in (0, 2):  # the recorded answers
             return _json(200, fixture(f"completed_page{offset // 2 + 1}.json"))
-        everything = fixture("completed_page1.json")["tasks"] + fixture("completed_page2.json")["tasks"]
+        days = {}
+        for name, value in dated.items():
+            if re.fullmatch(r"\d{4}-\d\d-\d\d", value):
+                days[name] = value
+            elif re.search(r"T.*(Z|[+-]\d\d:?\d\d)$", value):
+                return _html(500, SERVER_ERROR)  # an aware date-time meets code that needs a naive one
+            # anything else is ignored
+        everything = [
+            t
+            for t in everything
+            if days.get("start_date", "") <= _utc_day(t["completed_at"]) <= days.get("end_date", "9999")
+        ]
+        everything.sort(key=lambda t: stamp(t["completed_at"]), reverse=True)  # completed_at only
         host = {k.lower(): v for k, v in headers.items()}["host"]
-        base = f"http://{host}/orgs/{ORG}/workflows/{QUEUE}/tasks/completed?"
+        base = f"http://{host}/orgs/{ORG}/workflows/{queue_id}/tasks/completed?"
         count = len(everything)
         following = (
             base + urlencode({"limit": limit, "offset": offset + limit}) if offset + limit < count else None
@@ -325,6 +435,10 @@ class OriginalService:
         return _json(200, page)
 
 
+def _utc_day(text: str) -> str:
+    return stamp(text).astimezone(UTC).date().isoformat()
+
+
 @pytest.fixture(scope="module")
 def service() -> Iterator[OriginalService]:
     made = OriginalService()
@@ -334,8 +448,9 @@ def service() -> Iterator[OriginalService]:
 
 @pytest.fixture
 def original(service: OriginalService, monkeypatch) -> OriginalService:
-    for name in ("QUEUEDESK_URL", "QUEUEDESK_TOKEN", "QUEUEDESK_ORG"):
+    for name in ("QUEUEDESK_URL", "QUEUEDESK_TOKEN", "QUEUEDESK_ORG", "QUEUEDESK_PROFILE"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("QUEUEDESK_CONFIG", str(NO_CONFIG))
     with service.lock:
         service.reset()
     return service
@@ -427,10 +542,11 @@ async def test_supports_extensions_is_false_and_asked_once(original: OriginalSer
 
 async def test_org_without_an_id_asks_for_QUEUEDESK_ORG(original: OriginalService) -> None:
     async with connect(original, org=None) as qd:
-        with pytest.raises(QueueDeskError) as caught:
+        with pytest.raises(NotConfigured) as caught:
             await qd.org()
         assert not isinstance(caught.value, NotSupported)
-        assert "QUEUEDESK_ORG" in str(caught.value) and "organization_id" in str(caught.value)
+        for name in ("--org", "QUEUEDESK_ORG", "organization_id"):
+            assert name in str(caught.value)
         with pytest.raises(QueueDeskError, match="QUEUEDESK_ORG"):
             await qd.queues()
     assert not requests_to(original, r"^/orgs/")  # nothing was guessed
@@ -658,7 +774,8 @@ async def test_another_org_is_forbidden_but_its_flush_is_not_found(original: Ori
         assert "Listing queues failed: You do not have permission to perform this action." in str(
             caught.value
         )
-        assert "ask an admin" in str(caught.value)
+        assert "Check the organization id (2; --org, QUEUEDESK_ORG)" in str(caught.value)
+        assert "If the id is right, your role does not allow this; ask an admin." in str(caught.value)
         with pytest.raises(Forbidden):
             await qd.create_task(QUEUE, {"paragraph": "x"})
         with pytest.raises(Forbidden):
@@ -702,3 +819,341 @@ async def test_validation_errors_keep_the_servers_message_and_field(original: Or
         assert caught.value.fields == {"target": "Enter a valid URL."}
         assert "Setting the webhook of queue 7 failed: target: Enter a valid URL." in str(caught.value)
     assert original.next_id == 101  # nothing was created
+
+
+# --- issue 11: the further answers of the original, and what the client makes of them --------------
+
+INTAKE = 9  # integer block ids
+TAGGING = 10  # a list block
+INTAKE_BLOCKS = [
+    {"id": 7, "name": "Note", "type": "text", "text": {"placeholder": ""}, "value": None},
+    {
+        "id": "kind",
+        "name": "Kind",
+        "type": "single_selection",
+        "single_selection": {"options": [{"id": "bug", "name": "Bug"}, {"id": "idea", "name": "Idea"}]},
+    },
+]
+TAGGING_BLOCKS = [
+    {"id": "text", "name": "Text", "type": "text", "text": {}, "value": None},
+    {
+        "id": "tags",
+        "name": "Tags",
+        "type": "multiple_selection",
+        "multiple_selection": {"options": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}]},
+    },
+]
+
+
+@pytest.fixture
+def further(original: OriginalService) -> OriginalService:
+    """The stand-in with the queues the further answers need."""
+    original.add_queue(INTAKE, "Intake", INTAKE_BLOCKS)
+    original.add_queue(TAGGING, "Tagging", TAGGING_BLOCKS)
+    return original
+
+
+def fill(original: OriginalService, queue_id: int, n: int) -> list[int]:
+    """`n` tasks completed one after the other; their ids, newest first."""
+    ids = [original.complete_now(queue_id, {"7": f"note {i}", "kind": "bug"}) for i in range(n)]
+    return ids[::-1]
+
+
+def test_the_stand_in_gives_the_further_answers(further: OriginalService) -> None:
+    auth = {"Authorization": f"Token {TOKEN}"}
+    with httpx.Client(base_url=further.url, headers=auth) as http:
+        detail = http.get(f"/orgs/{ORG}/workflows/{INTAKE}").json()
+        assert [b["id"] for b in detail["data"]] == [7, "kind"]  # a JSON number
+        fill(further, INTAKE, 1)
+        (task,) = http.get(f"/orgs/{ORG}/workflows/{INTAKE}/tasks/completed").json()["tasks"]
+        assert list(task["data"]) == ["7", "kind"]  # a string key in data
+
+        completed = f"/orgs/{ORG}/workflows/{QUEUE}/tasks/completed"
+        aware = http.get(completed, params={"start_date": "2030-01-01T00:00:00.000000Z"})
+        assert aware.status_code == 500 and b"Server Error (500)" in aware.content
+        assert http.get(completed, params={"end_date": "2026-11-21T04:41:00+00:00"}).status_code == 500
+        assert http.get(completed, params={"start_date": "2026-11-21"}).json()["count"] == 3
+        assert http.get(completed, params={"start_date": "2026-11-22"}).json()["count"] == 0
+        assert http.get(completed, params={"end_date": "2026-11-20"}).json()["count"] == 0
+        assert http.get(completed, params={"end_date": "2026-11-21"}).json()["count"] == 3  # inclusive
+        assert http.get(completed, params={"end_date": "last tuesday"}).json()["count"] == 3  # ignored
+
+        anybody = http.get(completed, params={"completed_by": "nobody@acme.test"}).json()
+        assert anybody["count"] == 3 and {t["completed_by"] for t in anybody["tasks"]} == {
+            "wes@acme.test",
+            "ada@acme.test",
+        }
+
+        created = f"/orgs/{ORG}/workflows/{TAGGING}/tasks/create"
+        saved_then_failed = http.post(created, json={"data": {"text": "no tags"}})
+        assert saved_then_failed.status_code == 500 and b"Server Error" in saved_then_failed.content
+        assert further.n_tasks[TAGGING] == 1 and further.created[-1]["data"] == {
+            "text": "no tags",
+            "tags": None,
+        }
+        tagged = http.post(created, json={"data": {"text": "tagged", "tags": []}})
+        assert tagged.status_code == 201
+
+        unchecked = http.post(
+            f"/orgs/{ORG}/workflows/{QUEUE}/tasks/create", json={"data": {"category": "zzz"}}
+        )
+        assert unchecked.status_code == 201 and unchecked.json()["data"]["category"] == "zzz"
+        assert unchecked.json()["source"] == "api"
+        bulk = http.post(f"/orgs/{ORG}/workflows/{QUEUE}/tasks/import", json={"source": "x.csv", "tasks": []})
+        assert bulk.status_code == 404 and bulk.headers["content-type"].startswith("text/html")
+
+        fill(further, INTAKE, 3)
+        further.between_pages = lambda: further.complete_now(INTAKE, {"7": "late"}) and None
+        path = f"/orgs/{ORG}/workflows/{INTAKE}/tasks/completed"
+        first = http.get(path, params={"limit": 2}).json()["tasks"]
+        second = http.get(path, params={"limit": 2, "offset": 2}).json()["tasks"]
+        assert second[0]["id"] == first[1]["id"]  # shifted by the completion in between
+
+
+async def test_integer_block_ids_are_read_as_strings(further: OriginalService) -> None:
+    fill(further, INTAKE, 2)
+    async with connect(further) as qd:
+        detail = await qd.queue(INTAKE)
+        assert [(b.id, b.type) for b in detail.data] == [("7", "text"), ("kind", "single_selection")]
+        tasks = [t async for t in qd.iter_completed(INTAKE)]
+    assert [t.data["7"] for t in tasks] == ["note 1", "note 0"]
+
+
+async def test_date_time_filters_send_plain_dates_and_are_applied_here(original: OriginalService) -> None:
+    since = datetime(2026, 11, 21, 4, 41, tzinfo=UTC)
+    async with connect(original) as qd:
+        after = await qd.completed_tasks(QUEUE, start_date=since)
+        assert (after.count, [t.id for t in after.tasks]) == (2, [12, 11])
+        before = await qd.completed_tasks(QUEUE, end_date="2026-11-21T04:41:00Z")
+        assert (before.count, [t.id for t in before.tasks]) == (1, [10])
+        naive = await qd.completed_tasks(QUEUE, start_date=datetime(2026, 11, 21, 4, 41, 10))  # read as UTC
+        assert [t.id for t in naive.tasks] == [12]
+        next_day = await qd.completed_tasks(QUEUE, start_date=date(2026, 11, 22))
+        assert (next_day.count, next_day.tasks) == (0, [])
+        that_day = await qd.completed_tasks(QUEUE, start_date="2026-11-21", end_date=date(2026, 11, 21))
+        assert that_day.count == 3
+        walked = [t.id async for t in qd.iter_completed(QUEUE, page_size=1, start_date=since)]
+        assert walked == [12, 11]
+        with pytest.raises(ValueError, match="start_date: 'yesterday' is not an ISO 8601 date"):
+            await qd.completed_tasks(QUEUE, start_date="yesterday")
+    sent = [s.query for s in requests_to(original, r"/tasks/completed$")]
+    assert sent and all(s.status == 200 for s in requests_to(original, r"/tasks/completed$"))
+    dates = [v for q in sent for k in ("start_date", "end_date") for v in q.get(k, [])]
+    assert dates and all(re.fullmatch(r"\d{4}-\d\d-\d\d", v) for v in dates), dates
+    assert sent[0]["start_date"] == ["2026-11-20"]  # a day wider, in case its days are not UTC's
+
+
+async def test_completed_by_is_applied_here(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        wes = await qd.completed_tasks(QUEUE, completed_by="wes@acme.test")
+        assert (wes.count, [t.id for t in wes.tasks]) == (2, [12, 10])
+        second = await qd.completed_tasks(QUEUE, completed_by="WES@acme.test", offset=1, limit=1)
+        assert (second.count, [t.id for t in second.tasks]) == (2, [10])
+        assert second.next is None and second.previous is not None and "offset=0" in second.previous
+        first = await qd.completed_tasks(QUEUE, completed_by="wes@acme.test", limit=1)
+        assert first.next is not None and "completed_by=wes%40acme.test" in first.next
+        ada = [t.id async for t in qd.iter_completed(QUEUE, page_size=2, completed_by="ada@acme.test")]
+        assert ada == [11]
+        nobody = await qd.completed_tasks(QUEUE, completed_by="nobody@acme.test")
+        assert (nobody.count, nobody.tasks) == (0, [])
+        before = len(original.seen)
+        with pytest.raises(NotSupported, match="completed_by='me' needs a QueueDesk server"):
+            await qd.completed_tasks(QUEUE, completed_by="me")
+        with pytest.raises(NotSupported):
+            [t async for t in qd.iter_completed(QUEUE, completed_by="me")]
+        assert len(original.seen) == before  # refused before asking
+
+
+async def test_a_walk_gives_each_task_once_while_tasks_complete(further: OriginalService) -> None:
+    expected = fill(further, INTAKE, 25)
+    late: list[int] = []
+    further.between_pages = lambda: late.append(further.complete_now(INTAKE, {"7": "late"}))
+    async with connect(further) as qd:
+        seen = [t.id async for t in qd.iter_completed(INTAKE, page_size=5)]
+    assert seen == expected
+    assert late and not set(late) & set(seen)
+    pages = requests_to(further, r"/tasks/completed$")
+    assert len(pages) > 5  # the completions pushed tasks onto a sixth page: repeats were dropped
+
+
+async def test_health_on_the_original_is_not_supported(original: OriginalService) -> None:
+    async with connect(original) as qd:
+        with pytest.raises(NotSupported) as caught:
+            await qd.health()
+    assert "the server has no /healthz" in str(caught.value)
+    assert "Check the organization" not in str(caught.value)
+
+
+async def test_a_list_block_left_out_is_a_500_after_the_save(further: OriginalService) -> None:
+    """What the command line checks before sending: the client itself never retries a create."""
+    async with connect(further) as qd:
+        with pytest.raises(ServerError):
+            await qd.create_task(TAGGING, {"text": "no tags"})
+    assert further.n_tasks[TAGGING] == 1 and len(requests_to(further, r"/tasks/create$")) == 1
+
+
+# --- issue 11: the command line against the original ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    out: str
+    err: str
+
+    def __repr__(self) -> str:
+        return f"exit {self.code}\nstdout: {self.out[-2000:]}\nstderr: {self.err[-2000:]}"
+
+
+def cli(original: OriginalService, *args: str, **env: str | None) -> Ran:
+    """`queuedesk ARGS` in a process of its own, connected to the stand-in through the environment."""
+    settings = {"QUEUEDESK_URL": original.url, "QUEUEDESK_TOKEN": TOKEN, "QUEUEDESK_ORG": str(ORG)}
+    settings.update(env)
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("QUEUEDESK_")}
+    environ.update({k: v for k, v in settings.items() if v is not None})
+    environ["QUEUEDESK_CONFIG"] = str(NO_CONFIG)
+    done = subprocess.run(
+        [*queuedesk_command(), *args], capture_output=True, text=True, env=environ, timeout=60
+    )
+    return Ran(done.returncode, done.stdout, done.stderr)
+
+
+def write_rows(path: Path, header: list[str], rows: list[list[str]]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def test_cli_import_refuses_a_left_out_list_block_before_sending(further: OriginalService, tmp_path) -> None:
+    path = write_rows(tmp_path / "tags.csv", ["text", "tags"], [["one", "a"], ["two", ""], ["three", "[]"]])
+    result = cli(further, "import", "Tagging", str(path))
+    assert result.code == 2, result
+    assert "nothing was imported" in result.err and "row 2 (line 3): tags:" in result.err
+    assert "[] for none" in result.err and "row 1 " not in result.err and "row 3 " not in result.err
+    no_column = write_rows(tmp_path / "no-tags.csv", ["text"], [["one"]])
+    missing = cli(further, "import", "Tagging", str(no_column))
+    assert missing.code == 2 and "row 1 (line 2): tags:" in missing.err, missing
+    single = cli(further, "tasks", "create", "Tagging", "--data", '{"text": "no tags"}')
+    assert single.code == 2 and "nothing was sent" in single.err and "tags" in single.err, single
+    assert further.creates == 0 and further.n_tasks[TAGGING] == 0
+
+
+def test_cli_import_stops_names_the_rows_created_and_resumes(further: OriginalService, tmp_path) -> None:
+    rows = [[f"note {n}", "bug" if n % 2 else "idea"] for n in range(1, 7)]
+    path = write_rows(tmp_path / "intake.csv", ["7", "kind"], rows)
+    further.fail_creates = {4}  # the fourth create fails, unforeseeably
+    result = cli(further, "import", str(INTAKE), str(path))
+    assert result.code == 8, result
+    assert "stopped at row 4 (line 5)" in result.err
+    assert "created before it: 3 task(s): rows 1-3 → ids 101-103" in result.err
+    assert "not created: row 4 and every row after it" in result.err
+    assert "row 4 may have been created anyway" in result.err  # a 500 leaves it unknown
+    assert "--start-row 4" in result.err
+    assert [t["data"]["7"] for t in further.created] == ["note 1", "note 2", "note 3"]
+
+    resumed = cli(further, "import", str(INTAKE), str(path), "--start-row", "4", "--json")
+    assert resumed.code == 0, resumed
+    assert json.loads(resumed.out) == {
+        "queue_id": INTAKE,
+        "created": 3,
+        "ids": [104, 105, 106],
+        "source": "api",
+    }
+    assert [t["data"]["7"] for t in further.created] == [f"note {n}" for n in range(1, 7)]
+    assert [t["data"]["kind"] for t in further.created] == [r[1] for r in rows]
+
+
+def test_cli_import_reports_a_stop_as_json_too(further: OriginalService, tmp_path) -> None:
+    path = write_rows(tmp_path / "intake.csv", ["7"], [["a"], ["b"], ["c"]])
+    further.fail_creates = {3}
+    result = cli(further, "import", "Intake", str(path), "--json")
+    assert result.code == 8, result
+    assert json.loads(result.out) == {
+        "created": 2,
+        "rows": [1, 2],
+        "ids": [101, 102],
+        "failed_row": 3,
+        "failed_line": 4,
+        "error": json.loads(result.out)["error"],
+        "maybe_created": True,
+        "start_row": 3,
+    }
+    assert "Server Error (500)" in json.loads(result.out)["error"]
+    first = cli(further, "import", "Intake", str(path), "--start-row", "9")
+    assert first.code == 2 and "no rows to import from row 9 on (it has 3)" in first.err, first
+
+
+def test_cli_import_says_the_tasks_get_source_api(further: OriginalService, tmp_path) -> None:
+    path = write_rows(tmp_path / "intake.csv", ["7", "kind"], [["x", "bug"], ["y", ""]])
+    result = cli(further, "import", "Intake", str(path))
+    assert result.code == 0, result
+    assert "has no bulk import" in result.err and "source 'api' (not 'intake.csv')" in result.err
+    assert result.out.strip() == "Imported 2 task(s) into queue 9 'Intake' (ids 101-102)."
+    assert {t["source"] for t in further.created} == {"api"}
+
+
+def test_cli_export_reads_integer_block_ids_and_writes_the_contracts_timestamps(
+    further: OriginalService, tmp_path
+) -> None:
+    fill(further, INTAKE, 3)
+    as_csv = cli(further, "export", "Intake")
+    assert as_csv.code == 0, as_csv
+    header, *rows = list(csv.reader(as_csv.out.splitlines()))
+    assert header == ["id", "status", "created_at", "completed_at", "completed_by", "source", "7", "kind"]
+    assert [r[6] for r in rows] == ["note 2", "note 1", "note 0"]
+    recorded = cli(further, "export", str(QUEUE), "--page-size", "2")
+    assert recorded.code == 0, recorded
+    stamps = [cell for row in list(csv.reader(recorded.out.splitlines()))[1:] for cell in row[2:4]]
+    lines = cli(further, "export", str(QUEUE), "--format", "jsonl")
+    assert lines.code == 0, lines
+    stamps += [t[k] for t in map(json.loads, lines.out.splitlines()) for k in ("created_at", "completed_at")]
+    assert len(stamps) == 12
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", s) for s in stamps), stamps
+    assert "2026-11-21T04:41:49.391000Z" in stamps  # the original's 3 digits, in the contract's form
+
+
+def test_cli_export_gives_each_task_once_and_says_how_many(further: OriginalService) -> None:
+    fill(further, INTAKE, 22)
+    further.between_pages = lambda: further.complete_now(INTAKE, {"7": "late"}) and None
+    result = cli(further, "export", "Intake", "--format", "jsonl", "--page-size", "5")
+    assert result.code == 0, result
+    ids = [json.loads(line)["id"] for line in result.out.splitlines()]
+    assert len(ids) == len(set(ids)) == 22
+    assert result.err.strip() == "Exported 22 completed task(s) of queue 9 'Intake'."
+
+
+def test_cli_export_filters_by_date_time_and_worker(original: OriginalService) -> None:
+    result = cli(
+        original, "export", "Categorization", "--format", "jsonl", "--completed-by", "wes@acme.test",
+        "--start-date", "2026-11-21T04:40:00Z",
+    )  # fmt: skip
+    assert result.code == 0, result
+    assert [json.loads(line)["id"] for line in result.out.splitlines()] == [12, 10]
+    assert all(s.status == 200 for s in requests_to(original, r"/tasks/completed$"))
+    mine = cli(original, "export", "Categorization", "--completed-by", "me")
+    assert mine.code == 7 and "give the email address" in mine.err, mine
+
+
+def test_cli_wrong_organization_says_to_check_the_organization_id(original: OriginalService) -> None:
+    result = cli(original, "queues", QUEUEDESK_ORG=str(OTHER_ORG))
+    assert result.code == 3, result
+    assert "Check the organization id (2; --org, QUEUEDESK_ORG)" in result.err
+
+
+@pytest.mark.parametrize("org", [None, ""], ids=["unset", "empty"])
+def test_cli_without_an_organization_names_the_option_and_the_variable(
+    original: OriginalService, org
+) -> None:
+    result = cli(original, "queues", QUEUEDESK_ORG=org)
+    assert result.code == 2, result
+    assert "--org" in result.err and "QUEUEDESK_ORG" in result.err
+    assert "organization_id" not in result.err.split("(")[0]
+    assert not requests_to(original, r"^/orgs/")
+
+
+def test_cli_without_a_url_names_the_option_and_the_variable(original: OriginalService) -> None:
+    result = cli(original, "queues", QUEUEDESK_URL="")
+    assert result.code == 2, result
+    assert "--url" in result.err and "QUEUEDESK_URL" in result.err and "base_url" not in result.err

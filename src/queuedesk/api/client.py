@@ -4,17 +4,17 @@
         for queue in await qd.queues():
             print(queue.name, queue.n_tasks)
 
-Arguments default to the environment: `QUEUEDESK_URL`, `QUEUEDESK_TOKEN`, `QUEUEDESK_ORG`. Against
-a server that speaks only the documented Task Queue Service interface (Part A), the Part A methods
-work and every extension raises `NotSupported` with a clear message.
+Arguments default to the environment (`QUEUEDESK_URL`, `QUEUEDESK_TOKEN`, `QUEUEDESK_ORG`), then to
+the configuration file's profile (see `queuedesk.api.config`). Against a server that speaks only
+the documented Task Queue Service interface (Part A), the Part A methods work, filters the server
+lacks are applied here, and every extension raises `NotSupported` with a clear message.
 """
 
 import asyncio
-import os
 import random
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
 import httpx
@@ -22,20 +22,23 @@ import pydantic
 
 from queuedesk import __version__
 from queuedesk.api import models
+from queuedesk.api.config import ENV_ORG, ENV_TOKEN, ENV_URL, Connection, config_path, resolve_connection
 from queuedesk.api.errors import (
     ConnectionFailed,
+    Forbidden,
+    NotConfigured,
     NotFound,
     NotSupported,
     QueueDeskError,
     Timeout,
     UnexpectedResponse,
+    WrongOrganization,
     error_for,
 )
 from queuedesk.api.timestamps import format_timestamp
 
-ENV_URL = "QUEUEDESK_URL"
-ENV_TOKEN = "QUEUEDESK_TOKEN"
-ENV_ORG = "QUEUEDESK_ORG"
+__all__ = ["ENV_ORG", "ENV_TOKEN", "ENV_URL", "Claim", "QueueDeskClient", "RetryPolicy"]
+
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 M = TypeVar("M", bound=pydantic.BaseModel)
 
@@ -65,12 +68,118 @@ class Claim:
     held_by_others: int = 0
 
 
-def _stamp(value: datetime | date | str | None) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
+Moment = datetime | date | str
+
+
+def _moment(value: Moment | None, name: str) -> datetime | date | None:
+    """A date filter as a date or an aware date-time (naive ones are UTC); ValueError if unreadable."""
     if isinstance(value, datetime):
-        return format_timestamp(value)
-    return value.isoformat()
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    if value is None or isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(value.strip())
+    except ValueError:
+        pass
+    try:
+        return _moment(datetime.fromisoformat(value.strip()), name)
+    except ValueError:
+        raise ValueError(f"{name}: {value!r} is not an ISO 8601 date or date-time") from None
+
+
+def _day(value: datetime | date) -> date:
+    return value.astimezone(UTC).date() if isinstance(value, datetime) else value
+
+
+def _on_the_wire(value: datetime | date | None) -> str | None:
+    if value is None:
+        return None
+    return format_timestamp(value) if isinstance(value, datetime) else value.isoformat()
+
+
+@dataclass(frozen=True)
+class _Wanted:
+    """The filters of a completed-task listing, as a QueueDesk server takes them or applied here."""
+
+    completed_by: str | None = None
+    start: datetime | date | None = None
+    end: datetime | date | None = None
+
+    @classmethod
+    def of(cls, completed_by: str | None, start_date: Moment | None, end_date: Moment | None) -> "_Wanted":
+        return cls(completed_by or None, _moment(start_date, "start_date"), _moment(end_date, "end_date"))
+
+    @property
+    def any(self) -> bool:
+        return self.completed_by is not None or self.start is not None or self.end is not None
+
+    def params(self, on_server: bool, bound: datetime | None) -> dict[str, str | None]:
+        if on_server:
+            end = bound or self.end
+            return {
+                "completed_by": self.completed_by,
+                "start_date": _on_the_wire(self.start),
+                "end_date": _on_the_wire(end),
+            }
+        # The original service answers 500 to a date-time and ignores completed_by: it gets plain
+        # days, a day wider on each side in case its days are not UTC's, and the rest is done here.
+        return {
+            "start_date": _on_the_wire(_day(self.start) - timedelta(days=1)) if self.start else None,
+            "end_date": _on_the_wire(_day(self.end) + timedelta(days=1)) if self.end else None,
+        }
+
+    def matches(self, task: models.Task) -> bool:
+        if (
+            self.completed_by is not None
+            and (task.completed_by or "").casefold() != self.completed_by.casefold()
+        ):
+            return False
+        at = task.completed_at
+        if at is None:
+            return self.start is None and self.end is None
+        if isinstance(self.start, datetime) and at < self.start:
+            return False
+        if self.start is not None and not isinstance(self.start, datetime) and _day(at) < self.start:
+            return False
+        if isinstance(self.end, datetime) and at > self.end:
+            return False
+        return not (self.end is not None and not isinstance(self.end, datetime) and _day(at) > self.end)
+
+
+class _Unseen:
+    """Which tasks of a newest-first walk come for the first time.
+
+    Offset paging repeats a task when newer completions push the list down between two pages. A
+    repeat is never older than the oldest task already passed, so only the ids at that one moment
+    need remembering: memory stays flat however many tasks the walk meets.
+    """
+
+    def __init__(self) -> None:
+        self.oldest: datetime | None = None
+        self.ids_at_oldest: set[int] = set()
+
+    def first_time(self, task: models.Task) -> bool:
+        at = task.completed_at
+        if at is None:
+            return True
+        if self.oldest is None or at < self.oldest:
+            self.oldest, self.ids_at_oldest = at, {task.id}
+            return True
+        if at > self.oldest or task.id in self.ids_at_oldest:
+            return False
+        self.ids_at_oldest.add(task.id)
+        return True
+
+
+def _blocks_with_string_ids(data: Any) -> Any:
+    """The original service keeps integer block ids (`{"id": 7}`); task data names them "7"."""
+    if isinstance(data, dict) and isinstance(data.get("data"), list):
+        blocks = [
+            {**b, "id": str(b["id"])} if isinstance(b, dict) and isinstance(b.get("id"), int) else b
+            for b in data["data"]
+        ]
+        return {**data, "data": blocks}
+    return data
 
 
 class QueueDeskClient:
@@ -80,19 +189,25 @@ class QueueDeskClient:
         token: str | None = None,
         organization_id: int | None = None,
         *,
+        profile: str | None = None,
+        connection: Connection | None = None,
         timeout: float | httpx.Timeout = 30.0,
         retry: RetryPolicy = RetryPolicy(),
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        url = base_url or os.environ.get(ENV_URL)
-        if not url:
-            raise ValueError(f"No server URL: pass base_url or set {ENV_URL}.")
-        self.base_url = url.rstrip("/")
-        self.token = token if token is not None else os.environ.get(ENV_TOKEN)
-        org = organization_id if organization_id is not None else os.environ.get(ENV_ORG)
-        if org is not None and not str(org).isdigit():
-            raise ValueError(f"The organization id must be a whole number, not {org!r} ({ENV_ORG}).")
-        self.organization_id = int(org) if org is not None else None
+        """Arguments win over the environment, which wins over the profile (`profile`, else the
+        configuration file's default). A ready `connection` (from `resolve_connection`) is used as it is.
+        ValueError (a `ConfigError`) when no server is named or the configuration is wrong."""
+        if connection is None:
+            connection = resolve_connection(url=base_url, token=token, org=organization_id, profile=profile)
+        if connection is None:
+            raise ValueError(
+                f"No server URL: pass base_url, set {ENV_URL}, or save a profile in {config_path()}."
+            )
+        self.connection = connection
+        self.base_url = connection.url
+        self.token = connection.token
+        self.organization_id = connection.org
         self.retry = retry
         headers = {"User-Agent": f"QueueDesk-client/{__version__}", "Accept": "application/json"}
         if self.token:
@@ -149,11 +264,40 @@ class QueueDeskClient:
                 if response.status_code in RETRY_STATUSES and not last and idempotent:
                     await asyncio.sleep(policy.delay(attempt, response.headers.get("Retry-After")))
                     continue
-                raise error_for(response.status_code, _maybe_json(response), response.text, what)
+                error = error_for(response.status_code, _maybe_json(response), response.text, what)
+                raise await self._explained(error, path)
             if last:
                 raise failure
             await asyncio.sleep(policy.delay(attempt))
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _explained(self, error: QueueDeskError, path: str) -> QueueDeskError:
+        """A 403 or 404 under /orgs/ may mean that the organization id is not the key's: say so."""
+        if error.status not in (403, 404) or self.organization_id is None or not path.startswith("/orgs/"):
+            return error
+        try:
+            me = await self._me_as("Checking the organization")
+        except NotSupported:
+            if error.status != 403:
+                return error
+            return Forbidden(  # the original service answers 403 for another organization
+                error.message,
+                status=error.status,
+                errors=error.errors,
+                hint=f"Check the organization id ({self.organization_id}; --org, {ENV_ORG}): this server "
+                "answers so when the key belongs to another organization. If the id is right, your "
+                "role does not allow this; ask an admin.",
+            )
+        except QueueDeskError:
+            return error
+        if me.organization_id == self.organization_id:
+            return error
+        return WrongOrganization(
+            f"{error.message.rstrip('.')}. The key belongs to organization {me.organization_id} "
+            f"({me.organization!r}), not {self.organization_id}.",
+            status=error.status,
+            errors=error.errors,
+        )
 
     async def _get(self, path: str, what: str, params: Mapping[str, Any] | None = None) -> Any:
         response = await self._request("GET", path, what, params=params, idempotent=True)
@@ -209,8 +353,10 @@ class QueueDeskClient:
             try:
                 self.organization_id = (await self.me()).organization_id
             except NotSupported:
-                raise QueueDeskError(
-                    f"This server does not tell the organization id: pass organization_id or set {ENV_ORG}."
+                raise NotConfigured(
+                    "This server does not tell which organization the key belongs to: give the "
+                    f"organization id (--org or {ENV_ORG} on the command line, organization_id in Python, "
+                    "or org in the profile)."
                 ) from None
         return self.organization_id
 
@@ -233,7 +379,12 @@ class QueueDeskClient:
 
     async def health(self) -> models.Health:
         """B14. Answers once the server's database answers; no key needed."""
-        return self._parse(models.Health, await self._get("/healthz", "Checking health"), "Checking health")
+        what = "Checking health"
+        try:
+            data = await self._get("/healthz", what)
+        except NotFound:
+            raise NotSupported(f"{what} failed: the server has no /healthz.") from None
+        return self._parse(models.Health, data, what)
 
     # --- Part A -------------------------------------------------------------------------------------
 
@@ -245,7 +396,8 @@ class QueueDeskClient:
     async def queue(self, queue_id: int) -> models.QueueDetail:
         """A4. One queue with its description and blocks."""
         what = f"Reading queue {queue_id}"
-        return self._parse(models.QueueDetail, await self._get(await self._queue_path(queue_id), what), what)
+        data = await self._get(await self._queue_path(queue_id), what)
+        return self._parse(models.QueueDetail, _blocks_with_string_ids(data), what)
 
     async def create_task(self, queue_id: int, data: Mapping[str, Any]) -> models.Task:
         """A1. Never retried: a repeated create would make a second task."""
@@ -263,20 +415,53 @@ class QueueDeskClient:
         offset: int = 0,
         limit: int = 100,
         completed_by: str | None = None,
-        start_date: datetime | date | str | None = None,
-        end_date: datetime | date | str | None = None,
+        start_date: Moment | None = None,
+        end_date: Moment | None = None,
     ) -> models.TaskPage:
-        """A2. One page of completed tasks, newest first."""
+        """A2. One page of completed tasks, newest first. Dates are inclusive; a plain date is a UTC day.
+
+        A server without QueueDesk's extensions takes only plain dates and no `completed_by`: there
+        the client walks every page the dates allow and cuts this page from what matches, so `count`
+        is exact and `next`/`previous` repeat this query (follow them through this client)."""
         what = f"Listing completed tasks of queue {queue_id}"
-        params = {
-            "offset": offset,
-            "limit": limit,
-            "completed_by": completed_by,
-            "start_date": _stamp(start_date),
-            "end_date": _stamp(end_date),
-        }
+        wanted = _Wanted.of(completed_by, start_date, end_date)
         path = f"{await self._queue_path(queue_id)}/tasks/completed"
+        if not wanted.any or await self._filters_on_server(wanted, what):
+            return await self._completed_page(path, offset, limit, wanted.params(True, None), what)
+        matching: list[models.Task] = []
+        async for page in self.completed_pages(
+            queue_id, completed_by=completed_by, start_date=start_date, end_date=end_date
+        ):
+            matching += page.tasks
+        query = {"completed_by": wanted.completed_by, **wanted.params(True, None)}
+        following = offset + limit < len(matching)
+        return models.TaskPage(
+            next=self._link(path, query, offset + limit, limit) if following else None,
+            previous=self._link(path, query, max(0, offset - limit), limit) if offset > 0 else None,
+            count=len(matching),
+            tasks=matching[offset : offset + limit],
+        )
+
+    async def _filters_on_server(self, wanted: _Wanted, what: str) -> bool:
+        """True when the server filters by itself; False when the client must (Part A only)."""
+        if await self.supports_extensions():
+            return True
+        if wanted.completed_by == "me":
+            raise NotSupported(
+                f"{what} failed: completed_by='me' needs a QueueDesk server, this one cannot tell whose "
+                "key this is; give the email address instead."
+            )
+        return False
+
+    async def _completed_page(
+        self, path: str, offset: int, limit: int, filters: Mapping[str, str | None], what: str
+    ) -> models.TaskPage:
+        params = {"offset": offset, "limit": limit, **filters}
         return self._parse(models.TaskPage, await self._get(path, what, params), what)
+
+    def _link(self, path: str, query: Mapping[str, str | None], offset: int, limit: int) -> str:
+        params = {k: v for k, v in {**query, "limit": limit, "offset": offset}.items() if v is not None}
+        return str(httpx.URL(self.base_url + path, params=params))
 
     async def completed_pages(
         self,
@@ -284,28 +469,37 @@ class QueueDeskClient:
         *,
         page_size: int = 1000,
         completed_by: str | None = None,
-        start_date: datetime | date | str | None = None,
-        end_date: datetime | date | str | None = None,
+        start_date: Moment | None = None,
+        end_date: Moment | None = None,
     ) -> AsyncIterator[models.TaskPage]:
-        """Every page of completed tasks. Tasks completed while paging are left out (on a QueueDesk
-        server the pages after the first are bounded by the first page's newest completion), so no
-        task is skipped or repeated as new completions arrive."""
+        """Every page of completed tasks, newest first, each task exactly once.
+
+        The walk is bounded by the first page's newest completion, so tasks completed while paging
+        stay out, and repeats that offset paging brings (when completions push the list down) are
+        dropped, on every server. Where the server lacks a filter the pages carry only the matching
+        tasks, and `count` is the server's (what it could filter)."""
+        if not 1 <= page_size <= 1000:
+            raise ValueError(f"page_size must be 1-1000, not {page_size}")
+        what = f"Listing completed tasks of queue {queue_id}"
+        wanted = _Wanted.of(completed_by, start_date, end_date)
+        path = f"{await self._queue_path(queue_id)}/tasks/completed"
+        on_server = await self._filters_on_server(wanted, what)
+        unseen = _Unseen()
+        bound: datetime | None = None
         offset = 0
-        bound = end_date
         while True:
-            page = await self.completed_tasks(
-                queue_id,
-                offset=offset,
-                limit=page_size,
-                completed_by=completed_by,
-                start_date=start_date,
-                end_date=bound,
-            )
-            yield page
-            if offset == 0 and page.tasks and await self.supports_extensions():
-                # The first page was already within `end_date`, so its newest completion is a bound
-                # no later than that: what completes from now on stays out of the following pages.
-                bound = page.tasks[0].completed_at
+            page = await self._completed_page(path, offset, page_size, wanted.params(on_server, bound), what)
+            stamps = [t.completed_at for t in page.tasks if t.completed_at is not None]
+            if bound is None and stamps:
+                bound = max(stamps)
+            kept = [
+                task
+                for task in page.tasks
+                if unseen.first_time(task)
+                and (task.completed_at is None or bound is None or task.completed_at <= bound)
+                and (on_server or wanted.matches(task))
+            ]
+            yield page.model_copy(update={"tasks": kept})
             offset += len(page.tasks)
             if not page.tasks or page.next is None:
                 return
@@ -365,11 +559,15 @@ class QueueDeskClient:
         path = f"{await self._ext_queue_path(queue_id, what)}/tasks/{task_id}"
         return self._parse(models.AssignedTask, await self._get(path, what), what)
 
-    async def claim_next(self, queue_id: int) -> Claim:
-        """B4. The caller's live claim again, or the next claimable task, or none (with how many are held)."""
+    async def claim_next(self, queue_id: int, exclude: Sequence[int] = ()) -> Claim:
+        """B4. The caller's live claim again, or the next claimable task, or none (with how many are held).
+
+        With `exclude` (claiming ahead, at most 10 ids): the caller's oldest live claim not listed,
+        else a new claim; `Conflict` with code `claim_limit` when the caller already holds 3."""
         what = f"Claiming work in queue {queue_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/tasks/next"
-        response = await self._request("POST", path, what, idempotent=False, ok=(200, 204))
+        body = {"exclude": list(exclude)} if exclude else None
+        response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 204))
         if response.status_code == 204:
             held = response.headers.get("X-Tasks-Held", "0")
             return Claim(None, int(held) if held.isdigit() else 0)

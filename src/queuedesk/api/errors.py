@@ -21,8 +21,11 @@ class QueueDeskError(Exception):
         status: int | None = None,
         errors: list[ErrorItem] | None = None,
         code: str | None = None,
+        hint: str | None = None,
     ) -> None:
         self.message = message
+        if hint is not None:
+            self.hint = hint
         self.status = status
         self.errors = errors or []
         self.code = code or (self.errors[0].code if self.errors else None)
@@ -52,8 +55,18 @@ class NotFound(QueueDeskError):
     hint = "Check the organization, queue and task ids."
 
 
+class WrongOrganization(Forbidden):
+    """The organization id is not the key's: QueueDesk answers 404 there, the original service 403."""
+
+    hint = "Check the organization id (--org, QUEUEDESK_ORG or the profile's org)."
+
+
+class NotConfigured(QueueDeskError):
+    """Something the client needs was not given and the server cannot tell it (e.g. the organization)."""
+
+
 class Conflict(QueueDeskError):
-    """The task's state forbids the action; `code` is `already_completed`, `not_assignee`, ..."""
+    """The state forbids the action; `code` is `already_completed`, `not_assignee`, `claim_limit`, ..."""
 
 
 class ValidationError(QueueDeskError):

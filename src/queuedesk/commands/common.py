@@ -7,22 +7,38 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
 from queuedesk.api import errors
-from queuedesk.api.client import ENV_ORG, ENV_TOKEN, ENV_URL, QueueDeskClient
+from queuedesk.api.client import QueueDeskClient
+from queuedesk.api.config import (
+    ENV_ORG,
+    ENV_PROFILE,
+    ENV_TOKEN,
+    ENV_URL,
+    ConfigError,
+    Connection,
+    config_path,
+    resolve_connection,
+)
 from queuedesk.api.models import Queue
 
 # Exit codes scripts can rely on.
 OK = 0
 FAILED = 1  # the server failed or answered something unexpected
-USAGE = 2  # bad arguments or input (including input the server refused)
-DENIED = 3  # authentication or permission
+USAGE = 2  # bad arguments or input (including input the server refused), or missing settings
+DENIED = 3  # authentication or permission (including an organization that is not the key's)
 NOT_FOUND = 4
 CONFLICT = 5
 UNREACHABLE = 6  # connection refused, time-out
 NOT_SUPPORTED = 7  # the server lacks QueueDesk's extensions
+PARTIAL = 8  # some of the work was done before a failure (an import that stopped part way)
 
 EXIT_CODES: list[tuple[type[errors.QueueDeskError], int]] = [
     (errors.NotSupported, NOT_SUPPORTED),
+    (errors.NotConfigured, USAGE),
     (errors.ConnectionFailed, UNREACHABLE),
     (errors.AuthenticationError, DENIED),
     (errors.Forbidden, DENIED),
@@ -32,8 +48,9 @@ EXIT_CODES: list[tuple[type[errors.QueueDeskError], int]] = [
     (errors.PayloadTooLarge, USAGE),
 ]
 
-EXIT_HELP = """exit codes: 0 success, 1 server failure, 2 bad arguments or input, 3 authentication or
-permission, 4 not found, 5 conflict, 6 server unreachable, 7 not supported by this server"""
+EXIT_HELP = """exit codes: 0 success, 1 server failure, 2 bad arguments, input or settings, 3 authentication
+or permission, 4 not found, 5 conflict, 6 server unreachable, 7 not supported by this server,
+8 stopped part way (an import created some rows; the message says which)"""
 
 
 class UsageError(Exception):
@@ -43,25 +60,47 @@ class UsageError(Exception):
 def connection_options() -> argparse.ArgumentParser:
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("connection")
-    group.add_argument("--url", help=f"server URL (default: ${ENV_URL})")
-    group.add_argument("--token", help=f"API key (default: ${ENV_TOKEN})")
+    group.add_argument("--url", help=f"server URL (default: ${ENV_URL}, then the profile)")
+    group.add_argument("--token", help=f"API key (default: ${ENV_TOKEN}, then the profile)")
     group.add_argument(
-        "--org", type=int, help=f"organization id (default: ${ENV_ORG}, or asked from the server)"
+        "--org",
+        type=int,
+        help=f"organization id (default: ${ENV_ORG}, then the profile, else asked from the server)",
+    )
+    group.add_argument(
+        "--profile",
+        metavar="NAME",
+        help=f"a profile of the configuration file (default: ${ENV_PROFILE}, else the file's default)",
     )
     group.add_argument("--json", action="store_true", help="print JSON for programs instead of a table")
     return parent
 
 
-def client_from(args: argparse.Namespace) -> QueueDeskClient:
+def connection_from(args: argparse.Namespace) -> Connection:
+    """The connection the options, the environment and the configuration file give, or UsageError."""
     try:
-        return QueueDeskClient(args.url, args.token, args.org)
-    except ValueError as exc:
+        connection = resolve_connection(url=args.url, token=args.token, org=args.org, profile=args.profile)
+    except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    if connection is None:
+        raise UsageError(
+            f"no server URL: pass --url or set {ENV_URL} (with --token or {ENV_TOKEN}), "
+            f"or save a profile in {config_path()}"
+        )
+    return connection
+
+
+def client_from(args: argparse.Namespace) -> QueueDeskClient:
+    return QueueDeskClient(connection=connection_from(args))
 
 
 def fail(message: str, code: int) -> int:
     print(f"queuedesk: {message}", file=sys.stderr)
     return code
+
+
+def exit_code(exc: errors.QueueDeskError) -> int:
+    return next((code for kind, code in EXIT_CODES if isinstance(exc, kind)), FAILED)
 
 
 def run(command: Callable[[argparse.Namespace], Awaitable[int]], args: argparse.Namespace) -> int:
@@ -71,8 +110,7 @@ def run(command: Callable[[argparse.Namespace], Awaitable[int]], args: argparse.
     except UsageError as exc:
         return fail(str(exc), USAGE)
     except errors.QueueDeskError as exc:
-        code = next((code for kind, code in EXIT_CODES if isinstance(exc, kind)), FAILED)
-        return fail(str(exc), code)
+        return fail(str(exc), exit_code(exc))
     except KeyboardInterrupt:
         return fail("interrupted", 130)
 
@@ -100,9 +138,12 @@ def print_json(value: Any) -> None:
 
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    cells = [[str(h) for h in headers], *[["" if v is None else str(v) for v in row] for row in rows]]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    for index, row in enumerate(cells):
-        print("  ".join(value.ljust(widths[i]) for i, value in enumerate(row)).rstrip())
-        if index == 0:
-            print("  ".join("-" * w for w in widths))
+    """A table on standard output; piped, it is plain text that never wraps (use --json to parse)."""
+    wide = None if sys.stdout.isatty() else 10_000
+    console = Console(file=sys.stdout, width=wide, highlight=False, soft_wrap=False)
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    for header in headers:
+        table.add_column(header, overflow="fold")
+    for row in rows:
+        table.add_row(*("" if value is None else str(value) for value in row))
+    console.print(table)

@@ -6,33 +6,15 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import date, datetime
 from pathlib import Path
 from typing import IO
 
 from queuedesk.api.csv_values import TASK_COLUMNS, to_cell
 from queuedesk.api.models import Task
+from queuedesk.api.timestamps import format_timestamp
 from queuedesk.commands.common import OK, UsageError, client_from, find_queue
-
-
-class Progress:
-    """`Exporting 4,000 / 20,000 tasks (20%)` on stderr, only when stderr is a terminal."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.enabled = sys.stderr.isatty()
-        self.done = 0
-        self.total = 0
-
-    def update(self, done: int, total: int) -> None:
-        self.done, self.total = done, total
-        if self.enabled:
-            share = f" ({done * 100 // total}%)" if total else ""
-            sys.stderr.write(f"\r{self.label} {done:,} / {total:,} tasks{share}")
-            sys.stderr.flush()
-
-    def finish(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
+from queuedesk.commands.progress import Progress
 
 
 @contextmanager
@@ -59,8 +41,8 @@ def _task_row(task: Task, block_ids: list[str]) -> list[str]:
     meta = [
         str(task.id),
         task.status,
-        task.created_at.isoformat(),
-        task.completed_at.isoformat() if task.completed_at else "",
+        format_timestamp(task.created_at),
+        format_timestamp(task.completed_at) if task.completed_at else "",
     ]
     meta += [task.completed_by or "", task.source]
     return meta + [to_cell(task.data.get(block_id)) for block_id in block_ids]
@@ -70,35 +52,67 @@ async def export(args: argparse.Namespace) -> int:
     async with client_from(args) as client:
         queue = await find_queue(client, args.queue)
         block_ids = [b.id for b in (await client.queue(queue.id)).data]
-        progress = Progress(f"Exporting {queue.name!r}:")
         exported = 0
-        with output(args.output) as out:
+        pages = client.completed_pages(
+            queue.id,
+            page_size=args.page_size,
+            completed_by=args.completed_by,
+            start_date=args.start_date,
+            end_date=args.end_date,
+        )
+        with output(args.output) as out, Progress(f"Exporting {queue.name!r}", "tasks") as progress:
             writer = csv.writer(out) if args.format == "csv" else None
             if writer is not None:
                 writer.writerow([*TASK_COLUMNS, *block_ids])
-            async for page in client.completed_pages(queue.id, page_size=args.page_size):
+            async for page in pages:
                 for task in page.tasks:
                     if writer is not None:
                         writer.writerow(_task_row(task, block_ids))
                     else:
                         out.write(json.dumps(task.model_dump(mode="json"), ensure_ascii=False) + "\n")
                 exported += len(page.tasks)
-                progress.update(exported, max(page.count, exported))
-        progress.finish()
-    if args.output not in (None, "-"):
-        print(
-            f"Exported {exported} completed task(s) of queue {queue.id} {queue.name!r} to {args.output}.",
-            file=sys.stderr,
-        )
+                progress.advance(len(page.tasks), total=page.count)
+    target = f" to {args.output}" if args.output not in (None, "-") else ""
+    print(
+        f"Exported {exported} completed task(s) of queue {queue.id} {queue.name!r}{target}.",
+        file=sys.stderr,
+    )
     return OK
+
+
+def page_size(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 1000:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 1000, not {text!r}")
+    return int(text)
+
+
+def moment(text: str) -> date | datetime:
+    """An ISO 8601 date (a whole UTC day) or date-time (UTC when it names no offset)."""
+    for parse in (date.fromisoformat, datetime.fromisoformat):
+        try:
+            return parse(text)
+        except ValueError:
+            continue
+    raise argparse.ArgumentTypeError(f"{text!r} is not an ISO 8601 date or date-time, e.g. 2026-11-21")
 
 
 def add_parsers(commands: argparse._SubParsersAction, connection: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
     exporting = commands.add_parser(
-        "export", parents=[connection], help="write every completed task as CSV or JSON lines"
+        "export",
+        parents=[connection],
+        help="write completed tasks as CSV or JSON lines",
+        description="Write every completed task (or those the filters select), newest first, each "
+        "once: tasks completed while the export runs are left out.",
     )
     exporting.add_argument("queue", help="queue id or name")
     exporting.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="csv (default) or jsonl")
     exporting.add_argument("--output", "-o", help="file to write (default: standard output)")
-    exporting.add_argument("--page-size", type=int, default=1000, help="tasks per request (1-1000)")
+    exporting.add_argument("--page-size", type=page_size, default=1000, help="tasks per request (1-1000)")
+    exporting.add_argument(
+        "--start-date", type=moment, metavar="WHEN", help="completed on or after this date or date-time"
+    )
+    exporting.add_argument(
+        "--end-date", type=moment, metavar="WHEN", help="completed on or before this date or date-time"
+    )
+    exporting.add_argument("--completed-by", metavar="EMAIL", help="completed by this user ('me': you)")
     exporting.set_defaults(client_command=export)

@@ -1,0 +1,209 @@
+"""`queuedesk import QUEUE FILE.csv [--start-row N]`: one task per row, every row checked first.
+
+On a QueueDesk server the rows go in bulk requests (at most 10,000 rows and 900 KiB each). A server
+without bulk import gets one create per row: every row is first checked against what that server is
+known to refuse too, and if a row still fails, the command stops and says exactly which rows were
+created (row numbers and task ids), which row failed, and how to resume (`--start-row`).
+"""
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from queuedesk.api import errors
+from queuedesk.api.client import QueueDeskClient
+from queuedesk.commands import original_rules
+from queuedesk.commands.common import (
+    OK,
+    PARTIAL,
+    client_from,
+    exit_code,
+    fail,
+    find_queue,
+    print_json,
+)
+from queuedesk.commands.csv_rows import Row, read_rows, report
+from queuedesk.commands.progress import Progress
+
+MAX_TASKS_PER_REQUEST = 10_000
+MAX_BYTES_PER_REQUEST = 900 * 1024  # under the server's 1 MiB, with room for the envelope
+# Failures after which the server may have created the row(s) anyway.
+UNSURE = (errors.ServerError, errors.ConnectionFailed, errors.UnexpectedResponse)
+
+
+@dataclass(eq=False)
+class Stopped(Exception):
+    """A row failed after `created` rows were made (as (row number, task id) pairs)."""
+
+    created: list[tuple[int, int]]
+    failed: Row
+    error: errors.QueueDeskError
+
+    @property
+    def unsure(self) -> bool:
+        return isinstance(self.error, UNSURE)
+
+
+def batches(rows: list[Row]) -> Iterator[list[Row]]:
+    """Groups that fit one import request (count and body size)."""
+    batch: list[Row] = []
+    size = 0
+    for row in rows:
+        row_size = len(json.dumps({"data": row.data}, ensure_ascii=False).encode()) + 1
+        if batch and (len(batch) >= MAX_TASKS_PER_REQUEST or size + row_size > MAX_BYTES_PER_REQUEST):
+            yield batch
+            batch, size = [], 0
+        batch.append(row)
+        size += row_size
+    if batch:
+        yield batch
+
+
+async def _in_bulk(
+    client: QueueDeskClient, queue_id: int, rows: list[Row], source: str, progress: Progress
+) -> list[tuple[int, int]]:
+    created: list[tuple[int, int]] = []
+    for batch in batches(rows):
+        try:
+            result = await client.import_tasks(queue_id, [row.data for row in batch], source)
+        except errors.QueueDeskError as exc:
+            raise Stopped(created, batch[0], exc) from None
+        created += zip((row.number for row in batch), result.ids, strict=True)
+        progress.advance(len(batch))
+    return created
+
+
+async def _one_by_one(
+    client: QueueDeskClient, queue_id: int, rows: list[Row], progress: Progress
+) -> list[tuple[int, int]]:
+    created: list[tuple[int, int]] = []
+    for row in rows:
+        try:
+            task = await client.create_task(queue_id, row.data)
+        except errors.QueueDeskError as exc:
+            raise Stopped(created, row, exc) from None
+        created.append((row.number, task.id))
+        progress.advance(1)
+    return created
+
+
+def spans(created: Sequence[tuple[int, int]]) -> str:
+    """`rows 1-4 → ids 101-104, row 6 → id 110`: every created row and its task, compactly."""
+    parts: list[str] = []
+    start = 0
+    while start < len(created):
+        end = start
+        while (
+            end + 1 < len(created)
+            and created[end + 1][0] == created[end][0] + 1
+            and created[end + 1][1] == created[end][1] + 1
+        ):
+            end += 1
+        (first_row, first_id), (last_row, last_id) = created[start], created[end]
+        parts.append(
+            f"row {first_row} → id {first_id}"
+            if start == end
+            else f"rows {first_row}-{last_row} → ids {first_id}-{last_id}"
+        )
+        start = end + 1
+    return ", ".join(parts)
+
+
+def _stopped(args: argparse.Namespace, where: str, stop: Stopped) -> int:
+    row = stop.failed
+    maybe = (
+        f"\n  row {row.number} may have been created anyway (the server failed or did not answer): "
+        "look at the queue before resuming"
+        if stop.unsure
+        else ""
+    )
+    if not stop.created:
+        return fail(
+            f"{row.where}: {stop.error}\n  nothing was imported before it{maybe}", exit_code(stop.error)
+        )
+    if args.json:
+        print_json(
+            {
+                "created": len(stop.created),
+                "rows": [number for number, _ in stop.created],
+                "ids": [task_id for _, task_id in stop.created],
+                "failed_row": row.number,
+                "failed_line": row.line,
+                "error": str(stop.error),
+                "maybe_created": stop.unsure,
+                "start_row": row.number,
+            }
+        )
+    return fail(
+        f"import into {where} stopped at {row.where}: {stop.error}\n"
+        f"  created before it: {len(stop.created)} task(s): {spans(stop.created)}\n"
+        f"  not created: row {row.number} and every row after it{maybe}\n"
+        f"  to resume: run the same command with --start-row {row.number}",
+        PARTIAL,
+    )
+
+
+async def import_csv(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    source = path.name if path.name.lower().endswith(".csv") else f"{path.name}.csv"
+    async with client_from(args) as client:
+        queue = await find_queue(client, args.queue)
+        where = f"queue {queue.id} {queue.name!r}"
+        detail = await client.queue(queue.id)
+        rows = read_rows(path, detail.data, args.start_row)
+        bulk = await client.supports_extensions()
+        if not bulk:
+            problems = [f"{r.where}: {p}" for r in rows for p in original_rules.refusals(detail.data, r.data)]
+            if problems:
+                raise report(path, problems)
+            source = "api"
+            print(
+                f"queuedesk: this server has no bulk import: {len(rows):,} task(s) are created one at a "
+                f"time, with source 'api' (not {path.name!r})",
+                file=sys.stderr,
+            )
+        try:
+            with Progress(f"Importing into {queue.name!r}", "rows", len(rows)) as progress:
+                if bulk:
+                    created = await _in_bulk(client, queue.id, rows, source, progress)
+                else:
+                    created = await _one_by_one(client, queue.id, rows, progress)
+        except Stopped as stop:
+            return _stopped(args, where, stop)
+    ids = [task_id for _, task_id in created]
+    if args.json:
+        print_json({"queue_id": queue.id, "created": len(ids), "ids": ids, "source": source})
+    else:
+        print(f"Imported {len(ids)} task(s) into {where} (ids {ids[0]}-{ids[-1]}).")
+    return OK
+
+
+def start_row(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a row number from 1 on, not {text!r}")
+    return int(text)
+
+
+def add_parsers(commands: argparse._SubParsersAction, connection: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    importing = commands.add_parser(
+        "import",
+        parents=[connection],
+        help="create tasks from a CSV file (columns = block ids), every row checked first",
+        description="Create one task per row of a CSV file whose header names the queue's blocks. "
+        "Every row is checked before anything is sent: one bad row and nothing is created. On a "
+        "server without bulk import the rows are created one at a time; if one still fails, the "
+        "command stops (exit 8), names the rows created and how to resume with --start-row.",
+    )
+    importing.add_argument("queue", help="queue id or name")
+    importing.add_argument("file", help="the CSV file; its name becomes the tasks' source")
+    importing.add_argument(
+        "--start-row",
+        type=start_row,
+        default=1,
+        metavar="N",
+        help="skip the rows before row N (1 = the first row after the header), to resume an import",
+    )
+    importing.set_defaults(client_command=import_csv)
