@@ -281,12 +281,15 @@ async def test_a_lone_first_digit_is_chosen_after_the_pause_or_by_the_next_key()
 async def test_a_lone_first_digit_waits_on_a_real_timer_without_a_clock(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(OptionsEditor, "DIGIT_WINDOW", 0.3)
+    monkeypatch.setattr(OptionsEditor, "DIGIT_WINDOW", 1.0)
     app = FormApp(MANY, {})
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("1")
         assert app.editor("many").value() is None
-        await pilot.pause(0.5)
+        for _ in range(60):
+            if app.editor("many").value() is not None:
+                break
+            await pilot.pause(0.05)
         assert app.editor("many").value() == "o1"
 
 
@@ -535,6 +538,23 @@ async def test_work_mode_splits_content_from_the_questions() -> None:
         assert form.image_urls() == [PHOTO]
         view = pane.query_one(ImageView)
         assert view.state == "shown"
+
+
+async def test_the_panes_stack_on_a_narrow_terminal() -> None:
+    app = FormApp(CORE_BLOCKS, CORE_DATA)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app)
+        await pilot.pause()
+        form, view = app.form, app.query_one(ImageView)
+        pane = form.task_pane()
+        assert pane is not None and not form.has_class("-narrow")
+        assert pane.region.x < form.form_pane().region.x  # side by side
+        assert view.max_rows == 12
+        await pilot.resize_terminal(60, 24)
+        await pilot.pause()
+        assert form.has_class("-narrow")
+        assert pane.region.y < form.form_pane().region.y  # the task above the form
+        assert view.max_rows == 8 and view.query_one(".image-picture").size.height <= 8
 
 
 async def test_unknown_block_types_are_shown_read_only() -> None:

@@ -47,6 +47,7 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Static
+from textual_image._terminal import get_cell_size  # the cell size the widgets themselves use
 
 from queuedesk.api.blocks import is_http_url
 
@@ -301,6 +302,18 @@ def image_widget_class(renderer: str | None = None) -> type[Widget]:
 
 
 ImageState = Literal["loading", "shown", "unavailable", "empty"]
+PANE_ROWS = 12  # a picture's height beside the form
+
+
+def fit_cells(pixels: tuple[int, int], columns: int, rows: int) -> tuple[int, int]:
+    """The largest size in cells within `columns` x `rows` that keeps the picture's proportions."""
+    cell = get_cell_size()  # pixels per cell, asked of the terminal when textual-image was imported
+    pixel_width, pixel_height = max(1, pixels[0]), max(1, pixels[1])
+    width_for_rows = rows * cell.height * pixel_width / pixel_height / cell.width
+    if width_for_rows <= columns:
+        return max(1, round(width_for_rows)), rows
+    height = columns * cell.width * pixel_height / pixel_width / cell.height
+    return columns, max(1, round(height))
 
 
 class ImageView(Widget):
@@ -308,7 +321,6 @@ class ImageView(Widget):
 
     DEFAULT_CSS = """
     ImageView { height: auto; }
-    ImageView > .image-picture { width: auto; height: 12; }
     ImageView > .image-note { height: auto; padding: 1 2; color: $text-muted; border: dashed $panel; }
     ImageView > .image-note.-unavailable { color: $text-warning; border: dashed $warning; }
     ImageView > .image-caption { height: auto; color: $text-muted; }
@@ -320,15 +332,19 @@ class ImageView(Widget):
         *,
         fetcher: ImageFetcher | None = None,
         renderer: str | None = None,
+        max_rows: int | None = PANE_ROWS,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
+        """`max_rows`: the picture's height at most (None: as high as the view, less the caption)."""
         super().__init__(id=id, classes=classes)
         self.url = url
         self.state: ImageState = "empty"
         self.reason: str | None = None
+        self.max_rows = max_rows
         self._fetcher = fetcher
         self._renderer = renderer
+        self._picture_size: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="image-note", markup=False)
@@ -365,9 +381,34 @@ class ImageView(Widget):
     async def _show_picture(self, picture: PILImage.Image) -> None:
         await self.query(".image-picture").remove()
         widget = image_widget_class(self._renderer)(picture, classes="image-picture")
+        self._picture_size = picture.size
+        self._fit(widget)
         await self.mount(widget, before=0)
         self.query_one(".image-note", Static).display = False
         self.state, self.reason = "shown", None
+
+    def on_resize(self) -> None:
+        self.refit()
+
+    def set_max_rows(self, rows: int | None) -> None:
+        """Change the picture's largest height (e.g. when the layout around it changes)."""
+        if rows != self.max_rows:
+            self.max_rows = rows
+            self.refit()
+
+    def refit(self) -> None:
+        for widget in self.query(".image-picture"):
+            self._fit(widget)
+
+    def _fit(self, widget: Widget) -> None:
+        """Size the picture in cells: as large as the room allows, never stretched."""
+        if self._picture_size is None:
+            return
+        rows = self.max_rows if self.max_rows is not None else max(1, self.size.height - 1)
+        columns = max(1, self.content_size.width or self.size.width or 40)
+        width, height = fit_cells(self._picture_size, columns, rows)
+        widget.styles.width = width
+        widget.styles.height = height
 
     def _set_note(self, state: ImageState, text: str, *, reason: str | None = None) -> None:
         self.query(".image-picture").remove()
@@ -383,8 +424,8 @@ class ImageScreen(ModalScreen[None]):
 
     DEFAULT_CSS = """
     ImageScreen { align: center middle; background: $background 90%; }
-    ImageScreen > ImageView { width: 100%; height: 1fr; padding: 0 1; }
-    ImageScreen > ImageView > .image-picture { width: auto; height: 1fr; }
+    ImageScreen > ImageView { width: 100%; height: 1fr; padding: 0 1; align-horizontal: center; }
+    ImageScreen > ImageView > .image-caption { width: auto; }
     ImageScreen > .image-keys { dock: bottom; height: 1; color: $text-muted; padding: 0 1; }
     """
 
@@ -400,7 +441,7 @@ class ImageScreen(ModalScreen[None]):
         self._renderer = renderer
 
     def compose(self) -> ComposeResult:
-        yield ImageView(self.url, fetcher=self._fetcher, renderer=self._renderer)
+        yield ImageView(self.url, fetcher=self._fetcher, renderer=self._renderer, max_rows=None)
         yield Static("escape close · o open in the system viewer", classes="image-keys")
 
     def action_close(self) -> None:

@@ -8,7 +8,10 @@ Modes:
 
 Layout: the form composes both panes itself, inside `#task-form-panes`: the task pane
 (`#task-pane`) left of the form pane (`#form-pane`), stacked (task above) when the form is narrower
-than `NARROW_BELOW` columns (the form then has the class `-narrow`). `task_pane()` and
+than `NARROW_BELOW` (70) columns (the form then has the class `-narrow` and pictures are at most
+`NARROW_IMAGE_ROWS` high). Side by side still reads well at 80 columns (each pane ~38 wide: the
+core blocks fit without scrolling at 80x24), where stacking would push the task's text below the
+picture, out of sight; hence 70 rather than 100. `task_pane()` and
 `form_pane()` return them, e.g. to scroll one. In "create" mode (or when a work task has no content
 blocks) only the form pane is there.
 
@@ -32,8 +35,10 @@ from queuedesk.api.models import Block
 from queuedesk.tui.forms.base import REQUIRED, BlockEditor
 from queuedesk.tui.forms.image import ImageEditor
 from queuedesk.tui.forms.registry import editor_for, filled_by_worker
+from queuedesk.tui.images import PANE_ROWS, ImageView
 
 FormMode = Literal["work", "create"]
+NARROW_IMAGE_ROWS = 8
 
 
 class TaskForm(Widget):
@@ -93,7 +98,10 @@ class TaskForm(Widget):
             yield form_pane
 
     def on_resize(self, event: events.Resize) -> None:
-        self.set_class(event.size.width < self.NARROW_BELOW, "-narrow")
+        narrow = event.size.width < self.NARROW_BELOW
+        self.set_class(narrow, "-narrow")
+        for view in self.query(ImageView):  # stacked: a smaller picture leaves room for the rest
+            view.set_max_rows(NARROW_IMAGE_ROWS if narrow else PANE_ROWS)
 
     def task_pane(self) -> VerticalScroll | None:
         """The pane of the task's content (None when the task has no content blocks)."""
