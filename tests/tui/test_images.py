@@ -275,6 +275,22 @@ async def test_image_view_shows_the_reason_it_cannot_show_an_image(image_server:
         await fetcher.aclose()
 
 
+async def test_a_prefetched_image_is_there_on_the_first_paint(image_server: str) -> None:
+    fetcher = ImageFetcher()
+    url = f"{image_server}/good.png"
+    fetcher.prefetch(url)
+    await fetcher.fetch(url)
+    app = ViewApp(url, fetcher)
+    try:
+        async with app.run_test(size=(80, 24)):
+            view = app.query_one(ImageView)
+            assert view.state == "shown"
+            assert len(app.workers) == 0  # nothing left to fetch or decode
+            assert view.query_one(".image-picture").size.height == 12
+    finally:
+        await fetcher.aclose()
+
+
 async def test_image_view_shows_loading_while_the_server_thinks(image_server: str) -> None:
     fetcher = ImageFetcher(timeout=0.5)
     app = ViewApp(f"{image_server}/silent", fetcher)

@@ -181,6 +181,13 @@ class ImageFetcher:
         # Shielded: a view that goes away while waiting must not cancel a download others share.
         return await asyncio.shield(task)
 
+    def cached_picture(self, url: str) -> PILImage.Image | None:
+        """The decoded picture of `url` if it is at hand now (fetched and decoded before)."""
+        picture = self._pictures.get(url)
+        if picture is not None:
+            self._pictures.move_to_end(url)
+        return picture
+
     async def picture(self, url: str) -> PILImage.Image:
         """The decoded image at `url` (decoded once, off the UI thread); raises `ImageUnavailable`."""
         data = await self.fetch(url)
@@ -347,11 +354,23 @@ class ImageView(Widget):
         self._picture_size: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("", classes="image-note", markup=False)
+        # A picture already fetched (prefetched with the task) is there on the first paint.
+        picture = self.fetcher.cached_picture(self.url) if self.url else None
+        if picture is not None:
+            yield self._picture_widget(picture)
+            self.state = "shown"
+        note = Static("", classes="image-note", markup=False)
+        note.display = picture is None
+        yield note
         yield Static(self.url or "", classes="image-caption", markup=False)
 
     def on_mount(self) -> None:
-        self.show(self.url)
+        if self.state != "shown":
+            self.show(self.url)
+
+    @property
+    def fetcher(self) -> ImageFetcher:
+        return self._fetcher or fetcher_for(self)
 
     def show(self, url: str | None) -> None:
         """Show `url` (None: nothing to show)."""
@@ -360,7 +379,7 @@ class ImageView(Widget):
         if not url:
             self._set_note("empty", "no image")
             return
-        fetcher = self._fetcher or fetcher_for(self)
+        fetcher = self.fetcher
         known = fetcher.cached(url)
         if isinstance(known, ImageUnavailable):
             self._set_note("unavailable", f"Image not shown: {known.reason}", reason=known.reason)
@@ -378,12 +397,15 @@ class ImageView(Widget):
         if url == self.url:
             await self._show_picture(picture)
 
-    async def _show_picture(self, picture: PILImage.Image) -> None:
-        await self.query(".image-picture").remove()
+    def _picture_widget(self, picture: PILImage.Image) -> Widget:
         widget = image_widget_class(self._renderer)(picture, classes="image-picture")
         self._picture_size = picture.size
         self._fit(widget)
-        await self.mount(widget, before=0)
+        return widget
+
+    async def _show_picture(self, picture: PILImage.Image) -> None:
+        await self.query(".image-picture").remove()
+        await self.mount(self._picture_widget(picture), before=0)
         self.query_one(".image-note", Static).display = False
         self.state, self.reason = "shown", None
 
