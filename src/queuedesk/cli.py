@@ -8,6 +8,7 @@ from queuedesk import __version__
 from queuedesk.commands import config, export, importing, queues, tasks
 from queuedesk.commands.common import EXIT_HELP, connection_options, run
 from queuedesk.server.settings import DEFAULT_LEASE_SECONDS
+from queuedesk.tui.main import add_app_options, run_app
 
 
 def _add_db(parser: argparse.ArgumentParser) -> None:
@@ -21,11 +22,12 @@ def _add_db(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="queuedesk",
-        description="QueueDesk: human-in-the-loop work queues.",
+        description="QueueDesk: human-in-the-loop work queues. Without a command: the terminal app.",
         epilog=EXIT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"queuedesk {__version__}")
+    add_app_options(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     serve = commands.add_parser("serve", help="run the QueueDesk service")
@@ -104,5 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return commands.serve(args) if args.command == "serve" else commands.keys(args)
     if getattr(args, "client_command", None) is not None:
         return run(args.client_command, args)
+    if args.command is None:
+        return run_app(args)
     parser.print_help()
     return 0

@@ -169,7 +169,7 @@ class OriginalService:
         self.finished: dict[int, list[dict[str, Any]]] = {QUEUE: recorded, 8: []}
         self.creates = 0
         self.fail_creates: set[int] = set()  # these creates (1 = the first) fail without saving
-        self.between_pages: Callable[[], None] | None = None  # runs after each completed page
+        self.between_pages: Callable[[], object] | None = None  # runs after each completed page
 
     def add_queue(self, queue_id: int, name: str, blocks: list[dict[str, Any]]) -> None:
         self.extra_queues[queue_id] = {
@@ -903,7 +903,7 @@ def test_the_stand_in_gives_the_further_answers(further: OriginalService) -> Non
         assert bulk.status_code == 404 and bulk.headers["content-type"].startswith("text/html")
 
         fill(further, INTAKE, 3)
-        further.between_pages = lambda: further.complete_now(INTAKE, {"7": "late"}) and None
+        further.between_pages = lambda: further.complete_now(INTAKE, {"7": "late"})
         path = f"/orgs/{ORG}/workflows/{INTAKE}/tasks/completed"
         first = http.get(path, params={"limit": 2}).json()["tasks"]
         second = http.get(path, params={"limit": 2, "offset": 2}).json()["tasks"]
@@ -1116,7 +1116,7 @@ def test_cli_export_reads_integer_block_ids_and_writes_the_contracts_timestamps(
 
 def test_cli_export_gives_each_task_once_and_says_how_many(further: OriginalService) -> None:
     fill(further, INTAKE, 22)
-    further.between_pages = lambda: further.complete_now(INTAKE, {"7": "late"}) and None
+    further.between_pages = lambda: further.complete_now(INTAKE, {"7": "late"})
     result = cli(further, "export", "Intake", "--format", "jsonl", "--page-size", "5")
     assert result.code == 0, result
     ids = [json.loads(line)["id"] for line in result.out.splitlines()]

@@ -137,13 +137,19 @@ class _Wanted:
         at = task.completed_at
         if at is None:
             return self.start is None and self.end is None
-        if isinstance(self.start, datetime) and at < self.start:
-            return False
-        if self.start is not None and not isinstance(self.start, datetime) and _day(at) < self.start:
-            return False
-        if isinstance(self.end, datetime) and at > self.end:
-            return False
-        return not (self.end is not None and not isinstance(self.end, datetime) and _day(at) > self.end)
+        return _not_before(at, self.start) and _not_after(at, self.end)
+
+
+def _not_before(at: datetime, start: datetime | date | None) -> bool:
+    if start is None:
+        return True
+    return at >= start if isinstance(start, datetime) else _day(at) >= start
+
+
+def _not_after(at: datetime, end: datetime | date | None) -> bool:
+    if end is None:
+        return True
+    return at <= end if isinstance(end, datetime) else _day(at) <= end
 
 
 class _Unseen:
@@ -433,7 +439,7 @@ class QueueDeskClient:
             queue_id, completed_by=completed_by, start_date=start_date, end_date=end_date
         ):
             matching += page.tasks
-        query = {"completed_by": wanted.completed_by, **wanted.params(True, None)}
+        query = wanted.params(True, None)
         following = offset + limit < len(matching)
         return models.TaskPage(
             next=self._link(path, query, offset + limit, limit) if following else None,

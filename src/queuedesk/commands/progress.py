@@ -14,6 +14,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     ProgressColumn,
+    TaskID,
     TextColumn,
     TimeRemainingColumn,
 )
@@ -57,7 +58,7 @@ class Progress:
         self._started = time.monotonic()
         self._last_line = self._started
         self._bar: RichProgress | None = None
-        self._task_id = None
+        self._task_id: TaskID | None = None
         if self.stream.isatty():
             self._bar = RichProgress(
                 TextColumn("{task.description}"),
