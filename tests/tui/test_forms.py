@@ -459,6 +459,27 @@ async def test_typed_values_reach_the_rules_as_their_types() -> None:
         assert app.form.problems()["items"].startswith("not valid JSON")
 
 
+async def test_set_data_shows_the_next_task_in_place() -> None:
+    app = FormApp(CORE_BLOCKS, CORE_DATA)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app)
+        form = app.form
+        await pilot.press("2")
+        form.show_problems({"paragraph": "too short"})
+        await app.image_fetcher.picture("https://example.com/next.png")
+        form.set_data({"question": "And this one?", "photo": "https://example.com/next.png"})
+        form.focus_first_editable()
+        await pilot.pause()
+        assert form.values() == {"paragraph": None, "category": None}
+        assert app.editor("paragraph").shown_problem is None
+        assert app.focused is app.editor("category")
+        view = app.query_one(ImageView)
+        assert (view.state, view.url) == ("shown", "https://example.com/next.png")
+        assert str(app.editor("question").query_one(".editor-value", Static).render()) == "And this one?"
+        await pilot.press("3")
+        assert form.values()["category"] == "green"
+
+
 # --- text fields and keys ------------------------------------------------------------------------
 
 

@@ -380,6 +380,10 @@ class ImageView(Widget):
             self._set_note("empty", "no image")
             return
         fetcher = self.fetcher
+        picture = fetcher.cached_picture(url)
+        if picture is not None:
+            self._swap_picture(picture)
+            return
         known = fetcher.cached(url)
         if isinstance(known, ImageUnavailable):
             self._set_note("unavailable", f"Image not shown: {known.reason}", reason=known.reason)
@@ -402,6 +406,20 @@ class ImageView(Widget):
         self._picture_size = picture.size
         self._fit(widget)
         return widget
+
+    def _swap_picture(self, picture: PILImage.Image) -> None:
+        """Show a picture at hand at once: the widget there takes it, or a new one is mounted."""
+        self.workers.cancel_group(self, "image")
+        current = self.query(".image-picture")
+        if current:
+            widget = current.first()
+            widget.image = picture  # type: ignore[attr-defined]
+            self._picture_size = picture.size
+            self._fit(widget)
+        else:
+            self.mount(self._picture_widget(picture), before=0)
+        self.query_one(".image-note", Static).display = False
+        self.state, self.reason = "shown", None
 
     async def _show_picture(self, picture: PILImage.Image) -> None:
         await self.query(".image-picture").remove()

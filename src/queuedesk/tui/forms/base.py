@@ -95,6 +95,9 @@ class BlockEditor(Widget):
         """The keys of this field, in a few words, for the label line."""
         return ""
 
+    def forget_keys(self) -> None:
+        """Drop what keys left half done (a number being typed, an open filter)."""
+
     def parse_problem(self) -> str | None:
         """What is wrong before the rules can even look (e.g. a number that does not parse)."""
         return None
@@ -111,6 +114,12 @@ class BlockEditor(Widget):
         problem = Static(self._problem or "", classes="editor-problem", markup=False)
         problem.display = self._problem is not None
         yield problem
+
+    def reset(self, value: Any) -> None:
+        """Show another task's `value`: no problem shown, nothing half typed."""
+        self.set_value(value)
+        self.forget_keys()
+        self.show_problem(None)
 
     def problem(self) -> str | None:
         """What keeps this value from being accepted: "required", or the block rule's message."""

@@ -144,6 +144,17 @@ class OptionsEditor(BlockEditor):
     def clear(self) -> None:
         raise NotImplementedError
 
+    def forget_keys(self) -> None:
+        self._stop_timer()
+        self._typed = ""
+        self._cursor_shown = False
+        self._cursor = next((i for i in range(self.count) if self.is_chosen(i)), 0)
+        if self._filter_text is not None:
+            self._filter_text = None
+            if self.composed:
+                self.refresh(recompose=True)
+        self.show_choices()
+
     def space(self) -> None:
         """`space`: pick the option under the cursor."""
         self._cursor_shown = True
