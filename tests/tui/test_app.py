@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Button, DataTable, Input, Static
+from textual.widgets import Button, DataTable, Input, Static, TabbedContent
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
@@ -139,7 +139,7 @@ async def open_queue(app: QueueDeskApp, pilot: Pilot, queue_id: int) -> QueueScr
 
 
 async def show_tab(app: QueueDeskApp, pilot: Pilot, pane: str) -> None:
-    await pilot.click(f"#--content-tab-{pane}")
+    app.screen.query_one(TabbedContent).active = pane
     await settle(app, pilot)
 
 

@@ -1,0 +1,287 @@
+"""The completed history over 5,000 tasks: pages load as the cursor nears the end, only a window of
+rows is kept, no task is shown twice or skipped while others complete, and the worker filter.
+"""
+
+import itertools
+import re
+from collections.abc import Callable
+
+import httpx
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from queuedesk.tui.app import QueueDeskApp
+from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.screens.queue import QueueScreen
+from queuedesk.tui.widgets.paged_table import PagedTable
+from tests.conftest import make_queue
+from tests.fill import fill_completed
+from tests.support import ServerProcess
+from tests.tui.conftest import MakeApp
+from tests.tui.test_app import open_queue, plain, screen_text, show_tab, until
+
+SIZE = (100, 30)
+HALF = 2_500  # completed by Wes, and as many by Wyn
+WINDOW = 500  # PagedTable keeps five pages of 100
+_names = itertools.count(1)
+
+
+def fill(server: ServerProcess, admin: httpx.Client, org: int) -> dict:
+    """A queue with 5,000 completed tasks (2,500 by Wes, then 2,500 by Wyn) and 50 new ones."""
+    queue = make_queue(admin, org, name=f"History {next(_names)}")
+
+    def data(n: int) -> dict:
+        return {"paragraph": f"history {n}", "category": "red" if n % 2 else "blue", "photo": None}
+
+    fill_completed(server.db_url, queue["id"], HALF, "wes@acme.test", data)
+    fill_completed(server.db_url, queue["id"], HALF, "wyn@acme.test", data)
+    body = {"source": "manual", "tasks": [{"data": {"paragraph": f"later {n}"}} for n in range(50)]}
+    assert admin.post(f"{path(org, queue)}/tasks/import", json=body).status_code == 200
+    return queue
+
+
+def path(org: int, queue: dict) -> str:
+    return f"/orgs/{org}/queues/{queue['id']}"
+
+
+def all_completed(admin: httpx.Client, org: int, queue: dict) -> list[int]:
+    """Every completed task's id, newest first, as the server lists them."""
+    ids: list[int] = []
+    while True:
+        page = admin.get(
+            f"{path(org, queue)}/tasks/completed", params={"offset": len(ids), "limit": 1000}
+        ).json()
+        ids += [t["id"] for t in page["tasks"]]
+        if page["next"] is None:
+            return ids
+
+
+def complete_some(worker: httpx.Client, org: int, queue: dict, n: int) -> list[int]:
+    done = []
+    for _ in range(n):
+        task = worker.post(f"{path(org, queue)}/tasks/next").json()
+        answer = worker.post(
+            f"{path(org, queue)}/tasks/{task['id']}/complete", json={"data": {"category": "green"}}
+        )
+        assert answer.status_code == 200, answer.text
+        done.append(task["id"])
+    return done
+
+
+@pytest.fixture(scope="module")
+def big(server: ServerProcess, clients: dict[str, httpx.Client], org_id: int) -> dict:
+    """Shared by the tests that only read it."""
+    return fill(server, clients["admin"], org_id)
+
+
+@pytest.fixture(scope="module")
+def busy(server: ServerProcess, clients: dict[str, httpx.Client], org_id: int) -> dict:
+    """Shared by the tests that complete more tasks while they scroll (each reads it afresh)."""
+    return fill(server, clients["admin"], org_id)
+
+
+def shown_ids(table: PagedTable) -> list[int]:
+    return [int(str(table.get_row_at(i)[0])) for i in range(table.row_count)]
+
+
+def rows_note(screen: QueueScreen) -> tuple[int, int, int]:
+    """(first row, last row, total) as the note above the history says them."""
+    note = plain(screen.query_one("#history-note", Static))
+    found = re.search(r"([\d,]+) tasks.* · rows ([\d,]+) to ([\d,]+)", note)
+    assert found, note
+    total, first, last = (int(g.replace(",", "")) for g in found.groups())
+    return first, last, total
+
+
+async def open_history(app: QueueDeskApp, pilot: Pilot, queue_id: int) -> tuple[QueueScreen, PagedTable]:
+    screen = await open_queue(app, pilot, queue_id)
+    await show_tab(app, pilot, "tab-completed")
+    table = screen.history
+    await until(app, pilot, lambda: table.row_count > 0 and not table.busy, "the first page of history")
+    table.focus()
+    await pilot.pause()
+    return screen, table
+
+
+async def press_and_load(app: QueueDeskApp, pilot: Pilot, table: PagedTable, *keys: str) -> None:
+    await pilot.press(*keys)
+    await until(app, pilot, lambda: not table.busy, "the page loaded")
+
+
+async def walk_down(
+    app: QueueDeskApp,
+    pilot: Pilot,
+    screen: QueueScreen,
+    table: PagedTable,
+    between: Callable[[int], None] = lambda step: None,
+    pages: int = 200,
+) -> list[tuple[int, list[int]]]:
+    """Go to the last row (ctrl+end) until the history's last row is loaded (or `pages` more
+    pages are); every window seen, with its first row's offset."""
+    seen = []
+    for step in range(pages + 1):
+        first, last, _total = rows_note(screen)
+        ids = shown_ids(table)
+        assert len(ids) == last - first + 1 and table.row_count <= WINDOW
+        seen.append((first - 1, ids))
+        if last == table.total or step == pages:
+            return seen
+        between(step)
+        await press_and_load(app, pilot, table, "ctrl+end")
+    raise AssertionError("the end of the history was never reached")
+
+
+async def test_scrolling_down_loads_further_pages_and_keeps_a_window(
+    make_app: MakeApp, big: dict, clients: dict[str, httpx.Client], org_id: int
+) -> None:
+    expected = all_completed(clients["admin"], org_id, big)
+    assert len(expected) == 2 * HALF
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_history(app, pilot, big["id"])
+        assert rows_note(screen) == (1, 100, 2 * HALF)
+        assert shown_ids(table) == expected[:100]
+        assert "5,000 tasks" in plain(screen.query_one("#history-note", Static))
+
+        table.move_cursor(row=78)
+        await press_and_load(app, pilot, table, "down")
+        assert rows_note(screen) == (1, 100, 2 * HALF)  # not yet near the end
+        await press_and_load(app, pilot, table, "down")  # 20 rows from the end: the next page
+        assert rows_note(screen) == (1, 200, 2 * HALF)
+        assert shown_ids(table) == expected[:200]  # rows beyond the first page
+        assert table.cursor_row == 80
+
+        windows = await walk_down(app, pilot, screen, table, pages=6)  # rows 1-800 (the whole: below)
+        for offset, ids in windows:
+            assert ids == expected[offset : offset + len(ids)]
+        assert [len(ids) for _, ids in windows] == [200, 300, 400, 500, 500, 500, 500]
+        assert rows_note(screen) == (301, 800, 2 * HALF)  # the rows scrolled past were let go
+
+
+async def test_the_cursor_stays_on_screen_while_scrolling_the_history(make_app: MakeApp, big: dict) -> None:
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        _screen, table = await open_history(app, pilot, big["id"])
+        await pilot.press(*["down"] * 30)
+        cursor_id = str(shown_ids(table)[table.cursor_row])
+        assert table.cursor_row == 30
+        assert cursor_id in screen_text(app), (
+            f"the cursor is on row 31 (task {cursor_id}) but the screen still shows the top of the list; "
+            f"the history table is {table.size.height} lines high in a {SIZE[1]}-line terminal"
+        )
+        await pilot.press("ctrl+home", "pagedown")
+        assert 10 <= table.cursor_row < SIZE[1], f"pagedown moved the cursor {table.cursor_row} rows"
+        assert str(shown_ids(table)[table.cursor_row]) in screen_text(app)
+
+
+async def test_end_goes_to_the_last_row_and_loads_the_next_page(make_app: MakeApp, big: dict) -> None:
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_history(app, pilot, big["id"])
+        await press_and_load(app, pilot, table, "end")
+        assert table.cursor_row == 99, (
+            "end (listed on the keys screen) did not move the cursor to the last row"
+        )
+        assert rows_note(screen) == (1, 200, 2 * HALF)
+
+
+async def test_no_task_is_shown_twice_or_skipped_while_tasks_complete(
+    make_app: MakeApp, clock: ManualClock, busy: dict, clients: dict[str, httpx.Client], org_id: int
+) -> None:
+    worker = clients["worker"]
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_history(app, pilot, busy["id"])
+        expected = all_completed(clients["admin"], org_id, busy)  # what existed at load
+        assert shown_ids(table) == expected[:100]
+
+        def meanwhile(step: int) -> None:
+            if step % 5 == 0:
+                complete_some(worker, org_id, busy, 2)
+
+        windows = await walk_down(app, pilot, screen, table, meanwhile)
+        seen: dict[int, int] = {}  # task id -> its row
+        for offset, ids in windows:
+            assert ids == expected[offset : offset + len(ids)], f"the window at row {offset + 1} moved"
+            for row, task_id in enumerate(ids, start=offset):
+                assert seen.setdefault(task_id, row) == row, f"task {task_id} shown at two places"
+        assert list(seen) == expected  # every one, once, in order: none skipped
+        assert windows[-1][1][-1] == expected[-1]  # the oldest, at the bottom
+
+        clock.advance(5)  # the counts poll sees the new completions: the list says so, and does not shift
+        await until(
+            app,
+            pilot,
+            lambda: (
+                "20 completed since loaded (r reloads)" in plain(screen.query_one("#history-note", Static))
+            ),
+            "the note says how many completed since the list was loaded",
+        )
+        assert shown_ids(table) == windows[-1][1]
+
+
+async def test_back_at_the_top_after_tasks_completed_the_rows_are_the_same(
+    make_app: MakeApp, busy: dict, clients: dict[str, httpx.Client], org_id: int
+) -> None:
+    worker = clients["worker"]
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_history(app, pilot, busy["id"])
+        expected = all_completed(clients["admin"], org_id, busy)
+        await walk_down(app, pilot, screen, table, pages=5)
+        assert rows_note(screen) == (101, 600, len(expected))
+        complete_some(worker, org_id, busy, 3)  # newer than anything listed
+        for _ in range(5):
+            await press_and_load(app, pilot, table, "ctrl+home")
+            first, last, _total = rows_note(screen)
+            shown, listed = shown_ids(table), expected[first - 1 : last]
+            assert shown == listed, (
+                f"scrolled back to row {first}: new rows {sorted(set(shown) - set(expected))}, "
+                f"skipped {sorted(set(listed) - set(shown))}"
+            )
+            if first == 1:
+                break
+        assert rows_note(screen)[0] == 1
+
+
+async def test_filter_by_worker_shows_only_that_workers_tasks(
+    make_app: MakeApp, big: dict, clients: dict[str, httpx.Client], org_id: int
+) -> None:
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_history(app, pilot, big["id"])
+        assert rows_note(screen)[2] == 2 * HALF
+        await pilot.press("f")
+        assert app.focused is screen.query_one("#filter-worker")
+        await pilot.press(*"wyn@acme.test", "enter")
+        await until(
+            app, pilot, lambda: not table.busy and rows_note(screen)[2] == HALF, "the filtered history"
+        )
+        assert "completed by wyn@acme.test" in plain(screen.query_one("#history-note", Static))
+        focused_after_filter = app.focused
+        table.focus()
+        await pilot.pause()
+        for _ in range(3):
+            assert {str(table.get_row_at(i)[2]) for i in range(table.row_count)} == {"wyn@acme.test"}
+            await press_and_load(app, pilot, table, "ctrl+end")
+        assert rows_note(screen)[1] == 400
+        assert focused_after_filter is table, (
+            f"after enter applies the filter the focus stays on {focused_after_filter}, not the history"
+        )
+
+
+async def test_a_worker_sees_only_their_own_history(
+    make_app: MakeApp, big: dict, clients: dict[str, httpx.Client], org_id: int
+) -> None:
+    app = make_app("worker")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_history(app, pilot, big["id"])
+        assert rows_note(screen)[2] == HALF
+        assert "your completed tasks" in plain(screen.query_one("#history-note", Static))
+        for _ in range(3):
+            assert {str(table.get_row_at(i)[2]) for i in range(table.row_count)} == {"wes@acme.test"}
+            await press_and_load(app, pilot, table, "ctrl+end")
+        await pilot.press("f")  # the worker field says "me" and cannot be changed
+        worker_field = screen.query_one("#filter-worker")
+        assert worker_field.value == "me" and worker_field.disabled
