@@ -20,14 +20,19 @@ from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 
 PENDING_COLUMNS = [
-    ("id", "Task"),
-    ("status", "Status"),
-    ("created", "Created"),
-    ("holder", "Held by"),
-    ("held", "For"),
-    ("values", "Values"),
+    ("id", "Task", 7),
+    ("status", "Status", 11),
+    ("created", "Created", 16),
+    ("holder", "Held by", 12),
+    ("held", "For", 14),
+    ("values", "Values", 0),
 ]
-COMPLETED_COLUMNS = [("id", "Task"), ("completed", "Completed"), ("by", "By"), ("values", "Values")]
+COMPLETED_COLUMNS = [
+    ("id", "Task", 7),
+    ("completed", "Completed", 16),
+    ("by", "By", 20),
+    ("values", "Values", 0),
+]
 
 
 class QueueScreen(AppScreen):
@@ -172,7 +177,7 @@ class QueueScreen(AppScreen):
         ]
 
     def _completed_cells(self, task: Task) -> list[str | Text]:
-        return [str(task.id), minute(task.completed_at), task.completed_by or "—", self._summary(task, 48)]
+        return [str(task.id), minute(task.completed_at), task.completed_by or "—", self._summary(task, 53)]
 
     def _summary(self, task: Task, other_columns: int) -> str:
         width = max(16, self.app.size.width - other_columns)

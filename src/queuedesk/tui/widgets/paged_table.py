@@ -24,7 +24,7 @@ Fetch = Callable[[int, int], Awaitable[Page]]  # offset, limit
 
 
 class PagedTable(DataTable[str | Text]):
-    """Rows keyed by `key_of(item)`; `fetch(offset, limit)` gives pages of a stable order."""
+    """`fetch(offset, limit)` gives pages of a stable order; `key_of(item)` tells repeats apart."""
 
     class Loaded(Message):
         def __init__(self, table: "PagedTable") -> None:
@@ -39,7 +39,7 @@ class PagedTable(DataTable[str | Text]):
 
     def __init__(
         self,
-        columns: Sequence[tuple[str, str]],
+        columns: Sequence[tuple[str, str, int]],
         cells: Callable[[Any], Sequence[str | Text]],
         key_of: Callable[[Any], str],
         *,
@@ -61,8 +61,12 @@ class PagedTable(DataTable[str | Text]):
         self.generation = 0  # bumped by reset, so a page fetched for old filters is dropped
 
     def on_mount(self) -> None:
-        for key, label in self.column_spec:
-            self.add_column(label, key=key)
+        # Fixed widths: an auto-width column measures every cell of the window on each change,
+        # which made each new page cost ~0.3 s at 500 rows. A width of 0 takes what is left.
+        fixed = sum(width + 2 for _key, _label, width in self.column_spec)
+        rest = max(16, self.app.size.width - fixed - 2)
+        for key, label, width in self.column_spec:
+            self.add_column(label, key=key, width=width or rest)
 
     # --- what the screen calls -----------------------------------------------------------------
 
@@ -155,17 +159,19 @@ class PagedTable(DataTable[str | Text]):
         self.call_after_refresh(self._settle, scroll_y)
 
     def _append(self, items: list[Any]) -> None:
-        for item in self._fresh(items):
-            self.items.append(item)
-            self.add_row(*self.cells(item), key=self.key_of(item))
+        fresh = self._fresh(items)
+        self.items.extend(fresh)
         excess = len(self.items) - self.window
-        if excess > 0:
-            for item in self.items[:excess]:
-                self.remove_row(self.key_of(item))
-            self.items = self.items[excess:]
-            self.start += excess
-            self.move_cursor(row=max(0, self.cursor_row - excess), scroll=False)
-            self.scroll_to(y=max(0, self.scroll_y - excess), animate=False, immediate=True)
+        if excess <= 0:
+            self.add_rows([self._row(item) for item in fresh])
+            return
+        # Dropping rows one by one re-measures the table each time; one rebuild is far cheaper.
+        cursor, scroll_y = max(0, self.cursor_row - excess), max(0, self.scroll_y - excess)
+        self.items = self.items[excess:]
+        self.start += excess
+        self._rebuild()
+        self.move_cursor(row=cursor, scroll=False)
+        self.call_after_refresh(self._settle, scroll_y)
 
     def _prepend(self, offset: int, items: list[Any]) -> None:
         keep = self.window - len(items)
@@ -179,8 +185,14 @@ class PagedTable(DataTable[str | Text]):
 
     def _rebuild(self) -> None:
         self.clear()
-        for item in self.items:
-            self.add_row(*self.cells(item), key=self.key_of(item))
+        self.add_rows([self._row(item) for item in self.items])
+
+    def _row(self, item: Any) -> list[Text]:
+        # Text, not str: a str cell is parsed as markup every time the table measures it.
+        return [
+            cell if isinstance(cell, Text) else Text(cell, no_wrap=True, overflow="ellipsis")
+            for cell in self.cells(item)
+        ]
 
     def _settle(self, scroll_y: float) -> None:
         self.scroll_to(y=scroll_y, animate=False, immediate=True)
