@@ -12,6 +12,7 @@ import httpx
 import pytest
 from rich.console import Console
 from rich.text import Text
+from textual import events
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -71,11 +72,27 @@ def header(app: QueueDeskApp) -> str:
 
 
 def cells(table: DataTable, key: object) -> list[str]:
+    """The row keyed `key` (the queue list keys its rows by queue id)."""
     return [str(cell) for cell in table.get_row(str(key))]
+
+
+def task_row(table: DataTable, task_id: int) -> list[str]:
+    """The row whose first column (Task) is `task_id`."""
+    rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+    found = [row for row in rows if row[0] == str(task_id)]
+    assert len(found) == 1, (task_id, [row[0] for row in rows])
+    return found[0]
 
 
 def notes(app: QueueDeskApp) -> list[str]:
     return [f"{n.title}: {n.message}" for n in app._notifications]
+
+
+async def paste(app: QueueDeskApp, pilot: Pilot, text: str) -> None:
+    """What the terminal sends when text is pasted into the focused field."""
+    assert app.focused is not None
+    app.focused.post_message(events.Paste(text))
+    await pilot.pause()
 
 
 async def settle(app: QueueDeskApp, pilot: Pilot, rounds: int = 3) -> None:
@@ -220,10 +237,10 @@ async def test_without_a_target_the_connect_screen_asks_and_connects(
         assert isinstance(app.screen, ConnectScreen)
         assert app.focused is app.screen.query_one("#url", Input)
         assert not app.screen.query_one("#org-row").display  # asked only when the server cannot tell
-        await pilot.press(*server.url)
+        await paste(app, pilot, server.url)  # as the screen says: paste the address and the key
         await pilot.press("tab")
         assert app.focused is app.screen.query_one("#token", Input)
-        await pilot.press(*KEYS["supervisor"])
+        await paste(app, pilot, KEYS["supervisor"])
         assert KEYS["supervisor"] not in screen_text(app)  # masked
         await pilot.press("enter")
         await home(app, pilot)
@@ -569,11 +586,11 @@ async def test_the_pending_tab_lists_tasks_and_who_holds_them(
         queue = await open_queue(app, pilot, mixed["id"])
         await until(app, pilot, lambda: queue.pending.row_count == 4, "four pending rows")
         (task,) = held
-        row = cells(queue.pending, task["id"])
+        row = task_row(queue.pending, task["id"])
         assert row[1] == "in_progress" and row[3] == "Wes"
         assert row[4] != "—"  # how long it has been held
         for other in waiting:
-            assert cells(queue.pending, other["id"])[1:5] == ["new", other_created(other), "—", "—"]
+            assert task_row(queue.pending, other["id"])[1:5] == ["new", other_created(other), "—", "—"]
         counts = plain(queue.query_one("#queue-counts", Static))
         assert "4 pending" in counts and "1 in progress" in counts and "2 completed" in counts
         assert "working now: Wes" in counts
@@ -583,7 +600,9 @@ async def test_the_pending_tab_lists_tasks_and_who_holds_them(
         assert released.status_code == 200, released.text
         clock.advance(5)
         await settle(app, pilot)
-        assert cells(queue.pending, task["id"])[1] == "open" and cells(queue.pending, task["id"])[3] == "—"
+        assert (
+            task_row(queue.pending, task["id"])[1] == "open" and task_row(queue.pending, task["id"])[3] == "—"
+        )
         assert "working now: nobody" in plain(queue.query_one("#queue-counts", Static))
 
 
@@ -626,7 +645,7 @@ async def test_a_completed_task_opens_with_values_as_their_types_read_and_raw_js
         queue = await open_queue(app, pilot, made["id"])
         await show_tab(app, pilot, "tab-completed")
         await until(app, pilot, lambda: queue.history.row_count == 1, "the completed task is listed")
-        assert cells(queue.history, task["id"])[2] == "wes@acme.test"
+        assert task_row(queue.history, task["id"])[2] == "wes@acme.test"
         queue.history.focus()
         await pilot.press("enter")
         await until(app, pilot, lambda: isinstance(app.screen, TaskScreen), "the task view opens")
@@ -685,8 +704,7 @@ async def test_the_palette_opens_a_queue(make_app: MakeApp, fresh) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await home(app, pilot)
         await until(app, pilot, lambda: str(made["id"]) in screen.table.rows, "the queue is listed")
-        await pilot.press("ctrl+p")
-        await pilot.press(*f"Open queue {made['name']}")
+        await pilot.press("ctrl+p", *made["name"])
         await pilot.pause(0.3)
         await until(
             app, pilot, lambda: f"Open queue {made['name']}" in screen_text(app), "the palette lists it"
@@ -716,3 +734,16 @@ async def test_a_key_revoked_mid_session_returns_to_connect_with_a_word(
         assert app.screen.query_one("#url", Input).value == server.url
         assert app.screen.query_one("#token", Input).value == ""
         assert said
+
+
+async def test_every_palette_entry_for_a_worker_runs_without_a_crash(make_app: MakeApp) -> None:
+    """The palette offers "Work in <queue>" to workers: choosing it must open something, never crash."""
+    app = make_app("worker")
+    async with app.run_test(size=SIZE) as pilot:
+        await home(app, pilot)
+        await pilot.press("ctrl+p", *"Work in Cat")
+        await pilot.pause(0.3)
+        await until(app, pilot, lambda: "Work in Categorization" in screen_text(app), "the palette lists it")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.is_running and app._exception is None
