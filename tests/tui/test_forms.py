@@ -219,6 +219,16 @@ async def test_up_down_and_space_choose() -> None:
         assert app.editor("category").value() == "blue"
 
 
+async def test_a_click_on_an_option_picks_it() -> None:
+    app = FormApp(CORE_BLOCKS, CORE_DATA)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.editor("paragraph").focus_field()
+        green = next(item for item in app.query(OptionItem) if item.option_name == "Green")
+        await pilot.click(green)
+        assert app.editor("category").value() == "green"
+        assert app.focused is app.editor("category")
+
+
 # --- more than 10 options: two digits, the pause, the filter ------------------------------------
 
 MANY = [
@@ -589,15 +599,25 @@ async def test_unknown_block_types_are_shown_read_only() -> None:
             "single_selection": {"options": options(2)},
         },
     ]
-    data = {"future": {"layers": [1, 2]}, "odd": object()}
+    raw.append(  # an option as another server might send it: no name, a number as id
+        {
+            "id": "loose",
+            "name": "Loose",
+            "type": "single_selection",
+            "single_selection": {"options": [{"id": 7}]},
+        }
+    )
+    data = {"future": {"layers": [1, 2]}, "odd": object(), "loose": "gone"}
     app = FormApp(raw, data)
     async with app.run_test(size=(100, 30)):
+        assert [item.option_name for item in app.editor("loose").query(OptionItem)] == ["7"]
+        assert app.form.problems()["loose"] == "cannot be checked: this block's settings are not as expected"
         future = app.editor("future")
         assert isinstance(future, FallbackEditor) and not future.editable
         shown = str(future.query_one(".editor-value", Static).render())
         assert shown == '{"layers": [1, 2]}'
         assert "object" in str(app.editor("odd").query_one(".editor-value", Static).render())
-        assert set(app.form.values()) == {"category"}
+        assert set(app.form.values()) == {"category", "loose"}
 
 
 def test_the_registry_knows_every_type_and_falls_back() -> None:

@@ -129,7 +129,11 @@ class BlockEditor(Widget):
         value = self.value()
         if blocks.is_empty(value):
             return REQUIRED if self.block.is_required else None
-        return blocks.block_type(self.block.type).check_value(value, self.block.settings)
+        try:
+            return blocks.block_type(self.block.type).check_value(value, self.block.settings)
+        except (TypeError, ValueError, KeyError, AttributeError):
+            # Settings the rules do not expect (a block from another server): say so, never crash.
+            return "cannot be checked: this block's settings are not as expected"
 
     def show_problem(self, message: str | None) -> None:
         """Show `message` under the field (None clears it); the next change of value clears it too."""

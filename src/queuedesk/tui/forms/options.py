@@ -8,6 +8,7 @@ Keys while the editor has the focus:
 - `up`/`down` move a cursor, `space` chooses the option under it.
 - `/` (more than 10 options) opens a filter: typing narrows the options, `up`/`down` move, `enter`
   chooses, `escape` closes it.
+A click on an option picks it too.
 """
 
 from collections.abc import Callable
@@ -36,6 +37,17 @@ def number_labels(count: int) -> list[str]:
         return [DIGITS[i] for i in range(count)]
     width = len(str(count))
     return [str(i + 1).rjust(width) for i in range(count)]
+
+
+def option_pairs(block: Block) -> list[tuple[str, str]]:
+    """A selection block's options as (id, name), read leniently: a block from another server
+    with an odd option is still shown (the rules then say what is wrong with a value)."""
+    pairs: list[tuple[str, str]] = []
+    for raw in block.settings.get("options") or []:
+        if isinstance(raw, dict) and "id" in raw:
+            option_id = str(raw["id"])
+            pairs.append((option_id, str(raw.get("name", option_id))))
+    return pairs
 
 
 def number_range(count: int) -> str:
@@ -236,6 +248,13 @@ class OptionsEditor(BlockEditor):
         elif self.extra_key(key):
             event.stop()
 
+    def on_click(self, event: events.Click) -> None:
+        """A click on an option picks it, as its number would."""
+        if self.editable and isinstance(event.widget, OptionItem):
+            event.stop()
+            self.focus()
+            self.chosen_by_key(event.widget.index)
+
     def _move(self, step: int) -> None:
         order = sorted(self.visible() or range(self.count))
         if not order:
@@ -334,3 +353,20 @@ class OptionsEditor(BlockEditor):
         self._filter_text = None
         self.chosen_by_key(index)
         await self.close_filter()
+
+
+class SelectionEditor(OptionsEditor):
+    """An editor of a block's own options (`single_selection`, `multiple_selection`)."""
+
+    def __init__(self, block: Block, *args: Any, **kwargs: Any) -> None:
+        pairs = option_pairs(block)
+        self._ids = [option_id for option_id, _ in pairs]
+        self._names = [name for _, name in pairs]
+        super().__init__(block, *args, **kwargs)
+
+    def names(self) -> list[str]:
+        return self._names
+
+    def ids(self) -> list[str]:
+        """The option ids, in the block's order."""
+        return self._ids

@@ -2,19 +2,14 @@
 
 from typing import Any
 
-from queuedesk.tui.forms.options import OptionsEditor, number_range
+from queuedesk.api.models import Block
+from queuedesk.tui.forms.options import SelectionEditor, number_range
 
 
-class SingleSelectionEditor(OptionsEditor):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+class SingleSelectionEditor(SelectionEditor):
+    def __init__(self, block: Block, *args: Any, **kwargs: Any) -> None:
         self._choice: Any = None
-        super().__init__(*args, **kwargs)
-
-    def names(self) -> list[str]:
-        return [option.name for option in self.block.options]
-
-    def ids(self) -> list[str]:
-        return [option.id for option in self.block.options]
+        super().__init__(block, *args, **kwargs)
 
     def is_chosen(self, index: int) -> bool:
         return self.ids()[index] == self._choice
