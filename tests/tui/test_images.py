@@ -346,6 +346,17 @@ def test_open_externally_starts_the_viewer_without_waiting(monkeypatch: pytest.M
     assert len(started) == 1
 
 
-def test_the_renderer_setting() -> None:
+def test_the_renderer_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     assert images.image_widget_class("halfcell").__name__ == "HalfcellImage"
     assert images.image_widget_class("auto") is images.image_widgets.Image
+    # Imported inside a running app the terminal was not asked: half cells, which work everywhere.
+    monkeypatch.setattr(images, "TERMINAL_ASKED", False)
+    assert images.image_widget_class("auto").__name__ == "HalfcellImage"
+
+
+def test_fit_cells_keeps_the_proportions() -> None:
+    cell = images.get_cell_size()
+    # 40 x 10 cells of picture grow to the 12 rows allowed, keeping 4:1.
+    assert images.fit_cells((cell.width * 40, cell.height * 10), columns=100, rows=12) == (48, 12)
+    assert images.fit_cells((4000, 100), columns=30, rows=12) == (30, 1)  # wide: limited by columns
+    assert images.fit_cells((100, 4000), columns=30, rows=12)[1] == 12  # tall: limited by rows

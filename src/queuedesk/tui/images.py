@@ -28,18 +28,11 @@ import weakref
 import webbrowser
 from collections import OrderedDict
 from io import BytesIO
+from types import ModuleType
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 import httpx
-
-# textual-image is imported here, at module level, on purpose. Importing it asks the terminal which
-# graphics it supports and how large a cell is, and it can only ask before Textual starts reading
-# stdin: imported lazily inside the running app, the query would race Textual's input thread
-# (answers read as keys, a keystroke lost, the wrong renderer). Measured on this machine: 0.13-0.14 s
-# in tmux, 0.02 s when stdout is not a terminal (TUI-NOTES: 0.6 s once in a real terminal). So the
-# app must import this module (or queuedesk.tui.forms, which does) before `App.run()`.
-import textual_image.widget as image_widgets
 from PIL import Image as PILImage
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -47,9 +40,58 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Static
-from textual_image._terminal import get_cell_size  # the cell size the widgets themselves use
 
 from queuedesk.api.blocks import is_http_url
+
+
+class _NotATerminal:
+    """Stands in for stdout while textual-image is imported inside a running app (see below)."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+def _app_running() -> bool:
+    try:
+        from textual._context import active_app
+    except ImportError:  # pragma: no cover - a Textual without it
+        return False
+    return active_app.get(None) is not None
+
+
+def _import_textual_image() -> tuple[ModuleType, bool]:
+    """Import textual-image; also say whether it could ask the terminal what it supports.
+
+    textual-image is imported with this module, on purpose. Importing it asks the terminal which
+    graphics it supports and how large a cell is, and only works before Textual starts reading
+    stdin. Measured on this machine: 0.13-0.14 s in tmux, 0.02 s when stdout is not a terminal
+    (TUI-NOTES: 0.6 s once in a real terminal); paid once, at start. So the app imports this module
+    (or queuedesk.tui.forms) before `App.run()`. Imported later, inside the running app, the
+    terminal's answer would arrive as typed keys (seen in tmux: "[?1;2c" in the focused field), so
+    then the terminal is not asked at all and pictures use half cells, which work everywhere.
+    """
+    if not _app_running() or "textual_image.renderable" in sys.modules:
+        import textual_image.widget as widgets
+
+        return widgets, True
+    real = sys.__stdout__
+    sys.__stdout__ = _NotATerminal(real)  # type: ignore[misc]
+    try:
+        import textual_image.widget as widgets
+    finally:
+        sys.__stdout__ = real  # type: ignore[misc]
+    return widgets, False
+
+
+image_widgets, TERMINAL_ASKED = _import_textual_image()
+
+from textual_image._terminal import get_cell_size  # noqa: E402 - the cell size the widgets use
 
 MIB = 1024 * 1024
 MAX_IMAGE_BYTES = 10 * MIB
@@ -303,7 +345,7 @@ def fetcher_for(node: DOMNode) -> ImageFetcher:
 def image_widget_class(renderer: str | None = None) -> type[Widget]:
     """The textual-image widget for `renderer` (default: `$QUEUEDESK_IMAGE_RENDERER`, else auto)."""
     choice = (renderer or os.environ.get(RENDERER_VARIABLE) or "auto").strip().lower()
-    if choice == "halfcell":
+    if choice == "halfcell" or not TERMINAL_ASKED:
         return image_widgets.HalfcellImage
     return image_widgets.Image
 
