@@ -8,6 +8,7 @@ from pydantic.json_schema import models_json_schema
 
 from queuedesk import __version__
 from queuedesk.api import models
+from queuedesk.server.store.tasks import CLAIM_LIMIT, MAX_EXCLUDE
 
 REF = "#/components/schemas/{model}"
 
@@ -38,8 +39,9 @@ REQUEST_MODELS: list[type[BaseModel]] = [
 ]
 
 
-def _ref(model: type[BaseModel]) -> dict[str, str]:
-    return {"$ref": REF.format(model=model.__name__)}
+def _ref(model: type[BaseModel] | str) -> dict[str, str]:
+    """A reference to a model's schema, or to one of SCHEMAS by name."""
+    return {"$ref": REF.format(model=model if isinstance(model, str) else model.__name__)}
 
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
@@ -54,6 +56,16 @@ def _error(description: str, headers: dict[str, Any] | None = None) -> dict[str,
 
 
 ID = {"type": "integer", "minimum": 1, "maximum": 999_999_999_999_999_999}
+# Request bodies the server reads without a model of their own.
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "ClaimRequest": {
+        "type": "object",
+        "title": "ClaimRequest",
+        "description": f"Claiming ahead (B4): the task ids the client already has; at most {MAX_EXCLUDE}.",
+        "properties": {"exclude": {"type": "array", "items": ID, "maxItems": MAX_EXCLUDE, "default": []}},
+        "additionalProperties": False,
+    }
+}
 PAGING = [
     {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0}},
     {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}},
@@ -83,10 +95,10 @@ def _operation(
     summary: str,
     ok: dict[str, Any],
     *,
-    body: type[BaseModel] | None = None,
+    body: type[BaseModel] | str | None = None,
     body_optional: bool = False,
     query: list[dict[str, Any]] | None = None,
-    conflicts: bool = False,
+    conflicts: bool | str = False,
     auth: bool = True,
 ) -> dict[str, Any]:
     responses: dict[str, Any] = dict(ok)
@@ -101,7 +113,9 @@ def _operation(
     if body is not None:
         responses["413"] = _error("The body is over 1 MiB.")
     if conflicts:
-        responses["409"] = _error("The task's state forbids this.")
+        responses["409"] = _error(
+            conflicts if isinstance(conflicts, str) else "The task's state forbids this."
+        )
     responses["500"] = _error("A bug; still the envelope.")
     operation: dict[str, Any] = {
         "summary": summary,
@@ -200,7 +214,16 @@ def _part_b() -> dict[str, dict[str, Any]]:
                 f"{q}/tasks/import", "B8 Import tasks", _ok(models.ImportResult), body=models.ImportRequest
             )
         },
-        f"{q}/tasks/next": {"post": _operation(f"{q}/tasks/next", "B4 Claim the next task", claimed)},
+        f"{q}/tasks/next": {
+            "post": _operation(
+                f"{q}/tasks/next",
+                "B4 Claim the next task",
+                claimed,
+                body="ClaimRequest",
+                body_optional=True,
+                conflicts=f"`claim_limit`: the caller holds {CLAIM_LIMIT} live claims in the queue.",
+            )
+        },
         t: {"get": _operation(t, "B3 Get a task", with_assignment)},
         f"{t}/heartbeat": {
             "post": _operation(
@@ -265,7 +288,7 @@ def openapi_document() -> dict[str, Any]:
         [(m, "serialization") for m in [*RESPONSE_MODELS, models.Assignment]], ref_template=REF
     )
     _, requests = models_json_schema([(m, "validation") for m in REQUEST_MODELS], ref_template=REF)
-    schemas = {**responses.get("$defs", {}), **requests.get("$defs", {})}
+    schemas = {**responses.get("$defs", {}), **requests.get("$defs", {}), **SCHEMAS}
     return {
         "openapi": "3.1.0",
         "info": {

@@ -5,11 +5,12 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from queuedesk.api.blocks import Problem
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
 from queuedesk.server.access import Action, Caller, authorize
-from queuedesk.server.errors import error
-from queuedesk.server.http import JSONResponse, json_object, read_json
+from queuedesk.server.errors import error, invalid
+from queuedesk.server.http import JSONResponse, header, json_object, read_json
 from queuedesk.server.routes import db_of, settings_of
 from queuedesk.server.store import tasks
 
@@ -29,11 +30,56 @@ def _data_object(body: dict[str, Any], *, required: bool) -> dict[str, Any] | No
     return data
 
 
+MAX_TASK_ID = 10**18 - 1  # ids are at most 18 digits, as in paths
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _exclude(body: Any) -> frozenset[int]:
+    """The task ids of a claim ahead's `{"exclude": [...]}`; empty without a body."""
+    if body is None:
+        return frozenset()
+    raw = json_object(body, allowed=("exclude",)).get("exclude", [])
+    if not isinstance(raw, list):
+        raise error(
+            400, "invalid_value", f"'exclude' must be a list of task ids, not {_show(raw)}", "exclude"
+        )
+    if len(raw) > tasks.MAX_EXCLUDE:
+        raise error(
+            400,
+            "invalid_value",
+            f"'exclude' may list at most {tasks.MAX_EXCLUDE} task ids, not {len(raw)}",
+            "exclude",
+        )
+    problems = [
+        Problem("invalid_value", f"exclude[{i}]", f"a task id is a positive integer, not {_show(value)}")
+        for i, value in enumerate(raw)
+        if type(value) is not int or not 1 <= value <= MAX_TASK_ID  # bool is not a task id
+    ]
+    if problems:
+        raise invalid(problems)
+    return frozenset(raw)
+
+
 async def claim_next(request: Request) -> Response:
     caller = await _work_caller(request)
     assert caller.queue is not None
+    # The plain claim (wrk and most clients send no body) does not wait for a body to read.
+    exclude = (
+        frozenset()
+        if header(request, b"content-length") == "0"
+        else _exclude(await read_json(request, required=False))
+    )
     row, held = await db_of(request).write(
-        tasks.claim_next, caller.queue.id, caller.principal.user_id, utcnow(), settings_of(request).lease
+        tasks.claim_next,
+        caller.queue.id,
+        caller.principal.user_id,
+        utcnow(),
+        settings_of(request).lease,
+        exclude,
     )
     if row is None:
         return Response(status_code=204, headers={"X-Tasks-Held": str(held)})

@@ -224,9 +224,19 @@ def list_pending(conn: Connection, queue_id: int, statuses: tuple[str, ...], off
 
 # --- claims -------------------------------------------------------------------------------------
 
+CLAIM_LIMIT = 3  # live claims one caller may hold in one queue by claiming ahead (B4)
+MAX_EXCLUDE = 10  # task ids a claim ahead may exclude
+
 OWN_CLAIM = Sql(
     """SELECT id FROM tasks WHERE queue_id = :queue_id AND status = 'in_progress' AND assigned_to = :user_id
     ORDER BY id LIMIT 1"""
+)
+# A claim ahead looks at every claim the caller holds: at most MAX_EXCLUDE of them are excluded, so
+# the first one that is not is among the first MAX_EXCLUDE + 1, and when none is, all were read.
+OWN_CLAIMS = Sql(
+    f"""SELECT id, lease_expires_at FROM tasks
+    WHERE queue_id = :queue_id AND status = 'in_progress' AND assigned_to = :user_id
+    ORDER BY id LIMIT {MAX_EXCLUDE + 1}"""
 )
 NEXT_NEW = Sql(
     "SELECT id FROM tasks WHERE queue_id = :queue_id AND status = 'new' ORDER BY id LIMIT 1 {skip_locked}"
@@ -236,29 +246,65 @@ NEXT_RETURNED = Sql(
     AND (status = 'open' OR (status = 'in_progress' AND lease_expires_at <= :now))
     ORDER BY id LIMIT 1 {skip_locked}"""
 )
+# Claiming ahead, the caller's own expired claims are not new work: they were all excluded.
+NEXT_RETURNED_TO_OTHERS = Sql(
+    """SELECT id FROM tasks WHERE queue_id = :queue_id
+    AND (status = 'open' OR (status = 'in_progress' AND lease_expires_at <= :now
+        AND (assigned_to IS NULL OR assigned_to <> :user_id)))
+    ORDER BY id LIMIT 1 {skip_locked}"""
+)
 TAKE = Sql(
     """UPDATE tasks SET status = 'in_progress', assigned_to = :user_id, assigned_at = :now, lease_expires_at = :lease
     WHERE id = :task_id AND (status IN ('new', 'open') OR (status = 'in_progress' AND lease_expires_at <= :now))"""
 )
 RENEW = Sql("UPDATE tasks SET lease_expires_at = :lease WHERE id = :task_id")
+# Renewing a claim found by a select: on PostgreSQL another worker may take it over in between
+# (once its lease has expired), so the update says whose it must still be.
+RENEW_OWN = Sql(
+    """UPDATE tasks SET lease_expires_at = :lease
+    WHERE id = :task_id AND status = 'in_progress' AND assigned_to = :user_id"""
+)
 HELD_BY_OTHERS = Sql(
     """SELECT count(*) FROM tasks WHERE queue_id = :queue_id AND status = 'in_progress'
     AND lease_expires_at > :now AND assigned_to <> :user_id"""
 )
+# PostgreSQL: one caller's claims ahead in one queue go one at a time, so two at once cannot both
+# count two claims and take a third and a fourth. (SQLite's write transactions are serial anyway.)
+# The two-key form: its locks never meet the one-key schema lock.
+CLAIM_AHEAD_LOCK = Sql("SELECT pg_advisory_xact_lock(:queue_key, :user_key)")
+
+
+def _int4(value: int) -> int:
+    """An id folded into PostgreSQL's signed 32 bits (two ids sharing a lock only wait on each other)."""
+    folded = value & 0xFFFF_FFFF
+    return folded - (1 << 32) if folded >= 1 << 31 else folded
 
 
 def claim_next(
-    conn: Connection, queue_id: int, user_id: int, now: datetime, lease: timedelta
+    conn: Connection,
+    queue_id: int,
+    user_id: int,
+    now: datetime,
+    lease: timedelta,
+    exclude: frozenset[int] = frozenset(),
 ) -> tuple[dict[str, Any] | None, int]:
-    """The caller's own claim, renewed, or the next claimable task; else (None, tasks held)."""
+    """The caller's oldest claim not in `exclude`, renewed, or the next claimable task; else
+    (None, tasks held by others). With `exclude`, a new task only while the caller holds fewer than
+    CLAIM_LIMIT live claims in the queue (409 `claim_limit` otherwise)."""
     now_us, lease_us = to_micros(now), to_micros(now + lease)
-    own = one(conn, OWN_CLAIM, queue_id=queue_id, user_id=user_id)
-    if own is not None:
-        run(conn, RENEW, lease=lease_us, task_id=own[0])
-        return get_task(conn, queue_id, own[0]), 0
+    if exclude:
+        found = _own_claim_ahead(conn, queue_id, user_id, now_us, lease_us, exclude)
+        if found is not None:
+            return get_task(conn, queue_id, found), 0
+        next_returned = NEXT_RETURNED_TO_OTHERS
+    else:
+        own = one(conn, OWN_CLAIM, queue_id=queue_id, user_id=user_id)
+        if own is not None and run(conn, RENEW_OWN, lease=lease_us, task_id=own[0], user_id=user_id) == 1:
+            return get_task(conn, queue_id, own[0]), 0
+        next_returned = NEXT_RETURNED
     for _attempt in range(8):
         candidate = one(conn, NEXT_NEW, queue_id=queue_id) or one(
-            conn, NEXT_RETURNED, queue_id=queue_id, now=now_us
+            conn, next_returned, queue_id=queue_id, now=now_us, user_id=user_id
         )
         if candidate is None:
             break
@@ -266,6 +312,28 @@ def claim_next(
             return get_task(conn, queue_id, candidate[0]), 0
     held = one(conn, HELD_BY_OTHERS, queue_id=queue_id, now=now_us, user_id=user_id)
     return None, held[0] if held else 0
+
+
+def _own_claim_ahead(
+    conn: Connection, queue_id: int, user_id: int, now_us: int, lease_us: int, exclude: frozenset[int]
+) -> int | None:
+    """The id of the caller's oldest claim not excluded, renewed; None when a new task may be
+    claimed; a 409 `claim_limit` when the caller already holds CLAIM_LIMIT live claims."""
+    if conn.dialect.name == "postgresql":
+        one(conn, CLAIM_AHEAD_LOCK, queue_key=_int4(queue_id), user_key=_int4(user_id))
+    held = rows(conn, OWN_CLAIMS, queue_id=queue_id, user_id=user_id)
+    for task_id, _expires in held:
+        if task_id not in exclude and run(conn, RENEW_OWN, lease=lease_us, task_id=task_id, user_id=user_id):
+            return task_id
+    live = [task_id for task_id, expires in held if expires is not None and expires > now_us]
+    if len(live) >= CLAIM_LIMIT:
+        listed = ", ".join(str(task_id) for task_id in live)
+        raise conflict(
+            "claim_limit",
+            f"You already hold {len(live)} claims in this queue (tasks {listed}), the most at once. "
+            "Complete or release one (POST .../tasks/{task}/complete or .../release) to claim another.",
+        )
+    return None
 
 
 HELD = Sql("SELECT status, assigned_to, data FROM tasks WHERE id = :task_id AND queue_id = :queue_id {lock}")
