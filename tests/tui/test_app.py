@@ -67,6 +67,10 @@ def shows(app: QueueDeskApp, text: str) -> bool:
     return " ".join(text.split()) in words
 
 
+def footer_line(app: QueueDeskApp) -> str:
+    return screen_text(app).splitlines()[-1]
+
+
 def header(app: QueueDeskApp) -> str:
     return plain(app.screen.query_one(ContextBar))
 
@@ -325,8 +329,11 @@ async def test_each_role_sees_only_its_actions(make_app: MakeApp, role: str) -> 
         screen = await home(app, pilot)
         seeded = next(q for q in screen.queues if q.name == "Categorization")
         for current in (screen, await open_queue(app, pilot, seeded.id)):
+            await until(
+                app, pilot, lambda: "Refresh" in footer_line(app), "the footer shows this screen's keys"
+            )
             keys = set(current.active_bindings)
-            footer = screen_text(app).splitlines()[-1]
+            footer = footer_line(app)
             assert ("F" in keys) == (role == "admin"), (role, sorted(keys))
             assert ("F Flush" in footer) == (role == "admin"), footer
             if role != "admin":
