@@ -13,6 +13,7 @@ import pytest
 from rich.console import Console
 from rich.text import Text
 from textual import events
+from textual.command import CommandList
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -340,10 +341,12 @@ async def test_each_role_sees_only_its_actions(make_app: MakeApp, role: str) -> 
                 assert "n" not in keys and "New task" not in footer
             if role == "supervisor":
                 assert "w" not in keys and "Work" not in footer
-            # Whether or not this screen binds them, the actions are governed by the role.
+            # Where the screen has them, the actions are governed by the role, bound to a key or not.
             assert current.check_action("flush", ()) is (role == "admin")
-            assert current.check_action("create", ()) is (role == "admin")
-            assert current.check_action("work", ()) is (role != "supervisor")
+            if hasattr(current, "action_create"):
+                assert current.check_action("create", ()) is (role == "admin")
+            if hasattr(current, "action_work"):
+                assert current.check_action("work", ()) is (role != "supervisor")
             assert "Refresh" in footer and "Pause" in footer
 
 
@@ -743,14 +746,28 @@ async def test_a_key_revoked_mid_session_returns_to_connect_with_a_word(
         assert said
 
 
-async def test_every_palette_entry_for_a_worker_runs_without_a_crash(make_app: MakeApp) -> None:
-    """The palette offers "Work in <queue>" to workers: choosing it must open something, never crash."""
+async def test_every_palette_entry_for_a_queue_runs_without_a_crash(make_app: MakeApp) -> None:
+    """Whatever the palette offers a worker for a queue ("Open queue …", "Work in …") opens without a crash."""
     app = make_app("worker")
     async with app.run_test(size=SIZE) as pilot:
         await home(app, pilot)
-        await pilot.press("ctrl+p", *"Work in Cat")
+        await pilot.press("ctrl+p", *"Categorization")
         await pilot.pause(0.3)
-        await until(app, pilot, lambda: "Work in Categorization" in screen_text(app), "the palette lists it")
-        await pilot.press("enter")
-        await settle(app, pilot)
-        assert app.is_running and app._exception is None
+        await until(
+            app, pilot, lambda: "Open queue Categorization" in screen_text(app), "the palette lists it"
+        )
+        offered = app.screen.query_one(CommandList).option_count
+        await pilot.press("escape")
+        for index in range(offered):
+            await pilot.press("ctrl+p", *"Categorization")
+            await pilot.pause(0.3)
+            await until(
+                app, pilot, lambda: "Open queue Categorization" in screen_text(app), "the palette again"
+            )
+            chosen = str(app.screen.query_one(CommandList).get_option_at_index(index).prompt)
+            await pilot.press(*["down"] * index, "enter")
+            await settle(app, pilot)
+            assert app.is_running and app._exception is None, f"choosing {chosen!r} crashed the app"
+            while not isinstance(app.screen, QueuesScreen):
+                await pilot.press("escape")
+                await settle(app, pilot, 1)
