@@ -103,15 +103,11 @@ def test_queue_pending(snap_compare, snapshot_server: ServerProcess, size: tuple
 
 
 def test_queue_completed(snap_compare, snapshot_server: ServerProcess) -> None:
-    assert snap_compare(
-        app_for(snapshot_server), terminal_size=(100, 30), run_before=steps("enter", "2")
-    )
+    assert snap_compare(app_for(snapshot_server), terminal_size=(100, 30), run_before=steps("enter", "2"))
 
 
 def test_queue_blocks(snap_compare, snapshot_server: ServerProcess) -> None:
-    assert snap_compare(
-        app_for(snapshot_server), terminal_size=(100, 30), run_before=steps("enter", "3")
-    )
+    assert snap_compare(app_for(snapshot_server), terminal_size=(100, 30), run_before=steps("enter", "3"))
 
 
 def test_task_view(snap_compare, snapshot_server: ServerProcess) -> None:

@@ -104,11 +104,6 @@ class QueueDeskApp(App[None]):
 
         self.push_screen(FlushScreen(queue), finished)
 
-    def open_work(self, queue: Queue) -> None:
-        from queuedesk.tui.screens.work import WorkScreen
-
-        self.push_screen(WorkScreen(queue))
-
     def open_create_task(self, queue: Queue) -> None:
         from queuedesk.tui.screens.create import CreateTaskScreen
 

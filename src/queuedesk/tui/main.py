@@ -45,6 +45,9 @@ def run_app(args: argparse.Namespace) -> int:
         keys=dict(config.app.keys),
         profile_name=(connection.profile if connection and connection.profile else args.profile) or "default",
     )
+    # Images pick Kitty/Sixel/half-cells by asking the terminal, which works only before the app
+    # takes over the terminal; importing the module does it.
+    import queuedesk.tui.images  # noqa: F401
     from queuedesk.tui.app import QueueDeskApp
 
     app = QueueDeskApp(target, settings=settings, save_profile=_save)

@@ -66,9 +66,9 @@ class QueueScreen(AppScreen):
                 yield PagedTable(PENDING_COLUMNS, self._pending_cells, _key, id="pending")
             with TabPane("Completed", id="tab-completed"):
                 with Horizontal(id="history-filters"):
-                    yield Input(placeholder="worker email", id="filter-worker")
-                    yield Input(placeholder="from YYYY-MM-DD", id="filter-from")
-                    yield Input(placeholder="to YYYY-MM-DD", id="filter-to")
+                    yield Input(placeholder="worker email", id="filter-worker", classes="history-filter")
+                    yield Input(placeholder="from YYYY-MM-DD", id="filter-from", classes="history-filter")
+                    yield Input(placeholder="to YYYY-MM-DD", id="filter-to", classes="history-filter")
                 yield Static("", id="history-note")
                 yield PagedTable(COMPLETED_COLUMNS, self._completed_cells, _key, id="history")
             with TabPane("Blocks", id="tab-blocks"):
@@ -133,7 +133,7 @@ class QueueScreen(AppScreen):
 
     async def _history_page(self, offset: int, limit: int) -> Page:
         filters = self._history_filters()
-        if offset > 0 and self.history.items and "bound" in self.filters:
+        if "bound" in self.filters:
             filters["end_date"] = self.filters["bound"]
         page = await self.session.client.completed_tasks(self.queue.id, offset=offset, limit=limit, **filters)
         if offset == 0 and page.tasks and self.session.extensions and "bound" not in self.filters:
@@ -253,8 +253,6 @@ class QueueScreen(AppScreen):
             return True
         if action in ("flush", "create"):
             return session.is_admin
-        if action == "work":
-            return session.can_work
         if action == "filter":
             return self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
         return True
@@ -281,9 +279,6 @@ class QueueScreen(AppScreen):
             self.history.focus()
             return
         self.dismiss()
-
-    def action_work(self) -> None:
-        self.qd.open_work(self.queue)
 
     def action_create(self) -> None:
         self.qd.open_create_task(self.queue)
@@ -315,7 +310,7 @@ class QueueScreen(AppScreen):
         else:
             worker.focus()
 
-    @on(Input.Submitted, "#history-filters Input")
+    @on(Input.Submitted, ".history-filter")
     def _apply_filters(self) -> None:
         start = self.query_one("#filter-from", Input).value.strip()
         end = self.query_one("#filter-to", Input).value.strip()
@@ -357,8 +352,9 @@ class QueueScreen(AppScreen):
             if end_day
             else None
         )
+        self.set_focus(self.history)  # at once, before hiding the row: a hidden focused field passes focus on
+        self.query_one("#history-filters").display = False
         self._reload_history()
-        self.history.focus()
 
     def _reload_history(self) -> None:
         self.filters.pop("bound", None)

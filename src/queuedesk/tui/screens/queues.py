@@ -112,8 +112,6 @@ class QueuesScreen(AppScreen):
             return True
         if action == "flush" or action == "create":
             return session.is_admin
-        if action == "work":
-            return session.can_work
         return True
 
     # --- actions -------------------------------------------------------------------------------
@@ -122,11 +120,6 @@ class QueuesScreen(AppScreen):
         queue = self.selected()
         if queue is not None:
             self.qd.open_queue(queue)
-
-    def action_work(self) -> None:
-        queue = self.selected()
-        if queue is not None:
-            self.qd.open_work(queue)
 
     def action_create(self) -> None:
         queue = self.selected()

@@ -3,9 +3,10 @@ of rows around the cursor is kept, so a history of millions paints as fast as on
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable
 
@@ -24,6 +25,11 @@ Fetch = Callable[[int, int], Awaitable[Page]]  # offset, limit
 
 
 class PagedTable(DataTable[str | Text]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "first_row", "First row", show=False),
+        Binding("end", "last_row", "Last row", show=False),
+    ]
+
     """`fetch(offset, limit)` gives pages of a stable order; `key_of(item)` tells repeats apart."""
 
     class Loaded(Message):
@@ -67,6 +73,13 @@ class PagedTable(DataTable[str | Text]):
         rest = max(16, self.app.size.width - fixed - 2)
         for key, label, width in self.column_spec:
             self.add_column(label, key=key, width=width or rest)
+
+    def action_first_row(self) -> None:
+        self.move_cursor(row=0)
+
+    def action_last_row(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1)
 
     # --- what the screen calls -----------------------------------------------------------------
 
