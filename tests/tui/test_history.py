@@ -159,10 +159,10 @@ async def test_scrolling_down_loads_further_pages_and_keeps_a_window(
         assert rows_note(screen) == (301, 800, 2 * HALF)  # the rows scrolled past were let go
 
 
-async def test_the_cursor_stays_on_screen_while_scrolling_the_history(make_app: MakeApp, big: dict) -> None:
+async def test_the_cursor_keys_move_through_the_history_on_screen(make_app: MakeApp, big: dict) -> None:
     app = make_app("supervisor")
     async with app.run_test(size=SIZE) as pilot:
-        _screen, table = await open_history(app, pilot, big["id"])
+        screen, table = await open_history(app, pilot, big["id"])
         await pilot.press(*["down"] * 30)
         cursor_id = str(shown_ids(table)[table.cursor_row])
         assert table.cursor_row == 30
@@ -174,16 +174,12 @@ async def test_the_cursor_stays_on_screen_while_scrolling_the_history(make_app: 
         assert 10 <= table.cursor_row < SIZE[1], f"pagedown moved the cursor {table.cursor_row} rows"
         assert str(shown_ids(table)[table.cursor_row]) in screen_text(app)
 
-
-async def test_end_goes_to_the_last_row_and_loads_the_next_page(make_app: MakeApp, big: dict) -> None:
-    app = make_app("supervisor")
-    async with app.run_test(size=SIZE) as pilot:
-        screen, table = await open_history(app, pilot, big["id"])
-        await press_and_load(app, pilot, table, "end")
-        assert table.cursor_row == 99, (
-            "end (listed on the keys screen) did not move the cursor to the last row"
-        )
-        assert rows_note(screen) == (1, 200, 2 * HALF)
+        await press_and_load(app, pilot, table, "end")  # as the keys screen says: to the last row
+        assert table.cursor_row == 99, "end did not move the cursor to the last row"
+        assert rows_note(screen) == (1, 200, 2 * HALF)  # and near the end, the next page loads
+        assert str(shown_ids(table)[table.cursor_row]) in screen_text(app)
+        await pilot.press("home")
+        assert table.cursor_row == 0
 
 
 async def test_no_task_is_shown_twice_or_skipped_while_tasks_complete(
