@@ -11,6 +11,8 @@ from queuedesk.api.models import Queue
 from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
 from queuedesk.tui.errors import explain
+from queuedesk.tui.journal import Entry, Journal, journal_path
+from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.session import NeedsOrganization, Session, WrongOrganization, open_session
 from queuedesk.tui.settings import AppSettings, SaveProfile, Target
 
@@ -39,6 +41,8 @@ class QueueDeskApp(App[None]):
         self.save_profile = save_profile
         self.session: Session | None = None
         self.known_queues: list[Queue] = []  # the last list the queues screen saw (for the palette)
+        self.outbox: Outbox | None = None  # submissions on their way (servers with claiming only)
+        self.outbox_changed_listeners: list[Callable[[], None]] = []
         if self.settings.theme:
             self.theme = self.settings.theme
         if self.settings.keys:
@@ -58,7 +62,55 @@ class QueueDeskApp(App[None]):
         old, self.session = self.session, session
         if old is not None and old is not session:
             await old.close()
+        self.outbox = None
+        if session.me is not None:
+            self._open_outbox(session)
         await self.switch_screen(QueuesScreen())
+
+    def _open_outbox(self, session: Session) -> None:
+        assert session.me is not None
+        journal = Journal(journal_path(session.url, session.me.email))
+        if journal.load_error:
+            self.notify(journal.load_error, title="Unsent work file", severity="warning", timeout=15)
+        self.outbox = Outbox(self, session.client, journal, self.clock, self._submission_refused)
+        self.outbox.on_change.append(self._outbox_changed)
+        self.outbox.resume()  # what a crash or a closed app left behind goes now
+        failed = journal.in_state("failed")
+        if failed:
+            self.notify(
+                f"{len(failed)} earlier submission(s) were refused by the server; their values are in {journal.path}.",
+                title="Refused submissions",
+                severity="warning",
+                timeout=15,
+            )
+
+    def _outbox_changed(self) -> None:
+        for listener in list(self.outbox_changed_listeners):
+            listener()
+
+    def outbox_task_ids(self, queue_id: int) -> list[int]:
+        return self.outbox.task_ids(queue_id) if self.outbox is not None else []
+
+    def _submission_refused(self, entry: Entry) -> None:
+        values = ", ".join(f"{key}={value!r}" for key, value in entry.data.items() if value is not None)
+        self.notify(
+            f"Task {entry.task_id} in {entry.queue_name} was not accepted: {entry.error} "
+            f"What you entered: {values or 'nothing'}. It is kept in {self.outbox.journal.path if self.outbox else 'the journal'}.",
+            title="Submission refused",
+            severity="error",
+            timeout=30,
+        )
+
+    async def action_quit(self) -> None:
+        """Quitting sends what waits for the undo grace and gives back claims held for work."""
+        from queuedesk.tui.screens.work import WorkScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, WorkScreen):
+                await screen.leave()
+        if self.outbox is not None:
+            await self.outbox.send_held_now()
+        self.exit()
 
     async def connect(self, target: Target) -> Session:
         """Open a session for `target`; raises the client's errors (the connect screen explains them)."""
@@ -94,6 +146,20 @@ class QueueDeskApp(App[None]):
         from queuedesk.tui.screens.queue import QueueScreen
 
         self.push_screen(QueueScreen(queue))
+
+    def open_work(self, queue: Queue) -> None:
+        session = self.session
+        if session is None or not session.extensions:
+            self.notify(
+                "This server offers only the basic Task Queue API: it cannot hand out tasks to work on. "
+                "Creating tasks (n) still works.",
+                title="No claiming on this server",
+                severity="warning",
+            )
+            return
+        from queuedesk.tui.screens.work import WorkScreen
+
+        self.push_screen(WorkScreen(queue))
 
     def open_flush(self, queue: Queue, on_done: Callable[[], None]) -> None:
         from queuedesk.tui.screens.flush import FlushScreen

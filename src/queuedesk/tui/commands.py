@@ -23,6 +23,10 @@ class QueueCommands(Provider):
                     f"{queue.n_tasks:,} pending",
                 )
             )
+            if self.qd.session is not None and self.qd.session.can_work:
+                found.append(
+                    (f"Work in {queue.name}", lambda q=queue: self.qd.open_work(q), "claim the next task")
+                )
         screen = self.screen
         for active in screen.active_bindings.values():
             binding = active.binding

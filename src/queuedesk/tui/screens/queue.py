@@ -41,6 +41,7 @@ class QueueScreen(AppScreen):
         Binding("1", "tab('tab-pending')", "Pending", show=False, id="queue.tab_pending"),
         Binding("2", "tab('tab-completed')", "Completed", show=False, id="queue.tab_completed"),
         Binding("3", "tab('tab-blocks')", "Blocks", show=False, id="queue.tab_blocks"),
+        Binding("w", "work", "Work", id="queue.work"),
         Binding("n", "create", "New task", id="queue.create"),
         Binding("F", "flush", "Flush", id="queue.flush"),
         Binding("f", "filter", "Filter history", id="queue.filter"),
@@ -253,6 +254,8 @@ class QueueScreen(AppScreen):
             return True
         if action in ("flush", "create"):
             return session.is_admin
+        if action == "work":
+            return session.can_work or not session.extensions
         if action == "filter":
             return self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
         return True
@@ -279,6 +282,9 @@ class QueueScreen(AppScreen):
             self.history.focus()
             return
         self.dismiss()
+
+    def action_work(self) -> None:
+        self.qd.open_work(self.queue)
 
     def action_create(self) -> None:
         self.qd.open_create_task(self.queue)

@@ -17,6 +17,7 @@ from queuedesk.tui.widgets.queue_table import COLUMNS, SORTS, QueueTable, View, 
 class QueuesScreen(AppScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", id="queues.open"),
+        Binding("w", "work", "Work", id="queues.work"),
         Binding("n", "create", "New task", id="queues.create"),
         Binding("F", "flush", "Flush", id="queues.flush"),
         Binding("slash", "filter", "Filter", id="queues.filter"),
@@ -112,6 +113,8 @@ class QueuesScreen(AppScreen):
             return True
         if action == "flush" or action == "create":
             return session.is_admin
+        if action == "work":
+            return session.can_work or not session.extensions
         return True
 
     # --- actions -------------------------------------------------------------------------------
@@ -120,6 +123,11 @@ class QueuesScreen(AppScreen):
         queue = self.selected()
         if queue is not None:
             self.qd.open_queue(queue)
+
+    def action_work(self) -> None:
+        queue = self.selected()
+        if queue is not None:
+            self.qd.open_work(queue)
 
     def action_create(self) -> None:
         queue = self.selected()

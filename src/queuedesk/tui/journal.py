@@ -1,0 +1,85 @@
+"""Submissions on disk before anything else happens, so nothing a worker typed is ever lost.
+
+One JSON file per server and user in the user's data directory (`QUEUEDESK_DATA_DIR` moves it).
+An entry is written when a submission is held for undo, kept while it cannot be sent, and removed
+only once the server accepted it. A submission the server refused for good stays, marked `failed`,
+with the values typed, until the worker has seen it.
+"""
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from platformdirs import user_data_dir
+
+State = Literal["held", "unsent", "failed"]
+
+
+@dataclass
+class Entry:
+    id: str
+    queue_id: int
+    queue_name: str
+    task_id: int
+    data: dict[str, Any]
+    state: State = "held"
+    attempts: int = 0
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def data_dir() -> Path:
+    override = os.environ.get("QUEUEDESK_DATA_DIR")
+    return Path(override) if override else Path(user_data_dir("queuedesk"))
+
+
+def journal_path(url: str, email: str) -> Path:
+    key = hashlib.sha256(f"{url.rstrip('/')}\n{email}".encode()).hexdigest()[:16]
+    return data_dir() / "journal" / f"{key}.json"
+
+
+class Journal:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.entries: dict[str, Entry] = {}
+        if path.exists():
+            try:
+                raw = json.loads(path.read_text())
+                self.entries = {item["id"]: Entry(**item) for item in raw}
+            except (ValueError, TypeError, KeyError) as exc:
+                # Never drop a worker's values silently: keep the unreadable file beside the new one.
+                path.replace(path.with_suffix(".unreadable.json"))
+                self.entries = {}
+                self.load_error: str | None = f"{path} could not be read ({exc}); kept as *.unreadable.json"
+                return
+        self.load_error = None
+
+    def put(self, entry: Entry) -> None:
+        self.entries[entry.id] = entry
+        self._write()
+
+    def remove(self, entry_id: str) -> None:
+        if self.entries.pop(entry_id, None) is not None:
+            self._write()
+
+    def in_state(self, *states: State) -> list[Entry]:
+        return [e for e in self.entries.values() if e.state in states]
+
+    def _write(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        body = json.dumps([asdict(e) for e in self.entries.values()], ensure_ascii=False, indent=1)
+        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".journal-")
+        try:
+            with os.fdopen(handle, "w") as file:
+                file.write(body)
+                file.flush()
+                os.fsync(file.fileno())
+            os.chmod(temporary, 0o600)
+            os.replace(temporary, self.path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise

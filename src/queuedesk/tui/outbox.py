@@ -1,0 +1,131 @@
+"""Submissions on their way to the server: held for the undo grace period, then sent, retried with
+backoff while the network fails, and reported (never retried) when the server refuses them.
+
+Everything goes through the journal first, so a crash at any point loses nothing: what is still
+in the journal is sent on the next start.
+"""
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from queuedesk.api import errors
+from queuedesk.api.client import QueueDeskClient
+from queuedesk.tui.clock import Cancellable, Clock
+from queuedesk.tui.journal import Entry, Journal
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+UNDO_SECONDS = 5.0
+BACKOFF_SECONDS = (2.0, 5.0, 15.0, 30.0, 60.0)
+TRANSIENT = (errors.ConnectionFailed, errors.ServerError, errors.RateLimited)
+
+
+class Outbox:
+    def __init__(
+        self,
+        app: "App[None]",
+        client: QueueDeskClient,
+        journal: Journal,
+        clock: Clock,
+        on_refused: Callable[[Entry], None],
+    ) -> None:
+        self.app = app
+        self.client = client
+        self.journal = journal
+        self.clock = clock
+        self.on_refused = on_refused
+        self.on_change: list[Callable[[], None]] = []
+        self._timers: dict[str, Cancellable] = {}
+        self._sending: set[str] = set()
+
+    # --- what the work screen calls ----------------------------------------------------------------
+
+    def hold(self, entry: Entry) -> None:
+        """Keep `entry` for the undo grace period (on disk first), then send it."""
+        entry.state = "held"
+        self.journal.put(entry)
+        self._later(entry.id, UNDO_SECONDS)
+        self._changed()
+
+    def undo(self, entry_id: str) -> Entry | None:
+        """Take a held submission back; None when it is already on its way."""
+        entry = self.journal.entries.get(entry_id)
+        if entry is None or entry.state != "held" or entry_id in self._sending:
+            return None
+        self._stop(entry_id)
+        self.journal.remove(entry_id)
+        self._changed()
+        return entry
+
+    async def send_held_now(self) -> None:
+        """Leaving or quitting: what waits for the undo grace goes now."""
+        for entry in self.journal.in_state("held", "unsent"):
+            self._stop(entry.id)
+            await self._send(entry.id)
+
+    def resume(self) -> None:
+        """On start: whatever the journal still holds (a crash, a closed laptop) is sent."""
+        for entry in self.journal.in_state("held", "unsent"):
+            self._later(entry.id, 0)
+
+    @property
+    def unsent(self) -> int:
+        return len(self.journal.in_state("unsent"))
+
+    def task_ids(self, queue_id: int) -> list[int]:
+        """Tasks of the queue whose completion is still on its way (still claimed by us)."""
+        return [e.task_id for e in self.journal.in_state("held", "unsent") if e.queue_id == queue_id]
+
+    # --- sending -----------------------------------------------------------------------------------
+
+    def _later(self, entry_id: str, delay: float) -> None:
+        self._stop(entry_id)
+        self._timers[entry_id] = self.clock.call_later(self.app, delay, lambda: self._send_soon(entry_id))  # type: ignore[arg-type]
+
+    def _stop(self, entry_id: str) -> None:
+        timer = self._timers.pop(entry_id, None)
+        if timer is not None:
+            timer.stop()
+
+    def _send_soon(self, entry_id: str) -> None:
+        self._timers.pop(entry_id, None)
+        self.app.run_worker(self._send(entry_id), group="outbox", exit_on_error=False)
+
+    async def _send(self, entry_id: str) -> None:
+        entry = self.journal.entries.get(entry_id)
+        if entry is None or entry.state == "failed" or entry_id in self._sending:
+            return
+        self._sending.add(entry_id)
+        try:
+            await self.client.complete(entry.queue_id, entry.task_id, entry.data)
+        except TRANSIENT as exc:
+            entry.state = "unsent"
+            entry.attempts += 1
+            entry.error = str(exc)
+            self.journal.put(entry)
+            delay = BACKOFF_SECONDS[min(entry.attempts - 1, len(BACKOFF_SECONDS) - 1)]
+            self._later(entry.id, delay)
+        except errors.Conflict as exc:
+            if exc.code == "already_completed" and entry.attempts > 0:
+                # An earlier attempt reached the server but its answer was lost: it is done.
+                self.journal.remove(entry.id)
+            else:
+                self._refused(entry, exc)
+        except errors.QueueDeskError as exc:
+            self._refused(entry, exc)
+        else:
+            self.journal.remove(entry.id)
+        finally:
+            self._sending.discard(entry_id)
+            self._changed()
+
+    def _refused(self, entry: Entry, exc: errors.QueueDeskError) -> None:
+        entry.state = "failed"
+        entry.error = str(exc)
+        self.journal.put(entry)
+        self.on_refused(entry)
+
+    def _changed(self) -> None:
+        for listener in list(self.on_change):
+            listener()

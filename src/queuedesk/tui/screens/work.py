@@ -1,0 +1,465 @@
+"""Work: the task on one side, the form on the other; one key per decision, the next task already there.
+
+The next task is claimed ahead (B4 with `exclude`) and its images fetched while the worker is on
+this one, so after a submit it is on screen at once. Submissions wait out a short undo grace in the
+outbox (on disk first); claims held here are heartbeated and given back when the worker leaves.
+A key that arrives while no task is on screen is not applied to anything, and the screen says so.
+"""
+
+import contextlib
+import uuid
+from datetime import datetime
+from typing import Any, ClassVar
+
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import Footer, Input, LoadingIndicator, Static, TextArea
+
+from queuedesk.api import errors
+from queuedesk.api.models import AssignedTask, Queue, QueueDetail
+from queuedesk.tui.clock import Cancellable, duration
+from queuedesk.tui.forms.base import BlockEditor
+from queuedesk.tui.forms.form import TaskForm
+from queuedesk.tui.journal import Entry
+from queuedesk.tui.screens.base import AppScreen
+from queuedesk.tui.widgets.context_bar import ContextBar
+
+SELECTION_TYPES = ("single_selection", "multiple_selection", "binary")
+IDLE_AFTER_SECONDS = 120
+EMPTY_POLL_SECONDS = 5.0
+MIN_HEARTBEAT_SECONDS = 5.0
+
+
+class WorkScreen(AppScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Submit", id="work.submit"),
+        Binding("s", "skip", "Skip", id="work.skip"),
+        Binding("u", "undo", "Undo", id="work.undo"),
+        Binding("z", "zoom", "Image", id="work.zoom"),
+        Binding("o", "open_image", "Open image", show=False, id="work.open_image"),
+        Binding("ctrl+s", "release_draft", "Save draft & release", id="work.release_draft"),
+        Binding(
+            "ctrl+t", "toggle_submit_on_choice", "Submit on choice", show=False, id="work.submit_on_choice"
+        ),
+        # The same actions from inside a text field, where letters are text.
+        Binding("f6", "skip", "Skip", show=False, id="work.skip_anywhere"),
+        Binding("f7", "undo", "Undo", show=False, id="work.undo_anywhere"),
+        Binding("f8", "zoom", "Image", show=False, id="work.zoom_anywhere"),
+        Binding("f9", "open_image", "Open image", show=False, id="work.open_image_anywhere"),
+        Binding("escape", "leave", "Back", id="work.back"),
+    ]
+
+    def __init__(self, queue: Queue) -> None:
+        super().__init__()
+        self.queue = queue
+        self.detail: QueueDetail | None = None
+        self.current: AssignedTask | None = None
+        self.ahead: list[AssignedTask] = []
+        self.ready = False
+        self.leaving = False
+        self.last_submission: tuple[str, AssignedTask] | None = None
+        self.done = 0
+        self.skipped = 0
+        self.seconds_done = 0.0
+        self.task_seconds = 0.0
+        self.tick_at: datetime | None = None
+        self.last_key_at: datetime | None = None
+        self.started_at: datetime | None = None
+        self.message = ""
+        self.submit_on_choice = False
+        self._heartbeat: Cancellable | None = None
+        self._poll: Cancellable | None = None
+
+    def compose(self) -> ComposeResult:
+        yield ContextBar(f"{self.queue.name} / work", id="context")
+        with Vertical(id="work-body"):
+            yield LoadingIndicator(id="work-loading")
+            yield Static("", id="work-waiting")
+        yield Static("", id="work-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.submit_on_choice = self.qd.settings.submit_on_choice
+        self.started_at = self.tick_at = self.last_key_at = self.clock.now()
+        self.query_one("#work-waiting").display = False
+        self.qd.outbox_changed_listeners.append(self._show_status)
+        self._tick()
+        self._open()
+
+    def on_unmount(self) -> None:
+        for timer in (self._heartbeat, self._poll):
+            if timer is not None:
+                timer.stop()
+        if self._show_status in self.qd.outbox_changed_listeners:
+            self.qd.outbox_changed_listeners.remove(self._show_status)
+
+    @property
+    def form(self) -> TaskForm | None:
+        found = self.query(TaskForm)
+        return found.first() if found else None
+
+    # --- loading tasks -----------------------------------------------------------------------------
+
+    @work(exclusive=True, group="work-open")
+    async def _open(self) -> None:
+        try:
+            self.detail = await self.session.client.queue(self.queue.id)
+        except Exception as exc:
+            self.qd.report(exc, doing="Opening the queue for work")
+            self.dismiss()
+            return
+        await self._next()
+
+    def _held_ids(self) -> list[int]:
+        ids = [t.id for t in ([self.current] if self.current else []) + self.ahead]
+        return ids + [i for i in self.qd.outbox_task_ids(self.queue.id) if i not in ids]
+
+    async def _claim(self) -> tuple[AssignedTask | None, int]:
+        claim = await self.session.client.claim_next(self.queue.id, exclude=self._held_ids()[:10])
+        return claim.task, claim.held_by_others
+
+    async def _next(self) -> None:
+        """Show the task claimed ahead, or claim one; then claim the one after it."""
+        self._set_ready(False)
+        if self.ahead:
+            self._show(self.ahead.pop(0))
+        else:
+            try:
+                task, held = await self._claim()
+            except errors.Conflict as exc:
+                if exc.code == "claim_limit":
+                    # Our own claims fill the limit: finish the ones waiting in the outbox first.
+                    task, held = None, 0
+                    self.message = "Waiting for your last submissions to reach the server…"
+                else:
+                    raise
+            except Exception as exc:
+                self._wait(f"Could not claim a task: {exc}. Retrying in a few seconds.")
+                self.qd.report(exc, doing="Claiming a task")
+                return
+            if task is None:
+                if held:
+                    self._wait(
+                        f"All {held} open tasks are being worked on by others. Waiting for one to come back…"
+                    )
+                else:
+                    self._wait("The queue is empty. New tasks will show here as soon as they arrive.")
+                return
+            self._show(task)
+        self._prefetch()
+
+    def _wait(self, text: str) -> None:
+        self.current = None
+        waiting = self.query_one("#work-waiting", Static)
+        waiting.update(text)
+        waiting.display = True
+        self.query_one("#work-loading").display = False
+        form = self.form
+        if form is not None:
+            form.display = False
+        self._show_status()
+        self._poll = self.clock.call_later(self, EMPTY_POLL_SECONDS, self._poll_again)
+
+    def _poll_again(self) -> None:
+        self._poll = None
+        if self.current is None and not self.leaving:
+            self.run_worker(self._next(), group="work-open", exclusive=True, exit_on_error=False)
+
+    @work(exclusive=True, group="work-prefetch", exit_on_error=False)
+    async def _prefetch(self) -> None:
+        if self.ahead or self.leaving:
+            return
+        try:
+            task, _held = await self._claim()
+        except errors.QueueDeskError:
+            return  # claiming ahead is a nicety; the next submit claims in the open
+        if task is None or self.leaving:
+            return
+        if self.current is not None and task.id == self.current.id:
+            return
+        self.ahead.append(task)
+        self._warm_images(task)
+
+    def _warm_images(self, task: AssignedTask) -> None:
+        if self.detail is None:
+            return
+        from queuedesk.tui.images import fetcher_for
+
+        fetcher = fetcher_for(self)
+        for block in self.detail.data:
+            value = task.data.get(block.id)
+            if block.type == "image" and isinstance(value, str) and value:
+                fetcher.prefetch(value)
+
+    def _show(self, task: AssignedTask, values: dict[str, Any] | None = None) -> None:
+        assert self.detail is not None
+        self.current = task
+        data = {**task.data, **(values or {})}
+        self.query_one("#work-loading").display = False
+        self.query_one("#work-waiting").display = False
+        self._set_ready(True)  # first: a disabled form cannot take the focus
+        form = self.form
+        if form is None:
+            form = TaskForm(self.detail.data, data, mode="work")
+            self.query_one("#work-body").mount(form)
+            self.call_after_refresh(self._focus_form)
+        else:
+            form.display = True
+            form.set_data(data)
+            self._focus_form()
+        self.task_seconds = 0.0
+        self._schedule_heartbeat()
+        self.refresh_bindings()
+        self._show_status()
+
+    def _focus_form(self) -> None:
+        form = self.form
+        if form is None:
+            return
+        # A task brought back by undo has its choice made: the focus goes to the first required
+        # block anyway, where a worker changes their mind, not to a free-text field below it.
+        required = [e for e in form.editors() if e.block.is_required]
+        if not (required and required[0].focus_field()):
+            form.focus_first_editable()
+
+    def _set_ready(self, ready: bool) -> None:
+        self.ready = ready
+        form = self.form
+        if form is not None:
+            form.disabled = not ready
+
+    # --- heartbeats --------------------------------------------------------------------------------
+
+    def _schedule_heartbeat(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+        task = self.current
+        if task is None or task.assignment.lease_expires_at is None:
+            return
+        left = (task.assignment.lease_expires_at - self.clock.now()).total_seconds()
+        self._heartbeat = self.clock.call_later(self, max(MIN_HEARTBEAT_SECONDS, left / 3), self._beat)
+
+    def _beat(self) -> None:
+        self._heartbeat = None
+        self.run_worker(self._renew(), group="work-heartbeat", exit_on_error=False)
+
+    async def _renew(self) -> None:
+        client = self.session.client
+        for task in [t for t in [self.current, *self.ahead] if t is not None]:
+            try:
+                task.assignment = await client.heartbeat(self.queue.id, task.id)
+            except (errors.Conflict, errors.NotFound):
+                await self._lost(task)
+            except errors.QueueDeskError:
+                pass  # the network: try again at the next beat, the lease has room
+        self._schedule_heartbeat()
+
+    async def _lost(self, task: AssignedTask) -> None:
+        if task in self.ahead:
+            self.ahead.remove(task)
+            return
+        if self.current is task:
+            self.notify(
+                f"Task {task.id} is no longer yours (its lease ran out and someone else took it, "
+                "or it was flushed). Here is the next one.",
+                title="Task lost",
+                severity="warning",
+                timeout=8,
+            )
+            self.current = None
+            await self._next()
+
+    # --- keys --------------------------------------------------------------------------------------
+
+    def on_key(self, event: events.Key) -> None:
+        self.last_key_at = self.clock.now()
+        if not self.ready and (event.is_printable or event.key == "enter") and not self.leaving:
+            event.stop()
+            event.prevent_default()
+            self.message = f"“{event.key}” was not applied: no task was on screen yet."
+            self._show_status()
+
+    def _in_text_field(self) -> bool:
+        return isinstance(self.focused, Input | TextArea)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("zoom", "open_image"):
+            form = self.form
+            if form is None or not form.image_urls():
+                return False
+        # Letters are text inside a field; f6 to f9 do the same from anywhere.
+        return not (action in ("skip", "undo", "zoom", "open_image") and self._in_text_field())
+
+    def action_submit(self) -> None:
+        form, task = self.form, self.current
+        if not self.ready or form is None or task is None:
+            self.message = "Enter was not applied: no task was on screen yet."
+            self._show_status()
+            return
+        problems = form.problems()
+        if problems:
+            form.show_problems(problems)
+            missing = form.missing_required()
+            self.message = (
+                f"Not sent: {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} required."
+                if missing
+                else "Not sent: fix the fields marked in red."
+            )
+            self._show_status()
+            return
+        values = form.values()
+        entry = Entry(str(uuid.uuid4()), self.queue.id, self.queue.name, task.id, values)
+        self.qd.outbox.hold(entry)
+        self.last_submission = (entry.id, task)
+        self.done += 1
+        self.seconds_done += self.task_seconds
+        self.message = f"Task {task.id} sent in 5 s — u undoes."
+        self.current = None
+        self.run_worker(self._next(), group="work-open", exclusive=True, exit_on_error=False)
+
+    def action_undo(self) -> None:
+        if self.last_submission is None:
+            self.message = "Nothing to undo."
+            self._show_status()
+            return
+        entry_id, task = self.last_submission
+        entry = self.qd.outbox.undo(entry_id)
+        if entry is None:
+            self.message = f"Too late to undo: task {task.id} was already sent."
+            self._show_status()
+            return
+        self.last_submission = None
+        self.done -= 1
+        if self.current is not None:
+            self.ahead.insert(0, self.current)
+        self._show(task, entry.data)
+        self.message = f"Task {task.id} is back, with what you chose."
+        self._show_status()
+
+    def action_skip(self) -> None:
+        task = self.current
+        if not self.ready or task is None:
+            return
+        self.skipped += 1
+        self.message = f"Skipped task {task.id}: it goes back to the queue."
+        self.current = None
+        self._give_back(task, None)
+        self.run_worker(self._next(), group="work-open", exclusive=True, exit_on_error=False)
+
+    def action_release_draft(self) -> None:
+        task, form = self.current, self.form
+        if not self.ready or task is None or form is None:
+            return
+        self.skipped += 1
+        self.message = f"Task {task.id} given back with your draft kept on it."
+        self.current = None
+        self._give_back(task, form.values())
+        self.run_worker(self._next(), group="work-open", exclusive=True, exit_on_error=False)
+
+    @work(group="work-release", exit_on_error=False)
+    async def _give_back(self, task: AssignedTask, draft: dict[str, Any] | None) -> None:
+        try:
+            await self.session.client.release(self.queue.id, task.id, draft)
+        except (errors.Conflict, errors.NotFound):
+            pass  # no longer ours: nothing to give back
+        except Exception as exc:
+            self.qd.report(exc, doing=f"Giving task {task.id} back")
+
+    def action_toggle_submit_on_choice(self) -> None:
+        self.submit_on_choice = not self.submit_on_choice
+        self.message = f"Submit on choice {'on' if self.submit_on_choice else 'off'}."
+        self._show_status()
+
+    @on(BlockEditor.Chosen)
+    def _chosen(self, event: BlockEditor.Chosen) -> None:
+        form = self.form
+        if not self.submit_on_choice or form is None:
+            return
+        editors = form.editors()
+        if len(editors) == 1 and editors[0].block.type in SELECTION_TYPES:
+            self.action_submit()
+
+    def _image_url(self) -> str | None:
+        form = self.form
+        urls = form.image_urls() if form is not None and self.ready else []
+        if not urls:
+            self.message = "This task has no image."
+            self._show_status()
+            return None
+        return urls[0]
+
+    def action_zoom(self) -> None:
+        url = self._image_url()
+        if url is not None:
+            from queuedesk.tui.images import ImageScreen
+
+            self.app.push_screen(ImageScreen(url))
+
+    def action_open_image(self) -> None:
+        url = self._image_url()
+        if url is None:
+            return
+        from queuedesk.tui.images import ImageUnavailable, open_externally
+
+        try:
+            open_externally(url)
+        except ImageUnavailable as exc:
+            self.notify(exc.reason, title="Cannot open the image", severity="warning")
+
+    async def action_leave(self) -> None:
+        await self.leave()
+        self.dismiss()
+
+    async def leave(self) -> None:
+        """Send what waits for the undo grace, and give back every claim held here."""
+        if self.leaving:
+            return
+        self.leaving = True
+        self._set_ready(False)
+        await self.qd.outbox.send_held_now()
+        client = self.session.client
+        for task in [t for t in [self.current, *self.ahead] if t is not None]:
+            with contextlib.suppress(errors.QueueDeskError):  # else its lease runs out on its own
+                await client.release(self.queue.id, task.id)
+        self.current, self.ahead = None, []
+
+    # --- status ------------------------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        now = self.clock.now()
+        if self.tick_at is not None and self.current is not None and self.is_current and not self._idle(now):
+            self.task_seconds += (now - self.tick_at).total_seconds()
+        self.tick_at = now
+        self._show_status()
+        if self.is_attached:
+            self.clock.call_later(self, 1.0, self._tick)
+
+    def _idle(self, now: datetime) -> bool:
+        return self.last_key_at is not None and (now - self.last_key_at).total_seconds() > IDLE_AFTER_SECONDS
+
+    def _show_status(self) -> None:
+        if not self.is_attached:
+            return
+        now = self.clock.now()
+        parts = [self.queue.name]
+        if self.current is not None:
+            on_task = "idle" if self._idle(now) else duration(self.task_seconds)
+            parts.append(f"task {self.current.id} · {on_task}")
+        parts.append(f"done {self.done} · skipped {self.skipped}")
+        if self.done:
+            average = self.seconds_done / self.done
+            parts.append(f"avg {average:.1f} s")
+            if self.started_at is not None and (now - self.started_at).total_seconds() >= 60:
+                hours = max((now - self.started_at).total_seconds(), 1) / 3600
+                parts.append(f"{self.done / hours:,.0f}/h")
+        unsent = self.qd.outbox.unsent if self.qd.outbox is not None else 0
+        if unsent:
+            parts.append(f"[b reverse] {unsent} unsent [/]")
+        if self.submit_on_choice:
+            parts.append("submit on choice")
+        line = " · ".join(parts)
+        if self.message:
+            line += f"\n{self.message}"
+        self.query_one("#work-status", Static).update(line)
