@@ -15,6 +15,14 @@ os.environ.setdefault("QUEUEDESK_IMAGE_RENDERER", "halfcell")
 MakeApp = Callable[..., QueueDeskApp]
 
 
+@pytest.fixture(autouse=True)
+def _own_data_and_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app's journal and config go to a directory of the test's own, never the user's."""
+    home = tmp_path_factory.mktemp("queuedesk-home")
+    monkeypatch.setenv("QUEUEDESK_DATA_DIR", str(home / "data"))
+    monkeypatch.setenv("QUEUEDESK_CONFIG", str(home / "config.toml"))
+
+
 @pytest.fixture
 def clock() -> ManualClock:
     return ManualClock()
