@@ -10,24 +10,14 @@ CHOICES: tuple[bool, bool] = (True, False)
 class BinaryEditor(OptionsEditor):
     COLUMNS: ClassVar[int | None] = 2
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._answer: Any = None
-        super().__init__(*args, **kwargs)
-
     def names(self) -> list[str]:
         return ["Yes", "No"]
 
     def is_chosen(self, index: int) -> bool:
-        return self._answer is CHOICES[index]
+        return self._value is CHOICES[index]
 
-    def pick(self, index: int) -> None:
-        self._answer = CHOICES[index]
-        self.value_changed()
-        self.chosen()
-
-    def clear(self) -> None:
-        self._answer = None
-        self.value_changed()
+    def picked(self, index: int) -> Any:
+        return CHOICES[index]
 
     def extra_key(self, key: str) -> bool:
         if key in ("y", "n"):
@@ -36,16 +26,8 @@ class BinaryEditor(OptionsEditor):
         return False
 
     def space(self) -> None:
-        self.chosen_by_key(1 if self._answer is True else 0)  # not set or No -> Yes, Yes -> No
+        self.chosen_by_key(1 if self._value is True else 0)  # not set or No -> Yes, Yes -> No
 
     def key_hint(self) -> str:
-        state = "not set · " if self._answer is None else ""
+        state = "not set · " if self._value is None else ""
         return f"{state}y/n · ⌫ clear"
-
-    def value(self) -> Any:
-        return self._answer
-
-    def set_value(self, value: Any) -> None:
-        self._answer = value
-        self.show_choices()
-        self.value_changed()

@@ -121,6 +121,8 @@ class OptionsEditor(BlockEditor):
     COLUMNS: ClassVar[int | None] = None
     DIGIT_WINDOW: ClassVar[float] = 0.6
     """Seconds a first digit waits for a second one (only with more than 10 options)."""
+    CHOOSES: ClassVar[bool] = True
+    """Is a pick a choice (it posts `Chosen`, for "submit on choice")? A toggle is not."""
 
     def __init__(
         self,
@@ -136,6 +138,7 @@ class OptionsEditor(BlockEditor):
         self._typed = ""
         self._typed_timer: _Cancellable | None = None
         self._filter_text: str | None = None
+        self._value: Any = None
         super().__init__(block, value, editable=editable, id=id, classes=classes)
         if not editable:
             self.can_focus = False
@@ -149,11 +152,8 @@ class OptionsEditor(BlockEditor):
     def is_chosen(self, index: int) -> bool:
         raise NotImplementedError
 
-    def pick(self, index: int) -> None:
-        """A key picked option `index` (choose it, or toggle it)."""
-        raise NotImplementedError
-
-    def clear(self) -> None:
+    def picked(self, index: int) -> Any:
+        """The value once a key picked option `index` (it chosen, or it toggled)."""
         raise NotImplementedError
 
     def forget_keys(self) -> None:
@@ -177,6 +177,14 @@ class OptionsEditor(BlockEditor):
         return False
 
     # --- shared ---------------------------------------------------------------------------------
+
+    def value(self) -> Any:
+        return self._value
+
+    def set_value(self, value: Any) -> None:
+        self._value = value
+        self.show_choices()
+        self.value_changed()
 
     @property
     def count(self) -> int:
@@ -213,8 +221,9 @@ class OptionsEditor(BlockEditor):
 
     def chosen_by_key(self, index: int) -> None:
         self._cursor = index
-        self.pick(index)
-        self.show_choices()
+        self.set_value(self.picked(index))
+        if self.CHOOSES:
+            self.chosen()
 
     # --- keys -----------------------------------------------------------------------------------
 
@@ -234,8 +243,7 @@ class OptionsEditor(BlockEditor):
         self._commit_typed()  # any other key ends a number being typed (enter then submits it)
         if key in ("backspace", "delete"):
             event.stop()
-            self.clear()
-            self.show_choices()
+            self.set_value(None)
         elif key in ("up", "down"):
             event.stop()
             self._move(-1 if key == "up" else 1)
@@ -358,6 +366,11 @@ class OptionsEditor(BlockEditor):
 class SelectionEditor(OptionsEditor):
     """An editor of a block's own options (`single_selection`, `multiple_selection`)."""
 
+    FILTER_HINT: ClassVar[str] = "enter picks · esc closes"
+    MANY_HINT: ClassVar[str] = "type {numbers} · / filter · ⌫ clear"
+    """The hint with more than 10 options (numbers are typed, `/` filters)."""
+    FEW_HINT: ClassVar[str] = "{numbers} choose · ⌫ clear"
+
     def __init__(self, block: Block, *args: Any, **kwargs: Any) -> None:
         pairs = option_pairs(block)
         self._ids = [option_id for option_id, _ in pairs]
@@ -370,3 +383,11 @@ class SelectionEditor(OptionsEditor):
     def ids(self) -> list[str]:
         """The option ids, in the block's order."""
         return self._ids
+
+    def key_hint(self) -> str:
+        if self.filtering:
+            return self.FILTER_HINT
+        if self._typed:
+            return f"typed {self._typed}…"
+        hint = self.MANY_HINT if self.count > 10 else self.FEW_HINT
+        return hint.format(numbers=number_range(self.count))
