@@ -19,27 +19,25 @@ key is only ever sent to the server it came with: a lower layer's key (or organi
 when that layer names the same server URL.
 """
 
+import functools
 import os
-import tempfile
 import tomllib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import platformdirs
 import pydantic
-import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from pydantic_settings import (
-    BaseSettings,
-    EnvSettingsSource,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-)
+
+if TYPE_CHECKING:
+    from pydantic_settings import BaseSettings
+
+# platformdirs, tomli_w, tempfile and pydantic-settings are imported where they are used: this module
+# is on the app's start path, and most starts need none of them (see _read_environment).
 
 ENV_PREFIX = "QUEUEDESK_"
 ENV_URL = "QUEUEDESK_URL"
@@ -119,6 +117,8 @@ def _config_path(environ: Mapping[str, str]) -> Path:
     chosen = environ.get(ENV_CONFIG)
     if chosen:
         return Path(chosen).expanduser()
+    import platformdirs
+
     return Path(platformdirs.user_config_dir("queuedesk")) / "config.toml"
 
 
@@ -158,6 +158,10 @@ def load_config(path: Path | None = None) -> ConfigFile:
 
 def save_config(config: ConfigFile, path: Path | None = None) -> None:
     """Write the file atomically, readable by its owner only (it holds API keys)."""
+    import tempfile
+
+    import tomli_w
+
     path = path or config_path()
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     text = tomli_w.dumps(config.model_dump(mode="json", exclude_defaults=True, exclude_none=True))
@@ -188,42 +192,71 @@ def save_profile(name: str, profile: Profile, *, make_default: bool = True, path
 _ENVIRON: ContextVar[Mapping[str, str] | None] = ContextVar("queuedesk_environ", default=None)
 
 
-class _GivenEnvironment(EnvSettingsSource):
-    """The environment source, reading a mapping given by the caller instead of os.environ."""
-
-    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
-        self._given = environ
-        super().__init__(settings_cls)
-
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        return {
-            (name if self.case_sensitive else name.lower()): value
-            for name, value in self._given.items()
-            if not (self.env_ignore_empty and value == "")
-        }
-
-
-class _Environment(BaseSettings):
-    """QUEUEDESK_URL, _TOKEN, _ORG and _PROFILE; an empty variable counts as unset."""
-
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_ignore_empty=True, extra="ignore")
+@dataclass(frozen=True)
+class _Variables:
+    """QUEUEDESK_URL, _TOKEN, _ORG and _PROFILE as read; None when unset or empty."""
 
     url: str | None = None
     token: str | None = None
-    org: int | None = Field(default=None, gt=0)
+    org: int | None = None
     profile: str | None = None
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        given = _ENVIRON.get()
-        return (env_settings if given is None else _GivenEnvironment(settings_cls, given),)
+
+# The names pydantic-settings matches (it ignores case unless told otherwise).
+_VARIABLE_NAMES = frozenset((ENV_PREFIX + f.name).lower() for f in fields(_Variables))
+
+
+@functools.cache
+def _environment_settings() -> "type[BaseSettings]":
+    """The pydantic-settings class that reads the variables, built on first use.
+
+    Importing pydantic-settings takes ≈0.1 s, a quarter of the app's start budget over a bare
+    Textual app, and most starts have none of the variables set.
+    """
+    from pydantic_settings import (
+        BaseSettings,
+        EnvSettingsSource,
+        PydanticBaseSettingsSource,
+        SettingsConfigDict,
+    )
+
+    class _GivenEnvironment(EnvSettingsSource):
+        """The environment source, reading a mapping given by the caller instead of os.environ."""
+
+        def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+            self._given = environ
+            super().__init__(settings_cls)
+
+        def _load_env_vars(self) -> Mapping[str, str | None]:
+            return {
+                (name if self.case_sensitive else name.lower()): value
+                for name, value in self._given.items()
+                if not (self.env_ignore_empty and value == "")
+            }
+
+    class _Environment(BaseSettings):
+        """QUEUEDESK_URL, _TOKEN, _ORG and _PROFILE; an empty variable counts as unset."""
+
+        model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_ignore_empty=True, extra="ignore")
+
+        url: str | None = None
+        token: str | None = None
+        org: int | None = Field(default=None, gt=0)
+        profile: str | None = None
+
+        @classmethod
+        def settings_customise_sources(
+            cls,
+            settings_cls: type[BaseSettings],
+            init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            given = _ENVIRON.get()
+            return (env_settings if given is None else _GivenEnvironment(settings_cls, given),)
+
+    return _Environment
 
 
 @contextmanager
@@ -235,16 +268,20 @@ def _reading(environ: Mapping[str, str] | None) -> Iterator[None]:
         _ENVIRON.reset(token)
 
 
-def _read_environment(environ: Mapping[str, str] | None) -> _Environment:
+def _read_environment(environ: Mapping[str, str] | None) -> _Variables:
+    given = os.environ if environ is None else environ
+    if not any(value != "" and name.lower() in _VARIABLE_NAMES for name, value in given.items()):
+        return _Variables()  # what pydantic-settings would find, without importing it
     try:
         with _reading(environ):
-            return _Environment()
+            found = _environment_settings()()
     except pydantic.ValidationError as exc:
         error = exc.errors()[0]
         name = ENV_PREFIX + str(error["loc"][0]).upper()
         if name == ENV_ORG:
             raise ConfigError(f"{ENV_ORG} must be a whole number above 0, not {error['input']!r}") from None
         raise ConfigError(f"{name}: {error['msg']}") from None
+    return _Variables(**{f.name: getattr(found, f.name) for f in fields(_Variables)})
 
 
 # --- resolving a connection -------------------------------------------------------------------------
