@@ -16,15 +16,40 @@ from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.settings import AppSettings, Target
 from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql
+from tests.tui.test_images import image_server  # noqa: F401  (the fixture, used by name)
 
 SHOWN_URL = "http://127.0.0.1:8000"
 NOON = 1795420800_000000  # 2026-11-23 08:00:00 UTC in microseconds
 MINUTE = 60_000_000
 SIZES = [(100, 30), (80, 24)]
+SHOWN_IMAGE_HOST = "http://images.example"
+IMAGE_HOST = "http://127.0.0.1:1"  # replaced by the image server's address at fixture time
+MODERATION_BLOCKS = [
+    {"id": "message", "name": "Message", "type": "text", "text": {"read_only": True}},
+    {"id": "photo", "name": "Photo", "type": "image", "image": {}},
+    {
+        "id": "verdict",
+        "name": "Verdict",
+        "type": "single_selection",
+        "single_selection": {
+            "is_required": True,
+            "options": [
+                {"id": "ok", "name": "Fine"},
+                {"id": "remove", "name": "Remove"},
+                {"id": "escalate", "name": "Escalate"},
+            ],
+        },
+    },
+    {"id": "note", "name": "Note", "type": "text", "text": {"placeholder": "Why? (optional)"}},
+]
 
 
 @pytest.fixture(scope="module")
-def snapshot_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def snapshot_server(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[ServerProcess]:
+    global IMAGE_HOST
+    IMAGE_HOST = request.getfixturevalue("image_server")
     server = ServerProcess(tmp_path_factory.mktemp("snapshots") / "qd.db", seed=ROLES_SEED).start()
     admin = server.client("admin")
     worker = server.client("worker")
@@ -47,6 +72,17 @@ def snapshot_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
             "data": [{"id": "total", "name": "Total", "type": "number"}],
         },
     ).raise_for_status()
+    moderation = admin.post(
+        f"/orgs/{org}/queues",
+        json={"name": "Moderation", "description": "Is the picture fine?", "data": MODERATION_BLOCKS},
+    ).json()
+    for n in range(3):
+        admin.post(
+            f"/orgs/{org}/queues/{moderation['id']}/tasks/create",
+            json={
+                "data": {"message": f"Reported by user {n}: offensive?", "photo": f"{IMAGE_HOST}/good.png"}
+            },
+        ).raise_for_status()
     db = server.db_url
     execute_sql(db, f"UPDATE queues SET created_at = {NOON} + id * 7 * {MINUTE}")
     execute_sql(db, f"UPDATE tasks SET created_at = {NOON} + id * {MINUTE}")
@@ -79,6 +115,8 @@ async def settle(pilot: Pilot[None]) -> None:
         session.url = SHOWN_URL
     for bar in app.screen.query("ContextBar"):
         bar.render_bar()  # type: ignore[attr-defined]
+    for caption in app.screen.query(".image-caption"):
+        caption.update(str(caption.render()).replace(IMAGE_HOST, SHOWN_IMAGE_HOST))  # type: ignore[attr-defined]
     await pilot.pause()
 
 
@@ -148,3 +186,20 @@ def test_snapshot_data_is_what_the_pictures_show(snapshot_server: ServerProcess)
     assert [q["created_at"] for q in queues] == [
         f"2026-11-23T08:{7 * q['id']:02d}:00.000000Z" for q in queues
     ]
+
+
+# The work screen last: claiming changes who is active in the queue list above.
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_work_screen(snap_compare, snapshot_server: ServerProcess, size: tuple[int, int]) -> None:
+    """Text (read-only message and a note), an image (half cells) and a required single selection."""
+    assert snap_compare(
+        app_for(snapshot_server, "worker"), terminal_size=size, run_before=steps("down", "down", "w")
+    )
+
+
+def test_work_screen_refuses_a_missing_choice(snap_compare, snapshot_server: ServerProcess) -> None:
+    assert snap_compare(
+        app_for(snapshot_server, "worker"),
+        terminal_size=(100, 30),
+        run_before=steps("down", "down", "w", "enter"),
+    )

@@ -39,7 +39,7 @@ class WorkScreen(AppScreen):
         Binding("u", "undo", "Undo", id="work.undo"),
         Binding("z", "zoom", "Image", id="work.zoom"),
         Binding("o", "open_image", "Open image", show=False, id="work.open_image"),
-        Binding("ctrl+s", "release_draft", "Save draft & release", id="work.release_draft"),
+        Binding("ctrl+s", "release_draft", "Keep draft", id="work.release_draft"),
         Binding(
             "ctrl+t", "toggle_submit_on_choice", "Submit on choice", show=False, id="work.submit_on_choice"
         ),
