@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from queuedesk import __version__
 from queuedesk.commands import config, export, importing, queues, tasks
 from queuedesk.commands.common import EXIT_HELP, connection_options, run
-from queuedesk.server.settings import DEFAULT_LEASE_SECONDS
 from queuedesk.tui.main import add_app_options, run_app
+
+# Building the parser imports nothing heavy (the app's start counts every import): each command
+# imports what it needs when it runs, and the server's modules load only for serve, keys and demo.
 
 
 def _add_db(parser: argparse.ArgumentParser) -> None:
@@ -43,8 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--lease-seconds",
         type=int,
-        default=DEFAULT_LEASE_SECONDS,
-        help=f"how long a claim lasts without a heartbeat (default {DEFAULT_LEASE_SECONDS})",
+        # the server's DEFAULT_LEASE_SECONDS, filled in by main() so that the parser needs no server import
+        help="how long a claim lasts without a heartbeat (default 900)",
     )
     serve.add_argument(
         "--db-pool-size",
@@ -103,6 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from queuedesk.demo import run_demo
 
             return run_demo(args)
+        if args.command == "serve" and args.lease_seconds is None:
+            from queuedesk.server.settings import DEFAULT_LEASE_SECONDS
+
+            args.lease_seconds = DEFAULT_LEASE_SECONDS
         return commands.serve(args) if args.command == "serve" else commands.keys(args)
     if getattr(args, "client_command", None) is not None:
         return run(args.client_command, args)

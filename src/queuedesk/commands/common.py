@@ -1,18 +1,12 @@
 """What every client command shares: connection options, exit codes, output, finding a queue."""
 
 import argparse
-import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
-
-from rich import box
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from queuedesk.api import errors
-from queuedesk.api.client import QueueDeskClient
 from queuedesk.api.config import (
     ENV_ORG,
     ENV_PROFILE,
@@ -24,6 +18,11 @@ from queuedesk.api.config import (
     resolve_connection,
 )
 from queuedesk.api.models import Queue
+
+# The parser is built from these modules on every start, the terminal app's too: what only a
+# command needs (the HTTP client, asyncio, rich) is imported when that command runs.
+if TYPE_CHECKING:
+    from queuedesk.api.client import QueueDeskClient
 
 # Exit codes scripts can rely on.
 OK = 0
@@ -90,7 +89,9 @@ def connection_from(args: argparse.Namespace) -> Connection:
     return connection
 
 
-def client_from(args: argparse.Namespace) -> QueueDeskClient:
+def client_from(args: argparse.Namespace) -> "QueueDeskClient":
+    from queuedesk.api.client import QueueDeskClient
+
     return QueueDeskClient(connection=connection_from(args))
 
 
@@ -105,6 +106,8 @@ def exit_code(exc: errors.QueueDeskError) -> int:
 
 def run(command: Callable[[argparse.Namespace], Awaitable[int]], args: argparse.Namespace) -> int:
     """Run an async command; every failure becomes a message on stderr and an exit code."""
+    import asyncio
+
     try:
         return asyncio.run(command(args))
     except UsageError as exc:
@@ -115,7 +118,7 @@ def run(command: Callable[[argparse.Namespace], Awaitable[int]], args: argparse.
         return fail("interrupted", 130)
 
 
-async def find_queue(client: QueueDeskClient, ref: str) -> Queue:
+async def find_queue(client: "QueueDeskClient", ref: str) -> Queue:
     """A queue by id, or by name (exact, else case-insensitive when that is unambiguous)."""
     queues = await client.queues()
     if ref.isdigit():
@@ -139,6 +142,10 @@ def print_json(value: Any) -> None:
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """A table on standard output; piped, it is plain text that never wraps (use --json to parse)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
     wide = None if sys.stdout.isatty() else 10_000
     console = Console(file=sys.stdout, width=wide, highlight=False, soft_wrap=False)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")

@@ -14,7 +14,6 @@ from queuedesk.api.csv_values import TASK_COLUMNS, to_cell
 from queuedesk.api.models import Task
 from queuedesk.api.timestamps import format_timestamp
 from queuedesk.commands.common import OK, UsageError, client_from, find_queue
-from queuedesk.commands.progress import Progress
 
 
 @contextmanager
@@ -49,6 +48,8 @@ def _task_row(task: Task, block_ids: list[str]) -> list[str]:
 
 
 async def export(args: argparse.Namespace) -> int:
+    from queuedesk.commands.progress import Progress  # rich's progress: only when exporting
+
     async with client_from(args) as client:
         queue = await find_queue(client, args.queue)
         block_ids = [b.id for b in (await client.queue(queue.id)).data]

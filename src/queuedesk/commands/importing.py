@@ -12,10 +12,9 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from queuedesk.api import errors
-from queuedesk.api.client import QueueDeskClient
-from queuedesk.commands import original_rules
 from queuedesk.commands.common import (
     OK,
     PARTIAL,
@@ -25,8 +24,12 @@ from queuedesk.commands.common import (
     find_queue,
     print_json,
 )
-from queuedesk.commands.csv_rows import Row, read_rows, report
-from queuedesk.commands.progress import Progress
+
+# Imported when an import runs (this module is imported on every start, to build the parser).
+if TYPE_CHECKING:
+    from queuedesk.api.client import QueueDeskClient
+    from queuedesk.commands.csv_rows import Row
+    from queuedesk.commands.progress import Progress
 
 MAX_TASKS_PER_REQUEST = 10_000
 MAX_BYTES_PER_REQUEST = 900 * 1024  # under the server's 1 MiB, with room for the envelope
@@ -39,7 +42,7 @@ class Stopped(Exception):
     """A row failed after `created` rows were made (as (row number, task id) pairs)."""
 
     created: list[tuple[int, int]]
-    failed: Row
+    failed: "Row"
     error: errors.QueueDeskError
 
     @property
@@ -47,7 +50,7 @@ class Stopped(Exception):
         return isinstance(self.error, UNSURE)
 
 
-def batches(rows: list[Row]) -> Iterator[list[Row]]:
+def batches(rows: "list[Row]") -> "Iterator[list[Row]]":
     """Groups that fit one import request (count and body size)."""
     batch: list[Row] = []
     size = 0
@@ -63,7 +66,7 @@ def batches(rows: list[Row]) -> Iterator[list[Row]]:
 
 
 async def _in_bulk(
-    client: QueueDeskClient, queue_id: int, rows: list[Row], source: str, progress: Progress
+    client: "QueueDeskClient", queue_id: int, rows: "list[Row]", source: str, progress: "Progress"
 ) -> list[tuple[int, int]]:
     created: list[tuple[int, int]] = []
     for batch in batches(rows):
@@ -77,7 +80,7 @@ async def _in_bulk(
 
 
 async def _one_by_one(
-    client: QueueDeskClient, queue_id: int, rows: list[Row], progress: Progress
+    client: "QueueDeskClient", queue_id: int, rows: "list[Row]", progress: "Progress"
 ) -> list[tuple[int, int]]:
     created: list[tuple[int, int]] = []
     for row in rows:
@@ -147,6 +150,10 @@ def _stopped(args: argparse.Namespace, where: str, stop: Stopped) -> int:
 
 
 async def import_csv(args: argparse.Namespace) -> int:
+    from queuedesk.commands import original_rules
+    from queuedesk.commands.csv_rows import read_rows, report
+    from queuedesk.commands.progress import Progress
+
     path = Path(args.file)
     source = path.name if path.name.lower().endswith(".csv") else f"{path.name}.csv"
     async with client_from(args) as client:
