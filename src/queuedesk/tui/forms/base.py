@@ -22,11 +22,15 @@ REQUIRED = "required"
 class BlockEditor(Widget):
     """Shows one block's value and, when `editable`, lets it be changed.
 
-    Subclasses give the field (`compose_field`), `value`, `set_value` and a short `key_hint`.
+    Subclasses give the field (`compose_field`), `value`, `set_value` and a short `key_hint`. They
+    need no `__init__`: the first `set_value` runs in this one, so state it reads before setting is
+    a class default (`_area = False`), and what comes from the block is derived from `self.block`.
     """
 
     WORKER_FILLS: ClassVar[bool] = True
     """In the work screen: is this block a question the worker answers (else it is task content)?"""
+
+    _problem: str | None = None
 
     class Changed(Message):
         """The editor's value changed (a key, a paste or `set_value`)."""
@@ -65,12 +69,12 @@ class BlockEditor(Widget):
         super().__init__(id=id, classes=classes)
         self.block = block
         self.editable = editable
-        self._problem: str | None = None
-        self._last_value: Any = None
+        if not editable:
+            self.can_focus = False
         self.set_class(not editable, "-read-only")
         self.set_class(editable and block.is_required, "-required")
-        self.set_value(value)
-        self._last_value = self.value()
+        self._last_value: Any = None
+        self.reset(value)
 
     @classmethod
     def filled_by_worker(cls, block: Block) -> bool:

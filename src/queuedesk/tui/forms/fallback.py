@@ -10,7 +10,6 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.widgets import Static, TextArea
 
-from queuedesk.api.models import Block
 from queuedesk.tui.forms.base import BlockEditor
 
 TEXT_TYPES = frozenset({"rich_text"})
@@ -33,18 +32,8 @@ def shown_value(value: Any) -> str:
 class FallbackEditor(BlockEditor):
     WORKER_FILLS = False
 
-    def __init__(
-        self,
-        block: Block,
-        value: Any = None,
-        *,
-        editable: bool = True,
-        id: str | None = None,
-        classes: str | None = None,
-    ) -> None:
-        self._raw: Any = None
-        self._text = ""
-        super().__init__(block, value, editable=editable, id=id, classes=classes)
+    _raw: Any = None
+    _text = ""
 
     @property
     def is_text(self) -> bool:

@@ -9,7 +9,6 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from queuedesk.api.models import Block
 from queuedesk.tui.forms.base import BlockEditor
 
 InputType = Literal["integer", "number", "text"]
@@ -40,17 +39,7 @@ class InputEditor(BlockEditor):
     DEFAULT_PLACEHOLDER: ClassVar[str] = ""
     HINT: ClassVar[str] = "esc leaves the field"
 
-    def __init__(
-        self,
-        block: Block,
-        value: Any = None,
-        *,
-        editable: bool = True,
-        id: str | None = None,
-        classes: str | None = None,
-    ) -> None:
-        self._text = ""
-        super().__init__(block, value, editable=editable, id=id, classes=classes)
+    _text = ""
 
     def placeholder(self) -> str:
         placeholder = self.block.settings.get("placeholder")

@@ -12,6 +12,7 @@ A click on an option picks it too.
 """
 
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any, ClassVar, Protocol
 
 from textual import events
@@ -124,25 +125,13 @@ class OptionsEditor(BlockEditor):
     CHOOSES: ClassVar[bool] = True
     """Is a pick a choice (it posts `Chosen`, for "submit on choice")? A toggle is not."""
 
-    def __init__(
-        self,
-        block: Block,
-        value: Any = None,
-        *,
-        editable: bool = True,
-        id: str | None = None,
-        classes: str | None = None,
-    ) -> None:
-        self._cursor = 0
-        self._cursor_shown = False
-        self._typed = ""
-        self._typed_timer: _Cancellable | None = None
-        self._filter_text: str | None = None
-        self._value: Any = None
-        super().__init__(block, value, editable=editable, id=id, classes=classes)
-        if not editable:
-            self.can_focus = False
-        self._cursor = next((i for i in range(self.count) if self.is_chosen(i)), 0)
+    _value: Any = None
+    # What keys leave half done; `forget_keys` (from `__init__` on) puts the cursor on the choice.
+    _cursor = 0
+    _cursor_shown = False
+    _typed = ""
+    _typed_timer: _Cancellable | None = None
+    _filter_text: str | None = None
 
     # --- what subclasses provide ----------------------------------------------------------------
 
@@ -366,23 +355,21 @@ class OptionsEditor(BlockEditor):
 class SelectionEditor(OptionsEditor):
     """An editor of a block's own options (`single_selection`, `multiple_selection`)."""
 
+    @cached_property
+    def _options(self) -> list[tuple[str, str]]:
+        return option_pairs(self.block)
+
     FILTER_HINT: ClassVar[str] = "enter picks · esc closes"
     MANY_HINT: ClassVar[str] = "type {numbers} · / filter · ⌫ clear"
     """The hint with more than 10 options (numbers are typed, `/` filters)."""
     FEW_HINT: ClassVar[str] = "{numbers} choose · ⌫ clear"
 
-    def __init__(self, block: Block, *args: Any, **kwargs: Any) -> None:
-        pairs = option_pairs(block)
-        self._ids = [option_id for option_id, _ in pairs]
-        self._names = [name for _, name in pairs]
-        super().__init__(block, *args, **kwargs)
-
     def names(self) -> list[str]:
-        return self._names
+        return [name for _, name in self._options]
 
     def ids(self) -> list[str]:
         """The option ids, in the block's order."""
-        return self._ids
+        return [option_id for option_id, _ in self._options]
 
     def key_hint(self) -> str:
         if self.filtering:

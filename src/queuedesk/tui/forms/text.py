@@ -22,18 +22,8 @@ def wants_area(text: str) -> bool:
 class TextEditor(InputEditor):
     MULTI_LINE_HINT: ClassVar[str] = "enter new line · esc leaves field"
 
-    def __init__(
-        self,
-        block: Block,
-        value: Any = None,
-        *,
-        editable: bool = True,
-        id: str | None = None,
-        classes: str | None = None,
-    ) -> None:
-        self._area = False
-        self._switching = False
-        super().__init__(block, value, editable=editable, id=id, classes=classes)
+    _area = False
+    _switching = False
 
     @classmethod
     def filled_by_worker(cls, block: Block) -> bool:
