@@ -23,7 +23,6 @@ class TextEditor(InputEditor):
     MULTI_LINE_HINT: ClassVar[str] = "enter new line · esc leaves field"
 
     _area = False
-    _switching = False
 
     @classmethod
     def filled_by_worker(cls, block: Block) -> bool:
@@ -56,15 +55,12 @@ class TextEditor(InputEditor):
         return self._text if self._text.strip() else None
 
     def set_value(self, value: Any) -> None:
-        text = shown_text(value)
-        area = self.editable and (self._area or wants_area(text))
-        self._switching = area != self._area
-        self._area = area
+        self._area = self.editable and (self._area or wants_area(shown_text(value)))
         super().set_value(value)
 
     def show_text(self) -> None:
-        if self._switching:
-            self.refresh(recompose=True)
+        if self._area != bool(self.query(TextArea)):
+            self.refresh(recompose=True)  # the one-line field becomes the area
         elif self._area:
             self.query_one(TextArea).text = self._text
         else:
