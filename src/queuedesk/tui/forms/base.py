@@ -19,6 +19,18 @@ from queuedesk.api.models import Block
 REQUIRED = "required"
 
 
+class EditorMessage(Message):
+    """A message about one editor, which is its `control`."""
+
+    def __init__(self, editor: "BlockEditor") -> None:
+        super().__init__()
+        self.editor = editor
+
+    @property
+    def control(self) -> "BlockEditor":
+        return self.editor
+
+
 class BlockEditor(Widget):
     """Shows one block's value and, when `editable`, lets it be changed.
 
@@ -32,30 +44,14 @@ class BlockEditor(Widget):
 
     _problem: str | None = None
 
-    class Changed(Message):
+    class Changed(EditorMessage):
         """The editor's value changed (a key, a paste or `set_value`)."""
 
-        def __init__(self, editor: "BlockEditor") -> None:
-            super().__init__()
-            self.editor = editor
-
-        @property
-        def control(self) -> "BlockEditor":
-            return self.editor
-
-    class Chosen(Message):
+    class Chosen(EditorMessage):
         """A choice was made with a key (a digit, `y`/`n`, `space`, `enter` in a filter).
 
         The work screen's "submit on choice" listens for this.
         """
-
-        def __init__(self, editor: "BlockEditor") -> None:
-            super().__init__()
-            self.editor = editor
-
-        @property
-        def control(self) -> "BlockEditor":
-            return self.editor
 
     def __init__(
         self,
