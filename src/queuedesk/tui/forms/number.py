@@ -20,6 +20,3 @@ class NumberEditor(InputEditor):
             return float(cleaned)
         except ValueError:
             return text  # sent as typed, so the block rule names the problem
-
-    def parse_problem(self) -> str | None:
-        return "must be a number" if isinstance(self.value(), str) else None
