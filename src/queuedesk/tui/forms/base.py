@@ -2,7 +2,7 @@
 
 Every editor checks its value with the block rules the server uses (`queuedesk.api.blocks`): empty
 means `blocks.is_empty`, and a value must pass its block type's own check. An editor only adds what
-the rules cannot know (a number or JSON that does not parse).
+the rules cannot know (JSON that does not parse).
 """
 
 from typing import Any, ClassVar
@@ -99,7 +99,7 @@ class BlockEditor(Widget):
         """Drop what keys left half done (a number being typed, an open filter)."""
 
     def parse_problem(self) -> str | None:
-        """What is wrong before the rules can even look (e.g. a number that does not parse)."""
+        """What is wrong before the rules can even look (e.g. JSON that does not parse)."""
         return None
 
     # --- shared ---------------------------------------------------------------------------------
@@ -134,6 +134,11 @@ class BlockEditor(Widget):
         except (TypeError, ValueError, KeyError, AttributeError):
             # Settings the rules do not expect (a block from another server): say so, never crash.
             return "cannot be checked: this block's settings are not as expected"
+
+    @property
+    def missing(self) -> bool:
+        """Required and still empty: what a completion would be refused for."""
+        return self.block.is_required and blocks.is_empty(self.value())
 
     def show_problem(self, message: str | None) -> None:
         """Show `message` under the field (None clears it); the next change of value clears it too."""

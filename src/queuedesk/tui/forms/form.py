@@ -30,7 +30,6 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
-from queuedesk.api import blocks as block_rules
 from queuedesk.api.models import Block
 from queuedesk.tui.forms.base import REQUIRED, BlockEditor
 from queuedesk.tui.forms.image import ImageEditor
@@ -139,11 +138,7 @@ class TaskForm(Widget):
 
     def missing_required(self) -> list[str]:
         """The names of the required blocks still empty (what a completion would be refused for)."""
-        return [
-            editor.block.name
-            for editor in self._editors
-            if editor.block.is_required and block_rules.is_empty(editor.value())
-        ]
+        return [editor.block.name for editor in self._editors if editor.missing]
 
     def show_problems(self, problems: dict[str, str]) -> None:
         """Show each message under its block (and clear the others); the focus goes to the first.
@@ -192,11 +187,7 @@ class TaskForm(Widget):
         comment field. In "create" mode: the first editor. With nothing editable the form itself
         takes the focus.
         """
-        waiting = [
-            e
-            for e in self._editors
-            if self.mode == "work" and e.block.is_required and block_rules.is_empty(e.value())
-        ]
+        waiting = [e for e in self._editors if e.missing] if self.mode == "work" else []
         for editor in [*waiting, *self._editors]:
             if editor.focus_field():
                 return
