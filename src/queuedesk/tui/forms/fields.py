@@ -70,9 +70,6 @@ class InputEditor(BlockEditor):
         """The value typed as `text` (already stripped, never empty)."""
         return text
 
-    def text(self) -> str:
-        return self._text
-
     def value(self) -> Any:
         text = self._text.strip()
         return self.parse(text) if text else None
