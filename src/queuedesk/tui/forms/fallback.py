@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static, TextArea
 
 from queuedesk.tui.forms.base import BlockEditor
+from queuedesk.tui.forms.fields import text_area
 
 TEXT_TYPES = frozenset({"rich_text"})
 COMPACT_JSON = 60  # characters up to which a value is shown on one line
@@ -41,14 +42,7 @@ class FallbackEditor(BlockEditor):
 
     def compose_field(self) -> ComposeResult:
         if self.editable:
-            yield TextArea(
-                self._text,
-                soft_wrap=True,
-                tab_behavior="focus",
-                compact=True,
-                placeholder="text" if self.is_text else "JSON",
-                classes="editor-area",
-            )
+            yield text_area(self._text, "text" if self.is_text else "JSON")
         elif self._raw is None:
             yield Static("—", classes="editor-value -empty")
         else:

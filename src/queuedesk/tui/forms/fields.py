@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 
 from textual.app import ComposeResult
 from textual.widget import Widget
-from textual.widgets import Input, Static
+from textual.widgets import Input, Static, TextArea
 
 from queuedesk.tui.forms.base import BlockEditor
 
@@ -30,6 +30,18 @@ def shown_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def text_area(text: str, placeholder: str) -> TextArea:
+    """A multi-line field: it wraps, `enter` is a new line, `tab` goes on to the next editor."""
+    return TextArea(
+        text,
+        soft_wrap=True,
+        tab_behavior="focus",
+        compact=True,
+        placeholder=placeholder,
+        classes="editor-area",
+    )
 
 
 class InputEditor(BlockEditor):

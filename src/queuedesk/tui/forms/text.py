@@ -10,7 +10,7 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 
 from queuedesk.api.models import Block
-from queuedesk.tui.forms.fields import InputEditor, shown_text
+from queuedesk.tui.forms.fields import InputEditor, shown_text, text_area
 
 LONG_TEXT = 70  # characters from which a value gets the multi-line area
 
@@ -30,15 +30,7 @@ class TextEditor(InputEditor):
 
     def compose_field(self) -> ComposeResult:
         if self.editable and self._area:
-            yield TextArea(
-                self._text,
-                soft_wrap=True,
-                tab_behavior="focus",
-                show_line_numbers=False,
-                compact=True,
-                placeholder=self.placeholder(),
-                classes="editor-area",
-            )
+            yield text_area(self._text, self.placeholder())
         else:
             yield from super().compose_field()
 
