@@ -1,18 +1,36 @@
 """A table over a long server-side list: pages load as the cursor nears an end, and only a window
-of rows around the cursor is kept, so a history of millions paints as fast as one of a hundred."""
+of rows around the cursor is kept, so a history of millions paints as fast as one of a hundred.
+
+It is a line-API widget (`ScrollView` + `render_line`), not a `DataTable`: a DataTable re-measures
+and re-lays out every row it holds when rows are added or removed (0.2 to 0.9 s a page at 500 rows),
+while here a page costs its fetch, its cells, and the ~30 lines on screen. Each row's cells are
+rendered once to segments; the row's style (zebra stripe, cursor, hover) is laid over them as the
+line is painted. It looks and answers to keys like the DataTable it replaces (same component classes
+and styles, `DataTable.RowSelected` on enter), and offers the few DataTable calls the tests read
+(`row_count`, `get_row_at`).
+"""
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
+from textual.geometry import Size
 from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 from textual.widgets import DataTable
+from textual.widgets.data_table import RowKey
 
 PAGE_SIZE = 100
 WINDOW_PAGES = 5
 NEAR = 20  # rows from an end of the window at which the next page is fetched
+PADDING = 1  # blank cells either side of a column's text, as a DataTable draws them
+MIN_LAST = 16  # the width-0 column takes what is left, but never less than this
 
 
 @dataclass(frozen=True)
@@ -24,13 +42,75 @@ class Page:
 Fetch = Callable[[int, int], Awaitable[Page]]  # offset, limit
 
 
-class PagedTable(DataTable[str | Text]):
+class PagedTable(ScrollView, can_focus=True):
+    """`fetch(offset, limit)` gives pages of a stable order; `key_of(item)` tells repeats apart."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "Select", show=False),
+        Binding("up", "cursor_up", "Cursor up", show=False),
+        Binding("down", "cursor_down", "Cursor down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
         Binding("home", "first_row", "First row", show=False),
         Binding("end", "last_row", "Last row", show=False),
+        Binding("ctrl+home", "first_row", "First row", show=False),
+        Binding("ctrl+end", "last_row", "Last row", show=False),
     ]
 
-    """`fetch(offset, limit)` gives pages of a stable order; `key_of(item)` tells repeats apart."""
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "datatable--header",
+        "datatable--cursor",
+        "datatable--hover",
+        "datatable--even-row",
+        "datatable--odd-row",
+    }
+
+    # DataTable's own styles for the parts this table has, so both kinds of table look alike.
+    DEFAULT_CSS = """
+    PagedTable {
+        background: $surface;
+        color: $foreground;
+        height: 1fr;
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .datatable--cursor {
+                background: $block-cursor-background;
+                color: $block-cursor-foreground;
+                text-style: $block-cursor-text-style;
+            }
+            & > .datatable--header {
+                background-tint: $foreground 5%;
+            }
+        }
+        &:dark {
+            & > .datatable--even-row {
+                background: $surface-darken-1 40%;
+            }
+        }
+        & > .datatable--header {
+            text-style: bold;
+            background: $panel;
+            color: $foreground;
+        }
+        &:ansi > .datatable--header {
+            background: ansi_bright_blue;
+            color: ansi_default;
+        }
+        & > .datatable--odd-row {
+        }
+        & > .datatable--even-row {
+            background: $surface-lighten-1 50%;
+        }
+        & > .datatable--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        & > .datatable--hover {
+            background: $block-hover-background;
+        }
+    }
+    """
 
     class Loaded(Message):
         def __init__(self, table: "PagedTable") -> None:
@@ -43,6 +123,13 @@ class PagedTable(DataTable[str | Text]):
             self.table = table
             self.error = error
 
+    class RowSelected(DataTable.RowSelected):
+        """Enter (or a click on the cursor's row): handled by `@on(DataTable.RowSelected)` too."""
+
+        def __init__(self, table: "PagedTable", cursor_row: int, key: str) -> None:
+            # The screens read `event.data_table` and `control`; this table stands in for a DataTable.
+            super().__init__(cast("DataTable[Any]", table), cursor_row, RowKey(key))
+
     def __init__(
         self,
         columns: Sequence[tuple[str, str, int]],
@@ -53,7 +140,7 @@ class PagedTable(DataTable[str | Text]):
         window_pages: int = WINDOW_PAGES,
         id: str | None = None,
     ) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        super().__init__(id=id)
         self.column_spec = list(columns)
         self.cells = cells
         self.key_of = key_of
@@ -65,21 +152,12 @@ class PagedTable(DataTable[str | Text]):
         self.total = 0
         self.busy = False
         self.generation = 0  # bumped by reset, so a page fetched for old filters is dropped
-
-    def on_mount(self) -> None:
-        # Fixed widths: an auto-width column measures every cell of the window on each change,
-        # which made each new page cost ~0.3 s at 500 rows. A width of 0 takes what is left.
-        fixed = sum(width + 2 for _key, _label, width in self.column_spec)
-        rest = max(16, self.app.size.width - fixed - 2)
-        for key, label, width in self.column_spec:
-            self.add_column(label, key=key, width=width or rest)
-
-    def action_first_row(self) -> None:
-        self.move_cursor(row=0)
-
-    def action_last_row(self) -> None:
-        if self.row_count:
-            self.move_cursor(row=self.row_count - 1)
+        self._rows: list[list[Text]] = []  # each item's cells, made when its page came
+        self._lines: list[list[Segment] | None] = []  # each row's cells drawn at the column widths
+        self._header: list[Segment] | None = None
+        self._widths: list[int] = [width for _key, _label, width in self.column_spec]
+        self._cursor = 0
+        self._hover: int | None = None  # the row under the mouse, once the mouse moved
 
     # --- what the screen calls -----------------------------------------------------------------
 
@@ -87,9 +165,10 @@ class PagedTable(DataTable[str | Text]):
         """Start over at the top with a new source (new filters)."""
         self.fetch = fetch
         self.generation += 1
-        self.items, self.start, self.total = [], 0, 0
         self.busy = False
-        self.clear()
+        self._set_window(0, [])
+        self._cursor = 0
+        self.scroll_to(y=0, animate=False)
         self.loading = True
         self._load(0, replace=True)
 
@@ -97,30 +176,111 @@ class PagedTable(DataTable[str | Text]):
         """Fetch the page under the cursor again (live views), keeping the cursor on its row."""
         if self.fetch is None or self.busy:
             return
-        offset = self.start + max(0, self.cursor_row - NEAR)
+        offset = self.start + max(0, self._cursor - NEAR)
         self._load(max(0, offset - offset % self.page_size), replace=True)
 
     def item_at_cursor(self) -> Any | None:
-        if not self.items or self.cursor_row >= len(self.items):
+        if not self.items or self._cursor >= len(self.items):
             return None
-        return self.items[self.cursor_row]
+        return self.items[self._cursor]
 
     @property
     def end(self) -> int:
         return self.start + len(self.items)
 
-    # --- paging ----------------------------------------------------------------------------------
+    @property
+    def cursor_row(self) -> int:
+        return self._cursor
 
-    def watch_cursor_coordinate(self, old: Any, new: Any) -> None:
-        super().watch_cursor_coordinate(old, new)
-        self.maybe_load()
+    @property
+    def row_count(self) -> int:
+        return len(self.items)
+
+    def get_row_at(self, row_index: int) -> list[Text]:
+        """The cells of the window's row `row_index` (as `DataTable.get_row_at`)."""
+        if not 0 <= row_index < len(self._rows):
+            raise IndexError(f"no row {row_index} in a window of {len(self._rows)}")
+        return list(self._rows[row_index])
+
+    def move_cursor(
+        self, *, row: int | None = None, column: int | None = None, animate: bool = False, scroll: bool = True
+    ) -> None:
+        """Put the cursor on `row` of the window (`column` and `animate` as DataTable's, unused)."""
+        if row is not None:
+            self._move(row, scroll=scroll)
+
+    # --- keys and mouse -----------------------------------------------------------------------
+
+    def action_select_cursor(self) -> None:
+        item = self.item_at_cursor()
+        if item is not None:
+            self.post_message(self.RowSelected(self, self._cursor, self.key_of(item)))
+
+    def action_cursor_up(self) -> None:
+        self._hover = None
+        self._move(self._cursor - 1)
+
+    def action_cursor_down(self) -> None:
+        self._hover = None
+        self._move(self._cursor + 1)
+
+    def action_page_down(self) -> None:
+        self._hover = None
+        height = self._body_height
+        self.scroll_to(y=self.scroll_y + height, animate=False)
+        self._move(self._cursor + height)
+
+    def action_page_up(self) -> None:
+        self._hover = None
+        height = self._body_height
+        self.scroll_to(y=self.scroll_y - height, animate=False)
+        self._move(self._cursor - height)
+
+    def action_first_row(self) -> None:
+        self._hover = None
+        self._move(0)
+
+    def action_last_row(self) -> None:
+        self._hover = None
+        if self.items:
+            self._move(len(self.items) - 1)
+
+    def _row_at(self, event: events.MouseEvent) -> int | None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y < 1:  # outside, or the header
+            return None
+        row = self.scroll_offset.y + offset.y - 1
+        return row if row < len(self.items) else None
+
+    def on_click(self, event: events.Click) -> None:
+        row = self._row_at(event)
+        if row is None:
+            return
+        event.stop()
+        if row == self._cursor:
+            self.action_select_cursor()
+        else:
+            self._move(row)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        row = self._row_at(event)
+        if row != self._hover:
+            self._hover = row
+            self.refresh()
+
+    def on_leave(self, _event: events.Leave) -> None:
+        if self._hover is not None:
+            self._hover = None
+            self.refresh()
+
+    # --- paging ----------------------------------------------------------------------------------
 
     def maybe_load(self) -> None:
         if self.fetch is None or self.busy or not self.items:
             return
-        if self.cursor_row >= len(self.items) - NEAR and self.end < self.total:
+        if self._cursor >= len(self.items) - NEAR and self.end < self.total:
             self._load(self.end)
-        elif self.cursor_row < NEAR and self.start > 0:
+        elif self._cursor < NEAR and self.start > 0:
             self._load(max(0, self.start - self.page_size))
 
     def _load(self, offset: int, *, replace: bool = False) -> None:
@@ -150,8 +310,8 @@ class PagedTable(DataTable[str | Text]):
         self.loading = False
         self.post_message(self.Loaded(self))
 
-    def _fresh(self, items: list[Any]) -> list[Any]:
-        seen = {self.key_of(item) for item in self.items}
+    def _fresh(self, items: list[Any], among: list[Any]) -> list[Any]:
+        seen = {self.key_of(item) for item in among}
         fresh = []
         for item in items:
             key = self.key_of(item)
@@ -161,52 +321,157 @@ class PagedTable(DataTable[str | Text]):
         return fresh
 
     def _replace(self, offset: int, items: list[Any]) -> None:
-        cursor_key = self.key_of(self.items[self.cursor_row]) if self.item_at_cursor() is not None else None
-        scroll_y = self.scroll_y
-        self.items, self.start = [], offset
-        self.items = self._fresh(items)
-        self._rebuild()
-        keys = [self.key_of(item) for item in self.items]
+        current = self.item_at_cursor()
+        cursor_key = self.key_of(current) if current is not None else None
+        line = self._cursor - int(self.scroll_y)  # where the cursor is on screen: it stays there
+        fresh = self._fresh(items, [])
+        self._set_window(offset, fresh, [self._row(item) for item in fresh])
+        keys = [self.key_of(item) for item in fresh]
         row = keys.index(cursor_key) if cursor_key in keys else 0
-        self.move_cursor(row=row, scroll=False)
-        self.call_after_refresh(self._settle, scroll_y)
+        self._cursor = row
+        self.scroll_to(y=max(0, row - max(0, line)), animate=False)
+        self._show_cursor()
 
     def _append(self, items: list[Any]) -> None:
-        fresh = self._fresh(items)
-        self.items.extend(fresh)
-        excess = len(self.items) - self.window
-        if excess <= 0:
-            self.add_rows([self._row(item) for item in fresh])
-            return
-        # Dropping rows one by one re-measures the table each time; one rebuild is far cheaper.
-        cursor, scroll_y = max(0, self.cursor_row - excess), max(0, self.scroll_y - excess)
-        self.items = self.items[excess:]
-        self.start += excess
-        self._rebuild()
-        self.move_cursor(row=cursor, scroll=False)
-        self.call_after_refresh(self._settle, scroll_y)
+        fresh = self._fresh(items, self.items)
+        excess = max(0, len(self.items) + len(fresh) - self.window)
+        # Rows scrolled past are let go from the top: the rows, cursor and scroll shift together.
+        self._set_window(
+            self.start + excess,
+            self.items[excess:] + fresh,
+            self._rows[excess:] + [self._row(item) for item in fresh],
+            self._lines[excess:] + [None] * len(fresh),
+        )
+        if excess:
+            self._cursor = max(0, self._cursor - excess)
+            self.scroll_to(y=max(0, self.scroll_y - excess), animate=False)
+        self._show_cursor()
 
     def _prepend(self, offset: int, items: list[Any]) -> None:
-        keep = self.window - len(items)
-        added = self._fresh(items[: self.start - offset])
-        cursor, scroll_y = self.cursor_row + len(added), self.scroll_y + len(added)
-        self.items = added + self.items[: max(0, keep)]
-        self.start -= len(added)
-        self._rebuild()
-        self.move_cursor(row=min(cursor, len(self.items) - 1), scroll=False)
-        self.call_after_refresh(self._settle, scroll_y)
+        added = self._fresh(items[: self.start - offset], self.items)
+        keep = max(0, self.window - len(added))
+        self._set_window(
+            self.start - len(added),
+            added + self.items[:keep],
+            [self._row(item) for item in added] + self._rows[:keep],
+            [None] * len(added) + self._lines[:keep],
+        )
+        self._cursor = min(self._cursor + len(added), len(self.items) - 1)
+        self.scroll_to(y=self.scroll_y + len(added), animate=False)
+        self._show_cursor()
 
-    def _rebuild(self) -> None:
-        self.clear()
-        self.add_rows([self._row(item) for item in self.items])
+    def _set_window(
+        self,
+        start: int,
+        items: list[Any],
+        rows: list[list[Text]] | None = None,
+        lines: list[list[Segment] | None] | None = None,
+    ) -> None:
+        self.start, self.items = start, items
+        self._rows = rows if rows is not None else [self._row(item) for item in items]
+        self._lines = lines if lines is not None else [None] * len(items)
+        self._hover = None
+        # Before any scrolling: the scroll offsets are checked against the virtual size at once.
+        self.virtual_size = Size(self._table_width, len(items) + 1)
+        self.refresh()
 
     def _row(self, item: Any) -> list[Text]:
-        # Text, not str: a str cell is parsed as markup every time the table measures it.
+        # Text, not str: a str would be read as markup.
         return [
             cell if isinstance(cell, Text) else Text(cell, no_wrap=True, overflow="ellipsis")
             for cell in self.cells(item)
         ]
 
-    def _settle(self, scroll_y: float) -> None:
-        self.scroll_to(y=scroll_y, animate=False, immediate=True)
-        self.move_cursor(row=self.cursor_row, scroll=True)
+    # --- cursor and scrolling ----------------------------------------------------------------------
+
+    @property
+    def _body_height(self) -> int:
+        """Rows on screen below the header."""
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def _move(self, row: int, *, scroll: bool = True) -> None:
+        if not self.items:
+            return
+        row = max(0, min(row, len(self.items) - 1))
+        if row != self._cursor:
+            self._cursor = row
+            self.refresh()
+        if scroll:
+            self._show_cursor()
+        self.maybe_load()
+
+    def _show_cursor(self) -> None:
+        height = self.scrollable_content_region.height - 1
+        if height <= 0:
+            return
+        top = int(self.scroll_y)
+        if self._cursor < top:
+            self.scroll_to(y=self._cursor, animate=False)
+        elif self._cursor >= top + height:
+            self.scroll_to(y=self._cursor - height + 1, animate=False)
+
+    # --- drawing ---------------------------------------------------------------------------------
+
+    @property
+    def _table_width(self) -> int:
+        return sum(width + 2 * PADDING for width in self._widths)
+
+    def on_resize(self, _event: events.Resize) -> None:
+        # Fixed widths (no measuring of cells); the width-0 column takes the rest of the line,
+        # leaving room for the vertical scrollbar.
+        fixed = sum(width + 2 * PADDING for _key, _label, width in self.column_spec)
+        rest = max(MIN_LAST, self.size.width - fixed - 2)
+        widths = [width or rest for _key, _label, width in self.column_spec]
+        if widths != self._widths:
+            self._widths = widths
+            self._lines = [None] * len(self.items)
+            self._header = None
+            self.virtual_size = Size(self._table_width, len(self.items) + 1)
+            self.refresh()
+
+    def _draw(self, cells: Sequence[Text]) -> list[Segment]:
+        console = self.app.console
+        pad = Segment(" " * PADDING)
+        segments: list[Segment] = []
+        for cell, width in zip(cells, self._widths, strict=False):
+            text = Text(end="")
+            text.append_text(cell)  # the cell's own style becomes a span: render() skips a bare style
+            text.truncate(width, overflow=cell.overflow or "ellipsis", pad=True)
+            segments.append(pad)
+            segments.extend(text.render(console))
+            segments.append(pad)
+        return segments
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        scroll_x, scroll_y = self.scroll_offset
+        line_width = max(width + scroll_x, self._table_width)
+        if y == 0:
+            if self._header is None:
+                self._header = self._draw([Text(label) for _key, label, _width in self.column_spec])
+            segments = self._header
+            pre, post = self.get_component_styles("datatable--header").rich_style, Style()
+        else:
+            row = y - 1 + scroll_y
+            if row >= len(self.items):
+                return Strip.blank(width, self.rich_style)
+            cached = self._lines[row]
+            if cached is None:
+                cached = self._lines[row] = self._draw(self._rows[row])
+            segments = cached
+            pre, post = self._row_styles(row)
+        strip = Strip(Segment.apply_style(segments, pre, post))
+        strip = strip.adjust_cell_length(line_width, pre)
+        return strip.crop(scroll_x, scroll_x + width).simplify()
+
+    def _row_styles(self, row: int) -> tuple[Style, Style]:
+        """The style under a row's own cell styles, and the one over them (the cursor's colours)."""
+        stripe = "datatable--odd-row" if (self.start + row) % 2 else "datatable--even-row"
+        pre = self.get_component_styles(stripe).rich_style
+        if row == self._hover:
+            pre += self.get_component_rich_style("datatable--hover")
+        if row == self._cursor:
+            cursor = self.get_component_rich_style("datatable--cursor")
+            # As a DataTable: the cursor's foreground wins over a cell's own colour, its background not.
+            return pre + cursor, Style.from_color(color=cursor.color)
+        return pre, Style()
