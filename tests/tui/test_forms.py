@@ -19,6 +19,7 @@ from queuedesk.tui.forms.options import OptionItem, OptionsEditor
 from queuedesk.tui.forms.single_selection import SingleSelectionEditor
 from queuedesk.tui.forms.text import TextEditor
 from queuedesk.tui.images import ImageFetcher, ImageView
+from tests.support import CORE_BLOCKS as STANDARD_BLOCKS
 
 PHOTO = "https://example.com/p.png"
 
@@ -45,23 +46,11 @@ def options(n: int) -> list[dict[str, str]]:
     return [{"id": f"o{i}", "name": f"Option {i}"} for i in range(1, n + 1)]
 
 
+_STANDARD = {block["id"]: block for block in STANDARD_BLOCKS}
+# The suite's standard queue (its photo's placeholder is PHOTO), after a read-only question.
 CORE_BLOCKS: list[dict[str, Any]] = [
     {"id": "question", "name": "Question", "type": "text", "text": {"read_only": True}},
-    {"id": "photo", "name": "Photo", "type": "image", "image": {"placeholder": PHOTO}},
-    {"id": "paragraph", "name": "Paragraph", "type": "text", "text": {"placeholder": "What is going on?"}},
-    {
-        "id": "category",
-        "name": "Category",
-        "type": "single_selection",
-        "single_selection": {
-            "is_required": True,
-            "options": [
-                {"id": "red", "name": "Red"},
-                {"id": "blue", "name": "Blue"},
-                {"id": "green", "name": "Green"},
-            ],
-        },
-    },
+    *(_STANDARD[block_id] for block_id in ("photo", "paragraph", "category")),
 ]
 CORE_DATA = {"question": "Which colour is the sky in this photo?", "photo": PHOTO}
 
