@@ -6,6 +6,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import aclosing
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 
@@ -133,8 +134,7 @@ async def reason(fetcher: ImageFetcher, url: str) -> str:
 
 
 async def test_a_good_image_is_fetched_once_and_then_served_from_the_cache(image_server: str) -> None:
-    fetcher = ImageFetcher()
-    try:
+    async with aclosing(ImageFetcher()) as fetcher:
         url = f"{image_server}/good.png"
         assert await fetcher.fetch(url) == PNG
         assert await fetcher.fetch(url) == PNG
@@ -145,51 +145,37 @@ async def test_a_good_image_is_fetched_once_and_then_served_from_the_cache(image
         fetcher.forget(url)
         await fetcher.fetch(url)
         assert Handler.hits["/good.png"] == 2
-    finally:
-        await fetcher.aclose()
 
 
 async def test_the_content_decides_not_the_content_type_and_redirects_are_followed(image_server: str) -> None:
-    fetcher = ImageFetcher()
-    try:
+    async with aclosing(ImageFetcher()) as fetcher:
         assert await fetcher.fetch(f"{image_server}/octet") == PNG
         assert await fetcher.fetch(f"{image_server}/moved") == PNG
-    finally:
-        await fetcher.aclose()
 
 
 async def test_failures_say_why_and_are_remembered(image_server: str) -> None:
-    fetcher = ImageFetcher()
-    try:
+    async with aclosing(ImageFetcher()) as fetcher:
         assert await reason(fetcher, f"{image_server}/missing.png") == "HTTP 404"
         assert await reason(fetcher, f"{image_server}/missing.png") == "HTTP 404"
         assert Handler.hits["/missing.png"] == 1  # a bad image is not asked for again
         assert await reason(fetcher, f"{image_server}/page.html") == "not an image (text/html)"
         known = fetcher.cached(f"{image_server}/page.html")
         assert isinstance(known, ImageUnavailable) and known.reason == "not an image (text/html)"
-    finally:
-        await fetcher.aclose()
 
 
 async def test_larger_than_10_mib_is_refused_on_the_header_and_while_streaming(image_server: str) -> None:
-    fetcher = ImageFetcher()
-    try:
+    async with aclosing(ImageFetcher()) as fetcher:
         assert await reason(fetcher, f"{image_server}/declared-large") == "larger than 10 MiB"
         started = time.monotonic()
         assert await reason(fetcher, f"{image_server}/streamed-large") == "larger than 10 MiB"
         assert time.monotonic() - started < 5
-    finally:
-        await fetcher.aclose()
 
 
 async def test_a_server_that_never_answers_times_out(image_server: str) -> None:
-    fetcher = ImageFetcher(timeout=0.3)
-    try:
+    async with aclosing(ImageFetcher(timeout=0.3)) as fetcher:
         started = time.monotonic()
         assert await reason(fetcher, f"{image_server}/silent") == "no answer within 0.3 s"
         assert time.monotonic() - started < 2
-    finally:
-        await fetcher.aclose()
 
 
 async def test_the_default_limits_are_10_mib_and_10_s() -> None:
@@ -208,17 +194,13 @@ async def test_only_http_and_https_addresses(url: str) -> None:
 
 
 async def test_nobody_listening_is_said(image_server: str) -> None:
-    fetcher = ImageFetcher(timeout=2)
-    try:
+    async with aclosing(ImageFetcher(timeout=2)) as fetcher:
         text = await reason(fetcher, "http://127.0.0.1:9/x.png")
         assert text == "could not connect to 127.0.0.1:9"
-    finally:
-        await fetcher.aclose()
 
 
 async def test_prefetch_warms_the_cache_and_shares_one_request(image_server: str) -> None:
-    fetcher = ImageFetcher()
-    try:
+    async with aclosing(ImageFetcher()) as fetcher:
         url = f"{image_server}/good.png"
         fetcher.prefetch(url)
         fetcher.prefetch(url)
@@ -232,8 +214,6 @@ async def test_prefetch_warms_the_cache_and_shares_one_request(image_server: str
                 break
             await asyncio.sleep(0.02)
         assert isinstance(fetcher.cached(bad), ImageUnavailable)
-    finally:
-        await fetcher.aclose()
 
 
 # --- the view and the full screen ----------------------------------------------------------------
@@ -254,9 +234,8 @@ def note(view: ImageView) -> str:
 
 
 async def test_image_view_shows_the_reason_it_cannot_show_an_image(image_server: str) -> None:
-    fetcher = ImageFetcher()
-    app = ViewApp(f"{image_server}/page.html", fetcher)
-    try:
+    async with aclosing(ImageFetcher()) as fetcher:
+        app = ViewApp(f"{image_server}/page.html", fetcher)
         async with app.run_test(size=(80, 24)) as pilot:
             await app.workers.wait_for_complete()
             await pilot.pause()
@@ -271,30 +250,24 @@ async def test_image_view_shows_the_reason_it_cannot_show_an_image(image_server:
             assert view.state == "shown"
             assert type(view.query_one(".image-picture")).__name__ == "HalfcellImage"
             assert not view.query_one(".image-note").display
-    finally:
-        await fetcher.aclose()
 
 
 async def test_a_prefetched_image_is_there_on_the_first_paint(image_server: str) -> None:
-    fetcher = ImageFetcher()
-    url = f"{image_server}/good.png"
-    fetcher.prefetch(url)
-    await fetcher.fetch(url)
-    app = ViewApp(url, fetcher)
-    try:
+    async with aclosing(ImageFetcher()) as fetcher:
+        url = f"{image_server}/good.png"
+        fetcher.prefetch(url)
+        await fetcher.fetch(url)
+        app = ViewApp(url, fetcher)
         async with app.run_test(size=(80, 24)):
             view = app.query_one(ImageView)
             assert view.state == "shown"
             assert len(app.workers) == 0  # nothing left to fetch or decode
             assert view.query_one(".image-picture").size.height == 12
-    finally:
-        await fetcher.aclose()
 
 
 async def test_image_view_shows_loading_while_the_server_thinks(image_server: str) -> None:
-    fetcher = ImageFetcher(timeout=0.5)
-    app = ViewApp(f"{image_server}/silent", fetcher)
-    try:
+    async with aclosing(ImageFetcher(timeout=0.5)) as fetcher:
+        app = ViewApp(f"{image_server}/silent", fetcher)
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
             view = app.query_one(ImageView)
@@ -303,14 +276,11 @@ async def test_image_view_shows_loading_while_the_server_thinks(image_server: st
             await app.workers.wait_for_complete()
             await pilot.pause()
             assert view.reason == "no answer within 0.5 s"
-    finally:
-        await fetcher.aclose()
 
 
 async def test_image_screen_opens_full_screen_and_escape_closes_it(image_server: str) -> None:
-    fetcher = ImageFetcher()
-    app = ViewApp(None, fetcher)
-    try:
+    async with aclosing(ImageFetcher()) as fetcher:
+        app = ViewApp(None, fetcher)
         async with app.run_test(size=(80, 24)) as pilot:
             assert app.query_one(ImageView).state == "empty"
             await app.push_screen(ImageScreen(f"{image_server}/good.png"))
@@ -321,8 +291,6 @@ async def test_image_screen_opens_full_screen_and_escape_closes_it(image_server:
             assert picture.size.height > 12  # larger than in the task pane
             await pilot.press("escape")
             assert not isinstance(app.screen, ImageScreen)
-    finally:
-        await fetcher.aclose()
 
 
 def test_open_externally_starts_the_viewer_without_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
