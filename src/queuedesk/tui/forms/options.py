@@ -126,6 +126,7 @@ class OptionsEditor(BlockEditor):
     """Is a pick a choice (it posts `Chosen`, for "submit on choice")? A toggle is not."""
 
     _value: Any = None
+    """The value as set (`multiple_selection` keeps a list, `value()` gives it in the options' order)."""
     # What keys leave half done; `forget_keys` (from `__init__` on) puts the cursor on the choice.
     _cursor = 0
     _cursor_shown = False
@@ -355,14 +356,14 @@ class OptionsEditor(BlockEditor):
 class SelectionEditor(OptionsEditor):
     """An editor of a block's own options (`single_selection`, `multiple_selection`)."""
 
-    @cached_property
-    def _options(self) -> list[tuple[str, str]]:
-        return option_pairs(self.block)
-
     FILTER_HINT: ClassVar[str] = "enter picks · esc closes"
     MANY_HINT: ClassVar[str] = "type {numbers} · / filter · ⌫ clear"
     """The hint with more than 10 options (numbers are typed, `/` filters)."""
     FEW_HINT: ClassVar[str] = "{numbers} choose · ⌫ clear"
+
+    @cached_property
+    def _options(self) -> list[tuple[str, str]]:
+        return option_pairs(self.block)
 
     def names(self) -> list[str]:
         return [name for _, name in self._options]
