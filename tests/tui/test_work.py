@@ -5,10 +5,14 @@ left behind by a crash). Time moves only with `clock.advance`.
 
 import itertools
 import json
+import socket
+import time
 import uuid
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
+import pytest
 from textual.pilot import Pilot
 
 from queuedesk.tui.app import QueueDeskApp
@@ -18,9 +22,17 @@ from queuedesk.tui.images import ImageView
 from queuedesk.tui.journal import data_dir
 from queuedesk.tui.outbox import UNDO_SECONDS
 from queuedesk.tui.screens.work import WorkScreen
+from queuedesk.tui.settings import AppSettings, Target
+from tests.api.test_original_service import ORG as BASIC_ORG
+from tests.api.test_original_service import QUEUE as BASIC_QUEUE
+from tests.api.test_original_service import TOKEN as BASIC_TOKEN
+from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
 from tests.conftest import make_queue
+from tests.receiver import Receiver
+from tests.support import KEYS, ROLES_SEED, ServerProcess
+from tests.tcp_proxy import TcpProxy
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import home, plain, settle, until
+from tests.tui.test_app import home, notes, plain, settle, shows, until
 from tests.tui.test_images import PNG, Handler, image_server  # noqa: F401  (fixture)
 
 SIZE = (100, 30)
@@ -151,6 +163,74 @@ async def advance(app: QueueDeskApp, pilot: Pilot, clock: ManualClock, seconds: 
     await settle(app, pilot)
 
 
+def restarted_app(role: str, url: str, clock: ManualClock) -> QueueDeskApp:
+    """The app started again (same data directory) on a clock of its own, at the same time.
+
+    A new clock, because `ManualClock` keeps the timers of an app that is gone (a real process
+    takes them with it): advancing the old clock would run them on a closed app.
+    """
+    target = Target(url, KEYS[role], None, "test")
+    return QueueDeskApp(target, settings=AppSettings(), clock=ManualClock(current=clock.now()))
+
+
+# --- servers of the test's own (stopped, restarted, short leases, slow answers) -----------------
+
+StartServer = Callable[..., ServerProcess]
+
+
+@pytest.fixture
+def start_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StartServer]:
+    """`start_server(*args)`: a server of the test's own with the roles seed; `start_server(like=s)`
+    starts `s` again on its port and database. All are stopped after the test."""
+    started: list[ServerProcess] = []
+
+    def start(*args: str, like: ServerProcess | None = None) -> ServerProcess:
+        if like is None:
+            made = ServerProcess(tmp_path_factory.mktemp("own") / "own.db", list(args), seed=ROLES_SEED)
+        else:
+            made = ServerProcess(like.db_path, like.extra_args, port=like.port)
+        started.append(made.start())
+        return made
+
+    yield start
+    for made in started:
+        made.stop()
+
+
+def org_of(client: httpx.Client) -> int:
+    return client.get("/me").json()["organization_id"]
+
+
+class _HeldBack:
+    """A socket whose received chunks wait `proxy.delay` seconds before they are passed on."""
+
+    def __init__(self, sock: socket.socket, proxy: "SlowProxy") -> None:
+        self._sock = sock
+        self._proxy = proxy
+
+    def recv(self, size: int) -> bytes:
+        chunk = self._sock.recv(size)
+        if chunk and self._proxy.delay:
+            time.sleep(self._proxy.delay)
+        return chunk
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
+class SlowProxy(TcpProxy):
+    """The server behind a proxy whose answers can be held back (`delay` seconds per chunk)."""
+
+    delay = 0.0
+
+    def _pipe(self, source: socket.socket, target: socket.socket) -> None:
+        try:
+            from_server = source.getpeername() == self.upstream
+        except OSError:
+            from_server = False
+        super()._pipe(_HeldBack(source, self) if from_server else source, target)  # type: ignore[arg-type]
+
+
 # --- the worker's day -----------------------------------------------------------------------------
 
 
@@ -214,3 +294,545 @@ async def test_a_worker_completes_20_tasks_with_the_keyboard_alone(
         }
     assert Handler.hits["/good.png"] == 1  # fetched once for the session, shown twenty times
     assert stalls == [], "the next task was not on screen after a submit: " + "; ".join(stalls)
+
+
+# --- the form's checks and the server's --------------------------------------------------------
+
+
+async def test_enter_with_a_required_block_empty_sends_nothing_and_says_what_is_missing(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY, NOTE])
+    (task_id,) = add_tasks(admin, org_id, queue, [{"message": "the printer is on fire"}])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == task_id
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert work(app).current is not None and work(app).current.id == task_id  # the task stays
+        assert form_of(app).editor("category").shown_problem == "required"
+        assert "Not sent: Category is required." in status(app)
+        assert "done 0" in status(app)
+        assert journal_entries() == []
+        await advance(app, pilot, clock, PAST_GRACE)
+        assert on_screen(app, task_id)
+    held = task_on_server(admin, org_id, queue, task_id)
+    assert held["status"] == "in_progress" and held["assignment"]["assigned_to"] == "wes@acme.test"
+    assert completed(admin, org_id, queue) == {}
+
+
+async def test_a_value_the_server_refuses_is_shown_on_its_field(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    """The admin changes the options while the worker is on a task: the form (which read the queue
+    when the screen opened) lets `red` through, the server refuses it for `data.category`."""
+    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    (task_id,) = add_tasks(admin, org_id, queue, [{"message": "is it red?"}])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == task_id
+        changed = {**CATEGORY, "single_selection": {"is_required": True, "options": OPTIONS[1:]}}
+        response = admin.patch(qpath(org_id, queue), json={"data": [MESSAGE, changed]})
+        assert response.status_code == 200, response.text
+        await pilot.press("1", "enter")  # Red, gone from the queue a moment ago
+        await advance(app, pilot, clock, PAST_GRACE)
+        # Refused, and nothing lost: the values are kept, the worker is told.
+        assert completed(admin, org_id, queue) == {}
+        assert task_on_server(admin, org_id, queue, task_id)["status"] == "in_progress"
+        (entry,) = journal_entries()
+        assert entry["task_id"] == task_id and entry["data"] == {"category": "red"}
+        assert entry["state"] == "failed" and "not an option" in entry["error"]
+        assert any("Submission refused" in n and "category='red'" in n for n in notes(app)), notes(app)
+        # ... and shown where it belongs: on the Category field of that task.
+        await settle(app, pilot)
+        assert on_screen(app, task_id), (
+            f"the refused task {task_id} is not back on screen (showing {work(app).current}); "
+            f"the refusal was only a notification: {notes(app)}"
+        )
+        problem = form_of(app).editor("category").shown_problem
+        assert problem is not None and "not an option" in problem, problem
+
+
+async def test_skip_gives_the_task_back_and_ctrl_s_keeps_a_draft_on_it(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY, NOTE])
+    first, second, third = add_tasks(admin, org_id, queue, [{"message": f"m{i}"} for i in range(3)])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await pilot.press("s")
+        assert await shown_task(app, pilot) == second  # the next one, at once
+        await settle(app, pilot)
+        skipped = task_on_server(admin, org_id, queue, first)
+        assert skipped["status"] == "open" and skipped["assignment"]["assigned_to"] is None
+        assert skipped["data"] == {"message": "m0"}
+        assert "skipped 1" in status(app)
+
+        await pilot.press("2", "tab", *"ask sue", "ctrl+s")
+        assert await shown_task(app, pilot) == third
+        await settle(app, pilot)
+        drafted = task_on_server(admin, org_id, queue, second)
+        assert drafted["status"] == "open" and drafted["assignment"]["assigned_to"] is None
+        assert drafted["data"] == {"message": "m1", "category": "blue", "note": "ask sue"}
+        assert "skipped 2" in status(app)
+        assert form_of(app).editor("category").value() is None  # nothing carried over
+    assert completed(admin, org_id, queue) == {}
+
+
+# --- undo ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    made = Receiver().start()
+    yield made
+    made.stop()
+
+
+async def test_undo_within_the_grace_brings_the_task_back_and_nothing_reached_the_server(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int, receiver: Receiver
+) -> None:
+    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY, NOTE])
+    hooked = admin.put(f"{qpath(org_id, queue)}/webhook", json={"target": receiver.url})
+    assert hooked.status_code in (200, 201), hooked.text
+    first, second = add_tasks(admin, org_id, queue, [{"message": "one"}, {"message": "two"}])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await pilot.press("3", "tab", *"smoke", "escape", "enter")
+        assert await shown_task(app, pilot) == second
+        assert "done 1" in status(app)
+        await advance(app, pilot, clock, UNDO_SECONDS - 1)
+        assert task_on_server(admin, org_id, queue, first)["status"] == "in_progress"
+
+        await pilot.press("u")
+        assert await shown_task(app, pilot) == first
+        form = form_of(app)
+        assert form.values() == {"note": "smoke", "category": "green"}
+        assert f"Task {first} is back" in status(app) and "done 0" in status(app)
+        assert journal_entries() == []
+        await advance(app, pilot, clock, PAST_GRACE)  # long past the grace: still nothing sent
+        held = task_on_server(admin, org_id, queue, first)
+        assert held["status"] == "in_progress" and held["data"] == {"message": "one"}
+        assert completed(admin, org_id, queue) == {}
+        assert receiver.received == []
+
+        # Sent again, it goes once the grace is over; then undo is too late.
+        await pilot.press("enter")
+        assert await shown_task(app, pilot) == second
+        await advance(app, pilot, clock, PAST_GRACE)
+        done = completed(admin, org_id, queue)
+        assert list(done) == [first]
+        assert done[first]["data"] == {"message": "one", "category": "green", "note": "smoke"}
+        await pilot.press("u")
+        assert f"Too late to undo: task {first} was already sent." in status(app)
+        assert on_screen(app, second)
+    (hook,) = receiver.wait_for(1)
+    assert json.loads(hook.body)["id"] == first
+
+
+async def test_submit_on_choice_sends_with_the_digit_alone(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])  # one block to fill, a selection
+    ids = add_tasks(admin, org_id, queue, [{"message": f"m{i}"} for i in range(4)])
+    app = make_app("worker", submit_on_choice=True)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == ids[0]
+        assert "submit on choice" in status(app)
+        await pilot.press("3")
+        assert await shown_task(app, pilot) == ids[1]
+        await pilot.press("ctrl+t")
+        assert "Submit on choice off." in status(app)
+        await pilot.press("1")
+        await settle(app, pilot)
+        assert on_screen(app, ids[1]) and form_of(app).values() == {"category": "red"}
+        await pilot.press("ctrl+t", "2")  # on again: the digit sends
+        assert await shown_task(app, pilot) == ids[2]
+        await advance(app, pilot, clock, PAST_GRACE)
+    done = completed(admin, org_id, queue)
+    assert {i: t["data"]["category"] for i, t in done.items()} == {ids[0]: "green", ids[1]: "blue"}
+
+
+# --- claims taken away ---------------------------------------------------------------------------
+
+
+async def test_a_lost_lease_is_explained_and_a_refused_submission_is_kept_never_retried(
+    clock: ManualClock, start_server: StartServer
+) -> None:
+    own = start_server("--lease-seconds", "1")
+    admin, wyn = own.client("admin"), own.client("worker2")
+    org = org_of(admin)
+    queue = new_queue(admin, org, [MESSAGE, CATEGORY])
+    first, second = add_tasks(admin, org, queue, [{"message": "a"}, {"message": "b"}])
+    app = restarted_app("worker", own.url, clock)
+    clock = app.clock  # type: ignore[assignment]
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await until(app, pilot, lambda: [t.id for t in work(app).ahead] == [second], "the next is claimed")
+        sent: list[int] = []
+        assert app.outbox is not None
+        real_complete = app.outbox.client.complete
+
+        async def complete(queue_id: int, task_id: int, data: dict[str, Any]) -> Any:
+            sent.append(task_id)
+            return await real_complete(queue_id, task_id, data)
+
+        app.outbox.client.complete = complete  # type: ignore[method-assign]  (a spy: counts, changes nothing)
+
+        # Wes looks away; his lease runs out and Wyn takes the task.
+        time.sleep(1.2)
+        assert wyn.post(f"{qpath(org, queue)}/tasks/next").json()["id"] == first
+        await advance(app, pilot, clock, 5)  # the heartbeat finds out
+        assert await shown_task(app, pilot) == second
+        assert any("Task lost" in n and f"Task {first} is no longer yours" in n for n in notes(app)), notes(
+            app
+        )
+
+        # Wes answers the next one, but it too goes to Wyn during the grace: refused, kept, told.
+        await pilot.press("2", "enter")
+        await settle(app, pilot)
+        time.sleep(1.2)
+        taken = wyn.post(f"{qpath(org, queue)}/tasks/next", json={"exclude": [first]})
+        assert taken.json()["id"] == second, taken.text
+        await advance(app, pilot, clock, PAST_GRACE)
+        assert sent == [second]
+        (entry,) = journal_entries()
+        assert (entry["task_id"], entry["state"], entry["data"]) == (second, "failed", {"category": "blue"})
+        refused = [n for n in notes(app) if "Submission refused" in n]
+        assert len(refused) == 1 and f"Task {second}" in refused[0] and "category='blue'" in refused[0]
+        assert "All 2 open tasks are being worked on by others" in waiting_text(app)
+        for _ in range(4):  # every backoff step and more: never sent again
+            await advance(app, pilot, clock, 30)
+        assert sent == [second]
+        assert journal_entries()[0]["state"] == "failed"
+        assert len([n for n in notes(app) if "Submission refused" in n]) == 1
+    assert completed(admin, org, queue) == {}
+    for task_id in (first, second):
+        assert task_on_server(admin, org, queue, task_id)["assignment"]["assigned_to"] == "wyn@acme.test"
+
+
+async def test_a_flush_during_the_grace_is_a_404_reported_with_the_values_and_the_next_task_goes_too(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    first, second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await pilot.press("1", "enter")
+        assert await shown_task(app, pilot) == second
+        assert admin.put(f"{qpath(org_id, queue)}/flush").status_code == 200
+        await advance(app, pilot, clock, PAST_GRACE)
+        (entry,) = journal_entries()
+        assert (entry["task_id"], entry["state"], entry["data"]) == (first, "failed", {"category": "red"})
+        assert any("Submission refused" in n and "category='red'" in n for n in notes(app)), notes(app)
+        # The task on screen went with the flush: the next heartbeat says so, and the queue is empty.
+        for _ in range(31):
+            if "The queue is empty" in waiting_text(app):
+                break
+            await advance(app, pilot, clock, 10)
+        assert any("Task lost" in n and f"Task {second}" in n for n in notes(app)), notes(app)
+        assert "The queue is empty" in waiting_text(app)
+        assert journal_entries()[0]["state"] == "failed"  # kept, never retried
+    assert completed(admin, org_id, queue) == {}
+
+
+# --- nothing to claim ----------------------------------------------------------------------------
+
+
+async def test_an_empty_queue_and_one_held_by_others_are_told_apart_and_new_work_comes_in(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, clients: dict[str, httpx.Client], org_id: int
+) -> None:
+    wyn = clients["worker2"]
+    empty = new_queue(admin, org_id, [MESSAGE, CATEGORY], "Empty")
+    busy = new_queue(admin, org_id, [MESSAGE, CATEGORY], "Busy")
+    held = add_tasks(admin, org_id, busy, [{"message": "x"}, {"message": "y"}])
+    assert wyn.post(f"{qpath(org_id, busy)}/tasks/next").json()["id"] == held[0]
+    assert wyn.post(f"{qpath(org_id, busy)}/tasks/next", json={"exclude": held[:1]}).json()["id"] == held[1]
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await open_work(app, pilot, empty)
+        await until(app, pilot, lambda: waiting_text(app), "the screen says why there is no task")
+        assert "The queue is empty" in waiting_text(app) and "others" not in waiting_text(app)
+        (new,) = add_tasks(admin, org_id, empty, [{"message": "fresh"}])
+        await advance(app, pilot, clock, 5)
+        assert await shown_task(app, pilot) == new
+        await pilot.press("escape")
+
+        await open_work(app, pilot, busy)
+        await until(app, pilot, lambda: waiting_text(app), "the screen says why there is no task")
+        assert "All 2 open tasks are being worked on by others" in waiting_text(app)
+        assert "empty" not in waiting_text(app)
+        (new,) = add_tasks(admin, org_id, busy, [{"message": "fresh"}])
+        await advance(app, pilot, clock, 5)
+        assert await shown_task(app, pilot) == new
+
+
+# --- the network and the process going away -----------------------------------------------------
+
+
+async def test_an_offline_submit_is_kept_unsent_and_delivered_when_the_server_is_back(
+    clock: ManualClock, start_server: StartServer
+) -> None:
+    own = start_server()
+    admin = own.client("admin")
+    org = org_of(admin)
+    queue = new_queue(admin, org, [MESSAGE, CATEGORY])
+    first, second, third = add_tasks(admin, org, queue, [{"message": m} for m in "abc"])
+    app = restarted_app("worker", own.url, clock)
+    clock = app.clock  # type: ignore[assignment]
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await until(app, pilot, lambda: work(app).ahead, "the next task is claimed ahead")
+        own.stop()
+        await pilot.press("2", "enter")
+        assert await shown_task(app, pilot) == second  # prefetched: no server needed
+        await advance(app, pilot, clock, PAST_GRACE)
+        (entry,) = journal_entries()
+        assert (entry["task_id"], entry["state"], entry["data"]) == (first, "unsent", {"category": "blue"})
+        assert "1 unsent" in status(app)
+
+        start_server(like=own)
+        await advance(app, pilot, clock, 2)  # the first retry
+        await until(app, pilot, lambda: not journal_entries(), "the unsent submission is delivered")
+        assert "unsent" not in status(app)
+        assert completed(admin, org, queue)[first]["data"] == {"message": "a", "category": "blue"}
+
+        # Again, but this time the app is closed before the server comes back.
+        await pilot.press("3", "enter")
+        await settle(app, pilot)
+        own.stop()
+        await advance(app, pilot, clock, PAST_GRACE)
+        assert [(e["task_id"], e["state"]) for e in journal_entries()] == [(second, "unsent")]
+        await pilot.press("ctrl+q")
+    assert [(e["task_id"], e["state"]) for e in journal_entries()] == [(second, "unsent")]
+
+    start_server(like=own)
+    again = restarted_app("worker", own.url, clock)
+    async with again.run_test(size=SIZE, notifications=True) as pilot:
+        await home(again, pilot)
+        await advance(again, pilot, again.clock, 0)  # type: ignore[arg-type]
+        await until(again, pilot, lambda: not journal_entries(), "the journal is sent on start")
+    done = completed(admin, org, queue)
+    assert sorted(done) == [first, second]
+    assert done[second]["data"] == {"message": "b", "category": "green"}
+    assert done[second]["completed_by"] == "wes@acme.test"
+    assert task_on_server(admin, org, queue, third)["status"] in ("new", "open")
+
+
+async def test_a_crash_during_the_grace_loses_nothing(
+    make_app: MakeApp, clock: ManualClock, server: ServerProcess, admin: httpx.Client, org_id: int
+) -> None:
+    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY, NOTE])
+    first, _second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await pilot.press("1", "tab", *"in a hurry", "enter")
+        await settle(app, pilot)
+        # The app goes away here: no quit action, no leaving the screen, the grace not over.
+    (entry,) = journal_entries()
+    assert (entry["task_id"], entry["state"]) == (first, "held")
+    assert task_on_server(admin, org_id, queue, first)["status"] == "in_progress"
+    assert completed(admin, org_id, queue) == {}
+
+    again = restarted_app("worker", server.url, clock)
+    async with again.run_test(size=SIZE, notifications=True) as pilot:
+        await home(again, pilot)
+        await advance(again, pilot, again.clock, 0)  # type: ignore[arg-type]
+        await until(again, pilot, lambda: not journal_entries(), "the held submission is sent on start")
+    done = completed(admin, org_id, queue)
+    assert list(done) == [first]
+    assert done[first]["data"] == {"message": "a", "category": "red", "note": "in a hurry"}
+
+
+async def test_keys_pressed_before_the_next_task_is_painted_are_not_applied_and_the_screen_says_so(
+    clock: ManualClock, server: ServerProcess, admin: httpx.Client, org_id: int
+) -> None:
+    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    (first,) = add_tasks(admin, org_id, queue, [{"message": "a"}])
+    proxy = SlowProxy(server.port).start()
+    try:
+        app = restarted_app("worker", f"http://127.0.0.1:{proxy.port}", clock)
+        clock = app.clock  # type: ignore[assignment]
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            assert await start_work(app, pilot, queue) == first
+            await settle(app, pilot)
+            assert work(app).ahead == []  # nothing was there to claim ahead
+            (second,) = add_tasks(admin, org_id, queue, [{"message": "b"}])
+            proxy.delay = 0.8  # the claim of the next task takes a while
+            await pilot.press("1", "enter")
+            assert not on_screen(app), "the next task came before the keys could be pressed"
+            await pilot.press("2")
+            assert "“2” was not applied: no task was on screen yet." in status(app)
+            await pilot.press("enter")
+            assert "“enter” was not applied" in status(app) or "Enter was not applied" in status(app)
+            assert not on_screen(app)
+            proxy.delay = 0
+            assert await shown_task(app, pilot) == second
+            assert form_of(app).values() == {"category": None}
+            assert "done 1" in status(app)
+            assert [e["task_id"] for e in journal_entries()] == [first]
+            await advance(app, pilot, clock, PAST_GRACE)
+            assert on_screen(app, second)
+    finally:
+        proxy.stop()
+    assert list(completed(admin, org_id, queue)) == [first]
+    assert task_on_server(admin, org_id, queue, second)["status"] == "in_progress"
+
+
+async def test_claims_held_ahead_are_given_back_on_leaving_and_on_quitting(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    ids = add_tasks(admin, org_id, queue, [{"message": m} for m in "abcde"])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == ids[0]
+        await pilot.press("1", "enter")  # held for the grace...
+        assert await shown_task(app, pilot) == ids[1]
+        await until(app, pilot, lambda: [t.id for t in work(app).ahead] == [ids[2]], "claimed ahead")
+        assert pending(admin, org_id, queue)[ids[2]]["assignment"]["assigned_to"] == "wes@acme.test"
+        await pilot.press("escape")  # ... sent at once on leaving; both claims given back
+        await settle(app, pilot)
+        assert not isinstance(app.screen, WorkScreen)
+        assert list(completed(admin, org_id, queue)) == [ids[0]]
+        for task_id in ids[1:3]:
+            task = task_on_server(admin, org_id, queue, task_id)
+            assert (task["status"], task["assignment"]["assigned_to"]) == ("open", None), task
+
+        await pilot.press("w")
+        await shown_task(app, pilot)
+        await until(app, pilot, lambda: work(app).ahead, "a task is claimed ahead")
+        mine = [t["id"] for t in pending(admin, org_id, queue).values() if t["assignment"]["assigned_to"]]
+        assert len(mine) == 2
+        await pilot.press("ctrl+q")
+    for task_id in ids[1:]:
+        task = task_on_server(admin, org_id, queue, task_id)
+        assert task["status"] in ("new", "open") and task["assignment"]["assigned_to"] is None, task
+
+
+# --- editors and images --------------------------------------------------------------------------
+
+EVERY_EDITOR = [
+    MESSAGE,
+    {"id": "source", "name": "Source", "type": "link"},
+    NOTE,
+    CATEGORY,
+    {
+        "id": "tags",
+        "name": "Tags",
+        "type": "multiple_selection",
+        "multiple_selection": {"options": OPTIONS},
+    },
+    {"id": "urgent", "name": "Urgent", "type": "binary"},
+    {"id": "count", "name": "Count", "type": "number"},
+    {"id": "due", "name": "Due", "type": "date"},
+    {"id": "contact", "name": "Contact", "type": "email"},
+]
+
+
+async def test_every_editor_types_value_round_trips_through_the_server(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    queue = new_queue(admin, org_id, EVERY_EDITOR)
+    source = "https://example.com/report/7"
+    (task_id,) = add_tasks(admin, org_id, queue, [{"message": "fill everything", "source": source}])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == task_id
+        form = form_of(app)
+        assert [e.block.id for e in form.editors()] == [
+            "note",
+            "category",
+            "tags",
+            "urgent",
+            "count",
+            "due",
+            "contact",
+        ]
+        assert not form.editor("source").editable and not form.editor("message").editable  # shown, not edited
+        assert form.editor("category").has_focus_within  # the first required block
+        await pilot.press("2", "tab", "1", "3", "tab", "y", "tab", *"-12.5", "tab", *"2026-11-23", "tab")
+        await pilot.press(*"wes@acme.test", "escape", "tab", *"printer, 2nd floor")
+        assert form.problems() == {}
+        await pilot.press("enter")
+        await settle(app, pilot)
+        await advance(app, pilot, clock, PAST_GRACE)
+    (done,) = completed(admin, org_id, queue).values()
+    assert done["data"] == {
+        "message": "fill everything",
+        "source": source,
+        "note": "printer, 2nd floor",
+        "category": "blue",
+        "tags": ["red", "green"],
+        "urgent": True,
+        "count": -12.5,
+        "due": "2026-11-23",
+        "contact": "wes@acme.test",
+    }
+
+
+async def test_an_image_too_large_missing_or_not_an_image_shows_why_and_work_goes_on(
+    make_app: MakeApp,
+    clock: ManualClock,
+    admin: httpx.Client,
+    org_id: int,
+    image_server: str,  # noqa: F811
+) -> None:
+    queue = new_queue(admin, org_id, LABELLING)
+    cases = {
+        "/declared-large": "larger than 10 MiB",
+        "/missing.png": "HTTP 404",
+        "/page.html": "not an image (text/html)",
+    }
+    photos = [f"{image_server}{path}" for path in cases]
+    ids = add_tasks(
+        admin, org_id, queue, [{"message": m, "photo": p} for m, p in zip("abc", photos, strict=True)]
+    )
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await open_work(app, pilot, queue)
+        for task_id, reason in zip(ids, cases.values(), strict=True):
+            assert await shown_task(app, pilot) == task_id
+            view = form_of(app).query_one(ImageView)
+            await until(app, pilot, lambda v=view: v.state == "unavailable", "the placeholder is shown")
+            assert view.reason == reason
+            assert plain(view.query_one(".image-note")) == f"Image not shown: {reason}"
+            assert shows(app, f"Image not shown: {reason}")
+            await pilot.press("1", "enter")
+        await settle(app, pilot)
+        await advance(app, pilot, clock, PAST_GRACE)
+        assert app.is_running and app._exception is None
+    done = completed(admin, org_id, queue)
+    assert sorted(done) == sorted(ids)
+    assert all(t["data"]["category"] == "red" for t in done.values())
+
+
+# --- a server with the documented interface only -------------------------------------------------
+
+
+async def test_the_basic_api_has_no_claiming_but_creating_a_task_still_works(
+    original: OriginalService,  # noqa: F811
+    clock: ManualClock,
+) -> None:
+    app = QueueDeskApp(Target(original.url, BASIC_TOKEN, BASIC_ORG, "test"), clock=clock)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await home(app, pilot)
+        assert screen.table.current_key == str(BASIC_QUEUE)
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert app.screen is screen
+        assert any(
+            "No claiming on this server" in n and "Creating tasks (n) still works" in n for n in notes(app)
+        )
+        assert not any(s.path.endswith("/tasks/next") for s in original.seen)
+
+        await pilot.press("n")
+        await until(app, pilot, lambda: app.screen.query(TaskForm), "the create form is shown")
+        await pilot.press(*"Printer on fire", "tab", "2", "ctrl+s")
+        await until(app, pilot, lambda: original.created, "the task is created")
+    (created,) = original.created
+    assert created["data"]["paragraph"] == "Printer on fire" and created["data"]["category"] == "blue"
