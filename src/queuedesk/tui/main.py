@@ -1,7 +1,10 @@
 """`queuedesk` with no command: resolve the connection and settings, then run the app."""
 
 import argparse
+import contextlib
+import importlib
 import sys
+import threading
 
 from queuedesk.api.config import ConfigError, Profile, load_config, resolve_connection, save_profile
 from queuedesk.tui.settings import AppSettings, Target
@@ -25,6 +28,31 @@ def _save(name: str, url: str, token: str, org: int | None) -> None:
     save_profile(name, Profile(url=url, token=token, org=org), make_default=True)
 
 
+def _import_quietly(name: str) -> None:
+    # A failure shows when the main thread imports the module again (queuedesk.tui.images does).
+    with contextlib.suppress(Exception):
+        importlib.import_module(name)
+
+
+def _ask_the_terminal() -> threading.Thread:
+    """Start textual-image's questions to the terminal in a thread; join it before the app runs.
+
+    Images pick Kitty, Sixel or half cells from the terminal's answers, asked when textual-image is
+    imported, which works only before the app takes over the terminal. Most terminals (tmux among
+    them) never answer the Kitty question, so the import waits out a 0.1 s timeout: a thread waits
+    while the app's modules are imported. Its dependencies are imported first, so that the thread
+    imports textual-image's own modules only and the two threads never import the same module.
+    """
+    import PIL.Image  # noqa: F401
+    import textual.app  # noqa: F401
+
+    asking = threading.Thread(
+        target=_import_quietly, args=("textual_image.renderable",), name="terminal-query", daemon=True
+    )
+    asking.start()
+    return asking
+
+
 def run_app(args: argparse.Namespace) -> int:
     try:
         config = load_config()
@@ -45,10 +73,14 @@ def run_app(args: argparse.Namespace) -> int:
         keys=dict(config.app.keys),
         profile_name=(connection.profile if connection and connection.profile else args.profile) or "default",
     )
-    # Images pick Kitty/Sixel/half-cells by asking the terminal, which works only before the app
-    # takes over the terminal; importing the module does it.
-    import queuedesk.tui.images  # noqa: F401
+    asking = _ask_the_terminal()
+    # What the first screens need, imported while the terminal is being asked.
+    import queuedesk.tui.screens.connect
+    import queuedesk.tui.screens.queues
     from queuedesk.tui.app import QueueDeskApp
+
+    asking.join()
+    import queuedesk.tui.images  # noqa: F401 - the renderer for pictures, chosen from the answers
 
     app = QueueDeskApp(target, settings=settings, save_profile=_save)
     app.run()
