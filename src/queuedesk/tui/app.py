@@ -3,8 +3,10 @@
 from collections.abc import Callable
 from typing import ClassVar
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from queuedesk.api import errors
 from queuedesk.api.models import Queue
@@ -43,6 +45,7 @@ class QueueDeskApp(App[None]):
         self.known_queues: list[Queue] = []  # the last list the queues screen saw (for the palette)
         self.outbox: Outbox | None = None  # submissions on their way (servers with claiming only)
         self.outbox_changed_listeners: list[Callable[[], None]] = []
+        self._failed_at_start: tuple[Target, Exception] | None = None
         if self.settings.theme:
             self.theme = self.settings.theme
         if self.settings.keys:
@@ -54,7 +57,22 @@ class QueueDeskApp(App[None]):
         if self.target is None or not self.target.token:
             self.push_screen(ConnectScreen(self.target))
         else:
-            self.push_screen(ConnectScreen(self.target, connect_now=True))
+            # A saved connection goes straight to the queue list, on a blank screen meanwhile: the
+            # connect screen (a form and a footer, a tenth of a second to build) only if it fails.
+            self.push_screen(Screen())
+            self._connect_at_start(self.target)
+
+    @work(exclusive=True, group="connect")
+    async def _connect_at_start(self, target: Target) -> None:
+        from queuedesk.tui.screens.connect import ConnectScreen
+
+        try:
+            session = await self.connect(target)
+        except Exception as exc:
+            self._failed_at_start = (target, exc)  # what the connect screen's own attempt gets
+            await self.switch_screen(ConnectScreen(target, connect_now=True))
+            return
+        await self.start_session(session)
 
     async def start_session(self, session: Session) -> None:
         from queuedesk.tui.screens.queues import QueuesScreen
@@ -114,6 +132,9 @@ class QueueDeskApp(App[None]):
 
     async def connect(self, target: Target) -> Session:
         """Open a session for `target`; raises the client's errors (the connect screen explains them)."""
+        failed, self._failed_at_start = self._failed_at_start, None
+        if failed is not None and failed[0] == target:
+            raise failed[1]  # the start's attempt just failed: say why without asking the server again
         assert target.token is not None
         return await open_session(target.url, target.token, target.org)
 
