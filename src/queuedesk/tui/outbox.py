@@ -58,11 +58,16 @@ class Outbox:
         self._changed()
         return entry
 
-    async def send_held_now(self) -> None:
-        """Leaving or quitting: what waits for the undo grace goes now."""
+    async def send_held_now(self, *, keep: str | None = None) -> None:
+        """What waits for the undo grace goes now (leaving, quitting), except `keep`.
+
+        The work screen sends all but the last submission before claiming ahead: only the last can
+        be undone, and each held one still counts as a claim against the server's limit of three.
+        """
         for entry in self.journal.in_state("held", "unsent"):
-            self._stop(entry.id)
-            await self._send(entry.id)
+            if entry.id != keep:
+                self._stop(entry.id)
+                await self._send(entry.id)
 
     def resume(self) -> None:
         """On start: whatever the journal still holds (a crash, a closed laptop) is sent."""

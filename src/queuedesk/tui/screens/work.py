@@ -69,6 +69,7 @@ class WorkScreen(AppScreen):
         self.started_at: datetime | None = None
         self.message = ""
         self.submit_on_choice = False
+        self.had_images = False
         self._heartbeat: Cancellable | None = None
         self._poll: Cancellable | None = None
 
@@ -120,6 +121,15 @@ class WorkScreen(AppScreen):
         claim = await self.session.client.claim_next(self.queue.id, exclude=self._held_ids()[:10])
         return claim.task, claim.held_by_others
 
+    def _advance(self) -> None:
+        """The next task: at once when it was claimed ahead, else claimed now (keys wait meanwhile)."""
+        if self.ahead:
+            self._show(self.ahead.pop(0))
+            self._prefetch()
+        else:
+            self._set_ready(False)
+            self.run_worker(self._next(), group="work-open", exclusive=True, exit_on_error=False)
+
     async def _next(self) -> None:
         """Show the task claimed ahead, or claim one; then claim the one after it."""
         self._set_ready(False)
@@ -155,7 +165,7 @@ class WorkScreen(AppScreen):
         waiting = self.query_one("#work-waiting", Static)
         waiting.update(text)
         waiting.display = True
-        self.query_one("#work-loading").display = False
+        self._drop_loading()
         form = self.form
         if form is not None:
             form.display = False
@@ -171,6 +181,8 @@ class WorkScreen(AppScreen):
     async def _prefetch(self) -> None:
         if self.ahead or self.leaving:
             return
+        last = self.last_submission[0] if self.last_submission else None
+        await self.qd.outbox.send_held_now(keep=last)
         try:
             task, _held = await self._claim()
         except errors.QueueDeskError:
@@ -197,22 +209,35 @@ class WorkScreen(AppScreen):
         assert self.detail is not None
         self.current = task
         data = {**task.data, **(values or {})}
-        self.query_one("#work-loading").display = False
+        self._drop_loading()
         self.query_one("#work-waiting").display = False
-        self._set_ready(True)  # first: a disabled form cannot take the focus
         form = self.form
         if form is None:
             form = TaskForm(self.detail.data, data, mode="work")
             self.query_one("#work-body").mount(form)
-            self.call_after_refresh(self._focus_form)
+            self.call_after_refresh(self._first_paint)  # keys wait until the form is there
         else:
+            self._set_ready(True)  # first: a disabled form cannot take the focus
             form.display = True
             form.set_data(data)
             self._focus_form()
         self.task_seconds = 0.0
         self._schedule_heartbeat()
-        self.refresh_bindings()
+        has_images = bool(form.image_urls())
+        if has_images != self.had_images:
+            self.had_images = has_images
+            self.refresh_bindings()  # z and o come and go with the task's pictures
         self._show_status()
+
+    def _drop_loading(self) -> None:
+        # Removed, not hidden: a hidden indicator still animates, and repaints cost every frame.
+        for indicator in self.query("#work-loading"):
+            indicator.remove()
+
+    def _first_paint(self) -> None:
+        self._focus_form()
+        self._set_ready(True)
+        self.refresh_bindings()
 
     def _focus_form(self) -> None:
         form = self.form
@@ -225,10 +250,11 @@ class WorkScreen(AppScreen):
             form.focus_first_editable()
 
     def _set_ready(self, ready: bool) -> None:
+        # Not `form.disabled`: toggling it restyles every editor (~0.1 s a task). Without a task on
+        # screen the focus leaves the form, so keys reach `on_key` here and are refused out loud.
         self.ready = ready
-        form = self.form
-        if form is not None:
-            form.disabled = not ready
+        if not ready:
+            self.set_focus(None)
 
     # --- heartbeats --------------------------------------------------------------------------------
 
@@ -317,7 +343,7 @@ class WorkScreen(AppScreen):
         self.seconds_done += self.task_seconds
         self.message = f"Task {task.id} sent in 5 s — u undoes."
         self.current = None
-        self.run_worker(self._next(), group="work-open", exclusive=True, exit_on_error=False)
+        self._advance()
 
     def action_undo(self) -> None:
         if self.last_submission is None:
@@ -346,7 +372,7 @@ class WorkScreen(AppScreen):
         self.message = f"Skipped task {task.id}: it goes back to the queue."
         self.current = None
         self._give_back(task, None)
-        self.run_worker(self._next(), group="work-open", exclusive=True, exit_on_error=False)
+        self._advance()
 
     def action_release_draft(self) -> None:
         task, form = self.current, self.form
@@ -356,7 +382,7 @@ class WorkScreen(AppScreen):
         self.message = f"Task {task.id} given back with your draft kept on it."
         self.current = None
         self._give_back(task, form.values())
-        self.run_worker(self._next(), group="work-open", exclusive=True, exit_on_error=False)
+        self._advance()
 
     @work(group="work-release", exit_on_error=False)
     async def _give_back(self, task: AssignedTask, draft: dict[str, Any] | None) -> None:
