@@ -14,12 +14,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -40,6 +41,17 @@ class Page:
 
 
 Fetch = Callable[[int, int], Awaitable[Page]]  # offset, limit
+
+
+class _Line:
+    """A row drawn at the column widths, and the strip last painted from it (with its styles)."""
+
+    __slots__ = ("key", "segments", "strip")
+
+    def __init__(self, segments: list[Segment]) -> None:
+        self.segments = segments
+        self.key: tuple[Any, ...] | None = None
+        self.strip: Strip | None = None
 
 
 class PagedTable(ScrollView, can_focus=True):
@@ -152,9 +164,11 @@ class PagedTable(ScrollView, can_focus=True):
         self.total = 0
         self.busy = False
         self.generation = 0  # bumped by reset, so a page fetched for old filters is dropped
-        self._rows: list[list[Text]] = []  # each item's cells, made when its page came
-        self._lines: list[list[Segment] | None] = []  # each row's cells drawn at the column widths
-        self._header: list[Segment] | None = None
+        # Per row of the window, made when first painted (or read): its cells, and its line.
+        self._rows: list[list[str | Text] | None] = []
+        self._lines: list[_Line | None] = []
+        self._header: _Line | None = None
+        self._styles: dict[tuple[Any, ...], tuple[Style, Style]] = {}  # worked out once a paint
         self._widths: list[int] = [width for _key, _label, width in self.column_spec]
         self._cursor = 0
         self._hover: int | None = None  # the row under the mouse, once the mouse moved
@@ -196,11 +210,11 @@ class PagedTable(ScrollView, can_focus=True):
     def row_count(self) -> int:
         return len(self.items)
 
-    def get_row_at(self, row_index: int) -> list[Text]:
+    def get_row_at(self, row_index: int) -> list[str | Text]:
         """The cells of the window's row `row_index` (as `DataTable.get_row_at`)."""
-        if not 0 <= row_index < len(self._rows):
-            raise IndexError(f"no row {row_index} in a window of {len(self._rows)}")
-        return list(self._rows[row_index])
+        if not 0 <= row_index < len(self.items):
+            raise IndexError(f"no row {row_index} in a window of {len(self.items)}")
+        return list(self._cells(row_index))
 
     def move_cursor(
         self, *, row: int | None = None, column: int | None = None, animate: bool = False, scroll: bool = True
@@ -325,7 +339,7 @@ class PagedTable(ScrollView, can_focus=True):
         cursor_key = self.key_of(current) if current is not None else None
         line = self._cursor - int(self.scroll_y)  # where the cursor is on screen: it stays there
         fresh = self._fresh(items, [])
-        self._set_window(offset, fresh, [self._row(item) for item in fresh])
+        self._set_window(offset, fresh)
         keys = [self.key_of(item) for item in fresh]
         row = keys.index(cursor_key) if cursor_key in keys else 0
         self._cursor = row
@@ -339,7 +353,7 @@ class PagedTable(ScrollView, can_focus=True):
         self._set_window(
             self.start + excess,
             self.items[excess:] + fresh,
-            self._rows[excess:] + [self._row(item) for item in fresh],
+            self._rows[excess:] + [None] * len(fresh),
             self._lines[excess:] + [None] * len(fresh),
         )
         if excess:
@@ -353,7 +367,7 @@ class PagedTable(ScrollView, can_focus=True):
         self._set_window(
             self.start - len(added),
             added + self.items[:keep],
-            [self._row(item) for item in added] + self._rows[:keep],
+            [None] * len(added) + self._rows[:keep],
             [None] * len(added) + self._lines[:keep],
         )
         self._cursor = min(self._cursor + len(added), len(self.items) - 1)
@@ -364,23 +378,23 @@ class PagedTable(ScrollView, can_focus=True):
         self,
         start: int,
         items: list[Any],
-        rows: list[list[Text]] | None = None,
-        lines: list[list[Segment] | None] | None = None,
+        rows: list[list[str | Text] | None] | None = None,
+        lines: list[_Line | None] | None = None,
     ) -> None:
         self.start, self.items = start, items
-        self._rows = rows if rows is not None else [self._row(item) for item in items]
+        self._rows = rows if rows is not None else [None] * len(items)
         self._lines = lines if lines is not None else [None] * len(items)
         self._hover = None
         # Before any scrolling: the scroll offsets are checked against the virtual size at once.
         self.virtual_size = Size(self._table_width, len(items) + 1)
         self.refresh()
 
-    def _row(self, item: Any) -> list[Text]:
-        # Text, not str: a str would be read as markup.
-        return [
-            cell if isinstance(cell, Text) else Text(cell, no_wrap=True, overflow="ellipsis")
-            for cell in self.cells(item)
-        ]
+    def _cells(self, row: int) -> list[str | Text]:
+        """The row's cells, made the first time they are painted or read."""
+        cells = self._rows[row]
+        if cells is None:
+            cells = self._rows[row] = list(self.cells(self.items[row]))
+        return cells
 
     # --- cursor and scrolling ----------------------------------------------------------------------
 
@@ -394,8 +408,9 @@ class PagedTable(ScrollView, can_focus=True):
             return
         row = max(0, min(row, len(self.items) - 1))
         if row != self._cursor:
-            self._cursor = row
-            self.refresh()
+            old, self._cursor = self._cursor, row
+            self.refresh_lines(old + 1)  # the header is line 0
+            self.refresh_lines(row + 1)
         if scroll:
             self._show_cursor()
         self.maybe_load()
@@ -429,49 +444,76 @@ class PagedTable(ScrollView, can_focus=True):
             self.virtual_size = Size(self._table_width, len(self.items) + 1)
             self.refresh()
 
-    def _draw(self, cells: Sequence[Text]) -> list[Segment]:
+    def _draw(self, cells: Sequence[str | Text]) -> list[Segment]:
+        """Cells at the column widths: a str as it is written (never markup), a Text with its styles."""
         console = self.app.console
         pad = Segment(" " * PADDING)
         segments: list[Segment] = []
         for cell, width in zip(cells, self._widths, strict=False):
-            text = Text(end="")
-            text.append_text(cell)  # the cell's own style becomes a span: render() skips a bare style
-            text.truncate(width, overflow=cell.overflow or "ellipsis", pad=True)
             segments.append(pad)
-            segments.extend(text.render(console))
+            if isinstance(cell, str):
+                plain = cell.replace("\n", " ")
+                if cell_len(plain) > width:
+                    plain = set_cell_size(plain, width - 1) + "…"
+                segments.append(Segment(set_cell_size(plain, width)))
+            else:
+                text = Text(end="")
+                text.append_text(cell)  # the cell's own style becomes a span: render() skips a bare one
+                text.truncate(width, overflow=cell.overflow or "ellipsis", pad=True)
+                segments.extend(text.render(console))
             segments.append(pad)
         return segments
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._styles = {}  # the component styles may have changed (focus, theme): once a paint
+        return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         scroll_x, scroll_y = self.scroll_offset
-        line_width = max(width + scroll_x, self._table_width)
         if y == 0:
             if self._header is None:
-                self._header = self._draw([Text(label) for _key, label, _width in self.column_spec])
-            segments = self._header
-            pre, post = self.get_component_styles("datatable--header").rich_style, Style()
+                self._header = _Line(self._draw([label for _key, label, _width in self.column_spec]))
+            line, styles = self._header, self._style(("header",))
         else:
             row = y - 1 + scroll_y
             if row >= len(self.items):
                 return Strip.blank(width, self.rich_style)
-            cached = self._lines[row]
-            if cached is None:
-                cached = self._lines[row] = self._draw(self._rows[row])
-            segments = cached
-            pre, post = self._row_styles(row)
-        strip = Strip(Segment.apply_style(segments, pre, post))
-        strip = strip.adjust_cell_length(line_width, pre)
-        return strip.crop(scroll_x, scroll_x + width).simplify()
+            line = self._lines[row]
+            if line is None:
+                line = self._lines[row] = _Line(self._draw(self._cells(row)))
+            kind = ((self.start + row) % 2, row == self._cursor, row == self._hover)
+            styles = self._style(kind)
+        key = (*styles, scroll_x, width)
+        if line.key != key or line.strip is None:
+            line.strip, line.key = self._paint(line.segments, *styles, scroll_x, width), key
+        return line.strip
 
-    def _row_styles(self, row: int) -> tuple[Style, Style]:
+    def _paint(self, segments: list[Segment], pre: Style, post: Style, scroll_x: int, width: int) -> Strip:
+        table_width = self._table_width
+        painted = list(Segment.apply_style(segments, pre, post))
+        line_width = max(width + scroll_x, table_width)
+        if line_width > table_width:  # the row's colour to the right edge
+            painted.append(Segment(" " * (line_width - table_width), pre))
+        strip = Strip(painted, line_width)
+        return strip.crop(scroll_x, scroll_x + width) if line_width > width else strip
+
+    def _style(self, kind: tuple[Any, ...]) -> tuple[Style, Style]:
         """The style under a row's own cell styles, and the one over them (the cursor's colours)."""
-        stripe = "datatable--odd-row" if (self.start + row) % 2 else "datatable--even-row"
-        pre = self.get_component_styles(stripe).rich_style
-        if row == self._hover:
+        styles = self._styles.get(kind)
+        if styles is None:
+            styles = self._styles[kind] = self._work_out_style(kind)
+        return styles
+
+    def _work_out_style(self, kind: tuple[Any, ...]) -> tuple[Style, Style]:
+        if kind == ("header",):
+            return self.get_component_styles("datatable--header").rich_style, Style()
+        odd, cursor, hover = kind
+        pre = self.get_component_styles("datatable--odd-row" if odd else "datatable--even-row").rich_style
+        if hover:
             pre += self.get_component_rich_style("datatable--hover")
-        if row == self._cursor:
-            cursor = self.get_component_rich_style("datatable--cursor")
+        if cursor:
+            cursor_style = self.get_component_rich_style("datatable--cursor")
             # As a DataTable: the cursor's foreground wins over a cell's own colour, its background not.
-            return pre + cursor, Style.from_color(color=cursor.color)
+            return pre + cursor_style, Style.from_color(color=cursor_style.color)
         return pre, Style()
