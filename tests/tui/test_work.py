@@ -21,7 +21,7 @@ from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.images import ImageView
 from queuedesk.tui.journal import data_dir
 from queuedesk.tui.outbox import UNDO_SECONDS
-from queuedesk.tui.screens.work import WorkScreen
+from queuedesk.tui.screens.work import EMPTY_POLL_SECONDS, WorkScreen
 from queuedesk.tui.settings import AppSettings, Target
 from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
@@ -32,7 +32,7 @@ from tests.receiver import Receiver
 from tests.support import KEYS, ROLES_SEED, ServerProcess
 from tests.tcp_proxy import TcpProxy
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import home, notes, plain, settle, shows, until
+from tests.tui.test_app import home, notes, plain, screen_text, settle, shows, until
 from tests.tui.test_images import PNG, Handler, image_server  # noqa: F401  (fixture)
 
 SIZE = (100, 30)
@@ -58,7 +58,7 @@ LABELLING = [MESSAGE, CATEGORY, PHOTO]
 
 def new_queue(admin: httpx.Client, org: int, blocks: list[dict[str, Any]], label: str = "Work") -> dict:
     """A fresh queue with a name no other queue contains (the home filter finds it alone)."""
-    return make_queue(admin, org, blocks, name=f"{label}-{uuid.uuid4().hex[:10]}")
+    return make_queue(admin, org, blocks, name=f"{label}-{uuid.uuid4().hex[:6]}")
 
 
 def qpath(org: int, queue: dict) -> str:
@@ -72,6 +72,11 @@ def add_tasks(admin: httpx.Client, org: int, queue: dict, items: list[dict[str, 
         assert response.status_code == 200, response.text
         ids.append(response.json()["id"])
     return ids
+
+
+def stored(blocks: list[dict[str, Any]], **values: Any) -> dict[str, Any]:
+    """A task's data as the server keeps it: every block of the queue, None where no value."""
+    return {block["id"]: values.get(block["id"]) for block in blocks}
 
 
 def task_on_server(client: httpx.Client, org: int, queue: dict, task_id: int) -> dict:
@@ -142,12 +147,26 @@ async def shown_task(app: QueueDeskApp, pilot: Pilot, task_id: int | None = None
     return current.id
 
 
-async def open_work(app: QueueDeskApp, pilot: Pilot, queue: dict) -> list[str]:
-    """From home, with keys only: filter the list down to `queue`, then `w`. The keys pressed."""
+async def open_work(app: QueueDeskApp, pilot: Pilot, queue: dict, *, keyboard: bool = False) -> list[str]:
+    """From home, `w` on the queue's row; the keys pressed.
+
+    With `keyboard`, the row is found with keys too (the filter: `/`, the name, `enter`); else the
+    cursor is put on it directly, which is quicker (every key pressed costs a test ~0.1 s).
+    """
     screen = await home(app, pilot)
-    await until(app, pilot, lambda: str(queue["id"]) in screen.table.rows, "the queue is listed")
-    keys = ["slash", *queue["name"], "enter", "w"]
-    await pilot.press(*keys[:-1])
+    await until(app, pilot, lambda: any(q.id == queue["id"] for q in screen.queues), "the queue is listed")
+    keys = ["w"]
+    if keyboard:
+        keys = (
+            ["escape", "slash", *queue["name"], "enter", "w"]
+            if screen.view.filter
+            else ["slash", *queue["name"], "enter", "w"]
+        )
+        await pilot.press(*keys[:-1])
+    else:
+        if screen.view.filter:
+            await pilot.press("escape")
+        screen.table.move_cursor(row=screen.table.get_row_index(str(queue["id"])))
     assert screen.table.current_key == str(queue["id"])
     await pilot.press("w")
     return keys
@@ -250,7 +269,7 @@ async def test_a_worker_completes_20_tasks_with_the_keyboard_alone(
     keys_per_task: list[int] = []
     stalls: list[str] = []
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        keys = await open_work(app, pilot, queue)
+        keys = await open_work(app, pilot, queue, keyboard=True)
         for n in range(20):
             task_id = await shown_task(app, pilot)
             form = form_of(app)
@@ -271,12 +290,11 @@ async def test_a_worker_completes_20_tasks_with_the_keyboard_alone(
                 # let time pass (the screen polls) so the rest of the day can still be checked.
                 left = len(pending(admin, org_id, queue)) - len(work(app).qd.outbox_task_ids(queue["id"]))
                 stalls.append(f"after task {n + 1} ({left} waiting on the server): {waiting_text(app)!r}")
-                for _ in range(15):
+                for _ in range(3):
                     if on_screen(app):
                         break
-                    await advance(app, pilot, clock, 1)
+                    await advance(app, pilot, clock, EMPTY_POLL_SECONDS)
             clock.advance(2)  # a fast worker: two seconds a task
-            await settle(app, pilot, 1)
         await settle(app, pilot)
         assert "done 20 · skipped 0" in status(app)
         await advance(app, pilot, clock, PAST_GRACE)
@@ -356,7 +374,8 @@ async def test_a_value_the_server_refuses_is_shown_on_its_field(
 async def test_skip_gives_the_task_back_and_ctrl_s_keeps_a_draft_on_it(
     make_app: MakeApp, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY, NOTE])
+    blocks = [MESSAGE, CATEGORY, NOTE]
+    queue = new_queue(admin, org_id, blocks)
     first, second, third = add_tasks(admin, org_id, queue, [{"message": f"m{i}"} for i in range(3)])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -366,7 +385,7 @@ async def test_skip_gives_the_task_back_and_ctrl_s_keeps_a_draft_on_it(
         await settle(app, pilot)
         skipped = task_on_server(admin, org_id, queue, first)
         assert skipped["status"] == "open" and skipped["assignment"]["assigned_to"] is None
-        assert skipped["data"] == {"message": "m0"}
+        assert skipped["data"] == stored(blocks, message="m0")
         assert "skipped 1" in status(app)
 
         await pilot.press("2", "tab", *"ask sue", "ctrl+s")
@@ -374,7 +393,7 @@ async def test_skip_gives_the_task_back_and_ctrl_s_keeps_a_draft_on_it(
         await settle(app, pilot)
         drafted = task_on_server(admin, org_id, queue, second)
         assert drafted["status"] == "open" and drafted["assignment"]["assigned_to"] is None
-        assert drafted["data"] == {"message": "m1", "category": "blue", "note": "ask sue"}
+        assert drafted["data"] == stored(blocks, message="m1", category="blue", note="ask sue")
         assert "skipped 2" in status(app)
         assert form_of(app).editor("category").value() is None  # nothing carried over
     assert completed(admin, org_id, queue) == {}
@@ -393,7 +412,8 @@ def receiver() -> Iterator[Receiver]:
 async def test_undo_within_the_grace_brings_the_task_back_and_nothing_reached_the_server(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int, receiver: Receiver
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY, NOTE])
+    blocks = [MESSAGE, CATEGORY, NOTE]
+    queue = new_queue(admin, org_id, blocks)
     hooked = admin.put(f"{qpath(org_id, queue)}/webhook", json={"target": receiver.url})
     assert hooked.status_code in (200, 201), hooked.text
     first, second = add_tasks(admin, org_id, queue, [{"message": "one"}, {"message": "two"}])
@@ -414,7 +434,7 @@ async def test_undo_within_the_grace_brings_the_task_back_and_nothing_reached_th
         assert journal_entries() == []
         await advance(app, pilot, clock, PAST_GRACE)  # long past the grace: still nothing sent
         held = task_on_server(admin, org_id, queue, first)
-        assert held["status"] == "in_progress" and held["data"] == {"message": "one"}
+        assert held["status"] == "in_progress" and held["data"] == stored(blocks, message="one")
         assert completed(admin, org_id, queue) == {}
         assert receiver.received == []
 
@@ -491,19 +511,25 @@ async def test_a_lost_lease_is_explained_and_a_refused_submission_is_kept_never_
         )
 
         # Wes answers the next one, but it too goes to Wyn during the grace: refused, kept, told.
+        # (Wyn renews his claims as he goes, or with 1 s leases Wes would take them back.)
+        beat = f"{qpath(org, queue)}/tasks/{first}/heartbeat"
+        assert wyn.post(beat).status_code == 200
         await pilot.press("2", "enter")
         await settle(app, pilot)
         time.sleep(1.2)
         taken = wyn.post(f"{qpath(org, queue)}/tasks/next", json={"exclude": [first]})
         assert taken.json()["id"] == second, taken.text
+        assert wyn.post(beat).status_code == 200
         await advance(app, pilot, clock, PAST_GRACE)
         assert sent == [second]
         (entry,) = journal_entries()
         assert (entry["task_id"], entry["state"], entry["data"]) == (second, "failed", {"category": "blue"})
         refused = [n for n in notes(app) if "Submission refused" in n]
         assert len(refused) == 1 and f"Task {second}" in refused[0] and "category='blue'" in refused[0]
-        assert "All 2 open tasks are being worked on by others" in waiting_text(app)
-        for _ in range(4):  # every backoff step and more: never sent again
+        assert "All 2 open tasks are being worked on by others" in waiting_text(app), screen_text(app)
+        for _ in range(3):  # past every step of the backoff: never sent again
+            for task_id in (first, second):
+                assert wyn.post(f"{qpath(org, queue)}/tasks/{task_id}/heartbeat").status_code == 200
             await advance(app, pilot, clock, 30)
         assert sent == [second]
         assert journal_entries()[0]["state"] == "failed"
@@ -594,7 +620,7 @@ async def test_an_offline_submit_is_kept_unsent_and_delivered_when_the_server_is
         assert (entry["task_id"], entry["state"], entry["data"]) == (first, "unsent", {"category": "blue"})
         assert "1 unsent" in status(app)
 
-        start_server(like=own)
+        own = start_server(like=own)
         await advance(app, pilot, clock, 2)  # the first retry
         await until(app, pilot, lambda: not journal_entries(), "the unsent submission is delivered")
         assert "unsent" not in status(app)
@@ -619,7 +645,7 @@ async def test_an_offline_submit_is_kept_unsent_and_delivered_when_the_server_is
     assert sorted(done) == [first, second]
     assert done[second]["data"] == {"message": "b", "category": "green"}
     assert done[second]["completed_by"] == "wes@acme.test"
-    assert task_on_server(admin, org, queue, third)["status"] in ("new", "open")
+    assert third not in done  # claimed ahead when the server went away: its lease runs out on its own
 
 
 async def test_a_crash_during_the_grace_loses_nothing(
@@ -755,8 +781,8 @@ async def test_every_editor_types_value_round_trips_through_the_server(
         ]
         assert not form.editor("source").editable and not form.editor("message").editable  # shown, not edited
         assert form.editor("category").has_focus_within  # the first required block
-        await pilot.press("2", "tab", "1", "3", "tab", "y", "tab", *"-12.5", "tab", *"2026-11-23", "tab")
-        await pilot.press(*"wes@acme.test", "escape", "tab", *"printer, 2nd floor")
+        await pilot.press("2", "tab", "1", "3", "tab", "y", "tab", *"-2.5", "tab", *"2026-11-23", "tab")
+        await pilot.press(*"a@b.co", "escape", "tab", *"2nd fl")
         assert form.problems() == {}
         await pilot.press("enter")
         await settle(app, pilot)
@@ -765,13 +791,13 @@ async def test_every_editor_types_value_round_trips_through_the_server(
     assert done["data"] == {
         "message": "fill everything",
         "source": source,
-        "note": "printer, 2nd floor",
+        "note": "2nd fl",
         "category": "blue",
         "tags": ["red", "green"],
         "urgent": True,
-        "count": -12.5,
+        "count": -2.5,
         "due": "2026-11-23",
-        "contact": "wes@acme.test",
+        "contact": "a@b.co",
     }
 
 
@@ -800,8 +826,9 @@ async def test_an_image_too_large_missing_or_not_an_image_shows_why_and_work_goe
             view = form_of(app).query_one(ImageView)
             await until(app, pilot, lambda v=view: v.state == "unavailable", "the placeholder is shown")
             assert view.reason == reason
-            assert plain(view.query_one(".image-note")) == f"Image not shown: {reason}"
-            assert shows(app, f"Image not shown: {reason}")
+            note = view.query_one(".image-note")
+            assert plain(note) == f"Image not shown: {reason}"
+            assert note.display and note.region.height > 0 and shows(app, "Image not shown:")
             await pilot.press("1", "enter")
         await settle(app, pilot)
         await advance(app, pilot, clock, PAST_GRACE)
@@ -832,7 +859,7 @@ async def test_the_basic_api_has_no_claiming_but_creating_a_task_still_works(
 
         await pilot.press("n")
         await until(app, pilot, lambda: app.screen.query(TaskForm), "the create form is shown")
-        await pilot.press(*"Printer on fire", "tab", "2", "ctrl+s")
+        await pilot.press(*"Fire", "tab", "2", "ctrl+s")
         await until(app, pilot, lambda: original.created, "the task is created")
     (created,) = original.created
-    assert created["data"]["paragraph"] == "Printer on fire" and created["data"]["category"] == "blue"
+    assert created["data"]["paragraph"] == "Fire" and created["data"]["category"] == "blue"
