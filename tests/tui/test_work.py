@@ -9,6 +9,7 @@ import socket
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -182,14 +183,14 @@ async def advance(app: QueueDeskApp, pilot: Pilot, clock: ManualClock, seconds: 
     await settle(app, pilot)
 
 
-def restarted_app(role: str, url: str, clock: ManualClock) -> QueueDeskApp:
-    """The app started again (same data directory) on a clock of its own, at the same time.
+def restarted_app(role: str, url: str, clock: ManualClock, *, at: datetime | None = None) -> QueueDeskApp:
+    """The app started again (same data directory) on a clock of its own, at the same time (or `at`).
 
     A new clock, because `ManualClock` keeps the timers of an app that is gone (a real process
     takes them with it): advancing the old clock would run them on a closed app.
     """
     target = Target(url, KEYS[role], None, "test")
-    return QueueDeskApp(target, settings=AppSettings(), clock=ManualClock(current=clock.now()))
+    return QueueDeskApp(target, settings=AppSettings(), clock=ManualClock(current=at or clock.now()))
 
 
 # --- servers of the test's own (stopped, restarted, short leases, slow answers) -----------------
@@ -361,14 +362,21 @@ async def test_a_value_the_server_refuses_is_shown_on_its_field(
         assert entry["task_id"] == task_id and entry["data"] == {"category": "red"}
         assert entry["state"] == "failed" and "not an option" in entry["error"]
         assert any("Submission refused" in n and "category='red'" in n for n in notes(app)), notes(app)
-        # ... and shown where it belongs: on the Category field of that task.
-        await settle(app, pilot)
+        # ... and shown where it belongs: on the Category field of that task, which is still
+        # the worker's (a 400 changes nothing on the server). Time for one poll of the screen.
+        if not on_screen(app):
+            await advance(app, pilot, clock, EMPTY_POLL_SECONDS)
+        shown = work(app).current
         assert on_screen(app, task_id), (
-            f"the refused task {task_id} is not back on screen (showing {work(app).current}); "
-            f"the refusal was only a notification: {notes(app)}"
+            f"the refused task {task_id} is not back on screen (showing {shown and shown.id}; "
+            f"{waiting_text(app)!r}); the refusal was only a notification: {notes(app)}"
         )
-        problem = form_of(app).editor("category").shown_problem
-        assert problem is not None and "not an option" in problem, problem
+        category = form_of(app).editor("category")
+        assert category.shown_problem is not None and "not an option" in category.shown_problem, (
+            f"task {task_id} is back, but Category shows no problem (value {category.value()!r}, "
+            f"problem {category.shown_problem!r}, form problem line "
+            f"{plain(form_of(app).query_one('#form-problem'))!r})"
+        )
 
 
 async def test_skip_gives_the_task_back_and_ctrl_s_keeps_a_draft_on_it(
@@ -486,7 +494,9 @@ async def test_a_lost_lease_is_explained_and_a_refused_submission_is_kept_never_
     org = org_of(admin)
     queue = new_queue(admin, org, [MESSAGE, CATEGORY])
     first, second = add_tasks(admin, org, queue, [{"message": "a"}, {"message": "b"}])
-    app = restarted_app("worker", own.url, clock)
+    # Heartbeats are timed from the lease's end as the server tells it: the clock starts at the
+    # real time, so the first one is due in 5 s whatever the day the test runs.
+    app = restarted_app("worker", own.url, clock, at=datetime.now(UTC))
     clock = app.clock  # type: ignore[assignment]
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         assert await start_work(app, pilot, queue) == first
@@ -544,6 +554,7 @@ async def test_a_flush_during_the_grace_is_a_404_reported_with_the_values_and_th
 ) -> None:
     queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
     first, second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
+    clock.current = datetime.now(UTC)  # heartbeats are timed from the server's lease (900 s here)
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         assert await start_work(app, pilot, queue) == first
@@ -652,16 +663,20 @@ async def test_a_crash_during_the_grace_loses_nothing(
     make_app: MakeApp, clock: ManualClock, server: ServerProcess, admin: httpx.Client, org_id: int
 ) -> None:
     queue = new_queue(admin, org_id, [MESSAGE, CATEGORY, NOTE])
-    first, _second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
+    first, second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         assert await start_work(app, pilot, queue) == first
         await pilot.press("1", "tab", *"in a hurry", "enter")
-        await settle(app, pilot)
-        # The app goes away here: no quit action, no leaving the screen, the grace not over.
+        assert await shown_task(app, pilot) == second
+        # The app goes away here, the grace not over: leaving `run_test` runs `App._shutdown()`
+        # (screens unmounted, timers gone with them), never the quit action nor `leave()`, so
+        # nothing is sent and no claim is given back, as when the process is killed.
     (entry,) = journal_entries()
     assert (entry["task_id"], entry["state"]) == (first, "held")
-    assert task_on_server(admin, org_id, queue, first)["status"] == "in_progress"
+    for task_id in (first, second):
+        task = task_on_server(admin, org_id, queue, task_id)
+        assert (task["status"], task["assignment"]["assigned_to"]) == ("in_progress", "wes@acme.test")
     assert completed(admin, org_id, queue) == {}
 
     again = restarted_app("worker", server.url, clock)
