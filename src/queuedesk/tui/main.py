@@ -28,8 +28,20 @@ def _save(name: str, url: str, token: str, org: int | None) -> None:
     save_profile(name, Profile(url=url, token=token, org=org), make_default=True)
 
 
+_FIRST_SCREEN_NEEDS = (
+    "queuedesk.tui.screens.connect",
+    "queuedesk.tui.screens.queues",
+    "httpcore",
+    "anyio",
+    "anyio._backends._asyncio",
+    "h11",
+    "certifi",
+    "sniffio",
+)
+
+
 def _import_quietly(name: str) -> None:
-    # A failure shows when the main thread imports the module again (queuedesk.tui.images does).
+    # Only a head start: a module that fails here fails again, and shows, where it is really used.
     with contextlib.suppress(Exception):
         importlib.import_module(name)
 
@@ -74,9 +86,10 @@ def run_app(args: argparse.Namespace) -> int:
         profile_name=(connection.profile if connection and connection.profile else args.profile) or "default",
     )
     asking = _ask_the_terminal()
-    # What the first screens need, imported while the terminal is being asked.
-    import queuedesk.tui.screens.connect
-    import queuedesk.tui.screens.queues
+    # What the first screen needs, imported while the terminal is being asked; httpx imports its
+    # transport (httpcore, anyio, h11, certifi) only when the first client is made.
+    for name in _FIRST_SCREEN_NEEDS:
+        _import_quietly(name)
     from queuedesk.tui.app import QueueDeskApp
 
     asking.join()
