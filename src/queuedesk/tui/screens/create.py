@@ -11,7 +11,6 @@ from textual.widgets import Footer, LoadingIndicator, Static
 from queuedesk.api import blocks as block_rules
 from queuedesk.api import errors
 from queuedesk.api.models import Queue, QueueDetail
-from queuedesk.tui.forms.base import REQUIRED
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
@@ -81,8 +80,7 @@ class CreateTaskScreen(AppScreen):
         form = self.form
         if form is None or self.detail is None or self.sending:
             return
-        # Required blocks are the worker's duty at completion (A1 does not enforce them).
-        problems = {key: message for key, message in form.problems().items() if message != REQUIRED}
+        problems = form.problems()  # in create mode "required" is not a problem: A1 does not enforce it
         values = self._values()
         if not problems and not values:
             problems = {"": "Fill at least one block: a task cannot be empty."}
