@@ -2,10 +2,10 @@
 of rows around the cursor is kept, so a history of millions paints as fast as one of a hundred.
 
 It is a line-API widget (`ScrollView` + `render_line`), not a `DataTable`: a DataTable re-measures
-and re-lays out every row it holds when rows are added or removed (0.2 to 0.9 s a page at 500 rows),
-while here a page costs its fetch, its cells, and the ~30 lines on screen. Each row's cells are
-rendered once to segments; the row's style (zebra stripe, cursor, hover) is laid over them as the
-line is painted. It looks and answers to keys like the DataTable it replaces (same component classes
+and re-lays out every row it holds when rows are added or removed (a page took 0.2 to 0.4 s, up to
+0.9 s, with a window of 500 rows), while here a page costs its fetch and the lines on screen. Each
+row's cells are made and drawn once, when first shown; the row's style (zebra stripe, cursor, hover)
+is laid over them as the line is painted, and the result kept until that style changes. It looks and answers to keys like the DataTable it replaces (same component classes
 and styles, `DataTable.RowSelected` on enter), and offers the few DataTable calls the tests read
 (`row_count`, `get_row_at`).
 """
