@@ -110,6 +110,14 @@ class QueueDeskApp(App[None]):
         return self.outbox.task_ids(queue_id) if self.outbox is not None else []
 
     def _submission_refused(self, entry: Entry) -> None:
+        from queuedesk.tui.screens.work import WorkScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, WorkScreen) and screen.queue.id == entry.queue_id:
+                screen.take_back(entry)
+        self._tell_refused(entry)
+
+    def _tell_refused(self, entry: Entry) -> None:
         values = ", ".join(f"{key}={value!r}" for key, value in entry.data.items() if value is not None)
         self.notify(
             f"Task {entry.task_id} in {entry.queue_name} was not accepted: {entry.error} "

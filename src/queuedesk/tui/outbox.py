@@ -44,6 +44,9 @@ class Outbox:
     def hold(self, entry: Entry) -> None:
         """Keep `entry` for the undo grace period (on disk first), then send it."""
         entry.state = "held"
+        for earlier in self.journal.in_state("failed"):
+            if earlier.queue_id == entry.queue_id and earlier.task_id == entry.task_id:
+                self.journal.entries.pop(earlier.id)  # submitted again: the refused attempt is done with
         self.journal.put(entry)
         self._later(entry.id, UNDO_SECONDS)
         self._changed()
@@ -128,6 +131,12 @@ class Outbox:
     def _refused(self, entry: Entry, exc: errors.QueueDeskError) -> None:
         entry.state = "failed"
         entry.error = str(exc)
+        if isinstance(exc, errors.ValidationError):
+            # By block id, so the work screen can put each message on its field.
+            entry.extra["fields"] = {
+                (item.field or "").removeprefix("data.").removeprefix("data"): item.message
+                for item in exc.errors
+            }
         self.journal.put(entry)
         self.on_refused(entry)
 

@@ -393,6 +393,39 @@ class WorkScreen(AppScreen):
         except Exception as exc:
             self.qd.report(exc, doing=f"Giving task {task.id} back")
 
+    @work(group="work-take-back", exit_on_error=False)
+    async def take_back(self, entry: Entry) -> None:
+        """A submission the server refused for its values: the task comes back with them, each
+        message on its field (the queue is read again: its blocks may have changed meanwhile)."""
+        fields: dict[str, str] = entry.extra.get("fields") or {}
+        if not fields or self.leaving:
+            return  # a lost task (409, 404) cannot come back; the app's notification says so
+        client = self.session.client
+        try:
+            detail = await client.queue(self.queue.id)
+            task = await client.task(self.queue.id, entry.task_id)
+        except errors.QueueDeskError:
+            return
+        me = self.session.me
+        if task.status != "in_progress" or me is None or task.assignment.assigned_to != me.email:
+            return
+        if self.detail is None or [b.model_dump() for b in detail.data] != [
+            b.model_dump() for b in self.detail.data
+        ]:
+            self.detail = detail
+            form = self.form
+            if form is not None:
+                await form.remove()
+        if self.current is not None and self.current.id != task.id:
+            self.ahead.insert(0, self.current)
+        self.done = max(0, self.done - 1)
+        self._show(task, entry.data)
+        form = self.form
+        if form is not None:
+            self.call_after_refresh(form.show_problems, fields)
+        self.message = f"Task {task.id} came back: the server refused a value. Fix it and submit again."
+        self._show_status()
+
     def action_toggle_submit_on_choice(self) -> None:
         self.submit_on_choice = not self.submit_on_choice
         self.message = f"Submit on choice {'on' if self.submit_on_choice else 'off'}."
