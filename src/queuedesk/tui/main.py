@@ -49,17 +49,18 @@ def _import_quietly(name: str) -> None:
 def _ask_the_terminal() -> threading.Thread:
     """Start textual-image's questions to the terminal in a thread; join it before the app runs.
 
-    Images pick Kitty, Sixel or half cells from the terminal's answers, asked when textual-image is
-    imported, which works only before the app takes over the terminal. Most terminals (tmux among
-    them) never answer the Kitty question, so the import waits out a 0.1 s timeout: a thread waits
-    while the app's modules are imported. Its dependencies are imported first, so that the thread
-    imports textual-image's own modules only and the two threads never import the same module.
+    Images pick Kitty, Sixel or half cells, and their size, from the terminal's answers, asked when
+    textual-image is imported, which works only before the app takes over the terminal. Most
+    terminals (tmux among them) never answer the Kitty question, so the import waits out a 0.1 s
+    timeout: a thread waits while the app's modules are imported. Its dependencies are imported
+    first, so that the thread imports textual-image's own modules only and the two threads never
+    import the same module.
     """
     import PIL.Image  # noqa: F401
     import textual.app  # noqa: F401
 
     asking = threading.Thread(
-        target=_import_quietly, args=("textual_image.renderable",), name="terminal-query", daemon=True
+        target=_import_quietly, args=("textual_image.widget",), name="terminal-query", daemon=True
     )
     asking.start()
     return asking
@@ -92,9 +93,7 @@ def run_app(args: argparse.Namespace) -> int:
         _import_quietly(name)
     from queuedesk.tui.app import QueueDeskApp
 
-    asking.join()
-    import queuedesk.tui.images  # noqa: F401 - the renderer for pictures, chosen from the answers
-
+    asking.join()  # queuedesk.tui.images, imported where pictures are shown, uses the answers
     app = QueueDeskApp(target, settings=settings, save_profile=_save)
     app.run()
     return app.return_code or 0
