@@ -3,6 +3,7 @@ holding, for every way a submission can go (sent after the undo grace, undone, r
 left behind by a crash). Time moves only with `clock.advance`.
 """
 
+import contextlib
 import itertools
 import json
 import socket
@@ -15,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
@@ -33,7 +35,7 @@ from tests.receiver import Receiver
 from tests.support import KEYS, ROLES_SEED, ServerProcess
 from tests.tcp_proxy import TcpProxy
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import home, notes, plain, screen_text, settle, shows, until
+from tests.tui.test_app import home, notes, plain, screen_text, shows
 from tests.tui.test_images import PNG, Handler, image_server  # noqa: F401  (fixture)
 
 SIZE = (100, 30)
@@ -97,6 +99,27 @@ def pending(admin: httpx.Client, org: int, queue: dict) -> dict[int, dict]:
 
 
 # --- the app --------------------------------------------------------------------------------------
+
+
+async def idle(app: QueueDeskApp, pilot: Pilot) -> None:
+    """Wait for the app's workers. One cancelled because a newer one of its exclusive group took
+    its place is no failure (`wait_for_complete` raises for it); a failed one still is."""
+    with contextlib.suppress(WorkerCancelled):
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def settle(app: QueueDeskApp, pilot: Pilot, rounds: int = 3) -> None:
+    for _ in range(rounds):
+        await idle(app, pilot)
+
+
+async def until(app: QueueDeskApp, pilot: Pilot, condition: Callable[[], object], what: str) -> None:
+    for _ in range(40):
+        if condition():
+            return
+        await idle(app, pilot)
+    raise AssertionError(f"never happened: {what}\n--- screen ---\n{screen_text(app)}")
 
 
 def work(app: QueueDeskApp) -> WorkScreen:
@@ -364,6 +387,7 @@ async def test_a_value_the_server_refuses_is_shown_on_its_field(
         assert any("Submission refused" in n and "category='red'" in n for n in notes(app)), notes(app)
         # ... and shown where it belongs: on the Category field of that task, which is still
         # the worker's (a 400 changes nothing on the server). Time for one poll of the screen.
+        await settle(app, pilot)
         if not on_screen(app):
             await advance(app, pilot, clock, EMPTY_POLL_SECONDS)
         shown = work(app).current
@@ -377,6 +401,17 @@ async def test_a_value_the_server_refuses_is_shown_on_its_field(
             f"problem {category.shown_problem!r}, form problem line "
             f"{plain(form_of(app).query_one('#form-problem'))!r})"
         )
+        assert category.value() == "red"  # what the worker chose, kept
+        assert "refused" in status(app)
+        # The queue was read again: the options are today's, and a new answer goes through.
+        assert category.names() == ["Blue", "Green"]  # type: ignore[attr-defined]
+        await pilot.press("1", "enter")
+        await settle(app, pilot)
+        assert [(e["task_id"], e["state"]) for e in journal_entries()] == [(task_id, "held")]
+        await advance(app, pilot, clock, PAST_GRACE)
+        assert journal_entries() == []  # the refused attempt is done with
+    (done,) = completed(admin, org_id, queue).values()
+    assert (done["id"], done["data"]["category"]) == (task_id, "blue")
 
 
 async def test_skip_gives_the_task_back_and_ctrl_s_keeps_a_draft_on_it(
@@ -565,11 +600,10 @@ async def test_a_flush_during_the_grace_is_a_404_reported_with_the_values_and_th
         (entry,) = journal_entries()
         assert (entry["task_id"], entry["state"], entry["data"]) == (first, "failed", {"category": "red"})
         assert any("Submission refused" in n and "category='red'" in n for n in notes(app)), notes(app)
-        # The task on screen went with the flush: the next heartbeat says so, and the queue is empty.
-        for _ in range(31):
-            if "The queue is empty" in waiting_text(app):
-                break
-            await advance(app, pilot, clock, 10)
+        # The task on screen went with the flush: the next heartbeat (a third of the lease on)
+        # says so, and the queue is empty.
+        await advance(app, pilot, clock, 300)
+        await until(app, pilot, lambda: waiting_text(app), "the screen says why there is no task")
         assert any("Task lost" in n and f"Task {second}" in n for n in notes(app)), notes(app)
         assert "The queue is empty" in waiting_text(app)
         assert journal_entries()[0]["state"] == "failed"  # kept, never retried
