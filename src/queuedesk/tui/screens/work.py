@@ -35,6 +35,7 @@ MIN_HEARTBEAT_SECONDS = 5.0
 class WorkScreen(AppScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "submit", "Submit", id="work.submit"),
+        Binding("ctrl+j", "submit", "Submit", show=False, priority=True, id="work.submit_anywhere"),
         Binding("s", "skip", "Skip", id="work.skip"),
         Binding("u", "undo", "Undo", id="work.undo"),
         Binding("z", "zoom", "Image", id="work.zoom"),
