@@ -67,6 +67,8 @@ class Poller:
 
     async def _poll(self) -> None:
         try:
+            if getattr(self.owner, "is_current", True) is False:
+                return  # a screen under another one: nobody looks at it, and its errors would be noise
             await self.fetch()
         except Exception as exc:
             self.failures += 1

@@ -103,6 +103,10 @@ class QueueScreen(AppScreen):
     def on_unmount(self) -> None:
         self.poller.stop()
 
+    def on_screen_resume(self) -> None:
+        if hasattr(self, "poller"):
+            self.poller.poll_now()  # back on top: fresh figures at once
+
     @property
     def pending(self) -> PagedTable:
         return self.query_one("#pending", PagedTable)

@@ -54,6 +54,10 @@ class QueuesScreen(AppScreen):
     def on_unmount(self) -> None:
         self.poller.stop()
 
+    def on_screen_resume(self) -> None:
+        if hasattr(self, "poller"):
+            self.poller.poll_now()  # back on top: fresh figures at once
+
     @property
     def table(self) -> QueueTable:
         return self.query_one(QueueTable)
