@@ -63,10 +63,11 @@ class ConnectScreen(Screen[None]):
                 target.url if target else "",
                 placeholder="http://127.0.0.1:8000",
                 id="url",
+                compact=True,
             )
             yield Label("API key")
             yield Input(
-                target.token or "" if target else "", placeholder="your API key", password=True, id="token"
+                target.token or "" if target else "", placeholder="your API key", password=True, id="token", compact=True
             )
             with Vertical(id="org-row"):
                 yield Label("Organization id (this server cannot tell it)")
@@ -75,9 +76,10 @@ class ConnectScreen(Screen[None]):
                     placeholder="e.g. 1",
                     type="integer",
                     id="org",
+                    compact=True,
                 )
             yield Label("Save as profile")
-            yield Input(self.qd.settings.profile_name, id="profile")
+            yield Input(self.qd.settings.profile_name, id="profile", compact=True)
             yield Static(self.problem, id="connect-problem")
             with Horizontal(id="connect-actions"):
                 yield Button("Connect", variant="primary", id="connect")
@@ -138,6 +140,8 @@ class ConnectScreen(Screen[None]):
             return
         except Exception as exc:
             self._show_problem(why_not(exc, target.url))
+            if isinstance(exc, errors.AuthenticationError):
+                self.query_one("#token", Input).focus()  # the one thing to change
             return
         finally:
             self.query_one("#connect-waiting").display = False
