@@ -2,6 +2,7 @@
 
 import argparse
 import contextlib
+import gc
 import importlib
 import sys
 import threading
@@ -95,5 +96,8 @@ def run_app(args: argparse.Namespace) -> int:
 
     asking.join()  # queuedesk.tui.images, imported where pictures are shown, uses the answers
     app = QueueDeskApp(target, settings=settings, save_profile=_save)
+    # What the start made lives as long as the app: out of the collector's way (cli.main had it off).
+    gc.freeze()
+    gc.enable()
     app.run()
     return app.return_code or 0
