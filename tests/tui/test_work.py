@@ -641,6 +641,65 @@ async def test_an_empty_queue_and_one_held_by_others_are_told_apart_and_new_work
         assert await shown_task(app, pilot) == new
 
 
+async def test_the_last_task_of_the_queue_can_be_undone_with_u(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    """After the last task the screen waits for work, and the submission waits out its grace:
+    `u` must still bring it back (no task is on screen for the key to be applied to by mistake)."""
+    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    (only,) = add_tasks(admin, org_id, queue, [{"message": "last one"}])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == only
+        await pilot.press("3", "enter")
+        await until(app, pilot, lambda: "The queue is empty" in waiting_text(app), "the queue is empty")
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert on_screen(app, only), f"u did not undo; the status says: {status(app)!r}"
+        assert form_of(app).values() == {"category": "green"}
+        assert journal_entries() == []
+    held = task_on_server(admin, org_id, queue, only)
+    assert held["status"] == "in_progress" and completed(admin, org_id, queue) == {}
+
+
+async def test_waiting_for_work_polls_once_every_5_s_also_after_an_undo(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    """Undo while the screen waits for work brings the task back; once it is submitted again the
+    screen waits again, and must still poll gently: one claim every 5 s, not one per wait begun."""
+    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    (only,) = add_tasks(admin, org_id, queue, [{"message": "last one"}])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == only
+        await pilot.press("1", "enter")
+        await until(app, pilot, lambda: "The queue is empty" in waiting_text(app), "the queue is empty")
+        await advance(app, pilot, clock, 1)
+        await pilot.press("f7")  # undo (`u` itself: see the test above)
+        assert await shown_task(app, pilot) == only
+        await pilot.press("2", "enter")
+        await until(app, pilot, lambda: "The queue is empty" in waiting_text(app), "the queue is empty again")
+        claims: list[float] = []
+        began = clock.now()
+        assert app.session is not None
+        client = app.session.client
+        real_claim = client.claim_next
+
+        async def claim_next(queue_id: int, exclude: Any = ()) -> Any:
+            claims.append((clock.now() - began).total_seconds())  # counted, nothing changed
+            return await real_claim(queue_id, exclude)
+
+        client.claim_next = claim_next  # type: ignore[method-assign]
+        for _ in range(20):  # 20 s, a second at a time
+            await advance(app, pilot, clock, 1)
+        assert "The queue is empty" in waiting_text(app)
+        assert len(claims) == 4, (
+            f"{len(claims)} claims in 20 s of waiting, at {claims} s, not 4 (one every 5 s)"
+        )
+    (done,) = completed(admin, org_id, queue).values()
+    assert done["data"]["category"] == "blue"
+
+
 # --- the network and the process going away -----------------------------------------------------
 
 
