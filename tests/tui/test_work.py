@@ -909,6 +909,28 @@ async def test_every_editor_types_value_round_trips_through_the_server(
     }
 
 
+async def test_link_and_image_addresses_typed_in_create_task_round_trip(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    """Links and images are the task's content in the work screen (shown, never edited): their
+    editors take typed values when an admin creates a task (`n`)."""
+    blocks = [{"id": "source", "name": "Source", "type": "link"}, PHOTO]
+    queue = new_queue(admin, org_id, blocks, "New")
+    app = make_app("admin")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await home(app, pilot)
+        await until(
+            app, pilot, lambda: any(q.id == queue["id"] for q in screen.queues), "the queue is listed"
+        )
+        screen.table.move_cursor(row=screen.table.get_row_index(str(queue["id"])))
+        await pilot.press("n")
+        await until(app, pilot, lambda: app.screen.query(TaskForm), "the create form is shown")
+        await pilot.press(*"http://e.co", "tab", *"http://e.co/p", "ctrl+s")
+        await until(app, pilot, lambda: pending(admin, org_id, queue), "the task is created")
+    (task,) = pending(admin, org_id, queue).values()
+    assert task["data"] == {"source": "http://e.co", "photo": "http://e.co/p"}
+
+
 async def test_an_image_too_large_missing_or_not_an_image_shows_why_and_work_goes_on(
     make_app: MakeApp,
     clock: ManualClock,
