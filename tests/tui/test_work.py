@@ -4,7 +4,6 @@ left behind by a crash). Time moves only with `clock.advance`.
 """
 
 import contextlib
-import itertools
 import json
 import socket
 import time
@@ -36,11 +35,10 @@ from tests.support import KEYS, ROLES_SEED, ServerProcess
 from tests.tcp_proxy import TcpProxy
 from tests.tui.conftest import MakeApp
 from tests.tui.test_app import home, notes, plain, screen_text, shows
-from tests.tui.test_images import PNG, Handler, image_server  # noqa: F401  (fixture)
+from tests.tui.test_images import Handler, image_server  # noqa: F401  (fixture)
 
 SIZE = (100, 30)
 PAST_GRACE = UNDO_SECONDS + 0.5
-_tags = itertools.count(1)
 
 OPTIONS = [{"id": "red", "name": "Red"}, {"id": "blue", "name": "Blue"}, {"id": "green", "name": "Green"}]
 MESSAGE = {"id": "message", "name": "Message", "type": "text", "text": {"read_only": True}}
