@@ -171,7 +171,13 @@ class WorkScreen(AppScreen):
         if form is not None:
             form.display = False
         self._show_status()
+        self._stop_polling()
         self._poll = self.clock.call_later(self, EMPTY_POLL_SECONDS, self._poll_again)
+
+    def _stop_polling(self) -> None:
+        if self._poll is not None:
+            self._poll.stop()
+            self._poll = None
 
     def _poll_again(self) -> None:
         self._poll = None
@@ -208,6 +214,7 @@ class WorkScreen(AppScreen):
 
     def _show(self, task: AssignedTask, values: dict[str, Any] | None = None) -> None:
         assert self.detail is not None
+        self._stop_polling()
         self.current = task
         data = {**task.data, **(values or {})}
         self._drop_loading()
@@ -302,6 +309,9 @@ class WorkScreen(AppScreen):
 
     def on_key(self, event: events.Key) -> None:
         self.last_key_at = self.clock.now()
+        bound = self.active_bindings.get(event.key)
+        if bound is not None and bound.binding.action == "undo":
+            return  # undo acts on the last submission, not on a task on screen: also while waiting
         if not self.ready and (event.is_printable or event.key == "enter") and not self.leaving:
             event.stop()
             event.prevent_default()
