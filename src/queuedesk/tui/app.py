@@ -120,7 +120,7 @@ class QueueDeskApp(App[None]):
     def _tell_refused(self, entry: Entry) -> None:
         values = ", ".join(f"{key}={value!r}" for key, value in entry.data.items() if value is not None)
         self.notify(
-            f"Task {entry.task_id} in {entry.queue_name} was not accepted: {entry.error} "
+            f"Task {entry.task_id} in {entry.queue_name} was not accepted: {(entry.error or '').rstrip('.')}. "
             f"What you entered: {values or 'nothing'}. It is kept in {self.outbox.journal.path if self.outbox else 'the journal'}.",
             title="Submission refused",
             severity="error",
