@@ -52,9 +52,9 @@ class QueueDeskApp(App[None]):
             self.set_keymap(self.settings.keys)
 
     def on_mount(self) -> None:
-        from queuedesk.tui.screens.connect import ConnectScreen
-
         if self.target is None or not self.target.token:
+            from queuedesk.tui.screens.connect import ConnectScreen
+
             self.push_screen(ConnectScreen(self.target))
         else:
             # A saved connection goes straight to the queue list, on a blank screen meanwhile: the

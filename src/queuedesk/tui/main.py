@@ -30,7 +30,6 @@ def _save(name: str, url: str, token: str, org: int | None) -> None:
 
 
 _FIRST_SCREEN_NEEDS = (
-    "queuedesk.tui.screens.connect",
     "queuedesk.tui.screens.queues",
     "httpcore",
     "anyio",
@@ -39,6 +38,7 @@ _FIRST_SCREEN_NEEDS = (
     "certifi",
     "sniffio",
 )
+_FIRST_SCREEN_NEEDS_TO_CONNECT = ("queuedesk.tui.screens.connect", *_FIRST_SCREEN_NEEDS)
 
 
 def _import_quietly(name: str) -> None:
@@ -90,7 +90,7 @@ def run_app(args: argparse.Namespace) -> int:
     asking = _ask_the_terminal()
     # What the first screen needs, imported while the terminal is being asked; httpx imports its
     # transport (httpcore, anyio, h11, certifi) only when the first client is made.
-    for name in _FIRST_SCREEN_NEEDS:
+    for name in _FIRST_SCREEN_NEEDS if target and target.token else _FIRST_SCREEN_NEEDS_TO_CONNECT:
         _import_quietly(name)
     from queuedesk.tui.app import QueueDeskApp
 
