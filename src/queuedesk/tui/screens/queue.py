@@ -98,7 +98,10 @@ class QueueScreen(AppScreen):
             )
         self.history.reset(self._history_page)
         self._show_history_note()
-        self.call_after_refresh(self.pending.focus)
+        # Unless another tab was chosen meanwhile: this runs late (after the first pages), and
+        # focusing the pending table would bring its tab back.
+        tabs = self.query_one("#queue-tabs", TabbedContent)
+        self.call_after_refresh(lambda: tabs.active == "tab-pending" and self.pending.focus())
 
     def on_unmount(self) -> None:
         self.poller.stop()

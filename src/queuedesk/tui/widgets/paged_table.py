@@ -173,6 +173,12 @@ class PagedTable(ScrollView, can_focus=True):
         self._cursor = 0
         self._hover: int | None = None  # the row under the mouse, once the mouse moved
 
+    @property
+    def focusable(self) -> bool:
+        # Also while its page loads (Textual refuses focus to a loading widget): a screen focuses
+        # its table as it opens, before the first page is in, and the focus must not be lost.
+        return self.allow_focus() and self.visible and not self._self_or_ancestors_disabled
+
     # --- what the screen calls -----------------------------------------------------------------
 
     def reset(self, fetch: Fetch) -> None:
