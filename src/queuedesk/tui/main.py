@@ -88,13 +88,16 @@ def run_app(args: argparse.Namespace) -> int:
         profile_name=(connection.profile if connection and connection.profile else args.profile) or "default",
     )
     asking = _ask_the_terminal()
-    # What the first screen needs, imported while the terminal is being asked; httpx imports its
-    # transport (httpcore, anyio, h11, certifi) only when the first client is made.
-    for name in _FIRST_SCREEN_NEEDS if target and target.token else _FIRST_SCREEN_NEEDS_TO_CONNECT:
-        _import_quietly(name)
-    from queuedesk.tui.app import QueueDeskApp
-
-    asking.join()  # queuedesk.tui.images, imported where pictures are shown, uses the answers
+    try:
+        # What the first screen needs, imported while the terminal is being asked; httpx imports
+        # its transport (httpcore, anyio, h11, certifi) only when the first client is made.
+        for name in _FIRST_SCREEN_NEEDS if target and target.token else _FIRST_SCREEN_NEEDS_TO_CONNECT:
+            _import_quietly(name)
+        from queuedesk.tui.app import QueueDeskApp
+    finally:
+        # Also after ctrl+c: the thread sets the terminal back as it found it. And
+        # queuedesk.tui.images, imported where pictures are shown, relies on the answers.
+        asking.join()
     app = QueueDeskApp(target, settings=settings, save_profile=_save)
     # What the start made lives as long as the app: out of the collector's way (cli.main had it off).
     gc.freeze()
