@@ -12,7 +12,7 @@ and styles, `DataTable.RowSelected` on enter), and offers the few DataTable call
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, Self, cast
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -24,6 +24,7 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
@@ -172,12 +173,14 @@ class PagedTable(ScrollView, can_focus=True):
         self._widths: list[int] = [width for _key, _label, width in self.column_spec]
         self._cursor = 0
         self._hover: int | None = None  # the row under the mouse, once the mouse moved
+        self._focus_later: tuple[Widget | None] | None = None  # asked while loading: where focus was
 
-    @property
-    def focusable(self) -> bool:
-        # Also while its page loads (Textual refuses focus to a loading widget): a screen focuses
-        # its table as it opens, before the first page is in, and the focus must not be lost.
-        return self.allow_focus() and self.visible and not self._self_or_ancestors_disabled
+    def focus(self, scroll_visible: bool = True) -> Self:
+        if self.loading:
+            # Textual refuses the focus to a loading widget (a screen focuses its table as it opens,
+            # before the first page): it is taken when the page is in, if it has not moved meanwhile.
+            self._focus_later = (self.screen.focused,)
+        return super().focus(scroll_visible)
 
     # --- what the screen calls -----------------------------------------------------------------
 
@@ -328,6 +331,12 @@ class PagedTable(ScrollView, can_focus=True):
             self._prepend(offset, list(page.items))
         self.busy = False
         self.loading = False
+        if self._focus_later is not None:
+            (focused,) = self._focus_later
+            self._focus_later = None
+            shown = all(node.display for node in self.ancestors_with_self)  # not in a hidden tab
+            if self.screen.focused is focused and shown:
+                self.focus()
         self.post_message(self.Loaded(self))
 
     def _fresh(self, items: list[Any], among: list[Any]) -> list[Any]:
