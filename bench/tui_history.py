@@ -134,8 +134,8 @@ async def run_app(url: str, queue_id: int, newest: int) -> dict[str, Any]:
         painted = frames.count
         await until(lambda: frames.count > painted + 1, "the queue screen painted")
         while frames.shown_at is None:
-            # The Completed tab, as `2` does, once the screen is painted; again should the screen's
-            # first focus (given after its first paint) bring its Pending tab back.
+            # The Completed tab, as `2` does, once the screen is painted; again, as a user would,
+            # should a late focus of the pending table bring its tab back (it did before b1dd31c).
             if tabs.active != "tab-completed":
                 screen.action_tab("tab-completed")
             await asyncio.sleep(0.001)
