@@ -17,24 +17,25 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import ClassVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("QUEUEDESK_DATA_DIR", tempfile.mkdtemp())
 
-import httpx  # noqa: E402
+import httpx
 
-from queuedesk.tui.app import QueueDeskApp  # noqa: E402
-from queuedesk.tui.clock import ManualClock  # noqa: E402
-from queuedesk.tui.screens.work import WorkScreen  # noqa: E402
-from queuedesk.tui.settings import AppSettings, Target  # noqa: E402
-from tests.support import KEYS, ROLES_SEED, ServerProcess  # noqa: E402
+from queuedesk.tui.app import QueueDeskApp
+from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.screens.work import WorkScreen
+from queuedesk.tui.settings import AppSettings, Target
+from tests.support import KEYS, ROLES_SEED, ServerProcess
 
 
 class TimedWorkScreen(WorkScreen):
     """Notes when the submit key is acted on and when the next task's frame has been drawn."""
 
     submitted_at = 0.0
-    painted: list[float] = []
+    painted: ClassVar[list[float]] = []
 
     def action_submit(self) -> None:
         TimedWorkScreen.submitted_at = time.perf_counter()
@@ -93,13 +94,17 @@ def server_cycle_ms(server: ServerProcess, queue_id: int, rounds: int = 200) -> 
         for _ in range(rounds):
             start = time.perf_counter()
             task = client.post(f"/orgs/1/queues/{queue_id}/tasks/next").json()
-            client.post(f"/orgs/1/queues/{queue_id}/tasks/{task['id']}/complete", json={"data": {"category": "red"}})
+            client.post(
+                f"/orgs/1/queues/{queue_id}/tasks/{task['id']}/complete", json={"data": {"category": "red"}}
+            )
             times.append(time.perf_counter() - start)
     return round(statistics.median(times) * 1000, 1)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tasks", type=int, default=500)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -107,11 +112,15 @@ def main() -> None:
     try:
         with httpx.Client(base_url=server.url, headers={"Authorization": f"Token {KEYS['admin']}"}) as admin:
             items = [{"data": {"paragraph": f"report {n}"}} for n in range(args.tasks + 400)]
-            admin.post("/orgs/1/queues/1/tasks/import", json={"source": "manual", "tasks": items}).raise_for_status()
+            admin.post(
+                "/orgs/1/queues/1/tasks/import", json={"source": "manual", "tasks": items}
+            ).raise_for_status()
         result = asyncio.run(run(server, args.tasks))
         result["server_claim_complete_median_ms"] = server_cycle_ms(server, 1)
         with httpx.Client(base_url=server.url, headers={"Authorization": f"Token {KEYS['admin']}"}) as admin:
-            done = admin.get("/orgs/1/queues/1/tasks/completed", params={"completed_by": "wes@acme.test", "limit": 1})
+            done = admin.get(
+                "/orgs/1/queues/1/tasks/completed", params={"completed_by": "wes@acme.test", "limit": 1}
+            )
             result["completed_by_the_app"] = done.json()["count"]
     finally:
         server.stop()
