@@ -67,7 +67,11 @@ class ConnectScreen(Screen[None]):
             )
             yield Label("API key")
             yield Input(
-                target.token or "" if target else "", placeholder="your API key", password=True, id="token", compact=True
+                target.token or "" if target else "",
+                placeholder="your API key",
+                password=True,
+                id="token",
+                compact=True,
             )
             with Vertical(id="org-row"):
                 yield Label("Organization id (this server cannot tell it)")
