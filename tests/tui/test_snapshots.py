@@ -21,6 +21,7 @@ from tests.tui.test_images import image_server  # noqa: F401  (the fixture, used
 SHOWN_URL = "http://127.0.0.1:8000"
 NOON = 1795420800_000000  # 2026-11-23 08:00:00 UTC in microseconds
 MINUTE = 60_000_000
+FAR_FUTURE = 4102444800_000000  # 2100-01-01 UTC in microseconds
 SIZES = [(100, 30), (80, 24)]
 SHOWN_IMAGE_HOST = "http://images.example"
 IMAGE_HOST = "http://127.0.0.1:1"  # replaced by the image server's address at fixture time
@@ -91,7 +92,8 @@ def snapshot_server(
     )
     execute_sql(
         db,
-        f"UPDATE tasks SET assigned_at = {NOON} + 85 * {MINUTE}, lease_expires_at = {NOON} + 100 * {MINUTE} "
+        # The server judges "active" by its own (real) clock, so the lease must outlive any run of the suite.
+        f"UPDATE tasks SET assigned_at = {NOON} + 85 * {MINUTE}, lease_expires_at = {FAR_FUTURE} "
         "WHERE status = 'in_progress'",
     )
     for client in (admin, worker):
