@@ -652,6 +652,26 @@ class QueueDeskClient:
         response = await self._request("POST", path, what, idempotent=False)
         return self._parse(models.Delivery, _body(response, what), what)
 
+    async def stats(
+        self, queue_id: int, *, since: datetime | None = None, bucket_minutes: int | None = None
+    ) -> models.QueueStats:
+        """B15. Completions per bucket since `since` (default: the server's, 8 hours in 15 minutes)."""
+        what = f"Reading the stats of queue {queue_id}"
+        path = f"{await self._ext_queue_path(queue_id, what)}/stats"
+        params: dict[str, Any] = {}
+        if since is not None:
+            params["since"] = format_timestamp(since)
+        if bucket_minutes is not None:
+            params["bucket_minutes"] = bucket_minutes
+        return self._parse(models.QueueStats, await self._get(path, what, params), what)
+
+    async def test_webhook(self, queue_id: int) -> models.WebhookTestResult:
+        """B16. Sends a signed `ping` to the current target now; not a delivery, never retried."""
+        what = f"Testing the webhook of queue {queue_id}"
+        path = f"{await self._ext_queue_path(queue_id, what)}/webhook/test"
+        response = await self._request("POST", path, what, idempotent=False)
+        return self._parse(models.WebhookTestResult, _body(response, what), what)
+
     async def create_queue(
         self, name: str, blocks: list[Mapping[str, Any]], description: str = ""
     ) -> models.QueueDetail:

@@ -171,6 +171,35 @@ class DeliveryPage(Resource):
     deliveries: list[Delivery]
 
 
+class WorkerStats(Resource):
+    """One worker's completions in a stats period (B15)."""
+
+    email: str
+    name: str | None = None
+    completed: int
+    median_seconds: float | None = None
+    last_completed_at: Timestamp | None = None
+
+
+class QueueStats(Resource):
+    """B15: completions per bucket from `since` to now (oldest first), the queue now, and per worker."""
+
+    since: Timestamp
+    bucket_minutes: int
+    pending: int
+    in_progress: int
+    completed: list[int]
+    by_worker: list[WorkerStats]
+
+
+class WebhookTestResult(Resource):
+    """B16: what the target answered to a signed `ping` (`status_code` is null when it never answered)."""
+
+    status_code: int | None = None
+    error: str | None = None
+    duration_ms: int
+
+
 class ImportResult(Resource):
     created: int
     ids: list[int]
