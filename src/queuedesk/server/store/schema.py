@@ -10,7 +10,12 @@ from sqlalchemy import Connection, inspect, select, update
 
 from queuedesk.server.store import access_version
 from queuedesk.server.store.tables import metadata, schema_version
-from queuedesk.server.store.upgrades import v2_webhook_outbox, v3_completed_count, v4_access_version
+from queuedesk.server.store.upgrades import (
+    v2_webhook_outbox,
+    v3_completed_count,
+    v4_access_version,
+    v5_work_time,
+)
 
 Upgrade = Callable[[Connection], None]
 
@@ -19,6 +24,7 @@ UPGRADES: dict[int, Upgrade] = {
     2: v2_webhook_outbox,
     3: v3_completed_count,
     4: v4_access_version,
+    5: v5_work_time,
 }
 LATEST = 1 + len(UPGRADES)
 

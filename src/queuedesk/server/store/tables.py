@@ -97,6 +97,8 @@ tasks = Table(
     Column("assigned_to", ForeignKey("users.id", ondelete="SET NULL")),
     Column("assigned_at", Timestamp),
     Column("lease_expires_at", Timestamp),
+    # At completion: how long the completing claim held the task (completed_at - assigned_at), for stats.
+    Column("work_micros", BigInteger),
     # Pending work, claims and counts: by queue and status, oldest first.
     Index("ix_tasks_queue_status_id", "queue_id", "status", "id"),
     # History (A2): newest completion first, stable by id.

@@ -397,7 +397,7 @@ def release(
 
 COMPLETE = Sql(
     """UPDATE tasks SET status = 'completed', data = :data, completed_at = :now, completed_by = :email,
-    lease_expires_at = NULL WHERE id = :task_id"""
+    lease_expires_at = NULL, work_micros = :now - assigned_at WHERE id = :task_id"""
 )
 COUNT_COMPLETION = Sql(
     "UPDATE queues SET completed_count = completed_count + 1 WHERE id = :queue_id RETURNING webhook_target"

@@ -98,3 +98,14 @@ def v4_access_version(conn: Connection) -> None:
     )
     frozen.create_all(conn)
     access_version.install(conn)
+
+
+def v5_work_time(conn: Connection) -> None:
+    """Each completed task's working time, for stats; completions kept their claim's time until now."""
+    conn.execute(text("ALTER TABLE tasks ADD COLUMN work_micros BIGINT"))
+    conn.execute(
+        text(
+            "UPDATE tasks SET work_micros = completed_at - assigned_at "
+            "WHERE completed_at IS NOT NULL AND assigned_at IS NOT NULL"
+        )
+    )
