@@ -19,29 +19,27 @@ from queuedesk.server.store.records import Principal, QueueRecord
 
 
 class Action(Enum):
-    READ_QUEUES = ("admin", "supervisor", "worker")
-    CREATE_TASKS = ("admin",)
-    READ_HISTORY = ("admin", "supervisor", "worker")
-    READ_PENDING = ("admin", "supervisor", "worker")
-    WORK = ("admin", "worker")
-    FLUSH = ("admin",)
-    READ_WEBHOOK = ("admin", "supervisor")
-    WRITE_WEBHOOK = ("admin",)
-    MANAGE_QUEUES = ("admin",)
+    """What a request does: the words a refusal uses, and the roles allowed. Each value is unique, so
+    no two actions are aliases of each other (a refusal always names its own action)."""
+
+    READ_QUEUES = ("read queues", ("admin", "supervisor", "worker"))
+    CREATE_TASKS = ("create or import tasks", ("admin",))
+    READ_HISTORY = ("read the completed tasks", ("admin", "supervisor", "worker"))
+    READ_PENDING = ("read the pending tasks", ("admin", "supervisor", "worker"))
+    WORK = ("claim or complete tasks", ("admin", "worker"))
+    FLUSH = ("flush a queue", ("admin",))
+    READ_STATS = ("read queue stats", ("admin", "supervisor"))
+    READ_WEBHOOK = ("read the webhook", ("admin", "supervisor"))
+    WRITE_WEBHOOK = ("change the webhook", ("admin",))
+    MANAGE_QUEUES = ("create or change queues", ("admin",))
+
+    @property
+    def description(self) -> str:
+        return self.value[0]
 
     @property
     def roles(self) -> tuple[str, ...]:
-        return self.value
-
-
-DESCRIPTIONS = {
-    Action.CREATE_TASKS: "create or import tasks",
-    Action.WORK: "claim or complete tasks",
-    Action.FLUSH: "flush a queue",
-    Action.READ_WEBHOOK: "read the webhook",
-    Action.WRITE_WEBHOOK: "change the webhook",
-    Action.MANAGE_QUEUES: "create or change queues",
-}
+        return self.value[1]
 
 
 class Caller(NamedTuple):
@@ -105,7 +103,7 @@ async def _caller(
 
 def require(principal: Principal, action: Action) -> None:
     if principal.role not in action.roles:
-        what = DESCRIPTIONS.get(action, "do this")
+        what = action.description
         raise forbidden(f"A {principal.role} may not {what}.")
 
 

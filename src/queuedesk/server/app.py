@@ -15,7 +15,7 @@ from queuedesk.server.dispatcher import Dispatcher
 from queuedesk.server.errors import error
 from queuedesk.server.http import JSONResponse, too_large
 from queuedesk.server.openapi import openapi_document
-from queuedesk.server.routes import account, queues, tasks, webhook, work
+from queuedesk.server.routes import account, queues, stats, tasks, webhook, webhook_ping, work
 from queuedesk.server.settings import MAX_BODY_BYTES, Settings
 from queuedesk.server.store.database import DatabaseUnavailable, is_connection_error, open_database
 
@@ -66,6 +66,8 @@ ROUTES: list[Route] = [
     _part_b(QUEUE + "/webhook/deliveries", webhook.list_deliveries, "GET"),
     _part_b(QUEUE + "/webhook/deliveries/{delivery}", webhook.get_delivery, "GET"),
     _part_b(QUEUE + "/webhook/deliveries/{delivery}/redeliver", webhook.redeliver, "POST"),
+    _part_b(QUEUE + "/webhook/test", webhook_ping.test_webhook, "POST"),
+    _part_b(QUEUE + "/stats", stats.get_stats, "GET"),
 ]
 
 

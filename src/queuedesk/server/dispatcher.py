@@ -18,9 +18,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
+import orjson
 
 from queuedesk import __version__
-from queuedesk.api.timestamps import utcnow
+from queuedesk.api.timestamps import format_timestamp, utcnow
 from queuedesk.server.signing import signature_header
 from queuedesk.server.store import deliveries
 from queuedesk.server.store.database import Database
@@ -36,6 +37,10 @@ MAX_IN_FLIGHT = 200
 IDLE_POLL = 5.0
 REAP_EVERY = 10.0  # seconds between looks for rows claimed by processes of this host that died
 JITTER = 0.1
+
+
+def _http_error(exc: httpx.HTTPError) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def make_owner() -> str:
@@ -166,15 +171,17 @@ class Dispatcher:
         return pinned(target, await checked_address(target))
 
     async def _send(self, row: dict[str, Any]) -> int:
+        return await self._post(row["target"], row["event_id"], row["payload"].encode(), row["secrets"])
+
+    async def _post(self, target: str, event_id: str, body: bytes, secrets_in_use: list[str]) -> int:
         assert self._client is not None
-        route = await self._route(row["target"])
-        body = row["payload"].encode()
+        route = await self._route(target)
         timestamp = int(time.time())
         headers = {
             "Content-Type": "application/json",
-            "webhook-id": row["event_id"],
+            "webhook-id": event_id,
             "webhook-timestamp": str(timestamp),
-            "webhook-signature": signature_header(row["secrets"], row["event_id"], timestamp, body),
+            "webhook-signature": signature_header(secrets_in_use, event_id, timestamp, body),
         }
         if route.host_header is not None:
             headers["Host"] = route.host_header
@@ -185,6 +192,30 @@ class Dispatcher:
         response = await self._client.send(request, stream=True)
         await response.aclose()  # the receiver's body is of no interest
         return response.status_code
+
+    async def ping(self, queue_id: int, target: str, secrets_in_use: list[str]) -> dict[str, Any]:
+        """B16: one signed `ping` to `target` now, through the same checks and timeout as a delivery;
+        nothing is recorded and nothing is retried."""
+        body = orjson.dumps({"type": "ping", "queue_id": queue_id, "sent_at": format_timestamp(utcnow())})
+        started = time.monotonic()
+        status_code: int | None = None
+        error: str | None = None
+        try:
+            async with asyncio.timeout(self.attempt_timeout):
+                status_code = await self._post(target, deliveries.new_event_id(), body, secrets_in_use)
+        except TimeoutError:
+            error = f"no answer within {self.attempt_timeout:g} s"
+        except BlockedTarget as exc:
+            error = f"blocked: {exc}"
+        except httpx.HTTPError as exc:
+            error = _http_error(exc)
+        if status_code is not None and not 200 <= status_code < 300:
+            error = f"the receiver answered {status_code}"
+        return {
+            "status_code": status_code,
+            "error": error,
+            "duration_ms": int((time.monotonic() - started) * 1000),
+        }
 
     async def _deliver(self, row: dict[str, Any]) -> None:
         attempted_at = utcnow()
@@ -199,7 +230,7 @@ class Dispatcher:
         except BlockedTarget as exc:
             error = f"blocked: {exc}"
         except httpx.HTTPError as exc:
-            error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            error = _http_error(exc)
         except asyncio.CancelledError:
             # Shutdown cut the attempt short: the row stays pending, unsent as far as we know.
             await asyncio.shield(self.db.write(deliveries.release_claims, self.owner, [row["id"]]))

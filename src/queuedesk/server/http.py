@@ -132,9 +132,9 @@ def moment_parameter(params: Mapping[str, str], name: str, *, end_of_day: bool) 
             day = date.fromisoformat(raw)
             return datetime.combine(day, time.max if end_of_day else time.min, tzinfo=UTC)
         moment = datetime.fromisoformat(raw)
-    except ValueError:
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except (ValueError, OverflowError):  # overflow: a moment at the calendar's edge, moved to UTC
         raise bad_parameter(name, f"'{name}' must be an ISO 8601 date or date-time, not {raw!r}") from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def page_links(

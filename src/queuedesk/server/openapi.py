@@ -27,6 +27,8 @@ RESPONSE_MODELS: list[type[BaseModel]] = [
     models.Delivery,
     models.DeliveryDetail,
     models.DeliveryPage,
+    models.QueueStats,
+    models.WebhookTestResult,
     models.ErrorEnvelope,
 ]
 REQUEST_MODELS: list[type[BaseModel]] = [
@@ -69,6 +71,20 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 PAGING = [
     {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0}},
     {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}},
+]
+STATS_QUERY = [
+    {
+        "name": "since",
+        "in": "query",
+        "schema": {"type": "string", "format": "date-time"},
+        "description": "ISO 8601; default 8 hours ago",
+    },
+    {
+        "name": "bucket_minutes",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 1, "maximum": 1440, "default": 15},
+        "description": "at most 500 buckets from `since` to now",
+    },
 ]
 HISTORY_FILTERS = [
     {"name": "completed_by", "in": "query", "schema": {"type": "string"}, "description": "an email, or `me`"},
@@ -264,6 +280,17 @@ def _part_b() -> dict[str, dict[str, Any]]:
                 f"{q}/webhook/deliveries/{{delivery}}",
                 "B10 One delivery and its attempts",
                 _ok(models.DeliveryDetail),
+            )
+        },
+        f"{q}/stats": {
+            "get": _operation(f"{q}/stats", "B15 Queue stats", _ok(models.QueueStats), query=STATS_QUERY)
+        },
+        f"{q}/webhook/test": {
+            "post": _operation(
+                f"{q}/webhook/test",
+                "B16 Test the webhook",
+                _ok(models.WebhookTestResult),
+                conflicts="The queue has no webhook.",
             )
         },
         f"{q}/webhook/deliveries/{{delivery}}/redeliver": {
