@@ -89,7 +89,9 @@ def seconds_ago(then: datetime | None, now: datetime) -> str:
         return f"{seconds} s ago"
     if seconds < 3600:
         return f"{seconds // 60} min ago"
-    return f"{seconds // 3600} h ago"
+    if seconds < 48 * 3600:
+        return f"{seconds // 3600} h ago"
+    return f"{seconds // 86400} d ago"
 
 
 def duration(seconds: float) -> str:

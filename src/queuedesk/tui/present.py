@@ -18,6 +18,15 @@ def minute(moment: datetime | None) -> str:
     return "—" if moment is None else moment.strftime("%Y-%m-%d %H:%M")
 
 
+def short_time(moment: datetime | None, now: datetime) -> str:
+    """For narrow cells: the time of day when it is `now`'s day, else the date and minute."""
+    if moment is None:
+        return "—"
+    if moment.date() == now.date():
+        return moment.strftime("%H:%M:%S")
+    return moment.strftime("%m-%d %H:%M")
+
+
 def block_value(block: Block, value: Any) -> str:
     """A value as its block type reads: an option's name, Yes/No, the text itself, JSON otherwise."""
     if value is None or value == "" or value == []:

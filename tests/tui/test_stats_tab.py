@@ -1,0 +1,163 @@
+"""The queue screen's Stats tab against a real server: a completion shows within one refresh, the
+period keys, the per-worker pace, and what a basic server gets.
+
+The server counts its buckets up to its own (real) now, so these tests run the app's clock a little
+ahead of the real one: every completion made during the test falls inside the periods shown.
+"""
+
+import itertools
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
+
+from queuedesk.tui.app import QueueDeskApp
+from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.settings import Target
+from queuedesk.tui.widgets.stats_view import StatsView
+from tests.api.test_original_service import ORG as BASIC_ORG
+from tests.api.test_original_service import QUEUE as BASIC_QUEUE
+from tests.api.test_original_service import TOKEN as BASIC_TOKEN
+from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
+from tests.conftest import make_queue
+from tests.support import ServerProcess, execute_sql
+from tests.tui.conftest import MakeApp
+from tests.tui.test_app import claim, complete, create, footer_line, open_queue, plain, settle, until
+
+SIZE = (100, 30)
+_names = itertools.count(1)
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=30))
+
+
+@pytest.fixture
+def fresh(admin: httpx.Client, org_id: int) -> Callable[[str], dict]:
+    return lambda label: make_queue(admin, org_id, name=f"{label} {next(_names)}")
+
+
+async def open_stats(app: QueueDeskApp, pilot: Pilot, queue_id: int) -> StatsView:
+    screen = await open_queue(app, pilot, queue_id)
+    await pilot.press("4")
+    view = screen.query_one(StatsView)
+    await until(app, pilot, lambda: view.stats is not None or view.unavailable, "the stats are read")
+    return view
+
+
+def summary(view: StatsView) -> str:
+    return plain(view.query_one("#stats-summary", Static))
+
+
+def workers(view: StatsView) -> list[list[str]]:
+    table = view.query_one("#stats-workers", DataTable)
+    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def test_a_completion_shows_within_one_refresh(
+    make_app: MakeApp,
+    clock: ManualClock,
+    admin: httpx.Client,
+    worker: httpx.Client,
+    clients: dict[str, httpx.Client],
+    org_id: int,
+    fresh,
+) -> None:
+    queue = fresh("Watched")
+    create(admin, org_id, queue, 3)
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_stats(app, pilot, queue["id"])
+        assert summary(view).startswith("0 completed in 8 h")
+        assert "now 3 pending, 0 in progress" in summary(view)
+        assert workers(view) == []
+        assert "Nobody completed" in plain(view.query_one("#stats-note", Static))
+
+        complete(worker, org_id, queue)
+        claim(clients["worker2"], org_id, queue)
+        clock.advance(5)  # one refresh
+        await settle(app, pilot)
+        assert summary(view).startswith("1 completed in 8 h, at most 1 per 15 min")
+        assert "now 1 pending, 1 in progress" in summary(view)
+        assert view.stats is not None and sum(view.stats.completed) == 1
+        ((name, email, done, median, last),) = workers(view)
+        assert (name, email, done) == ("Wes", "wes@acme.test", "1")
+        assert median.endswith(" s") and last.endswith("s ago")
+        assert not view.query_one("#stats-note").display
+
+
+async def test_the_period_keys_choose_the_window_and_its_buckets(
+    make_app: MakeApp, clock: ManualClock, fresh
+) -> None:
+    queue = fresh("Periods")
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_stats(app, pilot, queue["id"])
+        assert "Longer" in footer_line(app) and "Shorter" in footer_line(app)
+        seen = []
+        for key in ("plus", "plus", "plus", "minus", "minus", "minus", "minus"):
+            await pilot.press(key)
+            await settle(app, pilot)
+            assert view.stats is not None
+            period = view.period
+            assert view.stats.bucket_minutes == period.bucket_minutes
+            assert view.stats.since == period.since(clock.now())
+            assert f"in {period.bucket_label} buckets" in plain(view.query_one("#stats-period", Static))
+            assert summary(view).startswith(f"0 completed in {period.label}")
+            seen.append((period.label, period.bucket_minutes))
+        assert seen == [
+            ("24 h", 60),
+            ("7 d", 360),
+            ("7 d", 360),  # the longest stays
+            ("24 h", 60),
+            ("8 h", 15),
+            ("1 h", 5),
+            ("1 h", 5),
+        ]
+
+
+async def test_each_workers_pace_reads_for_people(
+    make_app: MakeApp,
+    clock: ManualClock,
+    server: ServerProcess,
+    admin: httpx.Client,
+    worker: httpx.Client,
+    clients: dict[str, httpx.Client],
+    org_id: int,
+    fresh,
+) -> None:
+    queue = fresh("Paced")
+    create(admin, org_id, queue, 3)
+    done = [complete(worker, org_id, queue)["id"], complete(worker, org_id, queue)["id"]]
+    done.append(complete(clients["worker2"], org_id, queue)["id"])
+    now = clock.now()
+    for task_id, minutes_ago, seconds in zip(done, (3, 50, 125), (65, 185, 7300), strict=True):
+        at = int((now - timedelta(minutes=minutes_ago)).timestamp() * 1_000_000)
+        execute_sql(
+            server.db_url,
+            f"UPDATE tasks SET completed_at = {at}, work_micros = {seconds * 1_000_000} WHERE id = {task_id}",
+        )
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_stats(app, pilot, queue["id"])
+        assert workers(view) == [
+            ["Wes", "wes@acme.test", "2", "2 min 05 s", "3 min ago"],  # the median of 65 s and 185 s
+            ["Wyn", "wyn@acme.test", "1", "2 h 01 min", "2 h ago"],
+        ]
+
+
+async def test_a_basic_server_says_why_there_are_no_stats(
+    original: OriginalService,  # noqa: F811
+    clock: ManualClock,
+) -> None:
+    app = QueueDeskApp(Target(original.url, BASIC_TOKEN, BASIC_ORG, "test"), clock=clock)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        view = await open_stats(app, pilot, BASIC_QUEUE)
+        assert "only the basic Task Queue API, which has no stats" in summary(view)
+        assert not view.query_one("#stats-chart").display and not view.query_one("#stats-workers").display
+        assert "Longer" not in footer_line(app)
+        assert not app._notifications  # said in the tab, not as an error
