@@ -7,6 +7,7 @@ One module per job; every name is also importable from `tests.support` as before
 - `postgres`: the PostgreSQL server the tests use and the databases made in it
 - `sql`: SQL run behind the server's back
 - `envelope`: the contract's error envelope
+- `contract`: the contract's success shapes and the small HTTP steps the endpoint tests share
 """
 
 from tests.support.envelope import assert_envelope
