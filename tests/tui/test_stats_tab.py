@@ -73,7 +73,7 @@ async def test_a_completion_shows_within_one_refresh(
     async with app.run_test(size=SIZE) as pilot:
         view = await open_stats(app, pilot, queue["id"])
         assert summary(view).startswith("0 completed in 8 h")
-        assert "now 3 pending, 0 in progress" in summary(view)
+        assert "now 3 pending (0 in progress)" in summary(view)
         assert workers(view) == []
         assert "Nobody completed" in plain(view.query_one("#stats-note", Static))
 
@@ -82,7 +82,7 @@ async def test_a_completion_shows_within_one_refresh(
         clock.advance(5)  # one refresh
         await settle(app, pilot)
         assert summary(view).startswith("1 completed in 8 h, at most 1 per 15 min")
-        assert "now 1 pending, 1 in progress" in summary(view)
+        assert "now 2 pending (1 in progress)" in summary(view)
         assert view.stats is not None and sum(view.stats.completed) == 1
         ((name, email, done, median, last),) = workers(view)
         assert (name, email, done) == ("Wes", "wes@acme.test", "1")

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from standardwebhooks import Webhook
 from textual.pilot import Pilot
-from textual.widgets import Button, DataTable, Input, Static, TabbedContent
+from textual.widgets import Button, Input, Static, TabbedContent
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
@@ -247,11 +247,15 @@ async def test_a_failing_receiver_shows_attempts_and_error_then_redelivers(
 
             await pilot.press("enter")  # the attempts
             await until(app, pilot, lambda: isinstance(app.screen, DeliveryScreen), "the delivery opens")
-            attempts = app.screen.query_one("#delivery-attempts", DataTable)
-            await until(app, pilot, lambda: not attempts.loading and attempts.row_count >= 1, "the attempts")
-            first = [str(c) for c in attempts.get_row_at(0)]
-            assert first[1] == "500" and first[3] == "the receiver answered 500"
-            assert "pending" in plain(app.screen.query_one("#delivery-heading", Static))
+            opened = app.screen
+            await until(app, pilot, lambda: opened.attempts, "the attempts")
+            assert (opened.attempts[0].status_code, opened.attempts[0].error) == (
+                500,
+                "the receiver answered 500",
+            )
+            assert "pending" in plain(opened.query_one("#delivery-heading", Static))
+            shown = plain(opened.query_one("#delivery-attempts", Static))
+            assert "500" in shown and "the receiver answered 500" in shown and " ms" in shown
             await pilot.press("escape")
             await until(app, pilot, lambda: isinstance(app.screen, QueueScreen), "back on the queue")
 

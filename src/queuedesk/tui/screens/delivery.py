@@ -2,15 +2,16 @@
 
 from typing import ClassVar
 
+from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.widgets import DataTable, Footer, Static
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Static
 
-from queuedesk.api.models import Delivery, DeliveryDetail
-from queuedesk.tui.present import when
+from queuedesk.api.models import Delivery, DeliveryAttempt
+from queuedesk.tui.present import short_time
 from queuedesk.tui.screens.base import AppModal
 
 STATUS_STYLE = {"delivered": "green", "failed": "bold red", "pending": "yellow"}
@@ -32,64 +33,65 @@ class DeliveryScreen(AppModal[bool]):
         super().__init__()
         self.queue_id = queue_id
         self.delivery = delivery
+        self.attempts: list[DeliveryAttempt] | None = None  # None until read
         self.redelivered = False
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="delivery-box"):
+        with VerticalScroll(id="delivery-box"):
             yield Static(self._heading(), id="delivery-heading")
-            yield DataTable(id="delivery-attempts", cursor_type="row", zebra_stripes=True)
+            yield Static("Reading the attempts…", id="delivery-attempts")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        for key, label in (("at", "Attempted"), ("code", "Code"), ("ms", "Took"), ("error", "Error")):
-            table.add_column(label, key=key)
-        table.loading = True
-        table.focus()
         self._load()
 
     def _heading(self) -> Text:
-        d = self.delivery
+        d, now = self.delivery, self.clock.now()
         text = Text()
         text.append(f"Delivery {d.id}", style="bold")
         text.append(f" of task {d.task_id} · ")
         text.append_text(status_text(d.status))
         text.append(f" after {d.attempts} attempt{'s' if d.attempts != 1 else ''}")
-        text.append(f"\nto {d.target}\nevent {d.event_id} · created {when(d.created_at)}")
+        text.append(f"\nto {d.target}\nevent {d.event_id} · created {short_time(d.created_at, now)}")
         if d.delivered_at is not None:
-            text.append(f" · delivered {when(d.delivered_at)}")
+            text.append(f" · delivered {short_time(d.delivered_at, now)}")
         if d.next_attempt_at is not None and d.status == "pending":
-            text.append(f" · next attempt {when(d.next_attempt_at)}")
+            text.append(f" · next attempt {short_time(d.next_attempt_at, now)}")
         return text
+
+    def _table(self) -> Table | Text:
+        if self.attempts is None:
+            return Text("Reading the attempts…")
+        if not self.attempts:
+            return Text("Not attempted yet.", style="dim")
+        now = self.clock.now()
+        table = Table(box=None, expand=True, header_style="bold", padding=(0, 1))
+        table.add_column("Attempted", no_wrap=True)
+        table.add_column("Code", no_wrap=True)
+        table.add_column("Took", justify="right", no_wrap=True)
+        table.add_column("Error", ratio=1)
+        for attempt in self.attempts:
+            code = attempt.status_code
+            ok = code is not None and 200 <= code < 300
+            table.add_row(
+                short_time(attempt.attempted_at, now),
+                Text("—" if code is None else str(code), style="green" if ok else "red"),
+                f"{attempt.duration_ms:,} ms",
+                attempt.error or "—",
+            )
+        return table
 
     @work(exclusive=True, group="delivery")
     async def _load(self) -> None:
-        table = self.query_one(DataTable)
         try:
             detail = await self.session.client.delivery(self.queue_id, self.delivery.id)
         except Exception as exc:
+            self.query_one("#delivery-attempts", Static).update("The attempts could not be read.")
             self.qd.report(exc, doing=f"Reading delivery {self.delivery.id}")
-            table.loading = False
             return
-        self._show(detail)
-
-    def _show(self, detail: DeliveryDetail) -> None:
-        self.delivery = detail
+        self.delivery, self.attempts = detail, detail.attempt_log
         self.query_one("#delivery-heading", Static).update(self._heading())
-        table = self.query_one(DataTable)
-        table.loading = False
-        table.clear()
-        for attempt in detail.attempt_log:
-            code = "—" if attempt.status_code is None else str(attempt.status_code)
-            style = "green" if attempt.status_code is not None and 200 <= attempt.status_code < 300 else "red"
-            table.add_row(
-                when(attempt.attempted_at),
-                Text(code, style=style),
-                Text(f"{attempt.duration_ms:,} ms", justify="right"),
-                attempt.error or "—",
-            )
-        if not detail.attempt_log:
-            table.add_row("not attempted yet", "", "", "")
+        self.query_one("#delivery-attempts", Static).update(self._table())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "redeliver":

@@ -1,4 +1,5 @@
-"""One queue: its counts, the pending tasks with who holds them, the completed history, its blocks."""
+"""One queue: its counts, the pending tasks with who holds them, the completed history, its blocks,
+and for supervisors and admins its stats and webhook."""
 
 from datetime import date, datetime, time, timedelta
 from typing import Any, ClassVar
@@ -18,6 +19,8 @@ from queuedesk.tui.present import minute, settings_text, summary
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
+from queuedesk.tui.widgets.stats_view import StatsView
+from queuedesk.tui.widgets.webhook_view import WebhookView
 
 PENDING_COLUMNS = [
     ("id", "Task", 7),
@@ -41,6 +44,8 @@ class QueueScreen(AppScreen):
         Binding("1", "tab('tab-pending')", "Pending", show=False, id="queue.tab_pending"),
         Binding("2", "tab('tab-completed')", "Completed", show=False, id="queue.tab_completed"),
         Binding("3", "tab('tab-blocks')", "Blocks", show=False, id="queue.tab_blocks"),
+        Binding("4", "tab('tab-stats')", "Stats", show=False, id="queue.tab_stats"),
+        Binding("5", "tab('tab-webhook')", "Webhook", show=False, id="queue.tab_webhook"),
         Binding("w", "work", "Work", id="queue.work"),
         Binding("n", "create", "New task", id="queue.create"),
         Binding("F", "flush", "Flush", id="queue.flush"),
@@ -74,6 +79,11 @@ class QueueScreen(AppScreen):
                 yield PagedTable(COMPLETED_COLUMNS, self._completed_cells, _key, id="history")
             with TabPane("Blocks", id="tab-blocks"):
                 yield DataTable(id="blocks", cursor_type="row", zebra_stripes=True)
+            if self.session.can_watch:
+                with TabPane("Stats", id="tab-stats"):
+                    yield StatsView(self.queue.id, id="stats")
+                with TabPane("Webhook", id="tab-webhook"):
+                    yield WebhookView(self.queue.id, id="webhook")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -134,6 +144,18 @@ class QueueScreen(AppScreen):
         self.completed_count = page.count
         self._show_counts()
         self._show_blocks()
+        view = self._shown_view()
+        if view is not None:
+            await view.fetch()
+
+    def _shown_view(self) -> StatsView | WebhookView | None:
+        """The Stats or Webhook tab when it is the one shown: only then is it refreshed."""
+        active = self.query_one("#queue-tabs", TabbedContent).active
+        if active == "tab-stats":
+            return self.query_one(StatsView)
+        if active == "tab-webhook":
+            return self.query_one(WebhookView)
+        return None
 
     async def _pending_page(self, offset: int, limit: int) -> Page:
         page = await self.session.client.pending_tasks(self.queue.id, offset=offset, limit=limit)
@@ -265,16 +287,25 @@ class QueueScreen(AppScreen):
             return session.can_work or not session.extensions
         if action == "filter":
             return self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
+        if action == "tab" and parameters and parameters[0] in ("tab-stats", "tab-webhook"):
+            return session.can_watch
         return True
 
     @on(TabbedContent.TabActivated)
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
         self.refresh_bindings()
-        table = {"tab-pending": "#pending", "tab-completed": "#history", "tab-blocks": "#blocks"}.get(
-            event.pane.id or ""
-        )
+        table = {
+            "tab-pending": "#pending",
+            "tab-completed": "#history",
+            "tab-blocks": "#blocks",
+            "tab-stats": "#stats-workers",
+            "tab-webhook": "#deliveries" if self.session.extensions else "#webhook",
+        }.get(event.pane.id or "")
         if table is not None:
             self.query_one(table).focus()
+        view = self._shown_view()
+        if view is not None:
+            view.refresh_now()  # at once, not at the next refresh
 
     def action_tab(self, pane: str) -> None:
         self.query_one("#queue-tabs", TabbedContent).active = pane

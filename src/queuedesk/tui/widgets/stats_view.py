@@ -116,7 +116,7 @@ class StatsView(AppAccess, Vertical):
     def _show_period(self) -> None:
         text = Text("Period ")
         for index, period in enumerate(PERIODS):
-            style = "reverse bold" if index == self.period_index else ""
+            style = "reverse" if index == self.period_index else ""
             text.append(f" {period.label} ", style=style)
             text.append(" ")
         text.append(f"  in {self.period.bucket_label} buckets · + / - change it", style="dim")
@@ -192,10 +192,9 @@ def _summary(stats: QueueStats, counts: list[int], period: Period) -> Text:
     if counts:
         text.append(f", at most {max(counts):,} per {period.bucket_label}")
     text.append(" · now ")
-    text.append(f"{stats.pending:,}", style="bold")
-    text.append(" pending, ")
-    text.append(f"{stats.in_progress:,}", style="bold")
-    text.append(" in progress")
+    # As the queue's counts above it: pending includes the tasks being worked on.
+    text.append(f"{stats.pending + stats.in_progress:,}", style="bold")
+    text.append(f" pending ({stats.in_progress:,} in progress)")
     return text
 
 
