@@ -32,8 +32,8 @@ BASIC_SERVER = (
     "completions over time and each worker's pace here."
 )
 NO_ENDPOINT = (
-    "This server has no queue stats: it answered 404 (not found) to the stats request, so it is a "
-    "QueueDesk version from before stats. Upgrade the server to see them here; r asks again."
+    "No stats: the server answered 404 (not found) to the stats request. Either it is a QueueDesk "
+    "from before queue stats (upgrade it to see them here) or this queue is gone. r asks again."
 )
 
 

@@ -51,7 +51,7 @@ class WebhookView(AppAccess, Vertical):
         Binding("S", "rotate", "Rotate", id="webhook.rotate"),
         Binding("t", "test", "Test", id="webhook.test"),
         Binding("R", "redeliver", "Redeliver", id="webhook.redeliver"),
-        Binding("escape", "leave", "Put back", id="webhook.leave"),
+        Binding("escape", "leave", "Cancel", id="webhook.leave"),
     ]
 
     def __init__(self, queue_id: int, *, id: str | None = None) -> None:
