@@ -11,6 +11,7 @@ from sqlalchemy import Connection
 from starlette.requests import Request
 
 from queuedesk.server.access_cache import AccessCache
+from queuedesk.server.domain_errors import TaskNotFound
 from queuedesk.server.errors import forbidden, not_authenticated, not_found
 from queuedesk.server.http import header
 from queuedesk.server.store import access_version, accounts, queues, tasks
@@ -120,7 +121,7 @@ async def authorize(request: Request, action: Action) -> Caller:
     if queue_id is not None and caller.queue is None:
         raise not_found(f"Queue {queue_id} not found.")
     if task_id is not None and not caller.task_found:
-        raise not_found(f"Task {task_id} not found in this queue.")
+        raise TaskNotFound(task_id)
     require(caller.principal, action)
     return caller
 

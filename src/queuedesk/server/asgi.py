@@ -18,7 +18,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from queuedesk.server.errors import ServiceError, error
+from queuedesk.server.domain_errors import DomainError
+from queuedesk.server.errors import ServiceError, answer, error
 from queuedesk.server.http import JSONResponse
 
 log = logging.getLogger("queuedesk.server")
@@ -124,6 +125,8 @@ class App:
             response = await self._respond(request, scope)
         except ServiceError as exc:
             response = envelope(exc)
+        except DomainError as exc:
+            response = envelope(answer(exc))
         except ClientDisconnect:
             return  # nobody is left to answer
         except Exception as exc:

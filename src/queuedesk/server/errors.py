@@ -1,8 +1,19 @@
-"""Errors the service answers with: one exception, rendered as the contract's envelope."""
+"""Errors the service answers with: one exception, rendered as the contract's envelope; and the one
+table of how each refusal by the rules of work (`domain_errors`) is answered."""
 
 from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
 from queuedesk.api.blocks import Problem
+from queuedesk.server.domain_errors import (
+    AlreadyCompleted,
+    ClaimLimit,
+    DomainError,
+    InvalidTaskData,
+    NotAssignee,
+    NotClaimed,
+    TaskNotFound,
+)
 
 
 class ServiceError(Exception):
@@ -52,3 +63,35 @@ def conflict(code: str, message: str) -> ServiceError:
 
 def not_authenticated(code: str, message: str) -> ServiceError:
     return ServiceError(401, [Problem(code, None, message)], {"WWW-Authenticate": "Token"})
+
+
+class Answer(NamedTuple):
+    status: int
+    code: str | None = None  # None: the exception's own problems, each with its code
+    message: str = ""  # formatted with the exception as `e`
+
+
+ANSWERS: dict[type[DomainError], Answer] = {
+    TaskNotFound: Answer(404, "not_found", "Task {e.task_id} not found in this queue."),
+    AlreadyCompleted: Answer(409, "already_completed", "Task {e.task_id} is already completed."),
+    NotClaimed: Answer(
+        409, "not_assignee", "Nobody holds task {e.task_id}: claim work with POST .../tasks/next first."
+    ),
+    NotAssignee: Answer(409, "not_assignee", "Task {e.task_id} is held by another worker."),
+    ClaimLimit: Answer(
+        409,
+        "claim_limit",
+        "You already hold {e.count} claims in this queue (tasks {e.listed}), the most at once. "
+        "Complete or release one (POST .../tasks/{{task}}/complete or .../release) to claim another.",
+    ),
+    InvalidTaskData: Answer(400),
+}
+
+
+def answer(exc: DomainError) -> ServiceError:
+    """The envelope for a refusal by the rules of work."""
+    status, code, message = ANSWERS[type(exc)]
+    if code is None:
+        assert isinstance(exc, InvalidTaskData)
+        return invalid(exc.problems)
+    return error(status, code, message.format(e=exc))

@@ -8,7 +8,7 @@ from pydantic.json_schema import models_json_schema
 
 from queuedesk import __version__
 from queuedesk.api import models
-from queuedesk.server.store.tasks import CLAIM_LIMIT, MAX_EXCLUDE
+from queuedesk.server.work import CLAIM_LIMIT, MAX_EXCLUDE
 
 REF = "#/components/schemas/{model}"
 

@@ -8,9 +8,10 @@ from starlette.responses import Response
 
 from queuedesk.api.blocks import Problem, validate_task_data
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server import serialize
+from queuedesk.server import serialize, work
 from queuedesk.server.access import Action, authorize
-from queuedesk.server.errors import forbidden, invalid, not_found
+from queuedesk.server.domain_errors import TaskNotFound
+from queuedesk.server.errors import forbidden, invalid
 from queuedesk.server.http import (
     JSONResponse,
     bad_parameter,
@@ -35,9 +36,7 @@ async def create_task(request: Request) -> Response:
     caller = await authorize(request, Action.CREATE_TASKS)
     assert caller.queue is not None
     body = json_object(await read_json(request, required=False) or {}, allowed=("data",))
-    problems = validate_task_data(caller.queue.blocks, body.get("data"))
-    if problems:
-        raise invalid(problems)
+    work.check_new_task(caller.queue, body.get("data"))
     # create_task is one INSERT
     row = await db_of(request).statement(tasks.create_task, caller.queue, body["data"], "api", utcnow())
     return JSONResponse(serialize.task(row))
@@ -96,7 +95,7 @@ async def get_task(request: Request) -> Response:
     task_id = request.path_params["task"]
     row = await db_of(request).read(tasks.get_task, caller.queue.id, task_id)
     if row is None:
-        raise not_found(f"Task {task_id} not found in this queue.")
+        raise TaskNotFound(task_id)
     return JSONResponse(serialize.task(row, with_assignment=True))
 
 

@@ -7,12 +7,11 @@ from starlette.responses import Response
 
 from queuedesk.api.blocks import Problem
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server import serialize
+from queuedesk.server import serialize, work
 from queuedesk.server.access import Action, Caller, authorize
 from queuedesk.server.errors import error, invalid
 from queuedesk.server.http import JSONResponse, header, json_object, read_json
 from queuedesk.server.routes import db_of, settings_of
-from queuedesk.server.store import tasks
 
 
 async def _work_caller(request: Request) -> Caller:
@@ -47,11 +46,11 @@ def _exclude(body: Any) -> frozenset[int]:
         raise error(
             400, "invalid_value", f"'exclude' must be a list of task ids, not {_show(raw)}", "exclude"
         )
-    if len(raw) > tasks.MAX_EXCLUDE:
+    if len(raw) > work.MAX_EXCLUDE:
         raise error(
             400,
             "invalid_value",
-            f"'exclude' may list at most {tasks.MAX_EXCLUDE} task ids, not {len(raw)}",
+            f"'exclude' may list at most {work.MAX_EXCLUDE} task ids, not {len(raw)}",
             "exclude",
         )
     problems = [
@@ -74,7 +73,7 @@ async def claim_next(request: Request) -> Response:
         else _exclude(await read_json(request, required=False))
     )
     row, held = await db_of(request).write(
-        tasks.claim_next,
+        work.claim_next,
         caller.queue.id,
         caller.principal.user_id,
         utcnow(),
@@ -90,7 +89,7 @@ async def heartbeat(request: Request) -> Response:
     caller = await _work_caller(request)
     assert caller.queue is not None
     row = await db_of(request).write(
-        tasks.heartbeat,
+        work.heartbeat,
         caller.queue.id,
         request.path_params["task"],
         caller.principal,
@@ -106,7 +105,7 @@ async def release(request: Request) -> Response:
     body = await read_json(request, required=False)
     draft = None if body is None else _data_object(json_object(body, allowed=("data",)), required=False)
     row = await db_of(request).write(
-        tasks.release, caller.queue, request.path_params["task"], caller.principal, draft
+        work.release, caller.queue, request.path_params["task"], caller.principal, draft
     )
     return JSONResponse(serialize.task(row, with_assignment=True))
 
@@ -118,7 +117,7 @@ async def complete(request: Request) -> Response:
     data = _data_object(body, required=True)
     assert data is not None
     completion = await db_of(request).write(
-        tasks.complete, caller.queue, request.path_params["task"], caller.principal, data, utcnow()
+        work.complete, caller.queue, request.path_params["task"], caller.principal, data, utcnow()
     )
     if completion.event_written:
         request.app.state.dispatcher.wake()

@@ -1,22 +1,20 @@
-"""Tasks: creation, history, pending work, and the claim / heartbeat / release / complete cycle.
+"""Tasks' storage: creation, history, pending work, and the statements of the claim / heartbeat /
+release / complete cycle. The rules that combine them (who may complete, what a claim returns) are
+in `server/work.py`.
 
-Every function here runs inside one transaction (see `database.py`); the claim is a conditional
+Every function here runs inside one transaction (see `database.py`); taking a task is a conditional
 update, so two workers can never be handed the same task, even on PostgreSQL where
 `FOR UPDATE SKIP LOCKED` lets concurrent claims pass each other instead of waiting.
 These are the hottest queries of the service, so they are plain SQL (see `sql.py`).
 """
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, NamedTuple
 
 import orjson
 from sqlalchemy import Connection, insert
 
-from queuedesk.api.blocks import validate_task_data
-from queuedesk.server import serialize
-from queuedesk.server.errors import conflict, invalid, not_found
-from queuedesk.server.store import deliveries
-from queuedesk.server.store.records import Page, Principal, QueueRecord
+from queuedesk.server.store.records import Page, QueueRecord
 from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.tables import tasks
 from queuedesk.server.store.types import to_micros
@@ -62,7 +60,7 @@ def task_exists(conn: Connection, queue_id: int, task_id: int) -> bool:
     return one(conn, TASK_EXISTS, task_id=task_id, queue_id=queue_id) is not None
 
 
-def _full_data(queue: QueueRecord, data: dict[str, Any]) -> dict[str, Any]:
+def full_data(queue: QueueRecord, data: dict[str, Any]) -> dict[str, Any]:
     """Every block of the queue present, null where not supplied."""
     return {block.id: data.get(block.id) for block in queue.blocks}
 
@@ -77,7 +75,7 @@ def create_task(
     conn: Connection, queue: QueueRecord, data: dict[str, Any], source: str, now: datetime
 ) -> dict[str, Any]:
     """One INSERT (so `Database.statement` may run it)."""
-    full = _full_data(queue, data)
+    full = full_data(queue, data)
     row = one(
         conn,
         INSERT_TASK,
@@ -114,7 +112,7 @@ def import_tasks(
         {
             "queue_id": queue.id,
             "status": "new",
-            "data": _full_data(queue, data),
+            "data": full_data(queue, data),
             "source": source,
             "created_at": now,
         }
@@ -224,19 +222,14 @@ def list_pending(conn: Connection, queue_id: int, statuses: tuple[str, ...], off
 
 # --- claims -------------------------------------------------------------------------------------
 
-CLAIM_LIMIT = 3  # live claims one caller may hold in one queue by claiming ahead (B4)
-MAX_EXCLUDE = 10  # task ids a claim ahead may exclude
-
 OWN_CLAIM = Sql(
     """SELECT id FROM tasks WHERE queue_id = :queue_id AND status = 'in_progress' AND assigned_to = :user_id
     ORDER BY id LIMIT 1"""
 )
-# A claim ahead looks at every claim the caller holds: at most MAX_EXCLUDE of them are excluded, so
-# the first one that is not is among the first MAX_EXCLUDE + 1, and when none is, all were read.
 OWN_CLAIMS = Sql(
-    f"""SELECT id, lease_expires_at FROM tasks
+    """SELECT id, lease_expires_at FROM tasks
     WHERE queue_id = :queue_id AND status = 'in_progress' AND assigned_to = :user_id
-    ORDER BY id LIMIT {MAX_EXCLUDE + 1}"""
+    ORDER BY id LIMIT :limit"""
 )
 NEXT_NEW = Sql(
     "SELECT id FROM tasks WHERE queue_id = :queue_id AND status = 'new' ORDER BY id LIMIT 1 {skip_locked}"
@@ -246,7 +239,6 @@ NEXT_RETURNED = Sql(
     AND (status = 'open' OR (status = 'in_progress' AND lease_expires_at <= :now))
     ORDER BY id LIMIT 1 {skip_locked}"""
 )
-# Claiming ahead, the caller's own expired claims are not new work: they were all excluded.
 NEXT_RETURNED_TO_OTHERS = Sql(
     """SELECT id FROM tasks WHERE queue_id = :queue_id
     AND (status = 'open' OR (status = 'in_progress' AND lease_expires_at <= :now
@@ -268,10 +260,60 @@ HELD_BY_OTHERS = Sql(
     """SELECT count(*) FROM tasks WHERE queue_id = :queue_id AND status = 'in_progress'
     AND lease_expires_at > :now AND assigned_to <> :user_id"""
 )
-# PostgreSQL: one caller's claims ahead in one queue go one at a time, so two at once cannot both
-# count two claims and take a third and a fourth. (SQLite's write transactions are serial anyway.)
 # The two-key form: its locks never meet the one-key schema lock.
-CLAIM_AHEAD_LOCK = Sql("SELECT pg_advisory_xact_lock(:queue_key, :user_key)")
+CLAIMS_LOCK = Sql("SELECT pg_advisory_xact_lock(:queue_key, :user_key)")
+
+
+def own_claim(conn: Connection, queue_id: int, user_id: int) -> int | None:
+    """The id of the caller's oldest claim in the queue, live or expired."""
+    row = one(conn, OWN_CLAIM, queue_id=queue_id, user_id=user_id)
+    return None if row is None else row[0]
+
+
+class Claim(NamedTuple):
+    task_id: int
+    live: bool  # its lease has not expired
+
+
+def own_claims(conn: Connection, queue_id: int, user_id: int, now: datetime, limit: int) -> list[Claim]:
+    """The caller's first `limit` claims in the queue, live or expired, oldest first."""
+    now_us = to_micros(now)
+    found = rows(conn, OWN_CLAIMS, queue_id=queue_id, user_id=user_id, limit=limit)
+    return [Claim(task_id, expires is not None and expires > now_us) for task_id, expires in found]
+
+
+def renew_own(conn: Connection, task_id: int, user_id: int, lease_until: datetime) -> bool:
+    """Extend the lease if the task is still the caller's claim."""
+    return run(conn, RENEW_OWN, lease=to_micros(lease_until), task_id=task_id, user_id=user_id) == 1
+
+
+def next_claimable(
+    conn: Connection, queue_id: int, user_id: int, now: datetime, *, others_only: bool
+) -> int | None:
+    """The oldest new task, else the oldest returned one (released, or its lease expired); with
+    `others_only`, not one whose expired claim is the caller's own."""
+    found = one(conn, NEXT_NEW, queue_id=queue_id) or one(
+        conn,
+        NEXT_RETURNED_TO_OTHERS if others_only else NEXT_RETURNED,
+        queue_id=queue_id,
+        now=to_micros(now),
+        user_id=user_id,
+    )
+    return None if found is None else found[0]
+
+
+def take(conn: Connection, task_id: int, user_id: int, now: datetime, lease_until: datetime) -> bool:
+    """Claim the task for the caller, unless someone took it since it was found."""
+    return (
+        run(conn, TAKE, user_id=user_id, now=to_micros(now), lease=to_micros(lease_until), task_id=task_id)
+        == 1
+    )
+
+
+def held_by_others(conn: Connection, queue_id: int, user_id: int, now: datetime) -> int:
+    """Tasks of the queue under others' live claims."""
+    row = one(conn, HELD_BY_OTHERS, queue_id=queue_id, now=to_micros(now), user_id=user_id)
+    return row[0] if row else 0
 
 
 def _int4(value: int) -> int:
@@ -280,93 +322,33 @@ def _int4(value: int) -> int:
     return folded - (1 << 32) if folded >= 1 << 31 else folded
 
 
-def claim_next(
-    conn: Connection,
-    queue_id: int,
-    user_id: int,
-    now: datetime,
-    lease: timedelta,
-    exclude: frozenset[int] = frozenset(),
-) -> tuple[dict[str, Any] | None, int]:
-    """The caller's oldest claim not in `exclude`, renewed, or the next claimable task; else
-    (None, tasks held by others). With `exclude`, a new task only while the caller holds fewer than
-    CLAIM_LIMIT live claims in the queue (409 `claim_limit` otherwise)."""
-    now_us, lease_us = to_micros(now), to_micros(now + lease)
-    if exclude:
-        found = _own_claim_ahead(conn, queue_id, user_id, now_us, lease_us, exclude)
-        if found is not None:
-            return get_task(conn, queue_id, found), 0
-        next_returned = NEXT_RETURNED_TO_OTHERS
-    else:
-        own = one(conn, OWN_CLAIM, queue_id=queue_id, user_id=user_id)
-        if own is not None and run(conn, RENEW_OWN, lease=lease_us, task_id=own[0], user_id=user_id) == 1:
-            return get_task(conn, queue_id, own[0]), 0
-        next_returned = NEXT_RETURNED
-    for _attempt in range(8):
-        candidate = one(conn, NEXT_NEW, queue_id=queue_id) or one(
-            conn, next_returned, queue_id=queue_id, now=now_us, user_id=user_id
-        )
-        if candidate is None:
-            break
-        if run(conn, TAKE, user_id=user_id, now=now_us, lease=lease_us, task_id=candidate[0]) == 1:
-            return get_task(conn, queue_id, candidate[0]), 0
-    held = one(conn, HELD_BY_OTHERS, queue_id=queue_id, now=now_us, user_id=user_id)
-    return None, held[0] if held else 0
-
-
-def _own_claim_ahead(
-    conn: Connection, queue_id: int, user_id: int, now_us: int, lease_us: int, exclude: frozenset[int]
-) -> int | None:
-    """The id of the caller's oldest claim not excluded, renewed; None when a new task may be
-    claimed; a 409 `claim_limit` when the caller already holds CLAIM_LIMIT live claims."""
+def lock_claims_of(conn: Connection, queue_id: int, user_id: int) -> None:
+    """PostgreSQL: until the transaction ends, the caller's claims in the queue change in this one
+    only. (SQLite's write transactions are serial anyway.)"""
     if conn.dialect.name == "postgresql":
-        one(conn, CLAIM_AHEAD_LOCK, queue_key=_int4(queue_id), user_key=_int4(user_id))
-    held = rows(conn, OWN_CLAIMS, queue_id=queue_id, user_id=user_id)
-    for task_id, _expires in held:
-        if task_id not in exclude and run(conn, RENEW_OWN, lease=lease_us, task_id=task_id, user_id=user_id):
-            return task_id
-    live = [task_id for task_id, expires in held if expires is not None and expires > now_us]
-    if len(live) >= CLAIM_LIMIT:
-        listed = ", ".join(str(task_id) for task_id in live)
-        raise conflict(
-            "claim_limit",
-            f"You already hold {len(live)} claims in this queue (tasks {listed}), the most at once. "
-            "Complete or release one (POST .../tasks/{task}/complete or .../release) to claim another.",
-        )
-    return None
+        one(conn, CLAIMS_LOCK, queue_key=_int4(queue_id), user_key=_int4(user_id))
+
+
+class HeldState(NamedTuple):
+    status: str
+    assigned_to: int | None
+    data: dict[str, Any]
 
 
 HELD = Sql("SELECT status, assigned_to, data FROM tasks WHERE id = :task_id AND queue_id = :queue_id {lock}")
 
 
-def _held_task(
-    conn: Connection, queue_id: int, task_id: int, principal: Principal, *, admin_may: bool = False
-) -> dict[str, Any]:
-    """The task, if the caller holds it (an expired lease counts until someone else claims)."""
+def held_state(conn: Connection, queue_id: int, task_id: int) -> HeldState | None:
+    """The task's status, holder and data, locked for the rest of the transaction (PostgreSQL)."""
     row = one(conn, HELD, task_id=task_id, queue_id=queue_id)
     if row is None:
-        raise not_found(f"Task {task_id} not found in this queue.")
+        return None
     status, assigned_to, data = row
-    if status == "completed":
-        raise conflict("already_completed", f"Task {task_id} is already completed.")
-    if status != "in_progress":
-        raise conflict(
-            "not_assignee",
-            f"Nobody holds task {task_id}: claim work with POST .../tasks/next first.",
-        )
-    if assigned_to != principal.user_id and not (admin_may and principal.role == "admin"):
-        raise conflict("not_assignee", f"Task {task_id} is held by another worker.")
-    return {"data": orjson.loads(data) if isinstance(data, str | bytes) else data}
+    return HeldState(status, assigned_to, orjson.loads(data) if isinstance(data, str | bytes) else data)
 
 
-def heartbeat(
-    conn: Connection, queue_id: int, task_id: int, principal: Principal, now: datetime, lease: timedelta
-) -> dict[str, Any]:
-    _held_task(conn, queue_id, task_id, principal)
-    run(conn, RENEW, lease=to_micros(now + lease), task_id=task_id)
-    found = get_task(conn, queue_id, task_id)
-    assert found is not None
-    return found
+def renew(conn: Connection, task_id: int, lease_until: datetime) -> None:
+    run(conn, RENEW, lease=to_micros(lease_until), task_id=task_id)
 
 
 RELEASE = Sql(
@@ -376,23 +358,13 @@ RELEASE = Sql(
 SET_DATA = Sql("UPDATE tasks SET data = :data WHERE id = :task_id")
 
 
-def release(
-    conn: Connection,
-    queue: QueueRecord,
-    task_id: int,
-    principal: Principal,
-    draft: dict[str, Any] | None,
-) -> dict[str, Any]:
-    held = _held_task(conn, queue.id, task_id, principal, admin_may=True)
-    if draft:
-        problems = validate_task_data(queue.blocks, draft)
-        if problems:
-            raise invalid(problems)
-        run(conn, SET_DATA, data=orjson.dumps({**held["data"], **draft}).decode(), task_id=task_id)
+def set_data(conn: Connection, task_id: int, data: dict[str, Any]) -> None:
+    run(conn, SET_DATA, data=orjson.dumps(data).decode(), task_id=task_id)
+
+
+def reopen(conn: Connection, task_id: int) -> None:
+    """Back to `open`, held by nobody."""
     run(conn, RELEASE, task_id=task_id)
-    found = get_task(conn, queue.id, task_id)
-    assert found is not None
-    return found
 
 
 COMPLETE = Sql(
@@ -404,46 +376,14 @@ COUNT_COMPLETION = Sql(
 )
 
 
-class Completion(NamedTuple):
-    task: dict[str, Any]
-    event_written: bool  # the queue has a webhook, so the outbox holds a new event
+def mark_completed(conn: Connection, task_id: int, data: dict[str, Any], email: str, now: datetime) -> None:
+    run(conn, COMPLETE, data=orjson.dumps(data).decode(), now=to_micros(now), email=email, task_id=task_id)
 
 
-def complete(
-    conn: Connection,
-    queue: QueueRecord,
-    task_id: int,
-    principal: Principal,
-    data: dict[str, Any],
-    now: datetime,
-) -> Completion:
-    held = _held_task(conn, queue.id, task_id, principal)
-    merged = {**held["data"], **data}
-    problems = validate_task_data(queue.blocks, data, allow_empty=True)
-    problems += [
-        p
-        for p in validate_task_data(queue.blocks, merged, enforce_required=True, allow_empty=True)
-        if p.code == "missing_required"
-    ]
-    if problems:
-        raise invalid(problems)
-    full = _full_data(queue, merged)
-    run(
-        conn,
-        COMPLETE,
-        data=orjson.dumps(full).decode(),
-        now=to_micros(now),
-        email=principal.email,
-        task_id=task_id,
-    )
-    row = get_task(conn, queue.id, task_id)
-    assert row is not None
-    # The count and the event are part of the completion: all commit, or nothing does.
-    target = one(conn, COUNT_COMPLETION, queue_id=queue.id)
-    if target is None or not target[0]:
-        return Completion(row, event_written=False)
-    deliveries.enqueue(conn, queue.id, task_id, target[0], orjson.dumps(serialize.task(row)), now)
-    return Completion(row, event_written=True)
+def count_completion(conn: Connection, queue_id: int) -> str | None:
+    """Add one to the queue's completed count; its webhook target, if it has one."""
+    row = one(conn, COUNT_COMPLETION, queue_id=queue_id)
+    return row[0] if row is not None and row[0] else None
 
 
 FLUSH = Sql("DELETE FROM tasks WHERE queue_id = :queue_id AND status IN ('new', 'open', 'in_progress')")
