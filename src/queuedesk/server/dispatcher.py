@@ -14,6 +14,7 @@ import random
 import secrets
 import socket
 import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -256,12 +257,20 @@ class Dispatcher:
             log.warning("delivery %s to %s failed for good: %s", row["event_id"], row["target"], error)
 
     def _outcome(self, row: dict[str, Any], status_code: int | None, now: datetime) -> dict[str, Any]:
-        if status_code is not None and 200 <= status_code < 300:
-            return {"status": "delivered", "delivered_at": now, "next_attempt_at": None}
-        if status_code == 410:
-            return {"status": "failed", "next_attempt_at": None}
-        step = row["retry_step"]
-        if step >= len(self.retry_delays):
-            return {"status": "failed", "next_attempt_at": None}
-        delay = self.retry_delays[step] * random.uniform(1.0, 1.0 + JITTER)
-        return {"next_attempt_at": now + timedelta(seconds=delay), "retry_step": step + 1}
+        return attempt_outcome(status_code, row["retry_step"], now, self.retry_delays)
+
+
+def attempt_outcome(
+    status_code: int | None, retry_step: int, now: datetime, retry_delays: Sequence[float]
+) -> dict[str, Any]:
+    """What an attempt makes of its delivery: delivered on a 2xx; failed for good on a 410 or once
+    the retries are used up; else (no answer, or any other status) due again after the step's delay,
+    stretched by up to JITTER."""
+    if status_code is not None and 200 <= status_code < 300:
+        return {"status": "delivered", "delivered_at": now, "next_attempt_at": None}
+    if status_code == 410:
+        return {"status": "failed", "next_attempt_at": None}
+    if retry_step >= len(retry_delays):
+        return {"status": "failed", "next_attempt_at": None}
+    delay = retry_delays[retry_step] * random.uniform(1.0, 1.0 + JITTER)
+    return {"next_attempt_at": now + timedelta(seconds=delay), "retry_step": retry_step + 1}
