@@ -1,4 +1,5 @@
-"""Bulk data for tests and benchmarks: completed tasks written straight into a QueueDesk database.
+"""Bulk data for tests and benchmarks: tasks written straight into a QueueDesk database, the queue's
+counters (`completed_count`, `n_tasks`) kept as the server keeps them.
 
 Going through the API would take minutes for the volumes some tests need (20,000 tasks) and the
 benchmarks need (1,000,000); the rows are made with the same tables and value encodings the server
@@ -85,5 +86,11 @@ async def _fill_new(db_url: str, queue_id: int, count: int, data: Callable[[int]
             {"queue_id": queue_id, "status": "new", "data": data(n), "source": "manual", "created_at": now}
             for n in range(first, min(first + BATCH, count))
         ]
-        await database.write(lambda conn, rows=rows: conn.execute(insert(tasks), rows))
+        await database.write(lambda conn, rows=rows: _insert_pending(conn, queue_id, rows))
     await database.close()
+
+
+def _insert_pending(conn: Connection, queue_id: int, rows: list[dict[str, Any]]) -> None:
+    """The rows and the queue's pending count, in one transaction (as the server's import does)."""
+    conn.execute(insert(tasks), rows)
+    conn.execute(update(queues).where(queues.c.id == queue_id).values(n_tasks=queues.c.n_tasks + len(rows)))

@@ -37,8 +37,8 @@ async def create_task(request: Request) -> Response:
     assert caller.queue is not None
     body = json_object(await read_json(request, required=False) or {}, allowed=("data",))
     work.check_new_task(caller.queue, body.get("data"))
-    # create_task is one INSERT
-    row = await db_of(request).statement(tasks.create_task, caller.queue, body["data"], "api", utcnow())
+    # the INSERT and the queue's pending count, in one transaction
+    row = await db_of(request).write(tasks.create_task, caller.queue, body["data"], "api", utcnow())
     return JSONResponse(serialize.task(row))
 
 

@@ -15,6 +15,7 @@ from queuedesk.server.store.upgrades import (
     v3_completed_count,
     v4_access_version,
     v5_work_time,
+    v6_pending_count,
 )
 
 Upgrade = Callable[[Connection], None]
@@ -25,6 +26,7 @@ UPGRADES: dict[int, Upgrade] = {
     3: v3_completed_count,
     4: v4_access_version,
     5: v5_work_time,
+    6: v6_pending_count,
 }
 LATEST = 1 + len(UPGRADES)
 

@@ -80,6 +80,10 @@ queues = Table(
     # How many of the queue's tasks are completed, kept in the completing transaction, so the
     # history's `count` does not have to count a million rows on every page.
     Column("completed_count", BigInteger, nullable=False, default=0, server_default="0"),
+    # How many of its tasks are pending (new, open or in_progress), kept in the same transaction as
+    # every change of a task's state (create, import, complete, flush), so listing queues reads a
+    # column instead of counting every backlog.
+    Column("n_tasks", BigInteger, nullable=False, default=0, server_default="0"),
     UniqueConstraint("organization_id", "name", name="uq_queues_org_name"),
 )
 

@@ -69,12 +69,21 @@ INSERT_TASK = Sql(
     """INSERT INTO tasks (queue_id, status, data, source, created_at)
     VALUES (:queue_id, 'new', :data, :source, :created_at) RETURNING id"""
 )
+# The queue's count of pending tasks (`queues.n_tasks`) moves in the same transaction as the tasks:
+# +1 on create, +n on import, -1 on complete (with `completed_count`), -n on flush. A claim, an
+# expired lease taken over and a release move a task between pending states, so they leave it alone.
+COUNT_PENDING = Sql("UPDATE queues SET n_tasks = n_tasks + :delta WHERE id = :queue_id")
+
+
+def count_pending(conn: Connection, queue_id: int, delta: int) -> None:
+    if delta:
+        run(conn, COUNT_PENDING, delta=delta, queue_id=queue_id)
 
 
 def create_task(
     conn: Connection, queue: QueueRecord, data: dict[str, Any], source: str, now: datetime
 ) -> dict[str, Any]:
-    """One INSERT (so `Database.statement` may run it)."""
+    """The INSERT and the queue's pending count: two statements, so run it with `Database.write`."""
     full = full_data(queue, data)
     row = one(
         conn,
@@ -85,6 +94,7 @@ def create_task(
         created_at=to_micros(now),
     )
     assert row is not None
+    count_pending(conn, queue.id, 1)
     return {
         "id": row[0],
         "status": "new",
@@ -119,7 +129,9 @@ def import_tasks(
         for data in items
     ]
     result = conn.execute(insert(tasks).returning(tasks.c.id, sort_by_parameter_order=True), values)
-    return list(result.scalars())
+    ids = list(result.scalars())
+    count_pending(conn, queue.id, len(ids))
+    return ids
 
 
 def _history_filter(
@@ -372,7 +384,8 @@ COMPLETE = Sql(
     lease_expires_at = NULL, work_micros = :now - assigned_at WHERE id = :task_id"""
 )
 COUNT_COMPLETION = Sql(
-    "UPDATE queues SET completed_count = completed_count + 1 WHERE id = :queue_id RETURNING webhook_target"
+    """UPDATE queues SET completed_count = completed_count + 1, n_tasks = n_tasks - 1 WHERE id = :queue_id
+    RETURNING webhook_target"""
 )
 
 
@@ -381,7 +394,7 @@ def mark_completed(conn: Connection, task_id: int, data: dict[str, Any], email: 
 
 
 def count_completion(conn: Connection, queue_id: int) -> str | None:
-    """Add one to the queue's completed count; its webhook target, if it has one."""
+    """Move one task from the queue's pending count to its completed count; its webhook target, if any."""
     row = one(conn, COUNT_COMPLETION, queue_id=queue_id)
     return row[0] if row is not None and row[0] else None
 
@@ -390,4 +403,7 @@ FLUSH = Sql("DELETE FROM tasks WHERE queue_id = :queue_id AND status IN ('new', 
 
 
 def flush(conn: Connection, queue_id: int) -> int:
-    return run(conn, FLUSH, queue_id=queue_id)
+    # By the rows deleted, not to zero: a task created meanwhile in another transaction still counts.
+    deleted = run(conn, FLUSH, queue_id=queue_id)
+    count_pending(conn, queue_id, -deleted)
+    return deleted

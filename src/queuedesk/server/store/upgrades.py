@@ -109,3 +109,14 @@ def v5_work_time(conn: Connection) -> None:
             "WHERE completed_at IS NOT NULL AND assigned_at IS NOT NULL"
         )
     )
+
+
+def v6_pending_count(conn: Connection) -> None:
+    """A per-queue count of pending tasks (new, open, in_progress), for listing queues."""
+    conn.execute(text("ALTER TABLE queues ADD COLUMN n_tasks BIGINT NOT NULL DEFAULT 0"))
+    conn.execute(
+        text(
+            "UPDATE queues SET n_tasks = (SELECT count(*) FROM tasks WHERE tasks.queue_id = queues.id "
+            "AND tasks.status IN ('new', 'open', 'in_progress'))"
+        )
+    )

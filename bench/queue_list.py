@@ -1,0 +1,145 @@
+"""A3 list queues on a busy organization: 100 queues, one of them with 1,000,000 pending (new) tasks.
+Times `GET /orgs/{org}/queues` over HTTP against `queuedesk serve` on SQLite: p50/p95 latency with
+one client, and listings per second with 16 connections (an asyncio httpx loop; wrk is used instead
+when it is installed).
+
+    .venv/bin/python bench/queue_list.py [--pending 1000000] [--queues 100] [--rounds 200] [--duration 5]
+"""
+
+import argparse
+import asyncio
+import json
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support import CORE_BLOCKS, KEYS, ROLES_SEED, ServerProcess  # noqa: E402
+
+LUA = Path(__file__).parent / "lua"
+
+
+def fill(db_path: Path, queue_id: int, pending: int) -> None:
+    """`pending` new tasks written straight into the queue, its counter (when the schema has one) kept."""
+    now = int(time.time() * 1_000_000)
+    with sqlite3.connect(db_path) as conn:
+        conn.executemany(
+            "INSERT INTO tasks (queue_id, status, data, source, created_at) VALUES (?, 'new', ?, 'bench', ?)",
+            ((queue_id, '{"paragraph":"p"}', now) for _ in range(pending)),
+        )
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(queues)")}
+        if "n_tasks" in columns:
+            conn.execute("UPDATE queues SET n_tasks = n_tasks + ? WHERE id = ?", (pending, queue_id))
+
+
+def latencies(client: httpx.Client, path: str, rounds: int) -> list[float]:
+    for _ in range(10):  # warm
+        client.get(path).raise_for_status()
+    took = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        client.get(path).raise_for_status()
+        took.append((time.perf_counter() - started) * 1000)
+    return took
+
+
+async def _throughput(url: str, path: str, key: str, connections: int, duration: float) -> tuple[int, int]:
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+    headers = {"Authorization": f"Token {key}"}
+    done = errors = 0
+    async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits) as client:
+        stop = time.perf_counter() + duration
+
+        async def loop() -> None:
+            nonlocal done, errors
+            while time.perf_counter() < stop:
+                response = await client.get(path)
+                if response.status_code == 200:
+                    done += 1
+                else:
+                    errors += 1
+
+        await asyncio.gather(*(loop() for _ in range(connections)))
+    return done, errors
+
+
+def throughput(url: str, path: str, key: str, connections: int, duration: float) -> dict[str, float]:
+    if shutil.which("wrk"):
+        out = subprocess.run(
+            ["wrk", "-t1", f"-c{connections}", f"-d{int(duration)}s", "-s", str(LUA / "get.lua"), url + path],
+            capture_output=True,
+            text=True,
+            env={"QD_KEY": key, "PATH": "/usr/bin:/bin"},
+        ).stdout
+        rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+        return {"listings_per_s": round(rate), "errors": 0, "load": "wrk"}
+    asyncio.run(_throughput(url, path, key, connections, 1.0))  # warm
+    done, errors = asyncio.run(_throughput(url, path, key, connections, duration))
+    return {"listings_per_s": round(done / duration), "errors": errors, "load": "httpx asyncio"}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pending", type=int, default=1_000_000)
+    parser.add_argument("--queues", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--duration", type=float, default=5)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        db_path = Path(tmp) / "queues.db"
+        server = ServerProcess(db_path, seed=ROLES_SEED).start()
+        try:
+            with server.client("admin") as admin:
+                org = admin.get("/me").json()["organization_id"]
+                made = [
+                    admin.post(f"/orgs/{org}/queues", json={"name": f"Q{n:03}", "data": CORE_BLOCKS}).json()
+                    for n in range(args.queues)
+                ]
+        finally:
+            server.stop()
+        started = time.perf_counter()
+        fill(db_path, made[0]["id"], args.pending)
+        print(f"filled {args.pending:,} pending tasks in {time.perf_counter() - started:.1f} s", flush=True)
+        server = ServerProcess(db_path).start()
+        try:
+            path = f"/orgs/{org}/queues"
+            with server.client("admin") as admin:
+                listed = admin.get(path).json()
+                assert len(listed) >= args.queues, len(listed)
+                big = next(q for q in listed if q["id"] == made[0]["id"])
+                assert big["n_tasks"] == args.pending, big["n_tasks"]
+                took = sorted(latencies(admin, path, args.rounds))
+            rate = throughput(server.url, path, KEYS["admin"], args.connections, args.duration)
+        finally:
+            server.stop()
+    figures = {
+        "queues": len(listed),
+        "pending": args.pending,
+        "p50_ms": round(statistics.median(took), 2),
+        "p95_ms": round(took[int(len(took) * 0.95) - 1], 2),
+        "connections": args.connections,
+        **rate,
+    }
+    print(
+        f"list queues ({len(listed)} queues, {args.pending:,} pending): p50 {figures['p50_ms']} ms, "
+        f"p95 {figures['p95_ms']} ms; {figures['listings_per_s']} listings/s at {args.connections} "
+        f"connections ({figures['load']}, {figures['errors']} errors)"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()
