@@ -53,6 +53,7 @@ def _segment_key(segment: str) -> str | None:
 class _Target:
     endpoint: Endpoint
     params: tuple[tuple[int, str], ...]  # (segment index, parameter name)
+    path: str
 
 
 class Router:
@@ -66,7 +67,13 @@ class Router:
             for method in {*route.methods, *(("HEAD",) if "GET" in route.methods else ())}:
                 if method in methods:
                     raise ValueError(f"two routes for {method} {route.path}")
-                methods[method] = _Target(route.endpoint, params)
+                methods[method] = _Target(route.endpoint, params, route.path)
+
+    def operations(self) -> list[tuple[str, str]]:
+        """Every (method, path) routed, HEAD included, sorted."""
+        return sorted(
+            (method, target.path) for methods in self._shapes.values() for method, target in methods.items()
+        )
 
     def match(self, method: str, path: str) -> tuple[Endpoint, dict[str, int]]:
         """The endpoint and its path parameters; a 404 or 405 ServiceError when there is none.

@@ -5,14 +5,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from queuedesk import __version__
-from queuedesk.server.access import authenticate
 from queuedesk.server.errors import error
 from queuedesk.server.http import JSONResponse
 from queuedesk.server.routes import db_of
+from queuedesk.server.store.records import Principal
 
 
-async def me(request: Request) -> Response:
-    principal = await authenticate(request)
+async def me(request: Request, principal: Principal) -> Response:
     return JSONResponse(
         {
             "email": principal.email,

@@ -9,23 +9,22 @@ from starlette.responses import Response
 from queuedesk.api.blocks import Problem, validate_blocks
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
-from queuedesk.server.access import Action, authorize
+from queuedesk.server.access import Caller
 from queuedesk.server.errors import conflict, invalid
 from queuedesk.server.http import JSONResponse, empty, json_object, read_json
 from queuedesk.server.routes import db_of
 from queuedesk.server.store import queues, tasks
+from queuedesk.server.store.records import Principal
 
 QUEUE_FIELDS = ("name", "description", "data")
 
 
-async def list_queues(request: Request) -> Response:
-    caller = await authorize(request, Action.READ_QUEUES)
-    summaries = await db_of(request).scan(queues.list_queues, caller.principal.organization_id, utcnow())
+async def list_queues(request: Request, principal: Principal) -> Response:
+    summaries = await db_of(request).scan(queues.list_queues, principal.organization_id, utcnow())
     return JSONResponse([serialize.queue_summary(s) for s in summaries])
 
 
-async def get_queue(request: Request) -> Response:
-    caller = await authorize(request, Action.READ_QUEUES)
+async def get_queue(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     detail = await db_of(request).scan(queues.queue_detail, caller.queue, utcnow())
     return JSONResponse(serialize.queue_detail(detail))
@@ -54,8 +53,7 @@ def _name_taken(name: str) -> Exception:
     return conflict("conflict", f"A queue named {name!r} already exists in this organization.")
 
 
-async def create_queue(request: Request) -> Response:
-    caller = await authorize(request, Action.MANAGE_QUEUES)
+async def create_queue(request: Request, principal: Principal) -> Response:
     body = json_object(await read_json(request), allowed=QUEUE_FIELDS, required=("name", "data"))
     problems = _check_queue_fields(body)
     if problems:
@@ -65,7 +63,7 @@ async def create_queue(request: Request) -> Response:
     try:
         record = await db.write(
             queues.create_queue,
-            caller.principal.organization_id,
+            principal.organization_id,
             body["name"].strip(),
             body.get("description", ""),
             body["data"],
@@ -77,8 +75,7 @@ async def create_queue(request: Request) -> Response:
     return JSONResponse(serialize.queue_detail(detail))
 
 
-async def update_queue(request: Request) -> Response:
-    caller = await authorize(request, Action.MANAGE_QUEUES)
+async def update_queue(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     body = json_object(await read_json(request), allowed=QUEUE_FIELDS)
     problems = _check_queue_fields(body)
@@ -102,8 +99,7 @@ async def update_queue(request: Request) -> Response:
     return JSONResponse(serialize.queue_detail(detail))
 
 
-async def flush(request: Request) -> Response:
-    caller = await authorize(request, Action.FLUSH)
+async def flush(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     await db_of(request).write(tasks.flush, caller.queue.id)
     return empty()

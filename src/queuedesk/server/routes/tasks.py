@@ -9,7 +9,7 @@ from starlette.responses import Response
 from queuedesk.api.blocks import Problem, validate_task_data
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize, work
-from queuedesk.server.access import Action, authorize
+from queuedesk.server.access import Caller
 from queuedesk.server.domain_errors import TaskNotFound
 from queuedesk.server.errors import forbidden, invalid
 from queuedesk.server.http import (
@@ -32,8 +32,7 @@ PENDING_STATUSES = ("new", "open", "in_progress")
 SCAN_OFFSET = 10_000  # from here a history page skips enough index entries to be a long read
 
 
-async def create_task(request: Request) -> Response:
-    caller = await authorize(request, Action.CREATE_TASKS)
+async def create_task(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     body = json_object(await read_json(request, required=False) or {}, allowed=("data",))
     work.check_new_task(caller.queue, body.get("data"))
@@ -42,8 +41,7 @@ async def create_task(request: Request) -> Response:
     return JSONResponse(serialize.task(row))
 
 
-async def completed_tasks(request: Request) -> Response:
-    caller = await authorize(request, Action.READ_HISTORY)
+async def completed_tasks(request: Request, caller: Caller) -> Response:
     params = request.query_params
     completed_by = params.get("completed_by")
     if completed_by == "me":
@@ -79,8 +77,7 @@ def _statuses(raw: str | None) -> tuple[str, ...]:
     return chosen
 
 
-async def pending_tasks(request: Request) -> Response:
-    caller = await authorize(request, Action.READ_PENDING)
+async def pending_tasks(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     offset, limit = paging(request.query_params)
     statuses = _statuses(request.query_params.get("status"))
@@ -89,8 +86,7 @@ async def pending_tasks(request: Request) -> Response:
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
 
 
-async def get_task(request: Request) -> Response:
-    caller = await authorize(request, Action.READ_PENDING)
+async def get_task(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     task_id = request.path_params["task"]
     row = await db_of(request).read(tasks.get_task, caller.queue.id, task_id)
@@ -127,8 +123,7 @@ def _import_problems(queue: QueueRecord, body: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-async def import_tasks(request: Request) -> Response:
-    caller = await authorize(request, Action.CREATE_TASKS)
+async def import_tasks(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     body = json_object(await read_json(request), allowed=("source", "tasks"), required=("source", "tasks"))
     problems = _import_problems(caller.queue, body)

@@ -8,7 +8,7 @@ from starlette.responses import Response
 
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
-from queuedesk.server.access import Action, authorize
+from queuedesk.server.access import Caller
 from queuedesk.server.errors import error, not_found
 from queuedesk.server.http import JSONResponse, empty, json_object, page_body, paging, read_json
 from queuedesk.server.routes import db_of, settings_of
@@ -16,14 +16,12 @@ from queuedesk.server.store import deliveries, queues
 from queuedesk.server.webhook_targets import address_problem, shape_problem
 
 
-async def get_webhook(request: Request) -> Response:
-    caller = await authorize(request, Action.READ_WEBHOOK)
+async def get_webhook(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     return JSONResponse({"target": caller.queue.webhook_target or ""})
 
 
-async def set_webhook(request: Request) -> Response:
-    caller = await authorize(request, Action.WRITE_WEBHOOK)
+async def set_webhook(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     body = json_object(await read_json(request), allowed=("target",), required=("target",))
     target = body["target"]
@@ -39,15 +37,13 @@ async def set_webhook(request: Request) -> Response:
     return empty()
 
 
-async def delete_webhook(request: Request) -> Response:
-    caller = await authorize(request, Action.WRITE_WEBHOOK)
+async def delete_webhook(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     await db_of(request).write(queues.set_webhook, caller.queue.id, None)
     return empty()
 
 
-async def get_secret(request: Request) -> Response:
-    caller = await authorize(request, Action.WRITE_WEBHOOK)
+async def get_secret(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     secret = await db_of(request).read(deliveries.get_secret, caller.queue.id)
     if secret is None:
@@ -55,15 +51,13 @@ async def get_secret(request: Request) -> Response:
     return JSONResponse({"secret": secret})
 
 
-async def rotate_secret(request: Request) -> Response:
-    caller = await authorize(request, Action.WRITE_WEBHOOK)
+async def rotate_secret(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     secret = await db_of(request).write(deliveries.rotate_secret, caller.queue.id, utcnow())
     return JSONResponse({"secret": secret})
 
 
-async def list_deliveries(request: Request) -> Response:
-    caller = await authorize(request, Action.READ_WEBHOOK)
+async def list_deliveries(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     offset, limit = paging(request.query_params)
     page = await db_of(request).scan(deliveries.list_deliveries, caller.queue.id, offset, limit)
@@ -73,9 +67,8 @@ async def list_deliveries(request: Request) -> Response:
     )
 
 
-async def get_delivery(request: Request) -> Response:
+async def get_delivery(request: Request, caller: Caller) -> Response:
     """One delivery with every attempt it took (status code, error, duration)."""
-    caller = await authorize(request, Action.READ_WEBHOOK)
     assert caller.queue is not None
     delivery_id = request.path_params["delivery"]
 
@@ -89,8 +82,7 @@ async def get_delivery(request: Request) -> Response:
     return JSONResponse({**serialize.delivery(row), "attempt_log": [serialize.attempt(a) for a in attempts]})
 
 
-async def redeliver(request: Request) -> Response:
-    caller = await authorize(request, Action.WRITE_WEBHOOK)
+async def redeliver(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     delivery_id = request.path_params["delivery"]
     row = await db_of(request).write(deliveries.redeliver, caller.queue.id, delivery_id, utcnow())

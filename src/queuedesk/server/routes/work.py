@@ -8,16 +8,10 @@ from starlette.responses import Response
 from queuedesk.api.blocks import Problem
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize, work
-from queuedesk.server.access import Action, Caller, authorize
+from queuedesk.server.access import Caller
 from queuedesk.server.errors import error, invalid
 from queuedesk.server.http import JSONResponse, header, json_object, read_json
 from queuedesk.server.routes import db_of, settings_of
-
-
-async def _work_caller(request: Request) -> Caller:
-    caller = await authorize(request, Action.WORK)
-    assert caller.queue is not None
-    return caller
 
 
 def _data_object(body: dict[str, Any], *, required: bool) -> dict[str, Any] | None:
@@ -63,8 +57,7 @@ def _exclude(body: Any) -> frozenset[int]:
     return frozenset(raw)
 
 
-async def claim_next(request: Request) -> Response:
-    caller = await _work_caller(request)
+async def claim_next(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     # The plain claim (wrk and most clients send no body) does not wait for a body to read.
     exclude = (
@@ -85,8 +78,7 @@ async def claim_next(request: Request) -> Response:
     return JSONResponse(serialize.task(row, with_assignment=True))
 
 
-async def heartbeat(request: Request) -> Response:
-    caller = await _work_caller(request)
+async def heartbeat(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     row = await db_of(request).write(
         work.heartbeat,
@@ -99,8 +91,7 @@ async def heartbeat(request: Request) -> Response:
     return JSONResponse(serialize.task(row, with_assignment=True)["assignment"])
 
 
-async def release(request: Request) -> Response:
-    caller = await _work_caller(request)
+async def release(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     body = await read_json(request, required=False)
     draft = None if body is None else _data_object(json_object(body, allowed=("data",)), required=False)
@@ -110,8 +101,7 @@ async def release(request: Request) -> Response:
     return JSONResponse(serialize.task(row, with_assignment=True))
 
 
-async def complete(request: Request) -> Response:
-    caller = await _work_caller(request)
+async def complete(request: Request, caller: Caller) -> Response:
     assert caller.queue is not None
     body = json_object(await read_json(request), allowed=("data",), required=("data",))
     data = _data_object(body, required=True)

@@ -1,0 +1,278 @@
+"""Every endpoint of the service, once: its paths, methods, handler, the action (and so the roles) it
+needs, and what the OpenAPI document says of it. The router and the document are both built from
+`ROUTE_TABLE`.
+"""
+
+from functools import cache
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from queuedesk.api import models
+from queuedesk.server.access import Action
+from queuedesk.server.asgi import Router
+from queuedesk.server.http import JSONResponse
+from queuedesk.server.openapi import ID, openapi_document
+from queuedesk.server.route_spec import QUEUES, Doc, RouteSpec, in_org, in_queue, public, routes, signed_in
+from queuedesk.server.routes import account, queues, stats, tasks, webhook, webhook_ping, work
+from queuedesk.server.work import CLAIM_LIMIT, MAX_EXCLUDE
+
+QUEUE = QUEUES + "/{queue}"
+TASK = QUEUE + "/tasks/{task}"
+DELIVERY = QUEUE + "/webhook/deliveries/{delivery}"
+GET, POST, PUT, PATCH, DELETE = ("GET",), ("POST",), ("PUT",), ("PATCH",), ("DELETE",)
+
+PAGING = (
+    {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+    {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}},
+)
+HISTORY_FILTERS = (
+    {"name": "completed_by", "in": "query", "schema": {"type": "string"}, "description": "an email, or `me`"},
+    {"name": "start_date", "in": "query", "schema": {"type": "string"}, "description": "ISO 8601, inclusive"},
+    {"name": "end_date", "in": "query", "schema": {"type": "string"}, "description": "ISO 8601, inclusive"},
+)
+STATUS_FILTER = (
+    {
+        "name": "status",
+        "in": "query",
+        "schema": {"type": "string"},
+        "description": "comma list of new, open, in_progress",
+    },
+)
+STATS_QUERY = (
+    {
+        "name": "since",
+        "in": "query",
+        "schema": {"type": "string", "format": "date-time"},
+        "description": "ISO 8601; default 8 hours ago",
+    },
+    {
+        "name": "bucket_minutes",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 1, "maximum": 1440, "default": 15},
+        "description": "at most 500 buckets from `since` to now",
+    },
+)
+# The claim's body has no model of its own: the server reads it field by field.
+CLAIM_REQUEST: dict[str, Any] = {
+    "type": "object",
+    "title": "ClaimRequest",
+    "description": f"Claiming ahead (B4): the task ids the client already has; at most {MAX_EXCLUDE}.",
+    "properties": {"exclude": {"type": "array", "items": ID, "maxItems": MAX_EXCLUDE, "default": []}},
+    "additionalProperties": False,
+}
+NOTHING_CLAIMABLE = {
+    "204": {
+        "description": "Nothing claimable.",
+        "headers": {
+            "X-Tasks-Held": {"schema": {"type": "integer"}, "description": "tasks under others' live claims"}
+        },
+    }
+}
+WITH_ASSIGNMENT = "The task with its assignment."
+
+
+async def serve_openapi(request: Request) -> Response:
+    return JSONResponse(document())
+
+
+ROUTE_TABLE: tuple[RouteSpec, ...] = (
+    public("/healthz", account.healthz, Doc("B14 Health", models.Health, auth=False)),
+    public("/openapi.json", serve_openapi, None),
+    signed_in("/me", GET, account.me, Doc("B1 Who am I", models.Me)),
+    # Part A
+    in_org(
+        QUEUES,
+        GET,
+        Action.READ_QUEUES,
+        queues.list_queues,
+        Doc("A3 List queues", models.Queue, array=True),
+        legacy=True,
+    ),
+    in_queue(
+        QUEUE,
+        GET,
+        Action.READ_QUEUES,
+        queues.get_queue,
+        Doc("A4 Get a queue", models.QueueDetail),
+        legacy=True,
+    ),
+    in_queue(QUEUE + "/flush", PUT, Action.FLUSH, queues.flush, Doc("A5 Flush a queue", None), legacy=True),
+    in_queue(
+        QUEUE + "/tasks/create",
+        POST,
+        Action.CREATE_TASKS,
+        tasks.create_task,
+        Doc("A1 Create a task", models.Task, body=models.TaskData),
+        legacy=True,
+    ),
+    in_queue(
+        QUEUE + "/tasks/completed",
+        GET,
+        Action.READ_HISTORY,
+        tasks.completed_tasks,
+        Doc("A2 List completed tasks", models.TaskPage, query=PAGING + HISTORY_FILTERS),
+        legacy=True,
+    ),
+    in_queue(
+        QUEUE + "/webhook",
+        GET,
+        Action.READ_WEBHOOK,
+        webhook.get_webhook,
+        Doc("A6 Get the webhook", models.Webhook),
+        legacy=True,
+    ),
+    in_queue(
+        QUEUE + "/webhook",
+        PUT + PATCH,
+        Action.WRITE_WEBHOOK,
+        webhook.set_webhook,
+        Doc("A7 Set the webhook", None, body=models.WebhookTarget),
+        legacy=True,
+    ),
+    # Part B
+    in_org(
+        QUEUES,
+        POST,
+        Action.MANAGE_QUEUES,
+        queues.create_queue,
+        Doc("B12 Create a queue", models.QueueDetail, body=models.QueueCreate, conflicts=True),
+    ),
+    in_queue(
+        QUEUE,
+        PATCH,
+        Action.MANAGE_QUEUES,
+        queues.update_queue,
+        Doc("B13 Change a queue", models.QueueDetail, body=models.QueueUpdate, conflicts=True),
+    ),
+    in_queue(
+        QUEUE + "/tasks",
+        GET,
+        Action.READ_PENDING,
+        tasks.pending_tasks,
+        Doc("B2 Pending tasks", models.PendingPage, query=PAGING + STATUS_FILTER),
+    ),
+    in_queue(
+        QUEUE + "/tasks/import",
+        POST,
+        Action.CREATE_TASKS,
+        tasks.import_tasks,
+        Doc("B8 Import tasks", models.ImportResult, body=models.ImportRequest),
+    ),
+    in_queue(
+        QUEUE + "/tasks/next",
+        POST,
+        Action.WORK,
+        work.claim_next,
+        Doc(
+            "B4 Claim the next task",
+            models.AssignedTask,
+            WITH_ASSIGNMENT,
+            other_answers=NOTHING_CLAIMABLE,
+            body=CLAIM_REQUEST,
+            body_optional=True,
+            conflicts=f"`claim_limit`: the caller holds {CLAIM_LIMIT} live claims in the queue.",
+        ),
+    ),
+    in_queue(
+        TASK,
+        GET,
+        Action.READ_PENDING,
+        tasks.get_task,
+        Doc("B3 Get a task", models.AssignedTask, WITH_ASSIGNMENT),
+    ),
+    in_queue(
+        TASK + "/heartbeat",
+        POST,
+        Action.WORK,
+        work.heartbeat,
+        Doc("B5 Extend the lease", models.Assignment, conflicts=True),
+    ),
+    in_queue(
+        TASK + "/release",
+        POST,
+        Action.WORK,
+        work.release,
+        Doc(
+            "B6 Release",
+            models.AssignedTask,
+            WITH_ASSIGNMENT,
+            body=models.ReleaseRequest,
+            body_optional=True,
+            conflicts=True,
+        ),
+    ),
+    in_queue(
+        TASK + "/complete",
+        POST,
+        Action.WORK,
+        work.complete,
+        Doc("B7 Complete", models.Task, body=models.TaskData, conflicts=True),
+    ),
+    in_queue(
+        QUEUE + "/webhook",
+        DELETE,
+        Action.WRITE_WEBHOOK,
+        webhook.delete_webhook,
+        Doc("B9 Remove the webhook", None),
+    ),
+    in_queue(
+        QUEUE + "/webhook/secret",
+        GET,
+        Action.WRITE_WEBHOOK,
+        webhook.get_secret,
+        Doc("B9 Read the signing secret", models.WebhookSecret),
+    ),
+    in_queue(
+        QUEUE + "/webhook/secret/rotate",
+        POST,
+        Action.WRITE_WEBHOOK,
+        webhook.rotate_secret,
+        Doc("B9 Rotate the signing secret", models.WebhookSecret),
+    ),
+    in_queue(
+        QUEUE + "/webhook/deliveries",
+        GET,
+        Action.READ_WEBHOOK,
+        webhook.list_deliveries,
+        Doc("B10 Delivery log", models.DeliveryPage, query=PAGING),
+    ),
+    in_queue(
+        DELIVERY,
+        GET,
+        Action.READ_WEBHOOK,
+        webhook.get_delivery,
+        Doc("B10 One delivery and its attempts", models.DeliveryDetail),
+    ),
+    in_queue(
+        DELIVERY + "/redeliver",
+        POST,
+        Action.WRITE_WEBHOOK,
+        webhook.redeliver,
+        Doc("B11 Redeliver", models.Delivery),
+    ),
+    in_queue(
+        QUEUE + "/webhook/test",
+        POST,
+        Action.WRITE_WEBHOOK,
+        webhook_ping.test_webhook,
+        Doc("B16 Test the webhook", models.WebhookTestResult, conflicts="The queue has no webhook."),
+    ),
+    in_queue(
+        QUEUE + "/stats",
+        GET,
+        Action.READ_STATS,
+        stats.get_stats,
+        Doc("B15 Queue stats", models.QueueStats, query=STATS_QUERY),
+    ),
+)
+
+
+@cache
+def document() -> dict[str, Any]:
+    return openapi_document(ROUTE_TABLE)
+
+
+def router() -> Router:
+    return Router(routes(ROUTE_TABLE))
