@@ -43,10 +43,19 @@ class Action(Enum):
         return self.value[1]
 
 
-class Caller(NamedTuple):
+class _Found(NamedTuple):
+    """What a request's key and path lead to, before any check."""
+
     principal: Principal
     queue: QueueRecord | None
     task_found: bool = False
+
+
+class QueueCaller(NamedTuple):
+    """The caller of a route under a queue: the queue (and the task, if the path names one) found."""
+
+    principal: Principal
+    queue: QueueRecord
 
 
 def api_key(request: Request) -> str:
@@ -66,7 +75,7 @@ def api_key(request: Request) -> str:
 
 def _lookup(
     conn: Connection, key_hash: str, org_id: int | None, queue_id: int | None, task_id: int | None
-) -> tuple[int, Caller | None]:
+) -> tuple[int, _Found | None]:
     """The caller as the database has it now, with the access version it was read at."""
     version = access_version.current(conn)
     principal = accounts.principal_for_key_hash(conn, key_hash)
@@ -76,12 +85,12 @@ def _lookup(
     if queue_id is not None and org_id == principal.organization_id:
         queue = queues.get_queue(conn, principal.organization_id, queue_id)
     task_found = queue is not None and task_id is not None and tasks.task_exists(conn, queue.id, task_id)
-    return version, Caller(principal, queue, task_found)
+    return version, _Found(principal, queue, task_found)
 
 
 async def _caller(
     request: Request, org_id: int | None, queue_id: int | None, task_id: int | None
-) -> Caller | None:
+) -> _Found | None:
     """From the cache while the access version stands still, else from the database."""
     db: Database = request.app.state.db
     cache: AccessCache = request.app.state.access_cache
@@ -89,13 +98,13 @@ async def _caller(
     cache.sync(await db.statement(access_version.current))
     principal = cache.principal(key_hash)
     if principal is not None:
-        wants_queue = queue_id is not None and org_id == principal.organization_id
-        queue = cache.queue(principal.organization_id, queue_id) if wants_queue else None  # type: ignore[arg-type]
-        if not wants_queue or queue is not None:
+        in_org = org_id == principal.organization_id
+        queue = cache.queue(principal.organization_id, queue_id) if queue_id is not None and in_org else None
+        if queue is not None or queue_id is None or not in_org:
             task_found = False
             if queue is not None and task_id is not None:
                 task_found = await db.read(tasks.task_exists, queue.id, task_id)
-            return Caller(principal, queue, task_found)
+            return _Found(principal, queue, task_found)
     version, caller = await db.read(_lookup, key_hash, org_id, queue_id, task_id)
     if caller is not None:
         cache.remember(version, key_hash, caller.principal, caller.queue)
@@ -108,26 +117,40 @@ def require(principal: Principal, action: Action) -> None:
         raise forbidden(f"A {principal.role} may not {what}.")
 
 
-async def authorize(request: Request, action: Action) -> Caller:
-    """The caller, with its organization, queue and task (when the path names them) found, and its role checked."""
-    org_id = request.path_params.get("org")
-    queue_id = request.path_params.get("queue")
-    task_id = request.path_params.get("task")
-    caller = await _caller(request, org_id, queue_id, task_id)
-    if caller is None:
+async def _known(request: Request, org_id: int, queue_id: int | None, task_id: int | None) -> _Found:
+    """The caller, in the organization the path names (401, else 404)."""
+    found = await _caller(request, org_id, queue_id, task_id)
+    if found is None:
         raise not_authenticated("invalid_token", "Invalid token.")
-    if org_id is not None and org_id != caller.principal.organization_id:
+    if org_id != found.principal.organization_id:
         raise not_found()
-    if queue_id is not None and caller.queue is None:
+    return found
+
+
+async def authorize(request: Request, action: Action) -> Principal:
+    """The caller of a route under `/orgs/{org}`: the key's own organization, and a role allowed `action`."""
+    found = await _known(request, request.path_params["org"], None, None)
+    require(found.principal, action)
+    return found.principal
+
+
+async def authorize_queue(request: Request, action: Action) -> QueueCaller:
+    """The caller of a route under a queue: the queue and the task (when the path names one) found,
+    and a role allowed `action`."""
+    queue_id = request.path_params["queue"]
+    task_id = request.path_params.get("task")
+    found = await _known(request, request.path_params["org"], queue_id, task_id)
+    if found.queue is None:
         raise not_found(f"Queue {queue_id} not found.")
-    if task_id is not None and not caller.task_found:
+    if task_id is not None and not found.task_found:
         raise TaskNotFound(task_id)
-    require(caller.principal, action)
-    return caller
+    require(found.principal, action)
+    return QueueCaller(found.principal, found.queue)
 
 
 async def authenticate(request: Request) -> Principal:
-    caller = await _caller(request, None, None, None)
-    if caller is None:
+    """Any valid key's user."""
+    found = await _caller(request, None, None, None)
+    if found is None:
         raise not_authenticated("invalid_token", "Invalid token.")
-    return caller.principal
+    return found.principal

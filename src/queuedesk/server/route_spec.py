@@ -14,12 +14,12 @@ from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import Response
 
-from queuedesk.server.access import Action, Caller, authenticate, authorize
+from queuedesk.server.access import Action, QueueCaller, authenticate, authorize, authorize_queue
 from queuedesk.server.asgi import Endpoint, Route
 from queuedesk.server.store.records import Principal
 
 PrincipalHandler = Callable[[Request, Principal], Awaitable[Response]]
-QueueHandler = Callable[[Request, Caller], Awaitable[Response]]
+QueueHandler = Callable[[Request, QueueCaller], Awaitable[Response]]
 
 QUEUES = "/orgs/{org}/queues"
 LEGACY_QUEUES = "/orgs/{org}/workflows"  # the contract's old spelling, for Part A paths
@@ -84,7 +84,7 @@ def in_org(
 
     @wraps(handler)
     async def endpoint(request: Request) -> Response:
-        return await handler(request, (await authorize(request, action)).principal)
+        return await handler(request, await authorize(request, action))
 
     return RouteSpec(path, methods, endpoint, action.roles, doc, legacy)
 
@@ -102,7 +102,7 @@ def in_queue(
 
     @wraps(handler)
     async def endpoint(request: Request) -> Response:
-        return await handler(request, await authorize(request, action))
+        return await handler(request, await authorize_queue(request, action))
 
     return RouteSpec(path, methods, endpoint, action.roles, doc, legacy)
 

@@ -9,7 +9,7 @@ from starlette.responses import Response
 from queuedesk.api.blocks import Problem, validate_blocks
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
-from queuedesk.server.access import Caller
+from queuedesk.server.access import QueueCaller
 from queuedesk.server.errors import conflict, invalid
 from queuedesk.server.http import JSONResponse, empty, json_object, read_json
 from queuedesk.server.routes import db_of
@@ -24,8 +24,7 @@ async def list_queues(request: Request, principal: Principal) -> Response:
     return JSONResponse([serialize.queue_summary(s) for s in summaries])
 
 
-async def get_queue(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def get_queue(request: Request, caller: QueueCaller) -> Response:
     detail = await db_of(request).scan(queues.queue_detail, caller.queue, utcnow())
     return JSONResponse(serialize.queue_detail(detail))
 
@@ -75,8 +74,7 @@ async def create_queue(request: Request, principal: Principal) -> Response:
     return JSONResponse(serialize.queue_detail(detail))
 
 
-async def update_queue(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def update_queue(request: Request, caller: QueueCaller) -> Response:
     body = json_object(await read_json(request), allowed=QUEUE_FIELDS)
     problems = _check_queue_fields(body)
     if problems:
@@ -99,7 +97,6 @@ async def update_queue(request: Request, caller: Caller) -> Response:
     return JSONResponse(serialize.queue_detail(detail))
 
 
-async def flush(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def flush(request: Request, caller: QueueCaller) -> Response:
     await db_of(request).write(tasks.flush, caller.queue.id)
     return empty()

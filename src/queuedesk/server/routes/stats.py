@@ -7,7 +7,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server.access import Caller
+from queuedesk.server.access import QueueCaller
 from queuedesk.server.http import JSONResponse, bad_parameter, int_parameter, moment_parameter
 from queuedesk.server.routes import db_of
 from queuedesk.server.serialize import ts
@@ -37,8 +37,7 @@ def stats_period(params: Mapping[str, str], now: datetime) -> tuple[datetime, ti
     return since, bucket
 
 
-async def get_stats(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def get_stats(request: Request, caller: QueueCaller) -> Response:
     now = utcnow()
     since, bucket = stats_period(request.query_params, now)
     stats = await db_of(request).read(

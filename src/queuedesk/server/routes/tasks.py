@@ -9,7 +9,7 @@ from starlette.responses import Response
 from queuedesk.api.blocks import Problem, validate_task_data
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize, work
-from queuedesk.server.access import Caller
+from queuedesk.server.access import QueueCaller
 from queuedesk.server.domain_errors import TaskNotFound
 from queuedesk.server.errors import forbidden, invalid
 from queuedesk.server.http import (
@@ -32,8 +32,7 @@ PENDING_STATUSES = ("new", "open", "in_progress")
 SCAN_OFFSET = 10_000  # from here a history page skips enough index entries to be a long read
 
 
-async def create_task(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def create_task(request: Request, caller: QueueCaller) -> Response:
     body = json_object(await read_json(request, required=False) or {}, allowed=("data",))
     work.check_new_task(caller.queue, body.get("data"))
     # the INSERT and the queue's pending count, in one transaction
@@ -41,7 +40,7 @@ async def create_task(request: Request, caller: Caller) -> Response:
     return JSONResponse(serialize.task(row))
 
 
-async def completed_tasks(request: Request, caller: Caller) -> Response:
+async def completed_tasks(request: Request, caller: QueueCaller) -> Response:
     params = request.query_params
     completed_by = params.get("completed_by")
     if completed_by == "me":
@@ -53,7 +52,6 @@ async def completed_tasks(request: Request, caller: Caller) -> Response:
         raise bad_parameter("completed_by", "'completed_by' must be an email address or 'me'")
     start = moment_parameter(params, "start_date", end_of_day=False)
     end = moment_parameter(params, "end_date", end_of_day=True)
-    assert caller.queue is not None
     # The first pages of the unfiltered history are quick on the loop; a deep offset or a filtered
     # count goes through many rows, so it runs on a reader.
     long = offset >= SCAN_OFFSET or completed_by is not None or start is not None or end is not None
@@ -77,8 +75,7 @@ def _statuses(raw: str | None) -> tuple[str, ...]:
     return chosen
 
 
-async def pending_tasks(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
     offset, limit = paging(request.query_params)
     statuses = _statuses(request.query_params.get("status"))
     page = await db_of(request).scan(tasks.list_pending, caller.queue.id, statuses, offset, limit)
@@ -86,8 +83,7 @@ async def pending_tasks(request: Request, caller: Caller) -> Response:
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
 
 
-async def get_task(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def get_task(request: Request, caller: QueueCaller) -> Response:
     task_id = request.path_params["task"]
     row = await db_of(request).read(tasks.get_task, caller.queue.id, task_id)
     if row is None:
@@ -123,8 +119,7 @@ def _import_problems(queue: QueueRecord, body: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-async def import_tasks(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def import_tasks(request: Request, caller: QueueCaller) -> Response:
     body = json_object(await read_json(request), allowed=("source", "tasks"), required=("source", "tasks"))
     problems = _import_problems(caller.queue, body)
     if problems:

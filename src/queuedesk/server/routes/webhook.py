@@ -8,7 +8,7 @@ from starlette.responses import Response
 
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
-from queuedesk.server.access import Caller
+from queuedesk.server.access import QueueCaller
 from queuedesk.server.errors import error, not_found
 from queuedesk.server.http import JSONResponse, empty, json_object, page_body, paging, read_json
 from queuedesk.server.routes import db_of, settings_of
@@ -16,13 +16,11 @@ from queuedesk.server.store import deliveries, queues
 from queuedesk.server.webhook_targets import address_problem, shape_problem
 
 
-async def get_webhook(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def get_webhook(request: Request, caller: QueueCaller) -> Response:
     return JSONResponse({"target": caller.queue.webhook_target or ""})
 
 
-async def set_webhook(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def set_webhook(request: Request, caller: QueueCaller) -> Response:
     body = json_object(await read_json(request), allowed=("target",), required=("target",))
     target = body["target"]
     if target is not None and not isinstance(target, str):
@@ -37,28 +35,24 @@ async def set_webhook(request: Request, caller: Caller) -> Response:
     return empty()
 
 
-async def delete_webhook(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def delete_webhook(request: Request, caller: QueueCaller) -> Response:
     await db_of(request).write(queues.set_webhook, caller.queue.id, None)
     return empty()
 
 
-async def get_secret(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def get_secret(request: Request, caller: QueueCaller) -> Response:
     secret = await db_of(request).read(deliveries.get_secret, caller.queue.id)
     if secret is None:
         raise not_found("This queue has no webhook secret yet: set a webhook first.")
     return JSONResponse({"secret": secret})
 
 
-async def rotate_secret(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def rotate_secret(request: Request, caller: QueueCaller) -> Response:
     secret = await db_of(request).write(deliveries.rotate_secret, caller.queue.id, utcnow())
     return JSONResponse({"secret": secret})
 
 
-async def list_deliveries(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def list_deliveries(request: Request, caller: QueueCaller) -> Response:
     offset, limit = paging(request.query_params)
     page = await db_of(request).scan(deliveries.list_deliveries, caller.queue.id, offset, limit)
     items = [serialize.delivery(row) for row in page.rows]
@@ -67,13 +61,12 @@ async def list_deliveries(request: Request, caller: Caller) -> Response:
     )
 
 
-async def get_delivery(request: Request, caller: Caller) -> Response:
+async def get_delivery(request: Request, caller: QueueCaller) -> Response:
     """One delivery with every attempt it took (status code, error, duration)."""
-    assert caller.queue is not None
     delivery_id = request.path_params["delivery"]
 
     def read(conn: Connection) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-        found = deliveries.get_delivery(conn, caller.queue.id, delivery_id)  # type: ignore[union-attr]
+        found = deliveries.get_delivery(conn, caller.queue.id, delivery_id)
         return found, deliveries.list_attempts(conn, delivery_id) if found else []
 
     row, attempts = await db_of(request).read(read)
@@ -82,8 +75,7 @@ async def get_delivery(request: Request, caller: Caller) -> Response:
     return JSONResponse({**serialize.delivery(row), "attempt_log": [serialize.attempt(a) for a in attempts]})
 
 
-async def redeliver(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def redeliver(request: Request, caller: QueueCaller) -> Response:
     delivery_id = request.path_params["delivery"]
     row = await db_of(request).write(deliveries.redeliver, caller.queue.id, delivery_id, utcnow())
     if row is None:

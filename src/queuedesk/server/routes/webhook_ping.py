@@ -4,15 +4,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server.access import Caller
+from queuedesk.server.access import QueueCaller
 from queuedesk.server.errors import conflict
 from queuedesk.server.http import JSONResponse
 from queuedesk.server.routes import db_of
 from queuedesk.server.store import deliveries
 
 
-async def test_webhook(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def test_webhook(request: Request, caller: QueueCaller) -> Response:
     target = caller.queue.webhook_target
     if not target:
         raise conflict("conflict", "This queue has no webhook to test: set its target first.")

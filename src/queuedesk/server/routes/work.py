@@ -8,19 +8,25 @@ from starlette.responses import Response
 from queuedesk.api.blocks import Problem
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize, work
-from queuedesk.server.access import Caller
+from queuedesk.server.access import QueueCaller
 from queuedesk.server.errors import error, invalid
 from queuedesk.server.http import JSONResponse, header, json_object, read_json
 from queuedesk.server.routes import db_of, settings_of
 
 
-def _data_object(body: dict[str, Any], *, required: bool) -> dict[str, Any] | None:
+def _data_object(body: dict[str, Any]) -> dict[str, Any]:
     data = body.get("data")
-    if data is None and not required:
-        return None
     if not isinstance(data, dict):
         raise error(400, "no_data", "'data' must be a JSON object of block values.", field="data")
     return data
+
+
+def _draft(body: Any) -> dict[str, Any] | None:
+    """A release's optional `{"data": {...}}`: None without a body or with `"data": null`."""
+    if body is None:
+        return None
+    body = json_object(body, allowed=("data",))
+    return None if body.get("data") is None else _data_object(body)
 
 
 MAX_TASK_ID = 10**18 - 1  # ids are at most 18 digits, as in paths
@@ -57,8 +63,7 @@ def _exclude(body: Any) -> frozenset[int]:
     return frozenset(raw)
 
 
-async def claim_next(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def claim_next(request: Request, caller: QueueCaller) -> Response:
     # The plain claim (wrk and most clients send no body) does not wait for a body to read.
     exclude = (
         frozenset()
@@ -78,8 +83,7 @@ async def claim_next(request: Request, caller: Caller) -> Response:
     return JSONResponse(serialize.task(row, with_assignment=True))
 
 
-async def heartbeat(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def heartbeat(request: Request, caller: QueueCaller) -> Response:
     row = await db_of(request).write(
         work.heartbeat,
         caller.queue.id,
@@ -91,21 +95,17 @@ async def heartbeat(request: Request, caller: Caller) -> Response:
     return JSONResponse(serialize.task(row, with_assignment=True)["assignment"])
 
 
-async def release(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
-    body = await read_json(request, required=False)
-    draft = None if body is None else _data_object(json_object(body, allowed=("data",)), required=False)
+async def release(request: Request, caller: QueueCaller) -> Response:
+    draft = _draft(await read_json(request, required=False))
     row = await db_of(request).write(
         work.release, caller.queue, request.path_params["task"], caller.principal, draft
     )
     return JSONResponse(serialize.task(row, with_assignment=True))
 
 
-async def complete(request: Request, caller: Caller) -> Response:
-    assert caller.queue is not None
+async def complete(request: Request, caller: QueueCaller) -> Response:
     body = json_object(await read_json(request), allowed=("data",), required=("data",))
-    data = _data_object(body, required=True)
-    assert data is not None
+    data = _data_object(body)
     completion = await db_of(request).write(
         work.complete, caller.queue, request.path_params["task"], caller.principal, data, utcnow()
     )
