@@ -84,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     revoke = key_commands.add_parser("revoke", help="revoke a key by its id")
     _add_db(revoke)
     revoke.add_argument("key_id", type=int, help="the key's id, from 'queuedesk keys list'")
+    doctor = commands.add_parser("doctor", help="recount each queue's counters from its tasks; report drift")
+    _add_db(doctor)
+    doctor.add_argument("--fix", action="store_true", help="set drifted counters to the recount")
     connection = connection_options()
     for module in (queues, tasks, importing, export, config):
         module.add_parsers(commands, connection)
@@ -96,7 +99,7 @@ def _without_httpx_cli() -> None:
     httpx imports it with itself, used or not: ≈45 ms of the app's start. Marked as absent, httpx
     falls back to a stub `httpx.main` that QueueDesk never calls.
     """
-    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None marks a module absent
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,7 +123,7 @@ def _run(argv: Sequence[str] | None) -> int:
     if args.command is None:
         return run_app(args)
     gc.enable()
-    if args.command in ("serve", "keys", "demo"):
+    if args.command in ("serve", "keys", "demo", "doctor"):
         try:
             from queuedesk.server import commands
         except ModuleNotFoundError as exc:
@@ -139,6 +142,8 @@ def _run(argv: Sequence[str] | None) -> int:
             from queuedesk.server.settings import DEFAULT_LEASE_SECONDS
 
             args.lease_seconds = DEFAULT_LEASE_SECONDS
+        if args.command == "doctor":
+            return commands.doctor(args)
         return commands.serve(args) if args.command == "serve" else commands.keys(args)
     if getattr(args, "client_command", None) is not None:
         return run(args.client_command, args)

@@ -135,3 +135,38 @@ def _revoke_key(conn: Connection, args: argparse.Namespace) -> int:
         return _fail(f"no active API key with id {args.key_id} (see 'queuedesk keys list')")
     print(f"revoked API key {args.key_id}", file=sys.stderr)
     return 0
+
+
+COUNTERS = (
+    "SELECT q.id, q.name, q.n_tasks, (SELECT count(*) FROM tasks t WHERE t.queue_id = q.id "
+    "AND t.status IN ('new', 'open', 'in_progress')), q.completed_count, (SELECT count(*) FROM tasks t "
+    "WHERE t.queue_id = q.id AND t.completed_at IS NOT NULL) FROM queues q ORDER BY q.id"
+)
+
+
+def doctor(args: argparse.Namespace) -> int:
+    """Recount every queue's counters from its tasks; 0 when all match, 1 with a table of drifts."""
+    url = args.db or default_db_url()
+    try:
+        return asyncio.run(run_once(url, _doctor, args.fix))
+    except (SchemaTooNew, DatabaseUnavailable, ValueError) as exc:
+        return _fail(str(exc))
+
+
+def _doctor(conn: Connection, fix: bool) -> int:
+    from sqlalchemy import text
+
+    drifts = [row for row in conn.execute(text(COUNTERS)) if row[2] != row[3] or row[4] != row[5]]
+    if not drifts:
+        print("doctor: every queue's counters match its tasks", file=sys.stderr)
+        return 0
+    print(f"{'queue':>6}  {'name':30} {'n_tasks':>10} {'recount':>10} {'completed':>10} {'recount':>10}")
+    for queue_id, name, pending, recount, completed, done in drifts:
+        print(f"{queue_id:>6}  {name[:30]:30} {pending:>10} {recount:>10} {completed:>10} {done:>10}")
+        if fix:
+            conn.execute(
+                text("UPDATE queues SET n_tasks = :n, completed_count = :c WHERE id = :id"),
+                {"n": recount, "c": done, "id": queue_id},
+            )
+    print(f"doctor: {len(drifts)} queue(s) drifted" + ("; fixed" if fix else ""), file=sys.stderr)
+    return 1
