@@ -3,7 +3,7 @@
 import argparse
 import json
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 from queuedesk.api import errors
@@ -104,7 +104,7 @@ def exit_code(exc: errors.QueueDeskError) -> int:
     return next((code for kind, code in EXIT_CODES if isinstance(exc, kind)), FAILED)
 
 
-def run(command: Callable[[argparse.Namespace], Awaitable[int]], args: argparse.Namespace) -> int:
+def run(command: Callable[[argparse.Namespace], Coroutine[Any, Any, int]], args: argparse.Namespace) -> int:
     """Run an async command; every failure becomes a message on stderr and an exit code."""
     import asyncio
 

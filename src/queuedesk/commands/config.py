@@ -58,7 +58,9 @@ async def show(args: argparse.Namespace) -> int:
     return OK
 
 
-def add_parsers(commands: argparse._SubParsersAction, connection: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parsers(
+    commands: "argparse._SubParsersAction[argparse.ArgumentParser]", connection: argparse.ArgumentParser
+) -> None:
     config = commands.add_parser("config", help="where the settings live and which are in force")
     actions = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
     path = actions.add_parser("path", help="print the configuration file's path")

@@ -103,7 +103,9 @@ def moment(text: str) -> date | datetime:
     raise argparse.ArgumentTypeError(f"{text!r} is not an ISO 8601 date or date-time, e.g. 2026-11-21")
 
 
-def add_parsers(commands: argparse._SubParsersAction, connection: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parsers(
+    commands: "argparse._SubParsersAction[argparse.ArgumentParser]", connection: argparse.ArgumentParser
+) -> None:
     exporting = commands.add_parser(
         "export",
         parents=[connection],

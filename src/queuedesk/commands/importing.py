@@ -194,7 +194,9 @@ def start_row(text: str) -> int:
     return int(text)
 
 
-def add_parsers(commands: argparse._SubParsersAction, connection: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parsers(
+    commands: "argparse._SubParsersAction[argparse.ArgumentParser]", connection: argparse.ArgumentParser
+) -> None:
     importing = commands.add_parser(
         "import",
         parents=[connection],

@@ -55,7 +55,9 @@ async def webhook(args: argparse.Namespace) -> int:
     return OK
 
 
-def add_parsers(commands: argparse._SubParsersAction, connection: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parsers(
+    commands: "argparse._SubParsersAction[argparse.ArgumentParser]", connection: argparse.ArgumentParser
+) -> None:
     listing = commands.add_parser("queues", parents=[connection], help="list the organization's queues")
     listing.set_defaults(client_command=list_queues)
 

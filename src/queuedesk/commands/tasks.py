@@ -28,7 +28,9 @@ async def create(args: argparse.Namespace) -> int:
     return OK
 
 
-def add_parsers(commands: argparse._SubParsersAction, connection: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parsers(
+    commands: "argparse._SubParsersAction[argparse.ArgumentParser]", connection: argparse.ArgumentParser
+) -> None:
     tasks = commands.add_parser("tasks", help="create tasks")
     actions = tasks.add_subparsers(dest="tasks_command", metavar="ACTION", required=True)
     creating = actions.add_parser("create", parents=[connection], help="create one task")

@@ -151,7 +151,7 @@ class App:
 
     async def _on_error(self, request: Request, exc: Exception) -> Response:
         for kind in type(exc).__mro__:
-            handler = self._error_handlers.get(kind)  # type: ignore[arg-type]
+            handler = self._error_handlers.get(kind)
             if handler is not None and (response := await handler(request, exc)) is not None:
                 return response
         log.exception("unexpected error on %s %s", request.method, request.url.path)

@@ -8,6 +8,7 @@ a claim lapses after `CLAIM_HOLD`, so a process that dies mid-attempt leaves its
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import random
@@ -148,8 +149,11 @@ class Dispatcher:
         for row in rows:
             task = asyncio.create_task(self._deliver(row), name=f"delivery-{row['id']}")
             self._in_flight[row["id"]] = task
-            task.add_done_callback(lambda _t, delivery_id=row["id"]: self._in_flight.pop(delivery_id, None))
+            task.add_done_callback(functools.partial(self._forget, row["id"]))
         return len(rows)
+
+    def _forget(self, delivery_id: int, _done: asyncio.Task[None]) -> None:
+        self._in_flight.pop(delivery_id, None)
 
     async def _pause(self, claimed: int) -> float:
         if claimed < 0:

@@ -83,12 +83,11 @@ def _documented(specs: Iterable[RouteSpec]) -> list[Doc]:
 
 def _schemas(docs: list[Doc]) -> dict[str, Any]:
     """The models answered with and the bodies read (a model, or a schema of its own)."""
-    answered = [doc.response for doc in docs if doc.response is not None]
-    read = [doc.body for doc in docs if isinstance(doc.body, type)]
+    answered: list[type[BaseModel]] = [doc.response for doc in docs if doc.response is not None]
+    read: list[type[BaseModel]] = [doc.body for doc in docs if isinstance(doc.body, type)]
     own = {doc.body["title"]: dict(doc.body) for doc in docs if isinstance(doc.body, Mapping)}
-    _, responses = models_json_schema(
-        [(m, "serialization") for m in dict.fromkeys([*answered, models.ErrorEnvelope])], ref_template=REF
-    )
+    answered = list(dict.fromkeys([*answered, models.ErrorEnvelope]))
+    _, responses = models_json_schema([(m, "serialization") for m in answered], ref_template=REF)
     _, requests = models_json_schema([(m, "validation") for m in dict.fromkeys(read)], ref_template=REF)
     return {**responses.get("$defs", {}), **requests.get("$defs", {}), **own}
 

@@ -106,11 +106,13 @@ def _seed_queue(conn: Connection, org_id: int, queue: dict[str, Any], where: str
     now = utcnow()
     record = queues.create_queue(conn, org_id, name, queue.get("description", ""), blocks, now, webhook)
     report.created.append(f"queue {name!r}")
-    items = [t.get("data") if isinstance(t, dict) else None for t in queue.get("tasks", [])]
-    for t_index, data in enumerate(items):
+    items: list[dict[str, Any]] = []
+    for t_index, task in enumerate(queue.get("tasks", [])):
+        data = task.get("data") if isinstance(task, dict) else None
         problems = validate_task_data(record.blocks, data, field_name=f"{where}.tasks[{t_index}].data")
-        if problems:
+        if problems or not isinstance(data, dict):  # valid data is an object
             raise SeedError("; ".join(f"{p.field}: {p.message}" for p in problems))
+        items.append(data)
     if items:
-        tasks.import_tasks(conn, record, items, "manual", now)  # type: ignore[arg-type]
+        tasks.import_tasks(conn, record, items, "manual", now)
         report.created.append(f"{len(items)} task(s) in {name!r}")

@@ -35,7 +35,7 @@ async def resolve(host: str, port: int) -> list[IPAddress]:
     except ValueError:
         pass
     infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return [ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos]
+    return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
 
 
 def shape_problem(target: str) -> str | None:

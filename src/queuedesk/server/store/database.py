@@ -11,10 +11,11 @@ transaction, and the same functions serve both databases.
 
 import asyncio
 import functools
+import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
@@ -126,8 +127,8 @@ class SQLiteDatabase:
         self._engine = _sqlite_engine(url)
         # Driver-level autocommit: SQLAlchemy emits no BEGIN or COMMIT of its own on this connection.
         self._conn = self._engine.connect().execution_options(isolation_level="AUTOCOMMIT")
-        self._driver = self._conn.connection.dbapi_connection
-        assert self._driver is not None
+        # pysqlite's DBAPI connection is the standard library's own.
+        self._driver = cast(sqlite3.Connection, self._conn.connection.dbapi_connection)
         self._reader_engine = _sqlite_engine(url, readers=SQLITE_READERS)
         self._readers = ThreadPoolExecutor(SQLITE_READERS, thread_name_prefix="queuedesk-reader")
 

@@ -49,7 +49,7 @@ class Sql:
 
 
 def _cursor(conn: Connection, statement: Sql, params: dict[str, Any]) -> Any:
-    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]  # None only once closed
     if conn.dialect.name == "sqlite":
         cursor.execute(statement.text, params)
     else:
