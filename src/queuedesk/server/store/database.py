@@ -11,6 +11,7 @@ transaction, and the same functions serve both databases.
 
 import asyncio
 import functools
+import os
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -32,10 +33,17 @@ DEFAULT_POOL_SIZE = 10
 SQLITE_READERS = 2  # threads (each with its own connection) for long SQLite reads
 # PostgreSQL: one key for the advisory lock that lets one process at a time create or upgrade the schema.
 SCHEMA_LOCK = 0x5155_4555_4445_534B
+# "1": on SQLite, a second SQL statement in `Database.statement` fails before it runs (the tests set it).
+STATEMENT_GUARD_ENV = "QUEUEDESK_STATEMENT_GUARD"
 
 
 class DatabaseUnavailable(Exception):
     """The database cannot be reached (at start, or while serving); the message says why."""
+
+
+class NotOneStatement(RuntimeError):
+    """A unit of work run with `Database.statement` started a second SQL statement. SQLite runs it
+    without BEGIN, so the two would not be atomic: run the unit with `write` (or `read`)."""
 
 
 class Database(Protocol):
@@ -107,6 +115,30 @@ def _sqlite_engine(url: str, *, readers: int = 0) -> Engine:
     return engine
 
 
+class _OneStatementGuard:
+    """Watches one connection: SQLite reports each statement as it starts (the trace callback), and
+    asks between steps of the running one whether to go on (the progress handler)."""
+
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+
+    def started(self, sql: str) -> None:
+        if not sql.startswith("--"):  # a trigger's program, reported as a comment, is not a statement
+            self.statements.append(sql)
+
+    def interrupt(self) -> bool:
+        return self.broken
+
+    @property
+    def broken(self) -> bool:
+        return len(self.statements) > 1
+
+    def describe(self, fn: Callable[..., Any]) -> str:
+        ran = "; ".join(sql[:200] for sql in self.statements)
+        name = getattr(fn, "__qualname__", repr(fn))
+        return f"{name} ran {len(self.statements)} statements in Database.statement, which allows one: {ran}"
+
+
 class SQLiteDatabase:
     """Runs each unit of work on the calling thread — the event loop's — on one connection.
 
@@ -131,6 +163,7 @@ class SQLiteDatabase:
         self._driver = cast(sqlite3.Connection, self._conn.connection.dbapi_connection)
         self._reader_engine = _sqlite_engine(url, readers=SQLITE_READERS)
         self._readers = ThreadPoolExecutor(SQLITE_READERS, thread_name_prefix="queuedesk-reader")
+        self._guard_statements = os.environ.get(STATEMENT_GUARD_ENV) == "1"
 
     def _run(self, begin: str, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         driver = self._driver
@@ -153,7 +186,28 @@ class SQLiteDatabase:
     async def statement(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         # One statement is a transaction of its own in SQLite's autocommit mode: atomic, and rolled
         # back by SQLite itself if it fails. Saves the BEGIN and COMMIT round trips into the driver.
+        if self._guard_statements:
+            return self._one_statement(fn, *args, **kwargs)
         return fn(self._conn, *args, **kwargs)
+
+    def _one_statement(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """`fn`, with a second statement interrupted before it changes anything, and NotOneStatement."""
+        guard = _OneStatementGuard()
+        driver = self._driver
+        driver.set_trace_callback(guard.started)
+        driver.set_progress_handler(guard.interrupt, 1)
+        try:
+            result = fn(self._conn, *args, **kwargs)
+        except Exception as exc:
+            if guard.broken:
+                raise NotOneStatement(guard.describe(fn)) from exc
+            raise
+        finally:
+            driver.set_trace_callback(None)
+            driver.set_progress_handler(None, 0)
+        if guard.broken:  # the interruption was caught and ignored inside `fn`
+            raise NotOneStatement(guard.describe(fn))
+        return result
 
     async def scan(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         # A thread hop costs tens of microseconds; a scan costs milliseconds of SQLite, which
