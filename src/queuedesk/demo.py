@@ -10,6 +10,8 @@ from pathlib import Path
 
 from platformdirs import user_data_dir
 
+from queuedesk.service_defaults import DEFAULT_LEASE_SECONDS
+
 
 def demo_db_url() -> str:
     return f"sqlite:///{Path(user_data_dir('queuedesk')) / 'demo.db'}"
@@ -25,7 +27,7 @@ def run_demo(args: argparse.Namespace) -> int:
             port=args.port,
             seed=str(seed),
             public_url=None,
-            lease_seconds=900,
+            lease_seconds=DEFAULT_LEASE_SECONDS,
             allow_private_webhooks=True,
             db_pool_size=1,
         )

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from platformdirs import user_data_dir
 
-DEFAULT_LEASE_SECONDS = 900
+from queuedesk.service_defaults import DEFAULT_DB_POOL_SIZE, DEFAULT_HOST, DEFAULT_LEASE_SECONDS, DEFAULT_PORT
+
 MAX_BODY_BYTES = 1024 * 1024
 
 
@@ -17,12 +18,12 @@ def default_db_url() -> str:
 @dataclass(frozen=True)
 class Settings:
     db_url: str
-    host: str = "127.0.0.1"
-    port: int = 8000
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
     public_url: str | None = None
     lease_seconds: int = DEFAULT_LEASE_SECONDS
     allow_private_webhooks: bool = False
-    db_pool_size: int = 10
+    db_pool_size: int = DEFAULT_DB_POOL_SIZE
 
     @property
     def lease(self) -> timedelta:

@@ -1,0 +1,158 @@
+"""`pip install queuedesk` without the `server` extra runs every client command.
+
+A fresh virtual environment (no system site packages) gets the package and its plain dependencies
+only; its `queuedesk` then works against the suite's real server, and never loads the server's
+modules. Installing takes a while (the pip cache is reused); without a package index it is skipped.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.support import KEYS, ServerProcess
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER_ONLY = ("sqlalchemy", "starlette", "uvicorn", "asyncpg")
+OFFLINE = (
+    "No matching distribution found",
+    "Could not find a version that satisfies",
+    "NewConnectionError",
+    "Temporary failure in name resolution",
+    "Network is unreachable",
+    "Max retries exceeded",
+)
+# Run in the fresh environment: a real client command in-process, then what it loaded of the server.
+IN_PROCESS = """
+import json, sys
+from queuedesk.cli import main
+code = main(sys.argv[1:])
+loaded = sorted(m for m in sys.modules if m.startswith(("queuedesk.server", "sqlalchemy", "starlette")))
+print(json.dumps({"code": code, "loaded": loaded}), file=sys.stderr)
+"""
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def _copy_sources(to: Path) -> Path:
+    """The package's sources alone, so that building it leaves nothing in the checkout."""
+    to.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, to / name)
+    shutil.copytree(
+        ROOT / "src", to / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
+    )
+    return to
+
+
+@pytest.fixture(scope="module")
+def client_only(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The `bin` directory of a fresh environment with `pip install queuedesk` (no extras) done."""
+    root = tmp_path_factory.mktemp("client-only")
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    sources = _copy_sources(root / "queuedesk")
+    done = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            sources,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=_env(),
+    )
+    if done.returncode != 0:
+        output = done.stdout + done.stderr
+        if any(marker in output for marker in OFFLINE):
+            pytest.skip(
+                f"cannot install queuedesk into a fresh environment (no package index?): {output[-500:]}"
+            )
+        pytest.fail(f"pip install queuedesk failed:\n{output[-3000:]}")
+    return venv / "bin"
+
+
+def _env(**extra: str) -> dict[str, str]:
+    """This process's environment without what would lead the fresh one to the checkout's code."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME") and not k.startswith("QUEUEDESK_")
+    }
+    return {**env, "QUEUEDESK_CONFIG": "/nonexistent/queuedesk-test/config.toml", **extra}
+
+
+@pytest.fixture
+def run(client_only: Path, server: ServerProcess, org_id: int) -> Run:
+    """Run a program of the fresh environment as the admin of the suite's server."""
+    env = _env(QUEUEDESK_URL=server.url, QUEUEDESK_TOKEN=KEYS["admin"], QUEUEDESK_ORG=str(org_id))
+
+    def run(program: str, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(client_only / program), *args], capture_output=True, text=True, timeout=120, env=env, cwd="/"
+        )
+
+    return run
+
+
+def test_the_fresh_environment_has_no_server_dependencies(run: Run) -> None:
+    found = run(
+        "python", "-c", f"import importlib.util as u; print([m for m in {SERVER_ONLY!r} if u.find_spec(m)])"
+    )
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.strip() == "[]"
+    where = run("python", "-c", "import queuedesk; print(queuedesk.__file__)")
+    assert "site-packages" in where.stdout, where.stdout  # the installed package, not the checkout
+
+
+def test_help_without_the_server(run: Run) -> None:
+    for args in ([], ["queues"], ["tasks", "create"], ["import"], ["export"], ["serve"]):
+        done = run("queuedesk", *args, "--help")
+        assert done.returncode == 0, (args, done.stderr)
+        assert "usage: queuedesk" in done.stdout
+
+
+def test_building_the_parser_loads_nothing_of_the_server(run: Run) -> None:
+    program = (
+        "import sys; from queuedesk.cli import build_parser; build_parser(); "
+        "print([m for m in sys.modules if m.startswith(('queuedesk.server', 'sqlalchemy', 'starlette'))])"
+    )
+    done = run("python", "-c", program)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_client_commands_work_against_a_real_server(run: Run, queue: dict) -> None:
+    listed = run("queuedesk", "queues", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert queue["id"] in [q["id"] for q in json.loads(listed.stdout)]
+    created = run(
+        "queuedesk", "tasks", "create", str(queue["id"]), "--data", '{"paragraph": "fresh"}', "--json"
+    )
+    assert created.returncode == 0, created.stderr
+    assert json.loads(created.stdout)["data"]["paragraph"] == "fresh"
+    exported = run("queuedesk", "export", str(queue["id"]), "--format", "jsonl")
+    assert exported.returncode == 0, exported.stderr
+
+
+def test_a_client_command_never_imports_the_server(run: Run, queue: dict) -> None:
+    done = run("python", "-c", IN_PROCESS, "queues", "--json")
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    assert report == {"code": 0, "loaded": []}, done.stderr
+    assert queue["id"] in [q["id"] for q in json.loads(done.stdout)]
+
+
+def test_the_service_commands_say_how_to_install_the_server(run: Run) -> None:
+    done = run("queuedesk", "serve", "--port", "1")
+    assert done.returncode == 2
+    assert "pip install 'queuedesk[server]'" in done.stderr
