@@ -1,4 +1,5 @@
-"""What the rules of work refuse, in the service's own terms; `errors.ANSWERS` says how HTTP answers each."""
+"""What the service refuses in its own terms (the rules of work, things not found); `errors.ANSWERS` says
+how HTTP answers each."""
 
 from queuedesk.api.blocks import Problem
 
@@ -7,32 +8,36 @@ class DomainError(Exception):
     """A refusal by the rules of work: the fields name what was refused, never a status or a code."""
 
 
-class TaskNotFound(DomainError):
+class TaskRefusal(DomainError):
+    """A refusal about one task."""
+
     def __init__(self, task_id: int) -> None:
         super().__init__(task_id)
         self.task_id = task_id
 
 
-class AlreadyCompleted(DomainError):
-    def __init__(self, task_id: int) -> None:
-        super().__init__(task_id)
-        self.task_id = task_id
+class TaskNotFound(TaskRefusal):
+    """No such task in the queue."""
 
 
-class NotClaimed(DomainError):
+class AlreadyCompleted(TaskRefusal):
+    """The task is completed: nobody holds it any more."""
+
+
+class NotClaimed(TaskRefusal):
     """Nobody holds the task: it is new or was released."""
 
-    def __init__(self, task_id: int) -> None:
-        super().__init__(task_id)
-        self.task_id = task_id
 
-
-class NotAssignee(DomainError):
+class NotAssignee(TaskRefusal):
     """Another worker holds the task."""
 
-    def __init__(self, task_id: int) -> None:
-        super().__init__(task_id)
-        self.task_id = task_id
+
+class DeliveryNotFound(DomainError):
+    """No such webhook delivery for the queue."""
+
+    def __init__(self, delivery_id: int) -> None:
+        super().__init__(delivery_id)
+        self.delivery_id = delivery_id
 
 
 class ClaimLimit(DomainError):

@@ -8,6 +8,7 @@ from queuedesk.api.blocks import Problem
 from queuedesk.server.domain_errors import (
     AlreadyCompleted,
     ClaimLimit,
+    DeliveryNotFound,
     DomainError,
     InvalidTaskData,
     NotAssignee,
@@ -85,6 +86,7 @@ ANSWERS: dict[type[DomainError], Answer] = {
         "Complete or release one (POST .../tasks/{{task}}/complete or .../release) to claim another.",
     ),
     InvalidTaskData: Answer(400),
+    DeliveryNotFound: Answer(404, "not_found", "Delivery {e.delivery_id} not found for this queue."),
 }
 
 

@@ -8,7 +8,7 @@ the same route's summary and models. `route_table.py` lists the routes.
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import wraps
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from starlette.requests import Request
@@ -18,6 +18,7 @@ from queuedesk.server.access import Action, QueueCaller, authenticate, authorize
 from queuedesk.server.asgi import Endpoint, Route
 from queuedesk.server.store.records import Principal
 
+C = TypeVar("C")  # what a route's handler gets besides the request: the caller
 PrincipalHandler = Callable[[Request, Principal], Awaitable[Response]]
 QueueHandler = Callable[[Request, QueueCaller], Awaitable[Response]]
 
@@ -61,6 +62,20 @@ def public(path: str, endpoint: Endpoint, doc: Doc | None) -> RouteSpec:
     return RouteSpec(path, ("GET",), endpoint, None, doc)
 
 
+def _bound(
+    resolve: Callable[[Request, Action], Awaitable[C]],
+    action: Action,
+    handler: Callable[[Request, C], Awaitable[Response]],
+) -> Endpoint:
+    """The endpoint: the caller resolved for `action` (or the refusal), then the handler."""
+
+    @wraps(handler)
+    async def endpoint(request: Request) -> Response:
+        return await handler(request, await resolve(request, action))
+
+    return endpoint
+
+
 def signed_in(path: str, methods: tuple[str, ...], handler: PrincipalHandler, doc: Doc) -> RouteSpec:
     """Any valid key; the handler gets the key's user."""
 
@@ -81,12 +96,7 @@ def in_org(
     legacy: bool = False,
 ) -> RouteSpec:
     """A route under `/orgs/{org}`: the key's organization, and a role allowed `action`."""
-
-    @wraps(handler)
-    async def endpoint(request: Request) -> Response:
-        return await handler(request, await authorize(request, action))
-
-    return RouteSpec(path, methods, endpoint, action.roles, doc, legacy)
+    return RouteSpec(path, methods, _bound(authorize, action, handler), action.roles, doc, legacy)
 
 
 def in_queue(
@@ -99,12 +109,7 @@ def in_queue(
     legacy: bool = False,
 ) -> RouteSpec:
     """A route under a queue (and maybe a task): both found, and a role allowed `action`."""
-
-    @wraps(handler)
-    async def endpoint(request: Request) -> Response:
-        return await handler(request, await authorize_queue(request, action))
-
-    return RouteSpec(path, methods, endpoint, action.roles, doc, legacy)
+    return RouteSpec(path, methods, _bound(authorize_queue, action, handler), action.roles, doc, legacy)
 
 
 def routes(specs: Iterable[RouteSpec]) -> list[Route]:

@@ -9,6 +9,7 @@ from starlette.responses import Response
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
 from queuedesk.server.access import QueueCaller
+from queuedesk.server.domain_errors import DeliveryNotFound
 from queuedesk.server.errors import error, not_found
 from queuedesk.server.http import JSONResponse, empty, json_object, page_body, paging, read_json
 from queuedesk.server.routes import db_of, settings_of
@@ -71,7 +72,7 @@ async def get_delivery(request: Request, caller: QueueCaller) -> Response:
 
     row, attempts = await db_of(request).read(read)
     if row is None:
-        raise not_found(f"Delivery {delivery_id} not found for this queue.")
+        raise DeliveryNotFound(delivery_id)
     return JSONResponse({**serialize.delivery(row), "attempt_log": [serialize.attempt(a) for a in attempts]})
 
 
@@ -79,6 +80,6 @@ async def redeliver(request: Request, caller: QueueCaller) -> Response:
     delivery_id = request.path_params["delivery"]
     row = await db_of(request).write(deliveries.redeliver, caller.queue.id, delivery_id, utcnow())
     if row is None:
-        raise not_found(f"Delivery {delivery_id} not found for this queue.")
+        raise DeliveryNotFound(delivery_id)
     request.app.state.dispatcher.wake()
     return JSONResponse(serialize.delivery(row))
