@@ -1,7 +1,7 @@
 """A3 list queues on a busy organization: 100 queues, one of them with 1,000,000 pending (new) tasks.
 Times `GET /orgs/{org}/queues` over HTTP against `queuedesk serve` on SQLite: p50/p95 latency with
 one client, and listings per second with 16 connections (an asyncio httpx loop; wrk is used instead
-when it is installed).
+when it is installed), each beside the same figures for `GET /me` measured in the same run.
 
     .venv/bin/python bench/queue_list.py [--pending 1000000] [--queues 100] [--rounds 200] [--duration 5]
 """
@@ -27,6 +27,8 @@ sys.path.insert(0, str(ROOT))
 from tests.support import CORE_BLOCKS, KEYS, ROLES_SEED, ServerProcess  # noqa: E402
 
 LUA = Path(__file__).parent / "lua"
+# The cheapest authenticated request (key check, one row, JSON out): the figure each listing is set beside.
+REFERENCE_PATH = "/me"
 
 
 def fill(db_path: Path, queue_id: int, pending: int) -> None:
@@ -121,7 +123,11 @@ def main() -> None:
                 big = next(q for q in listed if q["id"] == made[0]["id"])
                 assert big["n_tasks"] == args.pending, big["n_tasks"]
                 took = sorted(latencies(admin, path, args.rounds))
+                reference_took = sorted(latencies(admin, REFERENCE_PATH, args.rounds))
             rate = throughput(server.url, path, KEYS["admin"], args.connections, args.duration)
+            reference_rate = throughput(
+                server.url, REFERENCE_PATH, KEYS["admin"], args.connections, args.duration
+            )
         finally:
             server.stop()
     figures = {
@@ -131,11 +137,18 @@ def main() -> None:
         "p95_ms": round(took[int(len(took) * 0.95) - 1], 2),
         "connections": args.connections,
         **rate,
+        "reference": REFERENCE_PATH,
+        "reference_p50_ms": round(statistics.median(reference_took), 2),
+        "reference_per_s": reference_rate["listings_per_s"],
     }
     print(
         f"list queues ({len(listed)} queues, {args.pending:,} pending): p50 {figures['p50_ms']} ms, "
         f"p95 {figures['p95_ms']} ms; {figures['listings_per_s']} listings/s at {args.connections} "
-        f"connections ({figures['load']}, {figures['errors']} errors)"
+        f"connections ({figures['load']}, {figures['errors']} errors)\n"
+        f"reference {REFERENCE_PATH} in the same run: p50 {figures['reference_p50_ms']} ms, "
+        f"{figures['reference_per_s']}/s; listing/reference: p50 "
+        f"{figures['p50_ms'] / figures['reference_p50_ms']:.2f}x, rate "
+        f"{figures['listings_per_s'] / max(figures['reference_per_s'], 1):.2f}x"
     )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
