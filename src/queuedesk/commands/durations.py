@@ -31,11 +31,3 @@ def duration_argument(text: str) -> timedelta:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
-
-def describe_duration(duration: timedelta) -> str:
-    """The largest whole unit: 30 days -> `30d`, 36 hours -> `36h`."""
-    seconds = int(duration.total_seconds())
-    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
-        if seconds >= size and seconds % size == 0:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
