@@ -30,4 +30,3 @@ def duration_argument(text: str) -> timedelta:
         return parse_duration(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-
