@@ -14,6 +14,7 @@ from queuedesk.server.asgi import App, envelope
 from queuedesk.server.dispatcher import Dispatcher
 from queuedesk.server.errors import error
 from queuedesk.server.http import too_large
+from queuedesk.server.retention import DeliveryRetention
 from queuedesk.server.route_table import router
 from queuedesk.server.settings import MAX_BODY_BYTES, Settings
 from queuedesk.server.store.database import DatabaseUnavailable, is_connection_error, open_database
@@ -47,10 +48,16 @@ def create_app(settings: Settings) -> App:
         app.state.access_cache = AccessCache()
         app.state.dispatcher = Dispatcher(app.state.db, allow_private=settings.allow_private_webhooks)
         await app.state.dispatcher.start()
+        retention = None
+        if settings.retain_deliveries is not None:
+            retention = DeliveryRetention(app.state.db, settings.retain_deliveries)
+            retention.start()
         _settle_garbage_collector()
         try:
             yield
         finally:
+            if retention is not None:
+                await retention.stop()
             await app.state.dispatcher.stop()
             await app.state.db.close()
 

@@ -24,6 +24,8 @@ class Settings:
     lease_seconds: int = DEFAULT_LEASE_SECONDS
     allow_private_webhooks: bool = False
     db_pool_size: int = DEFAULT_DB_POOL_SIZE
+    # Finished webhook deliveries older than this are pruned daily (None: kept for ever).
+    retain_deliveries: timedelta | None = None
 
     @property
     def lease(self) -> timedelta:
