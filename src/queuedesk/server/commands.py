@@ -6,6 +6,7 @@ import contextlib
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import SQLAlchemyError
@@ -43,10 +44,26 @@ def _prepare(settings: Settings, seed: str | None) -> int | None:
     return None
 
 
+LIMITS = (
+    "header_timeout",
+    "body_timeout",
+    "keep_alive_timeout",
+    "max_connections",
+    "rate_limit",
+    "forwarded_allow_ips",
+)
+
+
+def _limits(args: argparse.Namespace) -> dict[str, Any]:
+    """The connection and rate limits given (the demo gives none: the defaults hold)."""
+    return {name: getattr(args, name) for name in LIMITS if hasattr(args, name)}
+
+
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from queuedesk.server.app import create_app
+    from queuedesk.server.connections import connection_options
 
     settings = Settings(
         db_url=args.db or default_db_url(),
@@ -56,6 +73,7 @@ def serve(args: argparse.Namespace) -> int:
         lease_seconds=args.lease_seconds,
         allow_private_webhooks=args.allow_private_webhooks,
         db_pool_size=args.db_pool_size,
+        **_limits(args),
     )
     failed = _prepare(settings, args.seed)
     if failed is not None:
@@ -73,8 +91,8 @@ def serve(args: argparse.Namespace) -> int:
         log_level="warning",
         access_log=False,
         loop="auto",
-        http="auto",
         timeout_graceful_shutdown=10,
+        **connection_options(settings),
     )
     server = uvicorn.Server(config)
     with contextlib.suppress(KeyboardInterrupt):
