@@ -24,6 +24,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import UNLIMITED  # noqa: E402
 from tests.support import CORE_BLOCKS, KEYS, ROLES_SEED, ServerProcess  # noqa: E402
 
 LUA = Path(__file__).parent / "lua"
@@ -99,7 +100,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         db_path = Path(tmp) / "queues.db"
-        server = ServerProcess(db_path, seed=ROLES_SEED).start()
+        server = ServerProcess(db_path, [*UNLIMITED], seed=ROLES_SEED).start()
         try:
             with server.client("admin") as admin:
                 org = admin.get("/me").json()["organization_id"]
@@ -112,7 +113,7 @@ def main() -> None:
         started = time.perf_counter()
         fill(db_path, made[0]["id"], args.pending)
         print(f"filled {args.pending:,} pending tasks in {time.perf_counter() - started:.1f} s", flush=True)
-        server = ServerProcess(db_path).start()
+        server = ServerProcess(db_path, [*UNLIMITED]).start()
         try:
             path = f"/orgs/{org}/queues"
             with server.client("admin") as admin:

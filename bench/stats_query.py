@@ -20,6 +20,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import UNLIMITED  # noqa: E402
 from tests.support import CORE_BLOCKS, ROLES_SEED, ServerProcess  # noqa: E402
 
 HOUR = 3_600_000_000  # microseconds
@@ -79,7 +80,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         db_path = Path(tmp) / "stats.db"
-        server = ServerProcess(db_path, seed=ROLES_SEED).start()
+        server = ServerProcess(db_path, [*UNLIMITED], seed=ROLES_SEED).start()
         try:
             with server.client("admin") as admin:
                 org = admin.get("/me").json()["organization_id"]
@@ -89,7 +90,7 @@ def main() -> None:
         started = time.perf_counter()
         fill(db_path, queue["id"], args.total, args.window)
         print(f"filled {args.total:,} completions in {time.perf_counter() - started:.1f} s", flush=True)
-        server = ServerProcess(db_path).start()
+        server = ServerProcess(db_path, [*UNLIMITED]).start()
         try:
             with server.client("admin") as admin:
                 qpath = f"/orgs/{org}/queues/{queue['id']}"
