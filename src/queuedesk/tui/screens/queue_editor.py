@@ -24,7 +24,7 @@ from queuedesk.api.models import Block, Queue, QueueDetail
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.queue_draft import BlockDraft, DraftProblem, block_problems, located, queue_problems
 from queuedesk.tui.screens.base import AppScreen
-from queuedesk.tui.widgets.block_settings import BlockSettings
+from queuedesk.tui.widgets.block_settings import BlockSettings, row
 from queuedesk.tui.widgets.context_bar import ContextBar
 
 
@@ -84,15 +84,14 @@ class QueueEditorScreen(AppScreen):
         name_problem.display = False
         blocks_problem = Static("", id="blocks-problem", classes="qe-problem", markup=False)
         blocks_problem.display = False
-        description = TextArea(self.queue_description, id="queue-description", classes="qe-description")
+        description = TextArea(self.queue_description, id="queue-description", compact=True)
+        name = Input(self.queue_name, placeholder="the queue's name", id="queue-name", compact=True)
         return [
-            Label("Name", classes="qe-label"),
-            Input(self.queue_name, placeholder="the queue's name", id="queue-name", classes="qe-field"),
+            row("Name", name),
             name_problem,
-            Label("Description", classes="qe-label"),
-            description,
-            Label("Blocks: ctrl+n adds · [ ] or ctrl+↑↓ move · delete removes", classes="qe-label"),
-            BlockList(id="block-list"),
+            row("Description", description),
+            Static("Blocks: ctrl+n adds · [ ] or ctrl+↑↓ move · delete removes", classes="qe-label"),
+            BlockList(id="block-list", compact=True),
             blocks_problem,
             Container(id="block-settings-slot"),
         ]
@@ -226,12 +225,12 @@ class QueueEditorScreen(AppScreen):
         blocks = [Block.model_validate(d.raw()) for i, d in enumerate(self.drafts) if i not in faulty]
         slot = self.query_one("#preview-slot")
         await slot.remove_children()
+        if len(blocks) < len(self.drafts):
+            await slot.mount(Static("Blocks marked ✗ are left out until they are fixed.", classes="qe-note"))
         if blocks:
             await slot.mount(TaskForm(blocks, {}, mode="work", id="preview-form"))
         else:
             await slot.mount(Static("No blocks yet: ctrl+n adds one.", classes="form-empty"))
-        if len(blocks) < len(self.drafts):
-            await slot.mount(Static("Blocks marked ✗ are left out until they are fixed.", classes="qe-note"))
 
     # --- events ------------------------------------------------------------------------------------
 

@@ -91,7 +91,7 @@ class QueuesScreen(AppScreen):
         empty.display = not rows
         if not self.queues:
             empty.update(
-                "No queues in this organization yet. An admin creates them (queuedesk queue create)."
+                "No queues in this organization yet. An admin creates them (N here, or queuedesk queue create FILE)."
             )
         elif not rows:
             empty.update(f"No queue name contains “{self.view.filter}”. Escape clears the filter.")

@@ -8,8 +8,9 @@ from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 
 from queuedesk.api.blocks import BLOCK_TYPES
@@ -19,9 +20,9 @@ LABELS = {
     "is_required": "Required: the worker must fill it",
     "read_only": "Read only: shown to the worker, not edited",
     "placeholder": "Placeholder",
-    "format": "Format (markdown or html)",
+    "format": "Format",
     "subtype": "Subtype",
-    "options": "Options, one per line: id: Name",
+    "options": "Options, one a line as id: Name (a name alone makes its id)",
 }
 
 
@@ -40,16 +41,14 @@ class BlockSettings(Vertical):
     def compose(self) -> ComposeResult:
         draft = self.draft
         yield Label(f"Block {self.index + 1}", classes="qe-heading")
-        yield Label("Id (the key in the tasks' data)", classes="qe-label")
-        yield Input(draft.id, id="block-id", classes="qe-field")
-        yield _problem("id")
-        yield Label("Name", classes="qe-label")
-        yield Input(draft.name, id="block-name", classes="qe-field")
-        yield _problem("name")
-        yield Label("Type", classes="qe-label")
-        yield Select(
-            [(name, name) for name in BLOCK_TYPES], value=draft.type, allow_blank=False, id="block-type"
+        yield row(
+            "Id", Input(draft.id, placeholder="the key in the tasks' data", id="block-id", compact=True)
         )
+        yield _problem("id")
+        yield row("Name", Input(draft.name, id="block-name", compact=True))
+        yield _problem("name")
+        types = [(name, name) for name in BLOCK_TYPES]
+        yield row("Type", Select(types, value=draft.type, allow_blank=False, id="block-type", compact=True))
         yield _problem("type")
         keys = draft.setting_keys()
         if not keys and BLOCK_TYPES[draft.type].free_settings:
@@ -60,13 +59,16 @@ class BlockSettings(Vertical):
         for key in keys:
             value = draft.settings.get(key)
             if key in BOOL_SETTINGS:
-                yield Checkbox(LABELS.get(key, key), bool(value), id=f"setting-{key}", classes="qe-check")
+                yield Checkbox(
+                    LABELS[key], bool(value), id=f"setting-{key}", classes="qe-check", compact=True
+                )
             elif key == "options":
-                yield Label(LABELS[key], classes="qe-label")
-                yield TextArea(options_text(value), id="setting-options", classes="qe-options")
+                yield Static(LABELS[key], classes="qe-label")
+                yield TextArea(options_text(value), id="setting-options", compact=True)
             else:
-                yield Label(LABELS.get(key, key), classes="qe-label")
-                yield Input("" if value is None else str(value), id=f"setting-{key}", classes="qe-field")
+                text = "" if value is None else str(value)
+                field = Input(text, id=f"setting-{key}", classes="qe-setting", compact=True)
+                yield row(LABELS.get(key, key), field)
             yield _problem(key)
 
     def show_problems(self, problems: dict[str, str]) -> None:
@@ -110,11 +112,9 @@ class BlockSettings(Vertical):
         self.draft.settings[key] = event.value
         self._changed(key)
 
-    @on(Input.Changed, ".qe-field")
+    @on(Input.Changed, ".qe-setting")
     def _text_setting(self, event: Input.Changed) -> None:
         key = (event.input.id or "").removeprefix("setting-")
-        if key in ("block-id", "block-name"):
-            return
         self.draft.settings[key] = _setting_value(key, event.value, self.draft.type)
         self._changed(key)
 
@@ -122,6 +122,11 @@ class BlockSettings(Vertical):
     def _options(self, event: TextArea.Changed) -> None:
         self.draft.settings["options"] = parse_options(event.text_area.text)
         self._changed("options")
+
+
+def row(label: str, field: Widget) -> Horizontal:
+    """A field with its label before it, on one line."""
+    return Horizontal(Label(label, classes="qe-row-label"), field, classes="qe-row")
 
 
 def _problem(key: str) -> Static:
