@@ -13,10 +13,14 @@ from queuedesk.tui.screens.confirm import ConfirmScreen
 from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.screens.queue_editor import BlockList, QueueEditorScreen
 from queuedesk.tui.screens.queues import QueuesScreen
+from queuedesk.tui.settings import Target
 from queuedesk.tui.widgets.block_settings import BlockSettings
+from tests.api.test_original_service import ORG as BASIC_ORG
+from tests.api.test_original_service import TOKEN as BASIC_TOKEN
+from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
 from tests.conftest import make_queue
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import home, screen_text, shows, until
+from tests.tui.test_app import home, notes, screen_text, shows, until
 
 SIZE = (120, 40)
 _names = itertools.count(1)
@@ -211,3 +215,14 @@ async def test_workers_and_supervisors_have_no_editor(make_app: MakeApp) -> None
             await pilot.press("N", "E")
             await pilot.pause()
             assert isinstance(app.screen, QueuesScreen)
+
+
+async def test_a_basic_server_says_it_cannot_create_queues(original: OriginalService, clock) -> None:  # noqa: F811
+    app = QueueDeskApp(Target(original.url, BASIC_TOKEN, BASIC_ORG, "test"), clock=clock)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await home(app, pilot)
+        await pilot.press("N")
+        await pilot.pause()
+        assert isinstance(app.screen, QueuesScreen)
+        assert any("queues are made and changed in its own interface" in n for n in notes(app)), notes(app)
+    assert not [s for s in original.seen if s.method in ("POST", "PATCH") and s.path.endswith("/queues")]
