@@ -8,8 +8,8 @@ how to install it. Every other command is a client of some server and never impo
 import argparse
 import sys
 
-from queuedesk.commands.durations import duration_argument
 from queuedesk import service_defaults as defaults
+from queuedesk.commands.durations import duration_argument
 from queuedesk.service_defaults import DEFAULT_DB_POOL_SIZE, DEFAULT_HOST, DEFAULT_LEASE_SECONDS, DEFAULT_PORT
 
 

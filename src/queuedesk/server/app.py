@@ -15,8 +15,8 @@ from queuedesk.server.asgi import App, envelope
 from queuedesk.server.dispatcher import Dispatcher
 from queuedesk.server.errors import error
 from queuedesk.server.http import too_large
-from queuedesk.server.retention import DeliveryRetention
 from queuedesk.server.rate_limits import RateLimits
+from queuedesk.server.retention import DeliveryRetention
 from queuedesk.server.route_table import router
 from queuedesk.server.settings import MAX_BODY_BYTES, Settings
 from queuedesk.server.store import imports
