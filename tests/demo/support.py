@@ -64,7 +64,15 @@ class DemoService:
     """`python -m queuedesk.demo.backend` on `data_dir`, stopped by closing its stdin."""
 
     def __init__(self, data_dir: Path, *, bots: bool = False, pace: float = 0.1) -> None:
-        command = [sys.executable, "-m", "queuedesk.demo.backend", "--data-dir", str(data_dir), "--pace", str(pace)]
+        command = [
+            sys.executable,
+            "-m",
+            "queuedesk.demo.backend",
+            "--data-dir",
+            str(data_dir),
+            "--pace",
+            str(pace),
+        ]
         command += [] if bots else ["--no-bots"]
         self.process = subprocess.Popen(
             command,

@@ -54,7 +54,9 @@ def web(tmp_path: Path) -> Iterator[str]:
         process.wait(timeout=20)
         service.stop()
     assert not list(tmp_path.glob("**/journal/*.json")), "a web session wrote a journal"
-    assert not (tmp_path / "config.toml").exists() and not (tmp_path / "config").exists(), "a web session saved a profile"
+    assert not (tmp_path / "config.toml").exists() and not (tmp_path / "config").exists(), (
+        "a web session saved a profile"
+    )
 
 
 def test_browser_signs_in_with_a_demo_key_and_sees_the_queues(web: str) -> None:
@@ -95,7 +97,9 @@ def test_browser_signs_in_with_a_demo_key_and_sees_the_queues(web: str) -> None:
                     time.sleep(0.2)
                 raise AssertionError(f"{text!r} never appeared in the browser; the screen:\n{screen()}")
 
-            assert patched == [True], "textual-serve's script changed: the test can no longer read the terminal"
+            assert patched == [True], (
+                "textual-serve's script changed: the test can no longer read the terminal"
+            )
             connect = shows("Connect to a QueueDesk server")
             assert "web session" in connect and "nothing is saved" in connect
             assert "Save as profile" not in connect
