@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
@@ -54,7 +55,10 @@ class DemoService:
     url: str
 
     @classmethod
-    def start(cls, files: DemoFiles, args: argparse.Namespace) -> "DemoService | Running":
+    def start(
+        cls, files: DemoFiles, args: argparse.Namespace, *, meanwhile: Callable[[], None]
+    ) -> "DemoService | Running":
+        """Start the service process; `meanwhile` runs while it prepares (the app's imports)."""
         files.directory.mkdir(parents=True, exist_ok=True)
         command = [sys.executable, "-m", "queuedesk.demo.backend", "--data-dir", str(files.directory)]
         command += ["--port", str(args.port), "--pace", str(_pace())]
@@ -69,6 +73,7 @@ class DemoService:
                 start_new_session=True,  # the terminal's ctrl+c reaches this command only; it stops the service in order
             )
         assert process.stdout is not None
+        meanwhile()
         line = _read_line(process.stdout, START_TIMEOUT_SECONDS)
         try:
             message = json.loads(line or b"{}")
@@ -115,6 +120,27 @@ def _read_line(stream: IO[bytes], timeout: float) -> bytes:
         selector.close()
 
 
+# What the app's first screen needs, imported while the service process prepares: the two starts
+# overlap (on two cores the demo opens in about the time of the slower one).
+APP_MODULES = (
+    "PIL.Image",
+    "textual.app",
+    "queuedesk.tui.app",
+    "queuedesk.tui.screens.queues",
+    "httpcore",
+    "anyio",
+)
+
+
+def preload_app() -> None:
+    import contextlib
+    import importlib
+
+    for name in APP_MODULES:
+        with contextlib.suppress(Exception):  # only a head start: a failure shows where it is used
+            importlib.import_module(name)
+
+
 def open_app(url: str, role: str) -> int:
     from queuedesk.tui.main import run_app
 
@@ -129,7 +155,9 @@ def run_demo(args: argparse.Namespace) -> int:
         return _serve_in_foreground(files, args)
     service: DemoService | None = None
     if running is None:
-        started = DemoService.start(files, args)
+        started = DemoService.start(
+            files, args, meanwhile=preload_app if not (args.no_app or args.web) else _nothing
+        )
         if isinstance(started, DemoService):
             service = started
         else:
@@ -155,6 +183,10 @@ def run_demo(args: argparse.Namespace) -> int:
     finally:
         if service is not None:
             service.stop()
+
+
+def _nothing() -> None:
+    pass
 
 
 def _say_joining(running: Running, args: argparse.Namespace) -> None:
