@@ -87,7 +87,7 @@ def _receipt(rng: random.Random, today: date) -> dict[str, Any]:
             *lines,
             "-" * 30,
             f"{'TOTAL EUR':<22}{total / 100:>8.2f}",
-            bought.strftime("%d/%m/%Y %H:%M"),
+            f"{bought:%d/%m/%Y} {rng.randrange(7, 22):02d}:{rng.randrange(60):02d}",
         ]
     )
     return {"receipt": receipt, "claimed": f"{claimed / 100:.2f} EUR on {bought.isoformat()}"}
