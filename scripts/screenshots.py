@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import uvicorn
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from queuedesk.demo import data
 from queuedesk.demo.content import IMAGE_BASE_PLACEHOLDER
@@ -76,12 +78,13 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def hide_ports(svg: Path, addresses: dict[str, str]) -> None:
-    """This run's free ports would make every picture differ: the file shows fixed ones instead
-    (of the same length, so nothing moves)."""
+def steady(svg: Path, addresses: dict[str, str]) -> None:
+    """What would make every run's picture differ: this run's free ports (the file shows fixed ones
+    of the same length, so nothing moves) and the id Rich draws at random for the SVG's styles."""
     text = svg.read_text()
     for real, shown in addresses.items():
         text = text.replace(real.removeprefix("http://"), shown.removeprefix("http://"))
+    text = re.sub(r"terminal-\d+", f"terminal-{svg.stem}", text)
     svg.write_text(text)
 
 
@@ -97,10 +100,12 @@ async def shoot(
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         await steps(pilot)
+        for field in app.screen.query(Input):
+            field.cursor_blink = False  # a blinking cursor is on or off by the moment
         await pilot.pause(0.1)
         path = out / f"{name}.svg"
         app.save_screenshot(filename=path.name, path=str(out))
-        hide_ports(path, {url: shown_address(url, 8000), side: shown_address(side, 8001)})
+        steady(path, {url: shown_address(url, 8000), side: shown_address(side, 8001)})
         await app.action_quit()  # gives back what the work screens claimed
     return path
 
