@@ -24,16 +24,24 @@ READY = [re.compile(rf"{name}\s+\d+") for name in ("Photo moderation", "Support 
 
 
 def screen(session: str) -> str:
-    return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True
+    ).stdout
 
 
 def one_run(data_dir: Path, fresh: bool) -> float:
     session = f"qd-bench-demo-{os.getpid()}-{time.monotonic_ns()}"
-    env = {"QUEUEDESK_DATA_DIR": str(data_dir), "XDG_CONFIG_HOME": str(data_dir / "config"), "TERM": "xterm-256color"}
+    env = {
+        "QUEUEDESK_DATA_DIR": str(data_dir),
+        "XDG_CONFIG_HOME": str(data_dir / "config"),
+        "TERM": "xterm-256color",
+    }
     env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
     command = f"{QUEUEDESK} demo{' --fresh' if fresh else ''}; sleep 30"
     started = time.perf_counter()
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "30", *env_args, command], check=True)
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "30", *env_args, command], check=True
+    )
     try:
         while True:
             text = screen(session)
@@ -45,7 +53,11 @@ def one_run(data_dir: Path, fresh: bool) -> float:
             time.sleep(0.02)
         subprocess.run(["tmux", "send-keys", "-t", session, "C-q"], check=True)
         deadline = time.monotonic() + 30
-        while (data_dir / "demo.lock").exists() and (data_dir / "demo.lock").read_text() and time.monotonic() < deadline:
+        while (
+            (data_dir / "demo.lock").exists()
+            and (data_dir / "demo.lock").read_text()
+            and time.monotonic() < deadline
+        ):
             time.sleep(0.1)  # the service has let go of the lock: the next run starts from a stopped demo
         return elapsed
     finally:
@@ -53,7 +65,9 @@ def one_run(data_dir: Path, fresh: bool) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()
@@ -71,8 +85,12 @@ def main() -> None:
         "existing_median": statistics.median(existing),
         "load_average": load,
     }
-    print(f"existing database: median {result['existing_median']:.2f} s  ({', '.join(f'{s:.2f}' for s in existing)})")
-    print(f"fresh (--fresh):   median {result['fresh_median']:.2f} s  ({', '.join(f'{s:.2f}' for s in fresh)})")
+    print(
+        f"existing database: median {result['existing_median']:.2f} s  ({', '.join(f'{s:.2f}' for s in existing)})"
+    )
+    print(
+        f"fresh (--fresh):   median {result['fresh_median']:.2f} s  ({', '.join(f'{s:.2f}' for s in fresh)})"
+    )
     print(f"load average at the end: {load:.1f}")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
