@@ -149,10 +149,12 @@ def _add_keys(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -
 
 def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     _add_serve(commands)
-    demo = _command(commands, "demo", "run QueueDesk on the embedded default with demo data")
-    demo.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})"
+    demo = _command(
+        commands, "demo", "open the app on a demo server with data and colleagues at work", db=False
     )
+    from queuedesk.demo.options import add_options
+
+    add_options(demo)
     _add_keys(commands)
     doctor = _command(commands, "doctor", "recount each queue's counters from its tasks; report drift")
     doctor.add_argument("--fix", action="store_true", help="set drifted counters to the recount")
@@ -201,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     if args.service_command == "demo":
-        from queuedesk.demo import run_demo
+        from queuedesk.demo.launcher import run_demo
 
         return run_demo(args)
     run_command = {
