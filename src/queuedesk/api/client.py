@@ -15,6 +15,7 @@ import random
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 import httpx
@@ -45,16 +46,34 @@ M = TypeVar("M", bound=pydantic.BaseModel)
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Retries of idempotent requests only: exponential backoff with full jitter."""
+    """Retries of idempotent requests only: the server's `Retry-After` when it sends one (at most
+    `max_retry_after` seconds), else exponential backoff with full jitter."""
 
     attempts: int = 4
     base_delay: float = 0.2
     max_delay: float = 5.0
+    max_retry_after: float = 30.0
 
     def delay(self, attempt: int, retry_after: str | None = None) -> float:
-        if retry_after is not None and retry_after.isdigit():
-            return min(float(retry_after), self.max_delay)
+        asked = retry_after_seconds(retry_after) if retry_after is not None else None
+        if asked is not None:
+            return min(asked, self.max_retry_after)
         return random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
+
+
+def retry_after_seconds(value: str, now: datetime | None = None) -> float | None:
+    """A `Retry-After` header's wait in seconds: a number of seconds or an HTTP date; None when it
+    is neither."""
+    value = value.strip()
+    if value.isascii() and value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 NO_RETRY = RetryPolicy(attempts=1)
