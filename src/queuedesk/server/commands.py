@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import SQLAlchemyError
@@ -57,10 +58,26 @@ def _prepare(settings: Settings, seed: str | None) -> int | None:
     return None
 
 
+LIMITS = (
+    "header_timeout",
+    "body_timeout",
+    "keep_alive_timeout",
+    "max_connections",
+    "rate_limit",
+    "forwarded_allow_ips",
+)
+
+
+def _limits(args: argparse.Namespace) -> dict[str, Any]:
+    """The connection and rate limits given (the demo gives none: the defaults hold)."""
+    return {name: getattr(args, name) for name in LIMITS if hasattr(args, name)}
+
+
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from queuedesk.server.app import create_app
+    from queuedesk.server.connections import connection_options
 
     settings = Settings(
         db_url=args.db or default_db_url(),
@@ -71,6 +88,7 @@ def serve(args: argparse.Namespace) -> int:
         allow_private_webhooks=args.allow_private_webhooks,
         db_pool_size=args.db_pool_size,
         retain_deliveries=getattr(args, "retain_deliveries", None),  # the demo keeps everything
+        **_limits(args),
     )
     failed = _prepare(settings, args.seed)
     if failed is not None:
@@ -88,8 +106,8 @@ def serve(args: argparse.Namespace) -> int:
         log_level="warning",
         access_log=False,
         loop="auto",
-        http="auto",
         timeout_graceful_shutdown=10,
+        **connection_options(settings),
     )
     server = uvicorn.Server(config)
     with contextlib.suppress(KeyboardInterrupt):
