@@ -1,4 +1,5 @@
-"""`serve`, `demo`, `keys` and `doctor`: the commands that run the service or open its database.
+"""`serve`, `demo`, `keys`, `doctor`, `prune`, `backup`, `restore`: the commands that run the service
+or open its database.
 
 Their parsers need nothing of the server; running one imports it (the `server` extra), or says
 how to install it. Every other command is a client of some server and never imports it.
@@ -8,6 +9,7 @@ import argparse
 import sys
 
 from queuedesk import service_defaults as defaults
+from queuedesk.commands.durations import duration_argument
 from queuedesk.service_defaults import DEFAULT_DB_POOL_SIZE, DEFAULT_HOST, DEFAULT_LEASE_SECONDS, DEFAULT_PORT
 
 
@@ -58,6 +60,12 @@ def _add_serve(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "--allow-private-webhooks",
         action="store_true",
         help="allow webhook targets on loopback or private addresses (development, tests)",
+    )
+    serve.add_argument(
+        "--retain-deliveries",
+        type=duration_argument,
+        metavar="DURATION",
+        help="prune finished webhook deliveries older than this (e.g. 30d) daily; default: keep them all",
     )
     _add_limits(serve)
 
@@ -141,13 +149,46 @@ def _add_keys(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -
 
 def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     _add_serve(commands)
-    demo = _command(commands, "demo", "run QueueDesk on the embedded default with demo data")
-    demo.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})"
+    demo = _command(
+        commands, "demo", "open the app on a demo server with data and colleagues at work", db=False
     )
+    from queuedesk.demo.options import add_options
+
+    add_options(demo)
     _add_keys(commands)
     doctor = _command(commands, "doctor", "recount each queue's counters from its tasks; report drift")
     doctor.add_argument("--fix", action="store_true", help="set drifted counters to the recount")
+    _add_retention(commands)
+
+
+def _add_retention(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    prune = _command(commands, "prune", "remove old webhook deliveries and completed tasks, in small batches")
+    prune.add_argument(
+        "--deliveries-older-than",
+        type=duration_argument,
+        metavar="DURATION",
+        help="finished deliveries (and their attempts) created longer ago than this, e.g. 30d; never pending ones",
+    )
+    prune.add_argument(
+        "--completed-older-than",
+        type=duration_argument,
+        metavar="DURATION",
+        help="tasks completed longer ago than this, e.g. 365d (units: s, m, h, d, w)",
+    )
+    prune.add_argument("--dry-run", action="store_true", help="only count what would be removed")
+    prune.add_argument(
+        "--batch-size", type=int, default=1000, metavar="N", help="rows per transaction (1000)"
+    )
+    backup = _command(commands, "backup", "copy a SQLite database consistently, also while it is served")
+    backup.add_argument("file", metavar="FILE", help="the copy to write")
+    backup.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    restore = _command(commands, "restore", "replace a stopped server's SQLite database with a backup")
+    restore.add_argument("file", metavar="FILE", help="a backup made by 'queuedesk backup'")
+    restore.add_argument(
+        "--no-keep",
+        action="store_true",
+        help="do not keep the replaced database (kept as DB.replaced-<time>)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -162,9 +203,15 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     if args.service_command == "demo":
-        from queuedesk.demo import run_demo
+        from queuedesk.demo.launcher import run_demo
 
         return run_demo(args)
-    if args.service_command == "doctor":
-        return commands.doctor(args)
-    return commands.serve(args) if args.service_command == "serve" else commands.keys(args)
+    run_command = {
+        "serve": commands.serve,
+        "keys": commands.keys,
+        "doctor": commands.doctor,
+        "prune": commands.prune,
+        "backup": commands.backup,
+        "restore": commands.restore,
+    }[args.service_command]
+    return run_command(args)

@@ -35,6 +35,8 @@ class Settings:
     lease_seconds: int = DEFAULT_LEASE_SECONDS
     allow_private_webhooks: bool = False
     db_pool_size: int = DEFAULT_DB_POOL_SIZE
+    # Finished webhook deliveries older than this are pruned daily (None: kept for ever).
+    retain_deliveries: timedelta | None = None
     header_timeout: float = DEFAULT_HEADER_TIMEOUT
     body_timeout: float = DEFAULT_BODY_TIMEOUT
     keep_alive_timeout: float = DEFAULT_KEEP_ALIVE_TIMEOUT
