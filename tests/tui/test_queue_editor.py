@@ -227,3 +227,22 @@ async def test_a_basic_server_says_it_cannot_create_queues(original: OriginalSer
         assert isinstance(app.screen, QueuesScreen)
         assert any("queues are made and changed in its own interface" in n for n in notes(app)), notes(app)
     assert not [s for s in original.seen if s.method in ("POST", "PATCH") and s.path.endswith("/queues")]
+
+
+async def test_a_missing_then_taken_name_is_shown_under_the_name(make_app: MakeApp, admin, org_id) -> None:
+    before = len(admin.get(f"/orgs/{org_id}/queues").json())
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_editor(app, pilot, "N")
+        problem = screen.query_one("#queue-problem-name")
+        assert not problem.display  # not a fault before anything was tried
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert problem.display and "a queue needs a name" in str(problem.render())
+        assert app.focused is screen.query_one("#queue-name")
+
+        await set_field(app, pilot, "#queue-name", "Categorization")  # the seed's queue
+        await pilot.press("ctrl+s")
+        await until(app, pilot, lambda: "already exists" in str(problem.render()), "the server's refusal")
+        assert isinstance(app.screen, QueueEditorScreen)
+    assert len(admin.get(f"/orgs/{org_id}/queues").json()) == before

@@ -63,6 +63,7 @@ class QueueEditorScreen(AppScreen):
         self.selected: int | None = None
         self.problems: list[DraftProblem] = []
         self.sending = False
+        self.name_touched = queue is not None  # a new queue's empty name is no fault until it is
         self._preview_due = False
         self._previewed: Any = None  # what the preview shows: the blocks drawn and how many there are
 
@@ -148,6 +149,8 @@ class QueueEditorScreen(AppScreen):
         if not self.query("#block-list"):
             return
         mine = {p.field: p.message for p in self.problems if p.block is None}
+        if not self.name_touched:
+            mine.pop("name", None)
         line = self.query_one("#queue-problem-name", Static)
         line.update(mine.get("name", ""))
         line.display = "name" in mine
@@ -242,6 +245,7 @@ class QueueEditorScreen(AppScreen):
     @on(Input.Changed, "#queue-name")
     def _name_changed(self, event: Input.Changed) -> None:
         self.queue_name = event.value
+        self.name_touched = True
         self._changed()
 
     @on(TextArea.Changed, "#queue-description")
@@ -313,6 +317,7 @@ class QueueEditorScreen(AppScreen):
     def action_save(self) -> None:
         if self.saved_state is None or self.sending:
             return
+        self.name_touched = True
         self._check()
         if self.problems:
             first = self.problems[0]

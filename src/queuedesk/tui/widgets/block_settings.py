@@ -17,8 +17,8 @@ from queuedesk.api.blocks import BLOCK_TYPES
 from queuedesk.tui.queue_draft import BOOL_SETTINGS, BlockDraft, options_text, parse_options
 
 LABELS = {
-    "is_required": "Required: the worker must fill it",
-    "read_only": "Read only: shown to the worker, not edited",
+    "is_required": "Required (the worker must fill it)",
+    "read_only": "Read only (shown, not edited)",
     "placeholder": "Placeholder",
     "format": "Format",
     "subtype": "Subtype",
