@@ -23,6 +23,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import UNLIMITED  # noqa: E402
 from bench.request_timing import latencies, median_and_p95, seeded_queues  # noqa: E402
 from tests.support import KEYS, ServerProcess  # noqa: E402
 
@@ -94,7 +95,7 @@ def main() -> None:
         started = time.perf_counter()
         fill(db_path, made[0]["id"], args.pending)
         print(f"filled {args.pending:,} pending tasks in {time.perf_counter() - started:.1f} s", flush=True)
-        server = ServerProcess(db_path).start()
+        server = ServerProcess(db_path, [*UNLIMITED]).start()
         try:
             path = f"/orgs/{org}/queues"
             with server.client("admin") as admin:

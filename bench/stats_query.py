@@ -17,6 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import UNLIMITED  # noqa: E402
 from bench.request_timing import latencies, median_and_p95, seeded_queues  # noqa: E402
 from tests.support import ServerProcess  # noqa: E402
 
@@ -63,7 +64,7 @@ def main() -> None:
         started = time.perf_counter()
         fill(db_path, queue["id"], args.total, args.window)
         print(f"filled {args.total:,} completions in {time.perf_counter() - started:.1f} s", flush=True)
-        server = ServerProcess(db_path).start()
+        server = ServerProcess(db_path, [*UNLIMITED]).start()
         try:
             with server.client("admin") as admin:
                 qpath = f"/orgs/{org}/queues/{queue['id']}"

@@ -15,7 +15,7 @@ from queuedesk import __version__
 
 def build_parser() -> argparse.ArgumentParser:
     from queuedesk import web
-    from queuedesk.commands import config, export, importing, queues, service, tasks
+    from queuedesk.commands import config, export, importing, queue_files, queues, service, tasks
     from queuedesk.commands.common import EXIT_HELP, connection_options
     from queuedesk.tui.main import add_app_options
 
@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     service.add_parsers(commands)
     web.add_parser(commands)
     connection = connection_options()
-    for module in (queues, tasks, importing, export, config):
+    for module in (queues, queue_files, tasks, importing, export, config):
         module.add_parsers(commands, connection)
     return parser
 
