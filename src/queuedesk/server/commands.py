@@ -1,4 +1,4 @@
-"""`queuedesk serve` and `queuedesk keys ...`: what the command line does on the server side."""
+"""`queuedesk serve` and `queuedesk admin-keys ...`: what the command line does on the server side."""
 
 import argparse
 import asyncio
@@ -132,7 +132,7 @@ def _list_keys(conn: Connection, args: argparse.Namespace) -> int:
 
 def _revoke_key(conn: Connection, args: argparse.Namespace) -> int:
     if not accounts.revoke_key(conn, args.key_id, utcnow()):
-        return _fail(f"no active API key with id {args.key_id} (see 'queuedesk keys list')")
+        return _fail(f"no active API key with id {args.key_id} (see 'queuedesk admin-keys list')")
     print(f"revoked API key {args.key_id}", file=sys.stderr)
     return 0
 
