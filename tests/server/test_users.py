@@ -209,7 +209,7 @@ def test_without_a_key_every_endpoint_is_unauthenticated(
         assert_envelope(clients["anonymous"].request(method, path, json=body), 401)
 
 
-V6_TRIGGERS = {
+V7_TRIGGERS = {
     "sqlite": [
         "DROP TRIGGER qd_access_users_update",
         "DROP TRIGGER qd_access_api_keys_update",
@@ -229,19 +229,19 @@ V6_TRIGGERS = {
 }
 
 
-def test_a_version_6_database_learns_about_people(tmp_path: Path, backend: str) -> None:
-    """Version 6's users and triggers, with `api_keys.last_used_at` already there (as if a partial copy
+def test_a_version_7_database_learns_about_people(tmp_path: Path, backend: str) -> None:
+    """Version 7's users and triggers, with `api_keys.last_used_at` already there (as if a partial copy
     of the step had run): the upgrade adds only what is missing and narrows the triggers."""
     fresh = ServerProcess(tmp_path / "v6.db", seed=ROLES_SEED, backend=backend).start()
     fresh.stop()
     db_url = fresh.db_url
-    for statement in V6_TRIGGERS[backend][:2]:
+    for statement in V7_TRIGGERS[backend][:2]:
         execute_sql(db_url, statement)
     execute_sql(db_url, "ALTER TABLE users DROP COLUMN disabled")
     execute_sql(db_url, "ALTER TABLE users DROP COLUMN last_seen_at")
-    for statement in V6_TRIGGERS[backend][2:]:
+    for statement in V7_TRIGGERS[backend][2:]:
         execute_sql(db_url, statement)
-    execute_sql(db_url, "UPDATE schema_version SET version = 6")
+    execute_sql(db_url, "UPDATE schema_version SET version = 7")
 
     server = ServerProcess(tmp_path / "v6.db", backend=backend).start()
     try:

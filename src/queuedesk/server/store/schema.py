@@ -16,7 +16,8 @@ from queuedesk.server.store.upgrades import (
     v4_access_version,
     v5_work_time,
     v6_pending_count,
-    v7_people,
+    v7_import_sessions,
+    v8_people,
 )
 
 Upgrade = Callable[[Connection], None]
@@ -28,7 +29,8 @@ UPGRADES: dict[int, Upgrade] = {
     4: v4_access_version,
     5: v5_work_time,
     6: v6_pending_count,
-    7: v7_people,
+    7: v7_import_sessions,
+    8: v8_people,
 }
 LATEST = 1 + len(UPGRADES)
 

@@ -15,6 +15,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
     inspect,
     text,
 )
@@ -131,24 +132,55 @@ def v6_pending_count(conn: Connection) -> None:
     )
 
 
-# From version 7 the triggers on users and keys ignore the columns requests record their use in.
-PEOPLE_WATCHED_AT_V7: access_version.Watched = {
+def v7_import_sessions(conn: Connection) -> None:
+    """Import sessions and their staged rows, for imports in several requests."""
+    frozen = MetaData()
+    Table("queues", frozen, Column("id", Id, primary_key=True))
+    Table(
+        "import_sessions",
+        frozen,
+        Column("id", Id, primary_key=True),
+        Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+        Column("key", String(128), nullable=False),
+        Column("source", String(255), nullable=False),
+        Column("total", BigInteger, nullable=False),
+        Column("status", String(16), nullable=False),
+        Column("created_at", Timestamp, nullable=False),
+        Column("expires_at", Timestamp, nullable=False),
+        Column("committed_at", Timestamp),
+        Column("created", BigInteger),
+        Column("ids", Text),
+        UniqueConstraint("queue_id", "key", name="uq_import_sessions_queue_key"),
+        Index("ix_import_sessions_expires", "expires_at"),
+    )
+    Table(
+        "import_rows",
+        frozen,
+        Column("session_id", ForeignKey("import_sessions.id", ondelete="CASCADE"), primary_key=True),
+        Column("position", BigInteger, primary_key=True, autoincrement=False),
+        Column("data", Text, nullable=False),
+    )
+    frozen.create_all(conn, tables=[frozen.tables["import_sessions"], frozen.tables["import_rows"]])
+
+
+# From version 8 the triggers on users and keys ignore the columns requests record their use in.
+PEOPLE_WATCHED_AT_V8: access_version.Watched = {
     "users": ("UPDATE OF organization_id, email, name, role, disabled", "DELETE"),
     "api_keys": ("UPDATE OF user_id, key_hash, revoked_at", "DELETE"),
 }
-PEOPLE_COLUMNS_AT_V7 = {
+PEOPLE_COLUMNS_AT_V8 = {
     "users": ("disabled BOOLEAN NOT NULL DEFAULT FALSE", "last_seen_at BIGINT"),
     "api_keys": ("last_used_at BIGINT",),
 }
 
 
-def v7_people(conn: Connection) -> None:
+def v8_people(conn: Connection) -> None:
     """Users can be disabled; users and keys remember when they were last used. Only the columns
     still missing are added, so the step also completes a database a partial copy of it touched."""
-    for table, columns in PEOPLE_COLUMNS_AT_V7.items():
+    for table, columns in PEOPLE_COLUMNS_AT_V8.items():
         present = {column["name"] for column in inspect(conn).get_columns(table)}
         for column in columns:
             if column.split()[0] not in present:
                 conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column}"))
-    access_version.drop_triggers(conn, PEOPLE_WATCHED_AT_V7)  # the same names as version 4's
-    access_version.create_triggers(conn, PEOPLE_WATCHED_AT_V7)
+    access_version.drop_triggers(conn, PEOPLE_WATCHED_AT_V8)  # the same names as version 4's
+    access_version.create_triggers(conn, PEOPLE_WATCHED_AT_V8)
