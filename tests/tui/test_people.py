@@ -292,6 +292,11 @@ def picture(server: ServerProcess, *keys: str) -> Callable[[Pilot[None]], Awaita
         for key in keys:
             await pilot.press(key)
             await settle(app, pilot)
+        if isinstance(app.screen, AddUserScreen):  # filled in, the focus on the roles: no blinking cursor
+            app.screen.query_one("#new-user-email", Input).value = "kim@initech.test"
+            app.screen.query_one("#new-user-name", Input).value = "Kim Lee"
+            app.screen.query_one("#new-user-role", OptionList).focus()
+            await settle(app, pilot)
         await settle_picture(pilot)  # the server's address as every picture shows it
 
     return run

@@ -214,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
         return run_demo(args)
     run_command = {
         "serve": commands.serve,
-        "keys": commands.keys,
+        "admin-keys": commands.keys,
         "doctor": commands.doctor,
         "prune": commands.prune,
         "backup": commands.backup,

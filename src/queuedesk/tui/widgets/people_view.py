@@ -98,7 +98,7 @@ class PeopleView(AppAccess, Vertical):
 
     @property
     def on_keys(self) -> bool:
-        return self.screen.focused is self.keys_table
+        return self.keys_of is not None and self.screen.focused is self.keys_table
 
     def _show_keys_part(self, shown: bool) -> None:
         self.query_one("#people-keys-title").display = shown
@@ -120,6 +120,8 @@ class PeopleView(AppAccess, Vertical):
         self.users = users
         self.users_table.loading = False
         self._fill_users(chosen)
+        if self.keys_of is None:  # a table that was loading could not take the focus when shown
+            self.users_table.focus()
         if self.keys_of is not None:
             self.keys_of = next((u for u in users if u.id == self.keys_of.id), None)
             self._fill_keys(keys)
