@@ -15,9 +15,9 @@ USER_FIELDS = {"id", "email", "name", "role", "disabled", "created_at", "last_se
 _numbers = itertools.count(1)
 
 
-def new_user(admin: httpx.Client, org: int, role: str = "worker", **extra: str) -> dict:
+def new_user(admin: httpx.Client, org: int, role: str = "worker", email: str | None = None) -> dict:
     number = next(_numbers)
-    body = {"email": f"person{number}@acme.test", "name": f"Person {number}", "role": role, **extra}
+    body = {"email": email or f"person{number}@acme.test", "name": f"Person {number}", "role": role}
     made = admin.post(f"/orgs/{org}/users", json=body)
     assert made.status_code == 200, made.text
     return made.json()
@@ -258,3 +258,40 @@ def test_a_version_7_database_learns_about_people(tmp_path: Path, backend: str) 
     finally:
         server.stop()
     assert query_value(db_url, "SELECT version FROM schema_version") == LATEST
+
+
+def test_two_admins_demoting_each_other_at_once_leave_one_admin(
+    server: ServerProcess, clients: dict[str, httpx.Client], other_org: dict[str, int]
+) -> None:
+    """Globex's two admins each demote the other at the same moment, a few times: one change wins,
+    never both (changes to one organization's people take turns)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    org = other_org["org"]
+    gus_admin = clients["other_admin"]
+    gus = _users(gus_admin, org)["gus@globex.test"]
+    for _ in range(3):
+        second = new_user(gus_admin, org, role="admin", email=f"rival{next(_numbers)}@globex.test")
+        key = gus_admin.post(f"/orgs/{org}/users/{second['id']}/keys").json()["key"]
+        with httpx.Client(
+            base_url=server.url, headers={"Authorization": f"Token {key}"}, timeout=30
+        ) as rival:
+            with ThreadPoolExecutor(2) as pool:
+                answers = list(
+                    pool.map(
+                        lambda pair: pair[0].patch(f"/orgs/{org}/users/{pair[1]}", json={"role": "worker"}),
+                        [(gus_admin, second["id"]), (rival, gus["id"])],
+                    )
+                )
+            # The loser is refused as the last admin, or, when its request came after its own
+            # demotion, as the worker it has become.
+            codes = sorted(a.status_code for a in answers)
+            assert codes in ([200, 403], [200, 409]), [a.text for a in answers]
+            winner = gus_admin if answers[0].status_code == 200 else rival
+            admins = [u for u in _users(winner, org).values() if u["role"] == "admin" and not u["disabled"]]
+            assert len(admins) == 1
+            if winner is rival:  # give Gus his role back for the other tests
+                restored = rival.patch(f"/orgs/{org}/users/{gus['id']}", json={"role": "admin"})
+                assert restored.status_code == 200, restored.text
+        gus_admin.patch(f"/orgs/{org}/users/{second['id']}", json={"role": "worker", "disabled": True})
+    assert _users(gus_admin, org)["gus@globex.test"]["role"] == "admin"
