@@ -1,4 +1,4 @@
-"""`queuedesk serve`, `keys`, `doctor`, `prune`, `backup`, `restore`: the command line's server side."""
+"""`queuedesk serve`, `admin-keys`, `doctor`, `prune`, `backup`, `restore`: the command line's server side."""
 
 import argparse
 import asyncio
@@ -165,7 +165,7 @@ def _list_keys(conn: Connection, args: argparse.Namespace) -> int:
 
 def _revoke_key(conn: Connection, args: argparse.Namespace) -> int:
     if not accounts.revoke_key(conn, args.key_id, utcnow()):
-        return _fail(f"no active API key with id {args.key_id} (see 'queuedesk keys list')")
+        return _fail(f"no active API key with id {args.key_id} (see 'queuedesk admin-keys list')")
     print(f"revoked API key {args.key_id}", file=sys.stderr)
     return 0
 
