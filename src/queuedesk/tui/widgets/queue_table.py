@@ -92,11 +92,10 @@ class QueueTable(DataTable[str | Text]):
         self.highlighted = changed
 
     def _cell(self, key: str, column: str, value: str, changed: set[tuple[str, str]]) -> str | Text:
-        if (key, column) in changed:
-            return Text(value, style=CHANGED)
-        if column == "pending":
-            return Text(value, justify="right")
-        return value
+        style = CHANGED if (key, column) in changed else ""
+        if column == "pending":  # numbers stay right-aligned, also while highlighted as changed
+            return Text(value, style=style, justify="right")
+        return Text(value, style=style) if style else value
 
     def _update_in_place(self, values: dict[str, dict[str, str]], changed: set[tuple[str, str]]) -> None:
         for key, cells in values.items():
