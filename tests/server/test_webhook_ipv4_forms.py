@@ -26,7 +26,9 @@ def guarded(tmp_path_factory, backend):
     queues = seed["organizations"][0]["queues"]
     template = {key: value for key, value in queues[0].items() if key != "tasks"}
     queues.extend({**template, "name": f"carrier {i}", "webhook": t} for i, t in enumerate(CARRIERS))
-    server = ServerProcess(tmp_path_factory.mktemp("carriers") / "guard.db", seed=seed, backend=backend).start()
+    server = ServerProcess(
+        tmp_path_factory.mktemp("carriers") / "guard.db", seed=seed, backend=backend
+    ).start()
     yield server
     server.stop()
 

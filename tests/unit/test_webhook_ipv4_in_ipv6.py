@@ -88,7 +88,9 @@ def test_the_refusal_names_the_ipv4_address_carried():
         asyncio.run(checked_address("http://[::7f00:1]/"))
 
 
-@pytest.mark.parametrize("text", ["64:ff9b::808:808", "::ffff:0:101:101", "2002:808:808::1", "::ffff:8.8.8.8"])
+@pytest.mark.parametrize(
+    "text", ["64:ff9b::808:808", "::ffff:0:101:101", "2002:808:808::1", "::ffff:8.8.8.8"]
+)
 def test_a_form_carrying_a_public_ipv4_is_public(text):
     assert is_public(ipaddress.ip_address(text))
 
