@@ -1,5 +1,6 @@
 """HTTP plumbing shared by the handlers: JSON in and out, query parameters, paging links."""
 
+import itertools
 import re
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, time
@@ -10,7 +11,7 @@ import orjson
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-from queuedesk.api.blocks import Problem
+from queuedesk.api.blocks import Problem, first_problems
 from queuedesk.server.errors import error, invalid
 from queuedesk.server.settings import MAX_BODY_BYTES, Settings
 
@@ -121,14 +122,17 @@ def json_object(body: Any, *, allowed: tuple[str, ...], required: tuple[str, ...
     """The body as an object with only `allowed` keys and every `required` one."""
     if not isinstance(body, dict):
         raise error(400, "invalid_value", "The body must be a JSON object.")
-    problems = [
-        Problem("unknown_field", key, f"unknown field '{key}' (allowed: {', '.join(allowed)})")
-        for key in body
-        if key not in allowed
-    ]
-    problems += [
-        Problem("missing_required", key, f"'{key}' is required") for key in required if key not in body
-    ]
+    allowed_list = ", ".join(allowed)
+    problems = first_problems(
+        itertools.chain(
+            (
+                Problem("unknown_field", key, f"unknown field {_shown(key)} (allowed: {allowed_list})")
+                for key in body
+                if key not in allowed
+            ),
+            (Problem("missing_required", key, f"'{key}' is required") for key in required if key not in body),
+        )
+    )
     if problems:
         raise invalid(problems)
     return body
@@ -162,7 +166,7 @@ def _is_whole_number(raw: str | None) -> TypeGuard[str]:
 
 
 def _shown(raw: str) -> str:
-    """A query value quoted for a message, cut short when long."""
+    """A value from the request quoted for a message, cut short when long."""
     return repr(raw) if len(raw) <= 40 else repr(raw[:37]) + "..."
 
 
