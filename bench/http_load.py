@@ -26,6 +26,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import UNLIMITED  # noqa: E402
 from tests.fill import fill_completed, fill_new  # noqa: E402
 from tests.support import CORE_BLOCKS, KEYS, ROLES_SEED, ServerProcess, free_port, run_cli  # noqa: E402
 
@@ -138,7 +139,7 @@ def start_floor(directory: Path) -> tuple[subprocess.Popen[str], str]:
 
 
 def start_queuedesk(directory: Path, workers: int) -> tuple[ServerProcess, list[str], str, str]:
-    server = ServerProcess(directory / "queuedesk.db", seed=ROLES_SEED).start()
+    server = ServerProcess(directory / "queuedesk.db", [*UNLIMITED], seed=ROLES_SEED).start()
     admin = server.client("admin")
     history = admin.post("/orgs/1/queues", json={"name": "history", "data": CORE_BLOCKS}).json()["id"]
     work = admin.post("/orgs/1/queues", json={"name": "work", "data": CORE_BLOCKS}).json()["id"]

@@ -19,6 +19,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import UNLIMITED  # noqa: E402
 from bench.floor import connect, make_app  # noqa: E402
 from queuedesk.server.app import create_app  # noqa: E402
 from queuedesk.server.settings import Settings  # noqa: E402
@@ -70,11 +71,13 @@ async def _per_request_us(app: Asgi, path: str, requests: int) -> float:
 
 
 async def _queuedesk(directory: Path, requests: int) -> float:
-    server = ServerProcess(directory / "queuedesk.db", seed=ROLES_SEED).start()  # seeds, then stops
+    server = ServerProcess(
+        directory / "queuedesk.db", [*UNLIMITED], seed=ROLES_SEED
+    ).start()  # seeds, then stops
     with server.client("admin") as admin:
         queue = admin.post("/orgs/1/queues", json={"name": "work", "data": CORE_BLOCKS}).json()["id"]
     server.stop()
-    app = create_app(Settings(db_url=server.db_url))
+    app = create_app(Settings(db_url=server.db_url, rate_limit=None))
     started = asyncio.Event()
     stopping = asyncio.Event()
 

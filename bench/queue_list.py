@@ -1,7 +1,7 @@
 """A3 list queues on a busy organization: 100 queues, one of them with 1,000,000 pending (new) tasks.
 Times `GET /orgs/{org}/queues` over HTTP against `queuedesk serve` on SQLite: p50/p95 latency with
 one client, and listings per second with 16 connections (an asyncio httpx loop; wrk is used instead
-when it is installed).
+when it is installed), each beside the same figures for `GET /me` measured in the same run.
 
     .venv/bin/python bench/queue_list.py [--pending 1000000] [--queues 100] [--rounds 200] [--duration 5]
 """
@@ -12,7 +12,6 @@ import json
 import re
 import shutil
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,9 +23,13 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support import CORE_BLOCKS, KEYS, ROLES_SEED, ServerProcess  # noqa: E402
+from bench import UNLIMITED  # noqa: E402
+from bench.request_timing import latencies, median_and_p95, seeded_queues  # noqa: E402
+from tests.support import KEYS, ServerProcess  # noqa: E402
 
 LUA = Path(__file__).parent / "lua"
+# The cheapest authenticated request (key check, one row, JSON out): the figure each listing is set beside.
+REFERENCE_PATH = "/me"
 
 
 def fill(db_path: Path, queue_id: int, pending: int) -> None:
@@ -40,17 +43,6 @@ def fill(db_path: Path, queue_id: int, pending: int) -> None:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(queues)")}
         if "n_tasks" in columns:
             conn.execute("UPDATE queues SET n_tasks = n_tasks + ? WHERE id = ?", (pending, queue_id))
-
-
-def latencies(client: httpx.Client, path: str, rounds: int) -> list[float]:
-    for _ in range(10):  # warm
-        client.get(path).raise_for_status()
-    took = []
-    for _ in range(rounds):
-        started = time.perf_counter()
-        client.get(path).raise_for_status()
-        took.append((time.perf_counter() - started) * 1000)
-    return took
 
 
 async def _throughput(url: str, path: str, key: str, connections: int, duration: float) -> tuple[int, int]:
@@ -99,20 +91,11 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         db_path = Path(tmp) / "queues.db"
-        server = ServerProcess(db_path, seed=ROLES_SEED).start()
-        try:
-            with server.client("admin") as admin:
-                org = admin.get("/me").json()["organization_id"]
-                made = [
-                    admin.post(f"/orgs/{org}/queues", json={"name": f"Q{n:03}", "data": CORE_BLOCKS}).json()
-                    for n in range(args.queues)
-                ]
-        finally:
-            server.stop()
+        org, made = seeded_queues(db_path, [f"Q{n:03}" for n in range(args.queues)])
         started = time.perf_counter()
         fill(db_path, made[0]["id"], args.pending)
         print(f"filled {args.pending:,} pending tasks in {time.perf_counter() - started:.1f} s", flush=True)
-        server = ServerProcess(db_path).start()
+        server = ServerProcess(db_path, [*UNLIMITED]).start()
         try:
             path = f"/orgs/{org}/queues"
             with server.client("admin") as admin:
@@ -120,22 +103,34 @@ def main() -> None:
                 assert len(listed) >= args.queues, len(listed)
                 big = next(q for q in listed if q["id"] == made[0]["id"])
                 assert big["n_tasks"] == args.pending, big["n_tasks"]
-                took = sorted(latencies(admin, path, args.rounds))
+                took = latencies(admin, path, args.rounds)
+                reference_took = latencies(admin, REFERENCE_PATH, args.rounds)
             rate = throughput(server.url, path, KEYS["admin"], args.connections, args.duration)
+            reference_rate = throughput(
+                server.url, REFERENCE_PATH, KEYS["admin"], args.connections, args.duration
+            )
         finally:
             server.stop()
+    listing = median_and_p95(took)
     figures = {
         "queues": len(listed),
         "pending": args.pending,
-        "p50_ms": round(statistics.median(took), 2),
-        "p95_ms": round(took[int(len(took) * 0.95) - 1], 2),
+        "p50_ms": listing["median_ms"],
+        "p95_ms": listing["p95_ms"],
         "connections": args.connections,
         **rate,
+        "reference": REFERENCE_PATH,
+        "reference_p50_ms": median_and_p95(reference_took)["median_ms"],
+        "reference_per_s": reference_rate["listings_per_s"],
     }
     print(
         f"list queues ({len(listed)} queues, {args.pending:,} pending): p50 {figures['p50_ms']} ms, "
         f"p95 {figures['p95_ms']} ms; {figures['listings_per_s']} listings/s at {args.connections} "
-        f"connections ({figures['load']}, {figures['errors']} errors)"
+        f"connections ({figures['load']}, {figures['errors']} errors)\n"
+        f"reference {REFERENCE_PATH} in the same run: p50 {figures['reference_p50_ms']} ms, "
+        f"{figures['reference_per_s']}/s; listing/reference: p50 "
+        f"{figures['p50_ms'] / figures['reference_p50_ms']:.2f}x, rate "
+        f"{figures['listings_per_s'] / max(figures['reference_per_s'], 1):.2f}x"
     )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))

@@ -17,6 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import UNLIMITED  # noqa: E402
 from bench.http_load import peak_rss_mb, wrk  # noqa: E402
 from tests.fill import fill_completed, fill_new  # noqa: E402
 from tests.support import CORE_BLOCKS, KEYS, ROLES_SEED, ServerProcess, run_cli  # noqa: E402
@@ -30,7 +31,7 @@ def main() -> None:
     args = parser.parse_args()
     figures: dict[str, object] = {"completed_tasks": args.tasks, "queues": 100}
     with tempfile.TemporaryDirectory() as tmp:
-        server = ServerProcess(Path(tmp) / "scale.db", seed=ROLES_SEED).start()
+        server = ServerProcess(Path(tmp) / "scale.db", [*UNLIMITED], seed=ROLES_SEED).start()
         try:
             admin = server.client("admin")
             big = admin.post("/orgs/1/queues", json={"name": "big", "data": CORE_BLOCKS}).json()["id"]

@@ -9,18 +9,17 @@ import argparse
 import json
 import random
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import httpx
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support import CORE_BLOCKS, ROLES_SEED, ServerProcess  # noqa: E402
+from bench import UNLIMITED  # noqa: E402
+from bench.request_timing import latencies, median_and_p95, seeded_queues  # noqa: E402
+from tests.support import ServerProcess  # noqa: E402
 
 HOUR = 3_600_000_000  # microseconds
 WORKERS = 20
@@ -52,24 +51,6 @@ def fill(db_path: Path, queue_id: int, total: int, window: int) -> None:
         conn.execute("UPDATE queues SET completed_count = ? WHERE id = ?", (total, queue_id))
 
 
-def timed(client: httpx.Client, path: str, rounds: int) -> list[float]:
-    client.get(path).raise_for_status()  # warm
-    took = []
-    for _ in range(rounds):
-        started = time.perf_counter()
-        client.get(path).raise_for_status()
-        took.append((time.perf_counter() - started) * 1000)
-    return took
-
-
-def summary(took: list[float]) -> dict[str, float]:
-    ordered = sorted(took)
-    return {
-        "median_ms": round(statistics.median(ordered), 2),
-        "p95_ms": round(ordered[int(len(ordered) * 0.95) - 1], 2),
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--total", type=int, default=1_000_000)
@@ -79,17 +60,11 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         db_path = Path(tmp) / "stats.db"
-        server = ServerProcess(db_path, seed=ROLES_SEED).start()
-        try:
-            with server.client("admin") as admin:
-                org = admin.get("/me").json()["organization_id"]
-                queue = admin.post(f"/orgs/{org}/queues", json={"name": "Big", "data": CORE_BLOCKS}).json()
-        finally:
-            server.stop()
+        org, (queue,) = seeded_queues(db_path, ["Big"])
         started = time.perf_counter()
         fill(db_path, queue["id"], args.total, args.window)
         print(f"filled {args.total:,} completions in {time.perf_counter() - started:.1f} s", flush=True)
-        server = ServerProcess(db_path).start()
+        server = ServerProcess(db_path, [*UNLIMITED]).start()
         try:
             with server.client("admin") as admin:
                 qpath = f"/orgs/{org}/queues/{queue['id']}"
@@ -97,16 +72,18 @@ def main() -> None:
                 assert sum(stats["completed"]) == args.window, sum(stats["completed"])
                 assert len(stats["by_worker"]) == WORKERS
                 figures = {
-                    "stats (8 h, 15 min buckets)": summary(timed(admin, f"{qpath}/stats", args.rounds)),
-                    "stats (7 d, 6 h buckets)": summary(
-                        timed(
+                    "stats (8 h, 15 min buckets)": median_and_p95(
+                        latencies(admin, f"{qpath}/stats", args.rounds)
+                    ),
+                    "stats (7 d, 6 h buckets)": median_and_p95(
+                        latencies(
                             admin,
                             f"{qpath}/stats?bucket_minutes=360&since="
                             + time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 7 * 86400)),
                             args.rounds,
                         )
                     ),
-                    "reference: queue detail (A4)": summary(timed(admin, qpath, args.rounds)),
+                    "reference: queue detail (A4)": median_and_p95(latencies(admin, qpath, args.rounds)),
                 }
         finally:
             server.stop()

@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from textual.widgets import TabbedContent
 
+from bench import UNLIMITED
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.screens.queue import QueueScreen
@@ -215,7 +216,7 @@ def main() -> None:
     from tests.fill import fill_completed  # the server's store: not in the app's process
 
     work = Path(tempfile.mkdtemp())
-    server = ServerProcess(work / "qd.db", seed=ROLES_SEED).start()
+    server = ServerProcess(work / "qd.db", [*UNLIMITED], seed=ROLES_SEED).start()
     try:
         fill_completed(
             server.db_url,

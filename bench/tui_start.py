@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import UNLIMITED
 from tests.support import KEYS, ROLES_SEED, ServerProcess
 
 BIN = Path(sys.executable).parent
@@ -92,7 +93,7 @@ def main() -> None:
     if shutil.which("tmux") is None:
         sys.exit("tmux is needed: apt-get install tmux")
     work = Path(tempfile.mkdtemp())
-    server = ServerProcess(work / "qd.db", seed=ROLES_SEED).start()
+    server = ServerProcess(work / "qd.db", [*UNLIMITED], seed=ROLES_SEED).start()
     config = work / "config.toml"
     config.write_text(
         f'default_profile = "bench"\n[profiles.bench]\nurl = "{server.url}"\ntoken = "{KEYS["admin"]}"\n'

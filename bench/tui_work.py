@@ -24,6 +24,7 @@ os.environ.setdefault("QUEUEDESK_DATA_DIR", tempfile.mkdtemp())
 
 import httpx
 
+from bench import UNLIMITED
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.screens.work import WorkScreen
@@ -108,7 +109,7 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=500)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    server = ServerProcess(Path(tempfile.mkdtemp()) / "qd.db", seed=ROLES_SEED).start()
+    server = ServerProcess(Path(tempfile.mkdtemp()) / "qd.db", [*UNLIMITED], seed=ROLES_SEED).start()
     try:
         with httpx.Client(base_url=server.url, headers={"Authorization": f"Token {KEYS['admin']}"}) as admin:
             items = [{"data": {"paragraph": f"report {n}"}} for n in range(args.tasks + 400)]

@@ -31,6 +31,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import UNLIMITED  # noqa: E402
 from bench.http_load import peak_rss_mb  # noqa: E402
 from tests.support import CORE_BLOCKS, ROLES_SEED, ServerProcess, free_port, run_cli  # noqa: E402
 
@@ -76,7 +77,9 @@ class ReceiverProcess:
 
 def run(completions: int, queue_count: int, workers: int, rate: float | None = None) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        server = ServerProcess(Path(tmp) / "bench.db", ["--allow-private-webhooks"], seed=ROLES_SEED).start()
+        server = ServerProcess(
+            Path(tmp) / "bench.db", ["--allow-private-webhooks", *UNLIMITED], seed=ROLES_SEED
+        ).start()
         receivers = ReceiverProcess(queue_count, Path(tmp))
         try:
             return _measure(server, receivers, completions, workers, rate)

@@ -14,7 +14,8 @@ from queuedesk import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from queuedesk.commands import config, export, importing, queues, service, tasks
+    from queuedesk import web
+    from queuedesk.commands import config, export, importing, queue_files, queues, service, tasks
     from queuedesk.commands.common import EXIT_HELP, connection_options
     from queuedesk.tui.main import add_app_options
 
@@ -29,8 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     service.add_parsers(commands)
+    web.add_parser(commands)
     connection = connection_options()
-    for module in (queues, tasks, importing, export, config):
+    for module in (queues, queue_files, tasks, importing, export, config):
         module.add_parsers(commands, connection)
     return parser
 
@@ -69,6 +71,10 @@ def _run(argv: Sequence[str] | None) -> int:
         from queuedesk.commands import service
 
         return service.run(args)
+    if getattr(args, "web_command", None):
+        from queuedesk import web
+
+        return web.run(args)
     if getattr(args, "client_command", None) is not None:
         return run(args.client_command, args)
     parser.print_help()

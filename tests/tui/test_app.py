@@ -699,6 +699,21 @@ async def test_the_keys_screen_lists_the_keys_of_the_screen(make_app: MakeApp, k
         assert isinstance(app.screen, QueuesScreen)
 
 
+async def test_the_keys_screen_lists_keys_the_footer_hides(make_app: MakeApp) -> None:
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        await home(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, QueueScreen)
+        await pilot.press("f1")
+        await settle(app, pilot, 1)
+        listed = plain(app.screen.query_one("#keys-table", Static))
+        lines = {line.split()[-1]: line.split()[0] for line in listed.splitlines() if line.strip()}
+        # The tab keys are hidden from the footer (show=False); the keys screen is where they are told.
+        assert (lines.get("Pending"), lines.get("Completed"), lines.get("Webhook")) == ("1", "2", "5"), listed
+
+
 async def test_the_keys_screen_of_a_supervisor_has_no_flush(make_app: MakeApp) -> None:
     app = make_app("supervisor")
     async with app.run_test(size=SIZE) as pilot:

@@ -76,6 +76,8 @@ async def test_a_completion_shows_within_one_refresh(
         assert "now 3 pending (0 in progress)" in summary(view)
         assert workers(view) == []
         assert "Nobody completed" in plain(view.query_one("#stats-note", Static))
+        # An empty period's scale has one 0, at the foot, not a 0 at the top as well.
+        assert plain(view.query_one("#chart-scale", Static)).split() == ["0"]
 
         complete(worker, org_id, queue)
         claim(clients["worker2"], org_id, queue)

@@ -15,6 +15,7 @@ import random
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 import httpx
@@ -45,16 +46,34 @@ M = TypeVar("M", bound=pydantic.BaseModel)
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Retries of idempotent requests only: exponential backoff with full jitter."""
+    """Retries of idempotent requests only: the server's `Retry-After` when it sends one (at most
+    `max_retry_after` seconds), else exponential backoff with full jitter."""
 
     attempts: int = 4
     base_delay: float = 0.2
     max_delay: float = 5.0
+    max_retry_after: float = 30.0
 
     def delay(self, attempt: int, retry_after: str | None = None) -> float:
-        if retry_after is not None and retry_after.isdigit():
-            return min(float(retry_after), self.max_delay)
+        asked = retry_after_seconds(retry_after) if retry_after is not None else None
+        if asked is not None:
+            return min(asked, self.max_retry_after)
         return random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
+
+
+def retry_after_seconds(value: str, now: datetime | None = None) -> float | None:
+    """A `Retry-After` header's wait in seconds: a number of seconds or an HTTP date; None when it
+    is neither."""
+    value = value.strip()
+    if value.isascii() and value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 NO_RETRY = RetryPolicy(attempts=1)
@@ -611,6 +630,39 @@ class QueueDeskClient:
         path = f"{await self._ext_queue_path(queue_id, what)}/tasks/import"
         body = {"source": source, "tasks": [{"data": dict(item)} for item in items]}
         response = await self._request("POST", path, what, json=body, idempotent=False)
+        return self._parse(models.ImportResult, _body(response, what), what)
+
+    # Import sessions: all or nothing over several requests. Each call may be repeated safely (the
+    # session is found by its key, a chunk by its offset, a commit answers the same ids), so all retry.
+
+    async def open_import(self, queue_id: int, key: str, source: str, total: int) -> models.ImportSession:
+        """Open the queue's import session with this key, or find the one already open (or committed)."""
+        what = f"Opening an import of {total} row(s) into queue {queue_id}"
+        path = f"{await self._ext_queue_path(queue_id, what)}/imports"
+        body = {"key": key, "source": source, "total": total}
+        response = await self._request("POST", path, what, json=body, idempotent=True)
+        return self._parse(models.ImportSession, _body(response, what), what)
+
+    async def import_session(self, queue_id: int, session_id: int) -> models.ImportSession:
+        what = f"Reading import {session_id}"
+        path = f"{await self._ext_queue_path(queue_id, what)}/imports/{session_id}"
+        return self._parse(models.ImportSession, await self._get(path, what), what)
+
+    async def stage_import_chunk(
+        self, queue_id: int, session_id: int, offset: int, items: Sequence[Mapping[str, Any]]
+    ) -> models.ImportSession:
+        """Stage rows `offset`.. of the import; rows already staged there are left as they are."""
+        what = f"Staging rows {offset}-{offset + len(items) - 1} of import {session_id}"
+        path = f"{await self._ext_queue_path(queue_id, what)}/imports/{session_id}/chunks"
+        body = {"offset": offset, "tasks": [{"data": dict(item)} for item in items]}
+        response = await self._request("POST", path, what, json=body, idempotent=True)
+        return self._parse(models.ImportSession, _body(response, what), what)
+
+    async def commit_import(self, queue_id: int, session_id: int) -> models.ImportResult:
+        """Every staged row becomes a task at once; committing again answers the same ids."""
+        what = f"Committing import {session_id}"
+        path = f"{await self._ext_queue_path(queue_id, what)}/imports/{session_id}/commit"
+        response = await self._request("POST", path, what, idempotent=True)
         return self._parse(models.ImportResult, _body(response, what), what)
 
     async def remove_webhook(self, queue_id: int) -> None:

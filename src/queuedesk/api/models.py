@@ -205,6 +205,23 @@ class ImportResult(Resource):
     ids: list[int]
 
 
+class ImportSession(Resource):
+    """An import in several requests (a QueueDesk extension): rows staged, then committed at once."""
+
+    id: int
+    key: str
+    status: str  # staged | committed
+    source: str
+    total: int  # the rows the import will have
+    staged: int  # rows staged so far
+    next_offset: int  # the first row not staged yet (`total` when all are)
+    created_at: Timestamp
+    expires_at: Timestamp
+    committed_at: Timestamp | None = None
+    created: int | None = None  # once committed: the tasks made
+    ids: list[int] | None = None  # once committed: their ids, in row order
+
+
 class Health(Resource):
     status: str
 
@@ -238,6 +255,17 @@ class ReleaseRequest(Request):
 class ImportRequest(Request):
     source: str
     tasks: list[TaskData] = Field(max_length=10_000)
+
+
+class ImportSessionRequest(Request):
+    key: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")
+    source: str
+    total: int = Field(ge=1, le=1_000_000)
+
+
+class ImportChunk(Request):
+    offset: int = Field(ge=0)
+    tasks: list[TaskData] = Field(min_length=1, max_length=10_000)
 
 
 class WebhookTarget(Request):

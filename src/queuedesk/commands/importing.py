@@ -1,6 +1,8 @@
 """`queuedesk import QUEUE FILE.csv [--start-row N]`: one task per row, every row checked first.
 
-On a QueueDesk server the rows go in bulk requests (at most 10,000 rows and 900 KiB each). A server
+On a QueueDesk server the rows go in bulk requests (at most 10,000 rows and 900 KiB each): one
+request when they fit, else an import session (`staged_import.py`) that makes every task in one
+commit and that the same command resumes after a failure. A server
 without bulk import gets one create per row: every row is first checked against what that server is
 known to refuse too, and if a row still fails, the command stops and says exactly which rows were
 created (row numbers and task ids), which row failed, and how to resume (`--start-row`).
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from queuedesk.api.client import QueueDeskClient
     from queuedesk.commands.csv_rows import Row
     from queuedesk.commands.progress import Progress
+    from queuedesk.commands.staged_import import Committed
 
 MAX_TASKS_PER_REQUEST = 10_000
 MAX_BYTES_PER_REQUEST = 900 * 1024  # under the server's 1 MiB, with room for the envelope
@@ -50,13 +53,13 @@ class Stopped(Exception):
         return isinstance(self.error, UNSURE)
 
 
-def batches(rows: "list[Row]") -> "Iterator[list[Row]]":
-    """Groups that fit one import request (count and body size)."""
+def batches(rows: "list[Row]", max_rows: int = MAX_TASKS_PER_REQUEST) -> "Iterator[list[Row]]":
+    """Groups that fit one import request (at most `max_rows`, and the body size)."""
     batch: list[Row] = []
     size = 0
     for row in rows:
         row_size = len(json.dumps({"data": row.data}, ensure_ascii=False).encode()) + 1
-        if batch and (len(batch) >= MAX_TASKS_PER_REQUEST or size + row_size > MAX_BYTES_PER_REQUEST):
+        if batch and (len(batch) >= max_rows or size + row_size > MAX_BYTES_PER_REQUEST):
             yield batch
             batch, size = [], 0
         batch.append(row)
@@ -149,10 +152,39 @@ def _stopped(args: argparse.Namespace, where: str, stop: Stopped) -> int:
     )
 
 
+def _committed(args: argparse.Namespace, queue_id: int, where: str, source: str, done: "Committed") -> int:
+    ids = [task_id for _, task_id in done.created]
+    session = done.session
+    if args.json:
+        print_json(
+            {
+                "queue_id": queue_id,
+                "created": len(ids),
+                "ids": ids,
+                "source": source,
+                "import_session": session.id,
+                "resumed": done.resumed,
+                "already_imported": done.earlier,
+            }
+        )
+    elif done.earlier:
+        print(
+            f"Nothing new imported: {where} already has this file's {len(ids)} task(s) (ids {ids[0]}-{ids[-1]}), "
+            f"made by import session {session.id}."
+        )
+    else:
+        print(
+            f"Imported {len(ids)} task(s) into {where} (ids {ids[0]}-{ids[-1]}) in one commit "
+            f"(import session {session.id})."
+        )
+    return OK
+
+
 async def import_csv(args: argparse.Namespace) -> int:
     from queuedesk.commands import original_rules
     from queuedesk.commands.csv_rows import read_rows, report
     from queuedesk.commands.progress import Progress
+    from queuedesk.commands.staged_import import Interrupted, import_in_session, interrupted_message
 
     path = Path(args.file)
     source = path.name if path.name.lower().endswith(".csv") else f"{path.name}.csv"
@@ -172,14 +204,22 @@ async def import_csv(args: argparse.Namespace) -> int:
                 f"time, with source 'api' (not {path.name!r})",
                 file=sys.stderr,
             )
+        chunks = list(batches(rows, args.chunk_rows)) if bulk else []
         try:
             with Progress(f"Importing into {queue.name!r}", "rows", len(rows)) as progress:
+                if len(chunks) > 1:
+                    done = await import_in_session(
+                        client, queue.id, path, source, args.start_row, chunks, progress
+                    )
+                    return _committed(args, queue.id, where, source, done)
                 if bulk:
                     created = await _in_bulk(client, queue.id, rows, source, progress)
                 else:
                     created = await _one_by_one(client, queue.id, rows, progress)
         except Stopped as stop:
             return _stopped(args, where, stop)
+        except Interrupted as interrupted:
+            return fail(interrupted_message(where, interrupted), exit_code(interrupted.error))
     ids = [task_id for _, task_id in created]
     if args.json:
         print_json({"queue_id": queue.id, "created": len(ids), "ids": ids, "source": source})
@@ -194,6 +234,12 @@ def start_row(text: str) -> int:
     return int(text)
 
 
+def chunk_rows(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= MAX_TASKS_PER_REQUEST:
+        raise argparse.ArgumentTypeError(f"must be 1 to {MAX_TASKS_PER_REQUEST}, not {text!r}")
+    return int(text)
+
+
 def add_parsers(
     commands: "argparse._SubParsersAction[argparse.ArgumentParser]", connection: argparse.ArgumentParser
 ) -> None:
@@ -203,6 +249,8 @@ def add_parsers(
         help="create tasks from a CSV file (columns = block ids), every row checked first",
         description="Create one task per row of a CSV file whose header names the queue's blocks. "
         "Every row is checked before anything is sent: one bad row and nothing is created. On a "
+        "QueueDesk server a file larger than one request goes into an import session and becomes "
+        "tasks in one commit: after a failure, the same command resumes it and never duplicates. On a "
         "server without bulk import the rows are created one at a time; if one still fails, the "
         "command stops (exit 8), names the rows created and how to resume with --start-row.",
     )
@@ -214,5 +262,12 @@ def add_parsers(
         default=1,
         metavar="N",
         help="skip the rows before row N (1 = the first row after the header), to resume an import",
+    )
+    importing.add_argument(
+        "--chunk-rows",
+        type=chunk_rows,
+        default=MAX_TASKS_PER_REQUEST,
+        metavar="N",
+        help=f"rows per request on a QueueDesk server (1-{MAX_TASKS_PER_REQUEST:,}; default the most)",
     )
     importing.set_defaults(client_command=import_csv)

@@ -1,4 +1,5 @@
-"""`serve`, `demo`, `keys` and `doctor`: the commands that run the service or open its database.
+"""`serve`, `demo`, `keys`, `doctor`, `prune`, `backup`, `restore`: the commands that run the service
+or open its database.
 
 Their parsers need nothing of the server; running one imports it (the `server` extra), or says
 how to install it. Every other command is a client of some server and never imports it.
@@ -7,6 +8,8 @@ how to install it. Every other command is a client of some server and never impo
 import argparse
 import sys
 
+from queuedesk import service_defaults as defaults
+from queuedesk.commands.durations import duration_argument
 from queuedesk.service_defaults import DEFAULT_DB_POOL_SIZE, DEFAULT_HOST, DEFAULT_LEASE_SECONDS, DEFAULT_PORT
 
 
@@ -58,6 +61,71 @@ def _add_serve(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         action="store_true",
         help="allow webhook targets on loopback or private addresses (development, tests)",
     )
+    serve.add_argument(
+        "--retain-deliveries",
+        type=duration_argument,
+        metavar="DURATION",
+        help="prune finished webhook deliveries older than this (e.g. 30d) daily; default: keep them all",
+    )
+    _add_limits(serve)
+
+
+def _rate(value: str) -> int | None:
+    if value.lower() == "off":
+        return None
+    if not (value.isascii() and value.isdigit() and int(value) > 0):
+        raise argparse.ArgumentTypeError(f"expected 'off' or a positive whole number, not {value!r}")
+    return int(value)
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < 86_400:
+        raise argparse.ArgumentTypeError(f"expected seconds above 0, not {value!r}")
+    return seconds
+
+
+def _positive(value: str) -> int:
+    if not (value.isascii() and value.isdigit() and int(value) > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {value!r}")
+    return int(value)
+
+
+def _add_limits(serve: argparse.ArgumentParser) -> None:
+    """Slow clients, connections and rate limits (see the README's production section)."""
+    limits = serve.add_argument_group("limits")
+    for flag, default, what in (
+        ("--header-timeout", defaults.DEFAULT_HEADER_TIMEOUT, "for a request line and headers"),
+        ("--body-timeout", defaults.DEFAULT_BODY_TIMEOUT, "for a body once its headers are in"),
+        ("--keep-alive-timeout", defaults.DEFAULT_KEEP_ALIVE_TIMEOUT, "an idle connection stays open"),
+    ):
+        limits.add_argument(
+            flag, type=_seconds, default=default, metavar="S", help=f"seconds {what} (default {default:g})"
+        )
+    limits.add_argument(
+        "--max-connections",
+        type=_positive,
+        default=defaults.DEFAULT_MAX_CONNECTIONS,
+        metavar="N",
+        help=f"open connections at most; beyond, 503 (default {defaults.DEFAULT_MAX_CONNECTIONS})",
+    )
+    limits.add_argument(
+        "--rate-limit",
+        type=_rate,
+        default=defaults.DEFAULT_RATE_LIMIT,
+        metavar="off|N",
+        help=f"requests per second per API key, bursts of 2N (default {defaults.DEFAULT_RATE_LIMIT})",
+    )
+    limits.add_argument(
+        "--forwarded-allow-ips",
+        default=defaults.DEFAULT_FORWARDED_ALLOW_IPS,
+        metavar="IPS",
+        help="comma-separated proxies (or networks, or *) whose X-Forwarded-For names the client "
+        f"(default {defaults.DEFAULT_FORWARDED_ALLOW_IPS})",
+    )
 
 
 def _add_keys(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -81,13 +149,46 @@ def _add_keys(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -
 
 def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     _add_serve(commands)
-    demo = _command(commands, "demo", "run QueueDesk on the embedded default with demo data")
-    demo.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})"
+    demo = _command(
+        commands, "demo", "open the app on a demo server with data and colleagues at work", db=False
     )
+    from queuedesk.demo.options import add_options
+
+    add_options(demo)
     _add_keys(commands)
     doctor = _command(commands, "doctor", "recount each queue's counters from its tasks; report drift")
     doctor.add_argument("--fix", action="store_true", help="set drifted counters to the recount")
+    _add_retention(commands)
+
+
+def _add_retention(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    prune = _command(commands, "prune", "remove old webhook deliveries and completed tasks, in small batches")
+    prune.add_argument(
+        "--deliveries-older-than",
+        type=duration_argument,
+        metavar="DURATION",
+        help="finished deliveries (and their attempts) created longer ago than this, e.g. 30d; never pending ones",
+    )
+    prune.add_argument(
+        "--completed-older-than",
+        type=duration_argument,
+        metavar="DURATION",
+        help="tasks completed longer ago than this, e.g. 365d (units: s, m, h, d, w)",
+    )
+    prune.add_argument("--dry-run", action="store_true", help="only count what would be removed")
+    prune.add_argument(
+        "--batch-size", type=int, default=1000, metavar="N", help="rows per transaction (1000)"
+    )
+    backup = _command(commands, "backup", "copy a SQLite database consistently, also while it is served")
+    backup.add_argument("file", metavar="FILE", help="the copy to write")
+    backup.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    restore = _command(commands, "restore", "replace a stopped server's SQLite database with a backup")
+    restore.add_argument("file", metavar="FILE", help="a backup made by 'queuedesk backup'")
+    restore.add_argument(
+        "--no-keep",
+        action="store_true",
+        help="do not keep the replaced database (kept as DB.replaced-<time>)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -102,9 +203,15 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     if args.service_command == "demo":
-        from queuedesk.demo import run_demo
+        from queuedesk.demo.launcher import run_demo
 
         return run_demo(args)
-    if args.service_command == "doctor":
-        return commands.doctor(args)
-    return commands.serve(args) if args.service_command == "serve" else commands.keys(args)
+    run_command = {
+        "serve": commands.serve,
+        "keys": commands.keys,
+        "doctor": commands.doctor,
+        "prune": commands.prune,
+        "backup": commands.backup,
+        "restore": commands.restore,
+    }[args.service_command]
+    return run_command(args)

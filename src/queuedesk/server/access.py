@@ -14,6 +14,7 @@ from queuedesk.server.access_cache import AccessCache
 from queuedesk.server.domain_errors import TaskNotFound
 from queuedesk.server.errors import forbidden, not_authenticated, not_found
 from queuedesk.server.http import header
+from queuedesk.server.rate_limits import RateLimits, client_address
 from queuedesk.server.store import access_version, accounts, queues, tasks
 from queuedesk.server.store.database import Database
 from queuedesk.server.store.records import Principal, QueueRecord
@@ -91,10 +92,22 @@ def _lookup(
 async def _caller(
     request: Request, org_id: int | None, queue_id: int | None, task_id: int | None
 ) -> _Found | None:
+    """The caller, within the rate limits (429): failed authentications per address, requests per key."""
+    key_hash = accounts.hash_key(api_key(request))
+    limits: RateLimits = request.app.state.rate_limits
+    address = client_address(request.scope)
+    limits.admit(address, key_hash)
+    found = await _find(request, key_hash, org_id, queue_id, task_id)
+    limits.settle(address, key_hash, found is not None)
+    return found
+
+
+async def _find(
+    request: Request, key_hash: str, org_id: int | None, queue_id: int | None, task_id: int | None
+) -> _Found | None:
     """From the cache while the access version stands still, else from the database."""
     db: Database = request.app.state.db
     cache: AccessCache = request.app.state.access_cache
-    key_hash = accounts.hash_key(api_key(request))
     cache.sync(await db.statement(access_version.current))
     principal = cache.principal(key_hash)
     if principal is not None:

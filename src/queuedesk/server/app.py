@@ -9,13 +9,17 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import Request
 from starlette.responses import Response
 
+from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access_cache import AccessCache
 from queuedesk.server.asgi import App, envelope
 from queuedesk.server.dispatcher import Dispatcher
 from queuedesk.server.errors import error
 from queuedesk.server.http import too_large
+from queuedesk.server.rate_limits import RateLimits
+from queuedesk.server.retention import DeliveryRetention
 from queuedesk.server.route_table import router
 from queuedesk.server.settings import MAX_BODY_BYTES, Settings
+from queuedesk.server.store import imports
 from queuedesk.server.store.database import DatabaseUnavailable, is_connection_error, open_database
 
 log = logging.getLogger("queuedesk.server")
@@ -45,12 +49,20 @@ def create_app(settings: Settings) -> App:
     async def lifespan(app: App) -> AsyncIterator[None]:
         app.state.db = await open_database(settings.db_url, pool_size=settings.db_pool_size)
         app.state.access_cache = AccessCache()
+        await app.state.db.write(imports.drop_expired, utcnow())  # and again whenever an import opens
+        app.state.rate_limits = RateLimits(settings.rate_limit)
         app.state.dispatcher = Dispatcher(app.state.db, allow_private=settings.allow_private_webhooks)
         await app.state.dispatcher.start()
+        retention = None
+        if settings.retain_deliveries is not None:
+            retention = DeliveryRetention(app.state.db, settings.retain_deliveries)
+            retention.start()
         _settle_garbage_collector()
         try:
             yield
         finally:
+            if retention is not None:
+                await retention.stop()
             await app.state.dispatcher.stop()
             await app.state.db.close()
 

@@ -1,20 +1,35 @@
-"""`queuedesk serve` and `queuedesk keys ...`: what the command line does on the server side."""
+"""`queuedesk serve`, `keys`, `doctor`, `prune`, `backup`, `restore`: the command line's server side."""
 
 import argparse
 import asyncio
 import contextlib
 import logging
 import sys
+import time
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
 from queuedesk.api.timestamps import utcnow
+from queuedesk.server import backup as backups
+from queuedesk.server.backup import BackupError, postgres_advice
+from queuedesk.server.retention import Pruned, prune_completed, prune_deliveries
 from queuedesk.server.seed import SeedError, apply_seed, load_seed
 from queuedesk.server.settings import Settings, default_db_url
 from queuedesk.server.store import accounts
-from queuedesk.server.store.database import DatabaseUnavailable, describe, run_once
+from queuedesk.server.store import retention as retention_store
+from queuedesk.server.store.database import (
+    DatabaseUnavailable,
+    describe,
+    normalize_url,
+    open_database,
+    run_once,
+    sqlite_path,
+)
 from queuedesk.server.store.schema import SchemaTooNew
 
 
@@ -43,10 +58,26 @@ def _prepare(settings: Settings, seed: str | None) -> int | None:
     return None
 
 
+LIMITS = (
+    "header_timeout",
+    "body_timeout",
+    "keep_alive_timeout",
+    "max_connections",
+    "rate_limit",
+    "forwarded_allow_ips",
+)
+
+
+def _limits(args: argparse.Namespace) -> dict[str, Any]:
+    """The connection and rate limits given (the demo gives none: the defaults hold)."""
+    return {name: getattr(args, name) for name in LIMITS if hasattr(args, name)}
+
+
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from queuedesk.server.app import create_app
+    from queuedesk.server.connections import connection_options
 
     settings = Settings(
         db_url=args.db or default_db_url(),
@@ -56,6 +87,8 @@ def serve(args: argparse.Namespace) -> int:
         lease_seconds=args.lease_seconds,
         allow_private_webhooks=args.allow_private_webhooks,
         db_pool_size=args.db_pool_size,
+        retain_deliveries=getattr(args, "retain_deliveries", None),  # the demo keeps everything
+        **_limits(args),
     )
     failed = _prepare(settings, args.seed)
     if failed is not None:
@@ -73,8 +106,8 @@ def serve(args: argparse.Namespace) -> int:
         log_level="warning",
         access_log=False,
         loop="auto",
-        http="auto",
         timeout_graceful_shutdown=10,
+        **connection_options(settings),
     )
     server = uvicorn.Server(config)
     with contextlib.suppress(KeyboardInterrupt):
@@ -170,3 +203,139 @@ def _doctor(conn: Connection, fix: bool) -> int:
             )
     print(f"doctor: {len(drifts)} queue(s) drifted" + ("; fixed" if fix else ""), file=sys.stderr)
     return 1
+
+
+# --- retention and backup -------------------------------------------------------------------------
+
+PROGRESS_EVERY = 5.0  # seconds between progress lines of a long prune
+
+
+def _when(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def prune(args: argparse.Namespace) -> int:
+    """Count what is older than the bounds; then (unless --dry-run) remove it in batches."""
+    if args.deliveries_older_than is None and args.completed_older_than is None:
+        return _fail(
+            "say what to prune: --deliveries-older-than DURATION and/or --completed-older-than DURATION"
+        )
+    if args.batch_size < 1:
+        return _fail("--batch-size must be at least 1")
+    try:
+        return asyncio.run(_prune(args.db or default_db_url(), args))
+    except (SchemaTooNew, DatabaseUnavailable, ValueError) as exc:
+        return _fail(str(exc))
+    except SQLAlchemyError as exc:
+        return _fail(f"the prune stopped: {exc.__cause__ or exc} (what was removed before stays removed)")
+
+
+def _progress(what: str) -> Callable[[Pruned], None]:
+    last = time.monotonic()
+
+    def report(done: Pruned) -> None:
+        nonlocal last
+        if time.monotonic() - last >= PROGRESS_EVERY:
+            last = time.monotonic()
+            print(f"prune: {done.rows:,} {what} removed so far ({done.rate:,.0f}/s)", file=sys.stderr)
+
+    return report
+
+
+async def _prune(url: str, args: argparse.Namespace) -> int:
+    now = utcnow()
+    delivery_cutoff = None if args.deliveries_older_than is None else now - args.deliveries_older_than
+    task_cutoff = None if args.completed_older_than is None else now - args.completed_older_than
+    db = await open_database(url, pool_size=2)
+    try:
+        found = await db.scan(retention_store.count_prunable, delivery_cutoff, task_cutoff)
+        if delivery_cutoff is not None:
+            print(
+                f"deliveries finished and created before {_when(delivery_cutoff)}: {found.deliveries:,} "
+                f"(with {found.attempts:,} attempts)"
+            )
+            print(
+                f"pending deliveries that old, kept (pending ones are never pruned): {found.pending_kept:,}"
+            )
+        if task_cutoff is not None:
+            print(f"tasks completed before {_when(task_cutoff)}: {found.tasks:,}")
+            for queue_id, name, count in found.tasks_by_queue:
+                print(f"  queue {queue_id} {name[:40]!r}: {count:,}")
+        if args.dry_run:
+            print("dry run: nothing was removed")
+            return 0
+        if delivery_cutoff is not None and found.deliveries:
+            pruned = await prune_deliveries(
+                db, delivery_cutoff, batch=args.batch_size, progress=_progress("deliveries")
+            )
+            print(
+                f"removed {pruned.rows:,} deliveries and {pruned.attempts:,} attempts in {pruned.batches:,} "
+                f"batches, {pruned.seconds:.1f} s ({pruned.rate:,.0f} deliveries/s)"
+            )
+        if task_cutoff is not None and found.tasks:
+            pruned = await prune_completed(
+                db, task_cutoff, batch=args.batch_size, progress=_progress("tasks")
+            )
+            print(
+                f"removed {pruned.rows:,} completed tasks in {pruned.batches:,} batches, {pruned.seconds:.1f} s "
+                "(each queue's completed count moved with them)"
+            )
+    finally:
+        await db.close()
+    return 0
+
+
+def _size(n_bytes: int) -> str:
+    if n_bytes < 1024:
+        return f"{n_bytes:,} bytes"
+    if n_bytes < 1024 * 1024:
+        return f"{n_bytes / 1024:,.1f} KiB"
+    return f"{n_bytes / 1024 / 1024:,.1f} MiB"
+
+
+def _sqlite_file(url: str, file: str, *, restoring: bool) -> Path | int:
+    """The SQLite file behind `url`; an exit code (with the pg_dump advice) for PostgreSQL."""
+    url = normalize_url(url)
+    if url.startswith("postgresql"):
+        print(f"queuedesk: {postgres_advice(url, file, restoring=restoring)}", file=sys.stderr)
+        return 2
+    if not url.startswith("sqlite"):
+        return _fail(f"unsupported database URL {url!r}: use sqlite:///path/file.db or postgresql://...")
+    return sqlite_path(url)
+
+
+def backup(args: argparse.Namespace) -> int:
+    """A consistent copy of a SQLite database, also while a server writes to it."""
+    try:
+        database = _sqlite_file(args.db or default_db_url(), args.file, restoring=False)
+        if isinstance(database, int):
+            return database
+        started = time.perf_counter()
+        summary = backups.backup(database, Path(args.file), force=args.force)
+    except (BackupError, ValueError) as exc:
+        return _fail(str(exc))
+    print(
+        f"backup: {args.file}: {_size(Path(args.file).stat().st_size)}, {summary.tasks:,} tasks, "
+        f"schema version {summary.version}, integrity ok ({time.perf_counter() - started:.1f} s)"
+    )
+    return 0
+
+
+def restore(args: argparse.Namespace) -> int:
+    """Replace a stopped server's SQLite database with a backup, checked first."""
+    try:
+        database = _sqlite_file(args.db or default_db_url(), args.file, restoring=True)
+        if isinstance(database, int):
+            return database
+        done = backups.restore(Path(args.file), database, keep=not args.no_keep, now=utcnow())
+    except (BackupError, ValueError) as exc:
+        return _fail(str(exc))
+    version = f"schema version {done.found_version}"
+    if done.found_version != done.summary.version:
+        version += f", upgraded to {done.summary.version}"
+    print(
+        f"restore: {database} now holds {args.file} ({version}; {done.summary.tasks:,} tasks, integrity ok)"
+    )
+    if done.kept is not None:
+        print(f"restore: the database it replaced is kept as {done.kept}")
+    return 0

@@ -55,6 +55,10 @@ def _operation(path: str, doc: Doc) -> dict[str, Any]:
         )
         responses["403"] = _error("The key's role may not do this.")
         responses["404"] = _error("No such organization, queue or task (for this key).")
+        responses["429"] = _error(
+            "Too many requests with this key, or failed authentications from this address.",
+            {"Retry-After": {"schema": {"type": "string"}, "description": "seconds to wait"}},
+        )
     if doc.body is not None:
         responses["413"] = _error("The body is over 1 MiB.")
         responses["415"] = _error("The body is declared as something other than JSON.")

@@ -15,12 +15,13 @@ from queuedesk.server.asgi import Router
 from queuedesk.server.http import JSONResponse
 from queuedesk.server.openapi import ID, openapi_document
 from queuedesk.server.route_spec import QUEUES, Doc, RouteSpec, in_org, in_queue, public, routes, signed_in
-from queuedesk.server.routes import account, queues, stats, tasks, webhook, webhook_ping, work
+from queuedesk.server.routes import account, imports, queues, stats, tasks, webhook, webhook_ping, work
 from queuedesk.server.work import CLAIM_LIMIT, MAX_EXCLUDE
 
 QUEUE = QUEUES + "/{queue}"
 TASK = QUEUE + "/tasks/{task}"
 DELIVERY = QUEUE + "/webhook/deliveries/{delivery}"
+IMPORT = QUEUE + "/imports/{import}"
 GET, POST, PUT, PATCH, DELETE = ("GET",), ("POST",), ("PUT",), ("PATCH",), ("DELETE",)
 
 PAGING = (
@@ -159,6 +160,48 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         Action.CREATE_TASKS,
         tasks.import_tasks,
         Doc("B8 Import tasks", models.ImportResult, body=models.ImportRequest),
+    ),
+    in_queue(
+        QUEUE + "/imports",
+        POST,
+        Action.CREATE_TASKS,
+        imports.open_import,
+        Doc(
+            "B18 Open an import session (or find it by its key)",
+            models.ImportSession,
+            body=models.ImportSessionRequest,
+            conflicts="The key names a session with another source or total.",
+        ),
+    ),
+    in_queue(
+        IMPORT,
+        GET,
+        Action.CREATE_TASKS,
+        imports.get_import,
+        Doc("B18 An import session", models.ImportSession),
+    ),
+    in_queue(
+        IMPORT + "/chunks",
+        POST,
+        Action.CREATE_TASKS,
+        imports.stage_chunk,
+        Doc(
+            "B18 Stage rows at an offset (a re-sent chunk changes nothing)",
+            models.ImportSession,
+            body=models.ImportChunk,
+            conflicts="The session is already committed.",
+        ),
+    ),
+    in_queue(
+        IMPORT + "/commit",
+        POST,
+        Action.CREATE_TASKS,
+        imports.commit_import,
+        Doc(
+            "B18 Commit every staged row as tasks, at once (again: the same answer)",
+            models.ImportResult,
+            conflicts="Rows are missing; nothing was created.",
+        ),
     ),
     in_queue(
         QUEUE + "/tasks/next",

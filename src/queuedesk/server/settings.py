@@ -6,7 +6,18 @@ from pathlib import Path
 
 from platformdirs import user_data_dir
 
-from queuedesk.service_defaults import DEFAULT_DB_POOL_SIZE, DEFAULT_HOST, DEFAULT_LEASE_SECONDS, DEFAULT_PORT
+from queuedesk.service_defaults import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_DB_POOL_SIZE,
+    DEFAULT_FORWARDED_ALLOW_IPS,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_HOST,
+    DEFAULT_KEEP_ALIVE_TIMEOUT,
+    DEFAULT_LEASE_SECONDS,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_PORT,
+    DEFAULT_RATE_LIMIT,
+)
 
 MAX_BODY_BYTES = 1024 * 1024
 
@@ -24,6 +35,14 @@ class Settings:
     lease_seconds: int = DEFAULT_LEASE_SECONDS
     allow_private_webhooks: bool = False
     db_pool_size: int = DEFAULT_DB_POOL_SIZE
+    # Finished webhook deliveries older than this are pruned daily (None: kept for ever).
+    retain_deliveries: timedelta | None = None
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
+    keep_alive_timeout: float = DEFAULT_KEEP_ALIVE_TIMEOUT
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    rate_limit: int | None = DEFAULT_RATE_LIMIT  # requests per second per key; None: no limit
+    forwarded_allow_ips: str = DEFAULT_FORWARDED_ALLOW_IPS
 
     @property
     def lease(self) -> timedelta:

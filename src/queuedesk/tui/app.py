@@ -204,6 +204,22 @@ class QueueDeskApp(App[None]):
 
         self.push_screen(CreateTaskScreen(queue))
 
+    def open_queue_editor(self, queue: Queue | None) -> None:
+        """Create a queue (`queue` None) or edit one: admins, on a server with queue management."""
+        session = self.session
+        if session is None or not session.is_admin:
+            return
+        if not session.extensions:
+            self.notify(
+                "This server offers only the basic Task Queue API: queues are made and changed in its own interface.",
+                title="No queue editing on this server",
+                severity="warning",
+            )
+            return
+        from queuedesk.tui.screens.queue_editor import QueueEditorScreen
+
+        self.push_screen(QueueEditorScreen(queue))
+
     def action_keys(self) -> None:
         from queuedesk.tui.screens.keys import KeysScreen
 

@@ -27,6 +27,7 @@ import threading
 import weakref
 import webbrowser
 from collections import OrderedDict
+from collections.abc import Callable
 from io import BytesIO
 from types import ModuleType
 from typing import Any, ClassVar, Literal
@@ -81,7 +82,7 @@ def _import_textual_image() -> tuple[ModuleType, bool]:
 
         return widgets, True
     real = sys.__stdout__
-    sys.__stdout__ = _NotATerminal(real)  # type: ignore[misc]
+    sys.__stdout__ = _NotATerminal(real)  # type: ignore[misc, assignment]
     try:
         import textual_image.widget as widgets
     finally:
@@ -342,7 +343,7 @@ def fetcher_for(node: DOMNode) -> ImageFetcher:
 # --- showing --------------------------------------------------------------------------------------
 
 
-def image_widget_class(renderer: str | None = None) -> type[Widget]:
+def image_widget_class(renderer: str | None = None) -> Callable[..., Widget]:
     """The textual-image widget for `renderer` (default: `$QUEUEDESK_IMAGE_RENDERER`, else auto)."""
     choice = (renderer or os.environ.get(RENDERER_VARIABLE) or "auto").strip().lower()
     if choice == "halfcell" or not TERMINAL_ASKED:

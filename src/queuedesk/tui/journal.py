@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from platformdirs import user_data_dir
 
+from queuedesk.tui.settings import web_session
+
 State = Literal["held", "unsent", "failed"]
 
 
@@ -43,10 +45,13 @@ def journal_path(url: str, email: str) -> Path:
 
 
 class Journal:
-    def __init__(self, path: Path) -> None:
+    """`persist=False` (default in a web session): the same journal in memory only, never on disk."""
+
+    def __init__(self, path: Path, *, persist: bool | None = None) -> None:
         self.path = path
+        self.persist = not web_session() if persist is None else persist
         self.entries: dict[str, Entry] = {}
-        if path.exists():
+        if self.persist and path.exists():
             try:
                 raw = json.loads(path.read_text())
                 self.entries = {item["id"]: Entry(**item) for item in raw}
@@ -70,6 +75,8 @@ class Journal:
         return [e for e in self.entries.values() if e.state in states]
 
     def _write(self) -> None:
+        if not self.persist:
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         body = json.dumps([asdict(e) for e in self.entries.values()], ensure_ascii=False, indent=1)
         handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".journal-")

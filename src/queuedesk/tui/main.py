@@ -4,11 +4,19 @@ import argparse
 import contextlib
 import gc
 import importlib
+import os
 import sys
 import threading
 
-from queuedesk.api.config import ConfigError, Profile, load_config, resolve_connection, save_profile
-from queuedesk.tui.settings import AppSettings, Target
+from queuedesk.api.config import (
+    ConfigError,
+    ConfigFile,
+    Profile,
+    load_config,
+    resolve_connection,
+    save_profile,
+)
+from queuedesk.tui.settings import WEB_SERVER_URL_VARIABLE, AppSettings, Target, web_session
 
 
 def add_app_options(parser: argparse.ArgumentParser) -> None:
@@ -67,10 +75,16 @@ def _ask_the_terminal() -> threading.Thread:
     return asking
 
 
-def run_app(args: argparse.Namespace) -> int:
+def run_app(args: argparse.Namespace, *, save_profiles: bool = True) -> int:
+    """`save_profiles=False` (the demo): the Connect screen saves no profile."""
+    web = web_session()  # a browser session: no host configuration read, nothing saved
     try:
-        config = load_config()
-        connection = resolve_connection(url=args.url, token=args.token, org=args.org, profile=args.profile)
+        config = ConfigFile() if web else load_config()
+        connection = (
+            None
+            if web
+            else resolve_connection(url=args.url, token=args.token, org=args.org, profile=args.profile)
+        )
     except ConfigError as exc:
         print(f"queuedesk: {exc}", file=sys.stderr)
         return 2
@@ -78,6 +92,8 @@ def run_app(args: argparse.Namespace) -> int:
         print("queuedesk: --refresh takes a number of seconds above 0", file=sys.stderr)
         return 2
     target = None
+    if web and os.environ.get(WEB_SERVER_URL_VARIABLE):  # only the address to offer, never a key
+        target = Target(os.environ[WEB_SERVER_URL_VARIABLE], None, None, "the web server")
     if connection is not None:
         target = Target(connection.url, connection.token, connection.org, connection.source)
     settings = AppSettings(
@@ -98,7 +114,7 @@ def run_app(args: argparse.Namespace) -> int:
         # Also after ctrl+c: the thread sets the terminal back as it found it. And
         # queuedesk.tui.images, imported where pictures are shown, relies on the answers.
         asking.join()
-    app = QueueDeskApp(target, settings=settings, save_profile=_save)
+    app = QueueDeskApp(target, settings=settings, save_profile=_save if save_profiles and not web else None)
     # What the start made lives as long as the app: out of the collector's way (cli.main had it off).
     gc.freeze()
     gc.enable()

@@ -1,5 +1,6 @@
 """What the app needs to know at start, independent of where it came from (flags, file, tests)."""
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -24,3 +25,13 @@ class AppSettings:
     submit_on_choice: bool = False
     keys: dict[str, str] = field(default_factory=dict)  # binding id -> key(s)
     profile_name: str = "default"
+
+
+WEB_SESSION_VARIABLE = "QUEUEDESK_WEB_SESSION"
+WEB_SERVER_URL_VARIABLE = "QUEUEDESK_WEB_SERVER_URL"  # the address the Connect screen offers
+
+
+def web_session() -> bool:
+    """A browser session (`queuedesk web` sets the variable): nothing is written to the host's disk,
+    neither profiles nor the journal of unsent work, and no connection of the host is used."""
+    return os.environ.get(WEB_SESSION_VARIABLE) == "1"

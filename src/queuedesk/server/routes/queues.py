@@ -20,12 +20,12 @@ QUEUE_FIELDS = ("name", "description", "data")
 
 
 async def list_queues(request: Request, principal: Principal) -> Response:
-    summaries = await db_of(request).scan(queues.list_queues, principal.organization_id, utcnow())
+    summaries = await db_of(request).read(queues.list_queues, principal.organization_id, utcnow())
     return JSONResponse([serialize.queue_summary(s) for s in summaries])
 
 
 async def get_queue(request: Request, caller: QueueCaller) -> Response:
-    detail = await db_of(request).scan(queues.queue_detail, caller.queue, utcnow())
+    detail = await db_of(request).read(queues.queue_detail, caller.queue, utcnow())
     return JSONResponse(serialize.queue_detail(detail))
 
 
@@ -78,7 +78,7 @@ async def create_queue(request: Request, principal: Principal) -> Response:
         )
     except IntegrityError:
         raise _name_taken(body["name"]) from None
-    detail = await db.scan(queues.queue_detail, record, now)
+    detail = await db.read(queues.queue_detail, record, now)
     return JSONResponse(serialize.queue_detail(detail))
 
 
@@ -101,7 +101,7 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
         raise _name_taken(body["name"]) from None
     record = await db.read(queues.get_queue, caller.principal.organization_id, caller.queue.id)
     assert record is not None
-    detail = await db.scan(queues.queue_detail, record, utcnow())
+    detail = await db.read(queues.queue_detail, record, utcnow())
     return JSONResponse(serialize.queue_detail(detail))
 
 

@@ -16,6 +16,7 @@ from queuedesk.server.store.upgrades import (
     v4_access_version,
     v5_work_time,
     v6_pending_count,
+    v7_import_sessions,
 )
 
 Upgrade = Callable[[Connection], None]
@@ -27,6 +28,7 @@ UPGRADES: dict[int, Upgrade] = {
     4: v4_access_version,
     5: v5_work_time,
     6: v6_pending_count,
+    7: v7_import_sessions,
 }
 LATEST = 1 + len(UPGRADES)
 

@@ -145,3 +145,33 @@ delivery_attempts = Table(
     Column("duration_ms", Integer, nullable=False),
     Index("ix_delivery_attempts_delivery", "delivery_id", "id"),
 )
+
+# Imports in several requests (QueueDesk's import sessions): rows are staged here, invisible to every
+# list and claim, until one transaction moves them all into `tasks`. The client names its session
+# with a key of its own, so running the same import again finds the same session.
+import_sessions = Table(
+    "import_sessions",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+    Column("key", String(128), nullable=False),
+    Column("source", String(255), nullable=False),
+    Column("total", BigInteger, nullable=False),
+    Column("status", String(16), nullable=False),  # staged | committed
+    Column("created_at", Timestamp, nullable=False),
+    # A staged session is dropped (with its rows) after this; a committed one keeps its answer until then.
+    Column("expires_at", Timestamp, nullable=False),
+    Column("committed_at", Timestamp),
+    Column("created", BigInteger),
+    Column("ids", Text),  # the created tasks' ids, a JSON list in row order
+    UniqueConstraint("queue_id", "key", name="uq_import_sessions_queue_key"),
+    Index("ix_import_sessions_expires", "expires_at"),
+)
+
+import_rows = Table(
+    "import_rows",
+    metadata,
+    Column("session_id", ForeignKey("import_sessions.id", ondelete="CASCADE"), primary_key=True),
+    Column("position", BigInteger, primary_key=True, autoincrement=False),
+    Column("data", Text, nullable=False),  # every block of the queue, as the task will hold it
+)

@@ -15,6 +15,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
     text,
 )
 
@@ -120,3 +121,34 @@ def v6_pending_count(conn: Connection) -> None:
             "AND tasks.status IN ('new', 'open', 'in_progress'))"
         )
     )
+
+
+def v7_import_sessions(conn: Connection) -> None:
+    """Import sessions and their staged rows, for imports in several requests."""
+    frozen = MetaData()
+    Table("queues", frozen, Column("id", Id, primary_key=True))
+    Table(
+        "import_sessions",
+        frozen,
+        Column("id", Id, primary_key=True),
+        Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+        Column("key", String(128), nullable=False),
+        Column("source", String(255), nullable=False),
+        Column("total", BigInteger, nullable=False),
+        Column("status", String(16), nullable=False),
+        Column("created_at", Timestamp, nullable=False),
+        Column("expires_at", Timestamp, nullable=False),
+        Column("committed_at", Timestamp),
+        Column("created", BigInteger),
+        Column("ids", Text),
+        UniqueConstraint("queue_id", "key", name="uq_import_sessions_queue_key"),
+        Index("ix_import_sessions_expires", "expires_at"),
+    )
+    Table(
+        "import_rows",
+        frozen,
+        Column("session_id", ForeignKey("import_sessions.id", ondelete="CASCADE"), primary_key=True),
+        Column("position", BigInteger, primary_key=True, autoincrement=False),
+        Column("data", Text, nullable=False),
+    )
+    frozen.create_all(conn, tables=[frozen.tables["import_sessions"], frozen.tables["import_rows"]])

@@ -198,10 +198,11 @@ class OptionsEditor(BlockEditor):
         if not self.composed:
             return
         cursor = self._cursor if (self._cursor_shown or self.filtering) and self.editable else None
-        self.query_one(OptionGrid).show(self.is_chosen, cursor, self.visible())
+        self.query_one(OptionGrid).show(self.is_chosen, cursor, self.matching_filter())
         self.refresh_hint()
 
-    def visible(self) -> set[int] | None:
+    def matching_filter(self) -> set[int] | None:
+        """The indexes of the options the filter keeps; None when there is no filter."""
         if not self._filter_text:
             return None
         needle = self._filter_text.casefold()
@@ -254,7 +255,7 @@ class OptionsEditor(BlockEditor):
             self.chosen_by_key(event.widget.index)
 
     def _move(self, step: int) -> None:
-        order = sorted(self.visible() or range(self.count))
+        order = sorted(self.matching_filter() or range(self.count))
         if not order:
             return
         if not self._cursor_shown and not self.filtering:
@@ -335,7 +336,7 @@ class OptionsEditor(BlockEditor):
         if event.input.has_class("option-filter"):
             event.stop()
             self._filter_text = event.value
-            visible = self.visible()
+            visible = self.matching_filter()
             if visible is not None and visible and self._cursor not in visible:
                 self._cursor = min(visible)
             self.show_choices()
@@ -344,7 +345,7 @@ class OptionsEditor(BlockEditor):
         if not event.input.has_class("option-filter"):
             return
         event.stop()
-        visible = self.visible()
+        visible = self.matching_filter()
         if visible is not None and not visible:
             return  # nothing matches: keep typing
         index = self._cursor if visible is None or self._cursor in visible else min(visible)

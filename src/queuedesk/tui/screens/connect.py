@@ -12,7 +12,7 @@ from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Stat
 from queuedesk.api import errors
 from queuedesk.tui.errors import explain
 from queuedesk.tui.session import NeedsOrganization, WrongOrganization
-from queuedesk.tui.settings import Target
+from queuedesk.tui.settings import Target, web_session
 
 if TYPE_CHECKING:
     from queuedesk.tui.app import QueueDeskApp
@@ -31,6 +31,18 @@ def why_not(exc: BaseException, url: str) -> str:
     if isinstance(exc, errors.UnexpectedResponse | errors.NotFound):
         return f"{url} does not answer like a task queue server. Check the address. ({exc})"
     return explain(exc).message
+
+
+def _intro() -> str:
+    if web_session():
+        return (
+            "Paste the address of the server and your API key. This is a web session: nothing is saved "
+            "on the machine serving it (no profile; work not yet sent is kept only while this page is open)."
+        )
+    return (
+        "Paste the address of the server and your API key. They are saved in a profile "
+        "(readable by you only), so next time the app opens straight away."
+    )
 
 
 class ConnectScreen(Screen[None]):
@@ -53,11 +65,7 @@ class ConnectScreen(Screen[None]):
         target = self.target
         with Vertical(id="connect-box"):
             yield Label("Connect to a QueueDesk server", id="connect-title")
-            yield Static(
-                "Paste the address of the server and your API key. They are saved in a profile "
-                "(readable by you only), so next time the app opens straight away.",
-                id="connect-intro",
-            )
+            yield Static(_intro(), id="connect-intro")
             yield Label("Server address")
             yield Input(
                 target.url if target else "",
@@ -82,8 +90,9 @@ class ConnectScreen(Screen[None]):
                     id="org",
                     compact=True,
                 )
-            yield Label("Save as profile")
-            yield Input(self.qd.settings.profile_name, id="profile", compact=True)
+            with Vertical(id="profile-row"):
+                yield Label("Save as profile")
+                yield Input(self.qd.settings.profile_name, id="profile", compact=True)
             yield Static(self.problem, id="connect-problem")
             with Horizontal(id="connect-actions"):
                 yield Button("Connect", variant="primary", id="connect")
@@ -92,6 +101,7 @@ class ConnectScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#org-row").display = self.needs_org
+        self.query_one("#profile-row").display = not web_session()
         self.query_one("#connect-waiting").display = False
         if self.connect_now and self.target is not None:
             self.query_one("#connect-box").display = False

@@ -39,21 +39,23 @@ class KeysScreen(AppModal[None]):
         table = Table(title=f"Keys — {name}", box=None, expand=True, title_style="bold")
         table.add_column("Key", style="bold", no_wrap=True)
         table.add_column("What it does")
-        seen: set[str] = set()
-        for key, active in self.under.active_bindings.items():
+        # One row per description: "Skip" is `s` in the footer and `f6` hidden beside it. Hidden
+        # bindings are listed when they are the app's own (they have an id); the cursor keys of
+        # lists have none and are summed up in EVERYWHERE.
+        rows: dict[str, list[str]] = {}
+        for active in self.under.active_bindings.values():
             binding = active.binding
-            if not binding.show or not binding.description or not active.enabled or binding.action in seen:
+            if not binding.description or not active.enabled:
                 continue
-            seen.add(binding.action)
+            if not binding.show and binding.id is None:
+                continue
             shown = self.app.get_key_display(binding)
-            others = [
-                k
-                for k, a in self.under.active_bindings.items()
-                if a.binding.action == binding.action and k != key
-            ]
-            if others:
-                shown += " / " + " / ".join(others)
-            table.add_row(shown, binding.description)
+            keys = rows.setdefault(binding.description, [])
+            if shown not in keys:
+                keys.append(shown)
+        for description, keys in rows.items():
+            table.add_row(" / ".join(keys), description)
         for key, text in EVERYWHERE:
-            table.add_row(key, text)
+            if text not in rows:
+                table.add_row(key, text)
         return table

@@ -49,6 +49,7 @@ class QueueScreen(AppScreen):
         Binding("w", "work", "Work", id="queue.work"),
         Binding("n", "create", "New task", id="queue.create"),
         Binding("F", "flush", "Flush", id="queue.flush"),
+        Binding("E", "edit_queue", "Edit queue", show=False, id="queue.edit_queue"),
         Binding("f", "filter", "Filter history", id="queue.filter"),
         Binding("r", "refresh", "Refresh", id="queue.refresh"),
         Binding("p", "pause", "Pause", id="queue.pause"),
@@ -281,7 +282,7 @@ class QueueScreen(AppScreen):
         session = self.qd.session
         if session is None:
             return True
-        if action in ("flush", "create"):
+        if action in ("flush", "create", "edit_queue"):
             return session.is_admin
         if action == "work":
             return session.can_work or not session.extensions
@@ -326,6 +327,9 @@ class QueueScreen(AppScreen):
 
     def action_create(self) -> None:
         self.qd.open_create_task(self.queue)
+
+    def action_edit_queue(self) -> None:
+        self.qd.open_queue_editor(self.detail or self.queue)
 
     def action_flush(self) -> None:
         self.qd.open_flush(self.queue, on_done=self._after_flush)

@@ -20,6 +20,8 @@ class QueuesScreen(AppScreen):
         Binding("w", "work", "Work", id="queues.work"),
         Binding("n", "create", "New task", id="queues.create"),
         Binding("F", "flush", "Flush", id="queues.flush"),
+        Binding("N", "new_queue", "New queue", show=False, id="queues.new_queue"),
+        Binding("E", "edit_queue", "Edit queue", show=False, id="queues.edit_queue"),
         Binding("slash", "filter", "Filter", id="queues.filter"),
         Binding("s", "sort", "Sort", id="queues.sort"),
         Binding("r", "refresh", "Refresh", id="queues.refresh"),
@@ -89,7 +91,7 @@ class QueuesScreen(AppScreen):
         empty.display = not rows
         if not self.queues:
             empty.update(
-                "No queues in this organization yet. An admin creates them (queuedesk queue create)."
+                "No queues in this organization yet. An admin creates them (N here, or queuedesk queue create FILE)."
             )
         elif not rows:
             empty.update(f"No queue name contains “{self.view.filter}”. Escape clears the filter.")
@@ -115,7 +117,7 @@ class QueuesScreen(AppScreen):
         session = self.qd.session
         if session is None:
             return True
-        if action == "flush" or action == "create":
+        if action in ("flush", "create", "new_queue", "edit_queue"):
             return session.is_admin
         if action == "work":
             return session.can_work or not session.extensions
@@ -137,6 +139,14 @@ class QueuesScreen(AppScreen):
         queue = self.selected()
         if queue is not None:
             self.qd.open_create_task(queue)
+
+    def action_new_queue(self) -> None:
+        self.qd.open_queue_editor(None)
+
+    def action_edit_queue(self) -> None:
+        queue = self.selected()
+        if queue is not None:
+            self.qd.open_queue_editor(queue)
 
     def action_flush(self) -> None:
         queue = self.selected()

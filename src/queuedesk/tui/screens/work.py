@@ -23,6 +23,7 @@ from queuedesk.tui.clock import Cancellable, duration
 from queuedesk.tui.forms.base import BlockEditor
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.journal import Entry
+from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
 
@@ -96,6 +97,13 @@ class WorkScreen(AppScreen):
                 timer.stop()
         if self._show_status in self.qd.outbox_changed_listeners:
             self.qd.outbox_changed_listeners.remove(self._show_status)
+
+    @property
+    def _outbox(self) -> Outbox:
+        outbox = self.qd.outbox
+        if outbox is None:  # the app opens it with any session that can claim, before this screen
+            raise RuntimeError("the work screen needs a session with an outbox")
+        return outbox
 
     @property
     def form(self) -> TaskForm | None:
@@ -189,7 +197,7 @@ class WorkScreen(AppScreen):
         if self.ahead or self.leaving:
             return
         last = self.last_submission[0] if self.last_submission else None
-        await self.qd.outbox.send_held_now(keep=last)
+        await self._outbox.send_held_now(keep=last)
         try:
             task, _held = await self._claim()
         except errors.QueueDeskError:
@@ -348,7 +356,7 @@ class WorkScreen(AppScreen):
             return
         values = form.values()
         entry = Entry(str(uuid.uuid4()), self.queue.id, self.queue.name, task.id, values)
-        self.qd.outbox.hold(entry)
+        self._outbox.hold(entry)
         self.last_submission = (entry.id, task)
         self.done += 1
         self.seconds_done += self.task_seconds
@@ -362,7 +370,7 @@ class WorkScreen(AppScreen):
             self._show_status()
             return
         entry_id, task = self.last_submission
-        entry = self.qd.outbox.undo(entry_id)
+        entry = self._outbox.undo(entry_id)
         if entry is None:
             self.message = f"Too late to undo: task {task.id} was already sent."
             self._show_status()
@@ -488,7 +496,7 @@ class WorkScreen(AppScreen):
             return
         self.leaving = True
         self._set_ready(False)
-        await self.qd.outbox.send_held_now()
+        await self._outbox.send_held_now()
         client = self.session.client
         for task in [t for t in [self.current, *self.ahead] if t is not None]:
             with contextlib.suppress(errors.QueueDeskError):  # else its lease runs out on its own

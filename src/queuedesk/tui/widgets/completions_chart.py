@@ -53,7 +53,8 @@ class CompletionsChart(Vertical):
         bars.data = [x for count in counts for _ in range(per) for x in (count, 0)]
         height = max(1, self.query_one(Horizontal).size.height or 3)
         top = max(counts, default=0)
-        scale = [f"{top:>{SCALE_WIDTH - 1}}"] + [""] * max(0, height - 2) + [f"{0:>{SCALE_WIDTH - 1}}"]
+        top_label = f"{top:>{SCALE_WIDTH - 1}}" if top else ""  # an empty period: one 0, at the foot
+        scale = [top_label] + [""] * max(0, height - 2) + [f"{0:>{SCALE_WIDTH - 1}}"]
         self.query_one("#chart-scale", Static).update("\n".join(scale[:height]))
         self.query_one("#chart-axis", Static).update(_axis(self.labels, width))
 

@@ -382,8 +382,8 @@ class PagedTable(ScrollView, can_focus=True):
         self._set_window(
             self.start - len(added),
             added + self.items[:keep],
-            [None] * len(added) + self._rows[:keep],
-            [None] * len(added) + self._lines[:keep],
+            [*(None for _ in added), *self._rows[:keep]],
+            [*(None for _ in added), *self._lines[:keep]],
         )
         self._cursor = min(self._cursor + len(added), len(self.items) - 1)
         self.scroll_to(y=self.scroll_y + len(added), animate=False)
@@ -494,9 +494,10 @@ class PagedTable(ScrollView, can_focus=True):
             row = y - 1 + scroll_y
             if row >= len(self.items):
                 return Strip.blank(width, self.rich_style)
-            line = self._lines[row]
-            if line is None:
-                line = self._lines[row] = _Line(self._draw(self._cells(row)))
+            cached = self._lines[row]
+            if cached is None:
+                cached = self._lines[row] = _Line(self._draw(self._cells(row)))
+            line = cached
             kind = ((self.start + row) % 2, row == self._cursor, row == self._hover)
             styles = self._style(kind)
         key = (*styles, scroll_x, width)

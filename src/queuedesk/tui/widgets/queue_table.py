@@ -91,7 +91,7 @@ class QueueTable(DataTable[str | Text]):
         self.shown = values
         self.highlighted = changed
 
-    def _render(self, key: str, column: str, value: str, changed: set[tuple[str, str]]) -> str | Text:
+    def _cell(self, key: str, column: str, value: str, changed: set[tuple[str, str]]) -> str | Text:
         if (key, column) in changed:
             return Text(value, style=CHANGED)
         if column == "pending":
@@ -104,9 +104,7 @@ class QueueTable(DataTable[str | Text]):
                 was_changed = (key, column) in self.highlighted
                 now_changed = (key, column) in changed
                 if self.shown.get(key, {}).get(column) != value or was_changed or now_changed:
-                    self.update_cell(
-                        key, column, self._render(key, column, value, changed), update_width=True
-                    )
+                    self.update_cell(key, column, self._cell(key, column, value, changed), update_width=True)
 
     def _rebuild(
         self, keys: list[str], values: dict[str, dict[str, str]], changed: set[tuple[str, str]]
@@ -115,7 +113,7 @@ class QueueTable(DataTable[str | Text]):
         scroll_y = self.scroll_y
         self.clear()
         for key in keys:
-            self.add_row(*(self._render(key, c, values[key][c], changed) for c, _ in COLUMNS), key=key)
+            self.add_row(*(self._cell(key, c, values[key][c], changed) for c, _ in COLUMNS), key=key)
         if not keys:
             return
         row = keys.index(cursor_key) if cursor_key in keys else min(cursor_row, len(keys) - 1)

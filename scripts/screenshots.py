@@ -1,0 +1,161 @@
+"""Make screenshots/*.svg: the app's main screens on the demo data, with a fixed clock.
+
+    .venv/bin/python scripts/screenshots.py [--out screenshots] [--size 120x36] [--png]
+
+The demo data is built from its seed for a fixed moment (FIXED_NOW) in a temporary directory, the
+service runs in this process (its stats clock set to the same moment) with the demo's side server
+for the pictures, and the app is driven with Textual's Pilot on a ManualClock, pictures drawn in
+half cells. So the pictures change only when the app or the demo data does. `--png` also renders
+each SVG to PNG with rsvg-convert (Debian librsvg2-bin), to look at them.
+"""
+
+import argparse
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import uvicorn
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from queuedesk.demo import data
+from queuedesk.demo.content import IMAGE_BASE_PLACEHOLDER
+from queuedesk.demo.options import KEYS
+from queuedesk.demo.side_server import SideServer
+from queuedesk.server.app import create_app
+from queuedesk.server.routes import stats as stats_route
+from queuedesk.server.settings import Settings
+from queuedesk.server.store.database import run_once
+from queuedesk.tui.app import QueueDeskApp
+from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.settings import AppSettings, Target
+
+os.environ["QUEUEDESK_IMAGE_RENDERER"] = "halfcell"  # read when a picture is shown
+FIXED_NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)
+
+Steps = Callable[[Pilot[None]], Awaitable[None]]
+
+
+def keys(*pressed: str) -> Steps:
+    async def run(pilot: Pilot[None]) -> None:
+        for key in pressed:
+            await pilot.press(key)
+            await settle(pilot)
+
+    return run
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    for _ in range(4):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.05)
+
+
+SCREENS: list[tuple[str, str, Steps]] = [
+    ("queues", "admin", keys()),
+    ("work-image", "admin", keys("enter", "w")),
+    ("work-choices", "admin", keys("down", "enter", "w")),
+    ("work-numbers-dates", "admin", keys("down", "down", "enter", "w")),
+    ("history-detail", "supervisor", keys("enter", "2", "enter")),
+    ("stats", "supervisor", keys("down", "enter", "4")),
+    ("flush", "admin", keys("F")),
+    ("webhook-log", "admin", keys("down", "enter", "5")),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def steady(svg: Path, addresses: dict[str, str]) -> None:
+    """What would make every run's picture differ: this run's free ports (the file shows fixed ones
+    of the same length, so nothing moves) and the id Rich draws at random for the SVG's styles."""
+    text = svg.read_text()
+    for real, shown in addresses.items():
+        text = text.replace(real.removeprefix("http://"), shown.removeprefix("http://"))
+    text = re.sub(r"terminal-\d+", f"terminal-{svg.stem}", text)
+    svg.write_text(text)
+
+
+def shown_address(real: str, port: int) -> str:
+    host, real_port = real.rsplit(":", 1)
+    return f"{host}:{str(port).rjust(len(real_port), '4')}"
+
+
+async def shoot(
+    name: str, role: str, steps: Steps, url: str, side: str, out: Path, size: tuple[int, int]
+) -> Path:
+    app = QueueDeskApp(Target(url, KEYS[role], None), settings=AppSettings(), clock=ManualClock(FIXED_NOW))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await steps(pilot)
+        for field in app.screen.query(Input):
+            field.cursor_blink = False  # a blinking cursor is on or off by the moment
+        await pilot.pause(0.1)
+        path = out / f"{name}.svg"
+        app.save_screenshot(filename=path.name, path=str(out))
+        steady(path, {url: shown_address(url, 8000), side: shown_address(side, 8001)})
+        await app.action_quit()  # gives back what the work screens claimed
+    return path
+
+
+async def make(out: Path, size: tuple[int, int]) -> list[Path]:
+    directory = Path(tempfile.mkdtemp(prefix="qd-screenshots-"))
+    db_url = f"sqlite:///{directory / 'demo.db'}"
+    side = SideServer()
+    await side.start()
+    await run_once(db_url, data.build, FIXED_NOW)
+    await run_once(db_url, data.bring_to_now, timedelta(0), IMAGE_BASE_PLACEHOLDER, side.base_url)
+    stats_route.utcnow = lambda: FIXED_NOW  # type: ignore[attr-defined]  # the stats as of the fixed moment
+    port = free_port()
+    settings = Settings(db_url=db_url, port=port, allow_private_webhooks=False, db_pool_size=1)
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(settings), port=port, log_level="warning", lifespan="on")
+    )
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    serving = asyncio.create_task(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.02)
+    made = []
+    try:
+        for name, role, steps in SCREENS:
+            made.append(await shoot(name, role, steps, f"http://127.0.0.1:{port}", side.base_url, out, size))
+            print(f"screenshots: {made[-1]}", file=sys.stderr)
+    finally:
+        server.should_exit = True
+        await serving
+        await side.stop()
+        shutil.rmtree(directory, ignore_errors=True)
+    return made
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--out", default="screenshots", type=Path)
+    parser.add_argument("--size", default="120x36")
+    parser.add_argument("--png", action="store_true", help="also render each SVG to PNG (rsvg-convert)")
+    args = parser.parse_args()
+    columns, rows = (int(part) for part in args.size.split("x"))
+    args.out.mkdir(parents=True, exist_ok=True)
+    made = asyncio.run(make(args.out, (columns, rows)))
+    if args.png:
+        for svg in made:
+            with contextlib.suppress(FileNotFoundError):
+                subprocess.run(["rsvg-convert", "-o", str(svg.with_suffix(".png")), str(svg)], check=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""Simulated colleagues: workers who claim and complete tasks at a human pace, and an integration
+that keeps adding tasks, all over HTTP like any client, so counts, active users and stats move.
+
+`pace` scales every pause (1.0: seconds per task, as people work; the tests use less). Stopping
+cancels them; a worker gives back the task it holds before it stops, so nothing is left claimed.
+"""
+
+import asyncio
+import contextlib
+import random
+from dataclasses import dataclass, field
+from datetime import date
+
+from queuedesk.api import errors
+from queuedesk.api.client import QueueDeskClient
+from queuedesk.demo.content import QUEUES, answer, new_task
+
+COLLEAGUE_KEYS = {
+    "priya@demo.test": "demo-colleague-key-priya-000004",
+    "tomas@demo.test": "demo-colleague-key-tomas-000005",
+    "lena@demo.test": "demo-colleague-key-lena-0000006",
+    "kofi@demo.test": "demo-colleague-key-kofi-0000007",
+}
+INTEGRATION_KEY = "demo-integration-key-0000000008"
+TARGET_PENDING = 120  # per queue: the integration adds faster while a queue has fewer
+SKIP_CHANCE = 0.06
+
+
+@dataclass
+class Colleagues:
+    url: str
+    image_base: str
+    pace: float = 1.0
+    completed: int = 0
+    created: int = 0
+    _tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    _clients: list[QueueDeskClient] = field(default_factory=list)
+
+    def start(self) -> None:
+        for number, key in enumerate(COLLEAGUE_KEYS.values()):
+            self._tasks.append(
+                asyncio.create_task(self._work(key, random.Random(number)), name=f"colleague-{number}")
+            )
+        self._tasks.append(asyncio.create_task(self._integrate(random.Random(99)), name="integration"))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        for client in self._clients:
+            await client.aclose()
+        self._clients.clear()
+
+    def _client(self, key: str) -> QueueDeskClient:
+        client = QueueDeskClient(self.url, key, 1, timeout=10.0)
+        self._clients.append(client)
+        return client
+
+    async def _pause(self, rng: random.Random, low: float, high: float) -> None:
+        await asyncio.sleep(rng.uniform(low, high) * self.pace)
+
+    async def _queue_ids(self, client: QueueDeskClient) -> dict[str, int]:
+        return {queue.name: queue.id for queue in await client.queues() if queue.name in QUEUES}
+
+    async def _work(self, key: str, rng: random.Random) -> None:
+        client = self._client(key)
+        await self._pause(rng, 0.5, 4)  # people do not all start at the same second
+        queue_ids: dict[str, int] = {}
+        while True:
+            try:
+                queue_ids = queue_ids or await self._queue_ids(client)
+                if not queue_ids:
+                    await self._pause(rng, 5, 10)
+                    continue
+                name = rng.choice(sorted(queue_ids))
+                await self._one_task(client, queue_ids[name], name, rng)
+            except errors.QueueDeskError:
+                queue_ids = {}  # a queue flushed, renamed or gone: look again after a pause
+                await self._pause(rng, 2, 5)
+
+    async def _one_task(self, client: QueueDeskClient, queue_id: int, name: str, rng: random.Random) -> None:
+        claim = await client.claim_next(queue_id)
+        if claim.task is None:
+            await self._pause(rng, 2, 6)
+            return
+        task = claim.task
+        given_back = False
+        try:
+            await self._pause(rng, 4, 16)  # reading and deciding
+            if rng.random() < SKIP_CHANCE:
+                await client.release(queue_id, task.id)
+            else:
+                await client.complete(queue_id, task.id, answer(name, dict(task.data), rng))
+                self.completed += 1
+            given_back = True
+        finally:
+            if not given_back:  # stopped (or failed) while holding it: give it back
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(self._give_back(client, queue_id, task.id))
+        await self._pause(rng, 1, 4)
+
+    @staticmethod
+    async def _give_back(client: QueueDeskClient, queue_id: int, task_id: int) -> None:
+        with contextlib.suppress(errors.QueueDeskError):
+            await asyncio.wait_for(client.release(queue_id, task_id), timeout=3)
+
+    async def _integrate(self, rng: random.Random) -> None:
+        client = self._client(INTEGRATION_KEY)
+        while True:
+            try:
+                for queue in await client.queues():
+                    if queue.name not in QUEUES:
+                        continue
+                    wanted = 3 if queue.n_tasks < TARGET_PENDING else 1 if rng.random() < 0.4 else 0
+                    for _ in range(wanted):
+                        await client.create_task(
+                            queue.id, new_task(queue.name, rng, date.today(), self.image_base)
+                        )
+                        self.created += 1
+            except errors.QueueDeskError:
+                pass
+            await self._pause(rng, 6, 14)

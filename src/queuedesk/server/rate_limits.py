@@ -1,0 +1,123 @@
+"""Rate limits of one server process: requests per API key, and failed authentications per client address.
+
+Both are token buckets. A key's bucket holds twice `rate` requests and refills at `rate` per second;
+an address's bucket of failures holds 50 and refills at 10 per second. While an address has no
+failures left, a request from it is refused with 429 *before* its key is looked up, unless that key
+has already authenticated from the same address: so guessing keys from one address goes at most as
+fast as its failures refill, the guesses beyond it cost the database nothing, and people already
+working from that address (a shared office address, a proxy) are not locked out by the guesser.
+
+The limits live in the process's memory: several processes each count on their own.
+"""
+
+import math
+import time
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from queuedesk.server.errors import ServiceError, error
+
+FAILURE_RATE = 10.0  # failed authentications per second per client address, refilled
+FAILURE_BURST = 50.0
+KEYS_PER_ADDRESS = 32  # keys remembered as good per address (the most recent)
+MAX_ENTRIES = 100_000  # buckets (or addresses) remembered before the idle ones are forgotten
+
+
+class Buckets:
+    """Token buckets by key, in memory; a key not seen holds a full bucket."""
+
+    def __init__(self, rate: float, burst: float, max_entries: int = MAX_ENTRIES) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._max = max_entries
+        self._state: dict[Hashable, tuple[float, float]] = {}  # key: (tokens, when counted)
+
+    def _tokens(self, key: Hashable, now: float) -> float:
+        state = self._state.get(key)
+        if state is None:
+            return self.burst
+        tokens, then = state
+        return min(self.burst, tokens + (now - then) * self.rate)
+
+    def wait(self, key: Hashable, now: float) -> float:
+        """Seconds until `key` has a token (0 when it has one now); takes nothing."""
+        tokens = self._tokens(key, now)
+        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+
+    def take(self, key: Hashable, now: float) -> float:
+        """Take a token: 0 when there was one, else the seconds until there is (nothing taken)."""
+        tokens = self._tokens(key, now)
+        if tokens < 1:
+            return (1 - tokens) / self.rate
+        if len(self._state) >= self._max and key not in self._state:
+            self._forget_full(now)
+        self._state[key] = (tokens - 1, now)
+        return 0.0
+
+    def _forget_full(self, now: float) -> None:
+        """A full bucket is the same as none: forget those, else the oldest half."""
+        full = [key for key in self._state if self._tokens(key, now) >= self.burst]
+        for key in full:
+            del self._state[key]
+        if len(self._state) >= self._max:
+            for key in list(self._state)[: self._max // 2]:
+                del self._state[key]
+
+
+def too_many(message: str, wait: float) -> ServiceError:
+    refusal = error(429, "rate_limited", message)
+    refusal.headers["Retry-After"] = str(max(1, math.ceil(wait)))
+    return refusal
+
+
+def client_address(scope: Mapping[str, Any]) -> str:
+    """The client's address: the peer, or what a trusted proxy's X-Forwarded-For names (uvicorn
+    rewrites `client` for the addresses `--forwarded-allow-ips` trusts)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+class RateLimits:
+    """One process's limits. `admit` before a key is looked up, `settle` after."""
+
+    def __init__(self, per_key: int | None, clock: Any = time.monotonic) -> None:
+        self._keys = Buckets(per_key, 2 * per_key) if per_key else None
+        self._failures = Buckets(FAILURE_RATE, FAILURE_BURST)
+        self._good: dict[str, dict[str, None]] = {}  # address: key hashes that authenticated from it
+        self._clock = clock
+
+    def admit(self, address: str, key_hash: str) -> None:
+        """429 when the address has used up its failures and the key is not known good from there."""
+        wait = self._failures.wait(address, self._clock())
+        if wait and key_hash not in self._good.get(address, ()):
+            raise too_many(
+                "Too many failed authentications from this address; wait before trying again.", wait
+            )
+
+    def settle(self, address: str, key_hash: str, authenticated: bool) -> None:
+        """Count a failure against the address; or remember the key as good there and spend one of
+        its requests (429 when it has none left)."""
+        now = self._clock()
+        if not authenticated:
+            self._failures.take(address, now)
+            return
+        self._remember(address, key_hash)
+        if self._keys is not None and (wait := self._keys.take(key_hash, now)):
+            raise too_many(
+                f"Too many requests with this API key (at most {self._keys.rate:g} a second, "
+                f"bursts of {self._keys.burst:g}); slow down.",
+                wait,
+            )
+
+    def _remember(self, address: str, key_hash: str) -> None:
+        keys = self._good.get(address)
+        if keys is None:
+            if len(self._good) >= MAX_ENTRIES:
+                for old in list(self._good)[: MAX_ENTRIES // 2]:
+                    del self._good[old]
+            keys = self._good[address] = {}
+        elif key_hash in keys:
+            return
+        keys[key_hash] = None
+        if len(keys) > KEYS_PER_ADDRESS:
+            del keys[next(iter(keys))]

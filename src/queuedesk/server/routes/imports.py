@@ -1,0 +1,175 @@
+"""Import sessions (a QueueDesk extension): an import larger than one request, all or nothing.
+
+`POST .../imports` opens (or finds, by the client's key) a session; `POST .../imports/{id}/chunks`
+stages rows at an offset (re-sending a chunk changes nothing); `POST .../imports/{id}/commit`
+makes every staged row a task in one transaction (committing again answers the same ids);
+`GET .../imports/{id}` says where it stands.
+"""
+
+import re
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from queuedesk.api.blocks import Problem, validate_task_data
+from queuedesk.api.timestamps import utcnow
+from queuedesk.server.access import QueueCaller
+from queuedesk.server.errors import ServiceError, conflict, error, invalid, not_found
+from queuedesk.server.http import JSONResponse, json_object, read_json
+from queuedesk.server.routes import db_of
+from queuedesk.server.routes.tasks import CSV_SOURCE, MAX_IMPORT, MAX_PROBLEMS
+from queuedesk.server.serialize import ts
+from queuedesk.server.store import imports
+from queuedesk.server.store.imports import CommitOutcome, Session
+
+MAX_SESSION_ROWS = 1_000_000
+KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def session_body(session: Session) -> dict[str, Any]:
+    return {
+        "id": session.id,
+        "key": session.key,
+        "status": session.status,
+        "source": session.source,
+        "total": session.total,
+        "staged": session.staged,
+        "next_offset": session.next_offset,
+        "created_at": ts(session.created_at),
+        "expires_at": ts(session.expires_at),
+        "committed_at": ts(session.committed_at),
+        "created": session.created,
+        "ids": session.ids,
+    }
+
+
+def _missing(session_id: int) -> ServiceError:
+    return not_found(f"Import {session_id} not found in this queue (or it expired: start it again).")
+
+
+def _committed(session: Session) -> ServiceError:
+    return conflict(
+        "conflict",
+        f"Import {session.id} is already committed ({session.created} tasks): it takes no more rows.",
+    )
+
+
+def _session_problems(body: dict[str, Any]) -> list[Problem]:
+    problems: list[Problem] = []
+    key, source, total = body["key"], body["source"], body["total"]
+    if not isinstance(key, str) or not KEY.match(key):
+        problems.append(
+            Problem("invalid_value", "key", "must be 1-128 letters, digits, '_', '.', ':' or '-'")
+        )
+    if not isinstance(source, str) or not (source in ("manual", "connector") or CSV_SOURCE.match(source)):
+        problems.append(
+            Problem("invalid_value", "source", "must be 'manual', 'connector' or a file name ending in .csv")
+        )
+    if not _whole(total) or not 1 <= total <= MAX_SESSION_ROWS:
+        problems.append(
+            Problem("invalid_value", "total", f"must be a whole number from 1 to {MAX_SESSION_ROWS}")
+        )
+    return problems
+
+
+async def open_import(request: Request, caller: QueueCaller) -> Response:
+    body = json_object(
+        await read_json(request), allowed=("key", "source", "total"), required=("key", "source", "total")
+    )
+    problems = _session_problems(body)
+    if problems:
+        raise invalid(problems)
+    session = await db_of(request).write(
+        imports.open_session, caller.queue.id, body["key"], body["source"], body["total"], utcnow()
+    )
+    if (session.source, session.total) != (body["source"], body["total"]):
+        raise conflict(
+            "conflict",
+            f"Import {session.id} already has the key {session.key!r}, with source {session.source!r} "
+            f"and {session.total} rows: use another key for another import.",
+        )
+    return JSONResponse(session_body(session))
+
+
+async def get_import(request: Request, caller: QueueCaller) -> Response:
+    session_id = request.path_params["import"]
+    session = await db_of(request).read(imports.get_session, caller.queue.id, session_id, utcnow())
+    if session is None:
+        raise _missing(session_id)
+    return JSONResponse(session_body(session))
+
+
+def _chunk_problems(caller: QueueCaller, session: Session, body: dict[str, Any]) -> list[Problem]:
+    offset, items = body["offset"], body["tasks"]
+    if not _whole(offset) or offset < 0:
+        return [Problem("invalid_value", "offset", "must be a whole number from 0 on")]
+    if not isinstance(items, list) or not 1 <= len(items) <= MAX_IMPORT:
+        return [
+            Problem(
+                "invalid_value", "tasks", f'must be a list of 1 to {MAX_IMPORT} {{"data": {{...}}}} objects'
+            )
+        ]
+    if offset + len(items) > session.total:
+        return [
+            Problem(
+                "invalid_value",
+                "tasks",
+                f"rows {offset} to {offset + len(items) - 1} go past the import's {session.total} rows",
+            )
+        ]
+    problems: list[Problem] = []
+    for index, item in enumerate(items):
+        row = f"row {offset + index}"
+        where = f"tasks[{index}]"
+        if not isinstance(item, dict) or set(item) != {"data"}:
+            problems.append(Problem("invalid_value", where, f"{row}: must be an object with only 'data'"))
+        else:
+            found = validate_task_data(caller.queue.blocks, item["data"], field_name=f"{where}.data")
+            problems += [Problem(p.code, p.field, f"{row}: {p.message}") for p in found]
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    return problems[:MAX_PROBLEMS]
+
+
+async def stage_chunk(request: Request, caller: QueueCaller) -> Response:
+    session_id = request.path_params["import"]
+    body = json_object(await read_json(request), allowed=("offset", "tasks"), required=("offset", "tasks"))
+    db = db_of(request)
+    session = await db.read(imports.get_session, caller.queue.id, session_id, utcnow())
+    if session is None:
+        raise _missing(session_id)
+    if session.status == "committed":
+        raise _committed(session)
+    problems = _chunk_problems(caller, session, body)
+    if problems:
+        raise invalid(problems)
+    items = [item["data"] for item in body["tasks"]]
+    staged = await db.write(imports.stage, caller.queue, session_id, body["offset"], items, utcnow())
+    if staged is None:
+        raise _missing(session_id)
+    if staged.status == "committed":
+        raise _committed(staged)
+    return JSONResponse(session_body(staged))
+
+
+async def commit_import(request: Request, caller: QueueCaller) -> Response:
+    session_id = request.path_params["import"]
+    body = await read_json(request, required=False)
+    if body not in (None, {}):
+        raise error(400, "invalid_value", "Committing takes no body (or {}).")
+    done = await db_of(request).write(imports.commit, caller.queue.id, session_id, utcnow())
+    if done is None:
+        raise _missing(session_id)
+    session, outcome = done
+    if outcome is CommitOutcome.INCOMPLETE:
+        raise conflict(
+            "conflict",
+            f"Import {session.id} has {session.staged} of its {session.total} rows staged: stage the rest "
+            f"(from row {session.next_offset}) before committing. Nothing was created.",
+        )
+    return JSONResponse({"created": session.created, "ids": session.ids})

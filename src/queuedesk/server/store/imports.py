@@ -1,0 +1,214 @@
+"""Import sessions: an import in several requests, all or nothing.
+
+Rows are staged in `import_rows`, which no list or claim reads; committing moves every staged row
+into `tasks` in one transaction and keeps the answer (the ids) on the session, so committing again
+answers the same. Each function is one unit of work: run it with `Database.write`.
+
+On PostgreSQL the session's row is locked (`FOR UPDATE`) by staging and committing, so a chunk never
+lands in a session while it is being committed and two commits never both insert.
+"""
+
+from datetime import datetime, timedelta
+from enum import Enum
+from typing import Any, NamedTuple
+
+import orjson
+from sqlalchemy import Connection, text
+
+from queuedesk.server.store.records import QueueRecord
+from queuedesk.server.store.sql import Sql, one, rows, run
+from queuedesk.server.store.tasks import count_pending, full_data
+from queuedesk.server.store.types import from_micros, to_micros
+
+STAGED_FOR = timedelta(hours=24)  # a staged session lives this long after its last chunk
+ANSWER_KEPT_FOR = timedelta(days=7)  # a committed session answers re-runs this long
+
+
+class Session(NamedTuple):
+    id: int
+    key: str
+    status: str  # staged | committed
+    source: str
+    total: int
+    staged: int
+    next_offset: int
+    created_at: datetime
+    expires_at: datetime
+    committed_at: datetime | None
+    created: int | None
+    ids: list[int] | None
+
+
+class CommitOutcome(Enum):
+    COMMITTED = "committed"  # by this call
+    ALREADY = "already"  # by an earlier call: the same answer
+    INCOMPLETE = "incomplete"  # rows are missing: nothing done
+
+
+SESSION_COLUMNS = "id, key, status, source, total, created_at, expires_at, committed_at, created, ids"
+BY_KEY = Sql(
+    f"SELECT {SESSION_COLUMNS} FROM import_sessions WHERE queue_id = :queue_id AND key = :key {{lock}}"
+)
+BY_ID = Sql(
+    f"""SELECT {SESSION_COLUMNS} FROM import_sessions
+    WHERE id = :session_id AND queue_id = :queue_id AND expires_at > :now {{lock}}"""
+)
+CREATE = Sql(
+    """INSERT INTO import_sessions (queue_id, key, source, total, status, created_at, expires_at)
+    VALUES (:queue_id, :key, :source, :total, 'staged', :now, :expires_at)
+    ON CONFLICT (queue_id, key) DO NOTHING"""
+)
+DROP_EXPIRED = Sql("DELETE FROM import_sessions WHERE expires_at <= :now")
+STAGED_SHAPE = Sql("SELECT count(*), max(position) FROM import_rows WHERE session_id = :session_id")
+FIRST_ROW = Sql("SELECT 1 FROM import_rows WHERE session_id = :session_id AND position = 0")
+# The first position whose successor is missing: the end of the staged prefix.
+FIRST_GAP = Sql(
+    """SELECT min(r.position) + 1 FROM import_rows r WHERE r.session_id = :session_id
+    AND NOT EXISTS (SELECT 1 FROM import_rows n WHERE n.session_id = :session_id AND n.position = r.position + 1)"""
+)
+# Re-sent rows (the same session and position) change nothing: the first staging stands.
+STAGE = text(
+    """INSERT INTO import_rows (session_id, position, data) VALUES (:session_id, :position, :data)
+    ON CONFLICT (session_id, position) DO NOTHING"""
+)
+EXTEND = Sql("UPDATE import_sessions SET expires_at = :expires_at WHERE id = :session_id")
+MOVE_ROWS = Sql(
+    """INSERT INTO tasks (queue_id, status, data, source, created_at)
+    SELECT :queue_id, 'new', data, :source, :now FROM import_rows WHERE session_id = :session_id
+    ORDER BY position RETURNING id"""
+)
+MARK_COMMITTED = Sql(
+    """UPDATE import_sessions SET status = 'committed', committed_at = :now, expires_at = :expires_at,
+    created = :created, ids = :ids WHERE id = :session_id"""
+)
+DROP_ROWS = Sql("DELETE FROM import_rows WHERE session_id = :session_id")
+
+
+def _session(conn: Connection, row: tuple[Any, ...]) -> Session:
+    session_id, key, status, source, total, created_at, expires_at, committed_at, created, ids = row
+    staged, next_offset = (created, created) if status == "committed" else _staged(conn, session_id)
+    return Session(
+        id=session_id,
+        key=key,
+        status=status,
+        source=source,
+        total=total,
+        staged=staged,
+        next_offset=next_offset,
+        created_at=from_micros(created_at),
+        expires_at=from_micros(expires_at),
+        committed_at=None if committed_at is None else from_micros(committed_at),
+        created=created,
+        ids=None if ids is None else orjson.loads(ids),
+    )
+
+
+def _staged(conn: Connection, session_id: int) -> tuple[int, int]:
+    """How many rows are staged, and the first position not staged."""
+    shape = one(conn, STAGED_SHAPE, session_id=session_id)
+    count, last = shape if shape is not None else (0, None)
+    if not count:
+        return 0, 0
+    if last == count - 1:  # the usual case: a prefix with no gap
+        return count, count
+    if one(conn, FIRST_ROW, session_id=session_id) is None:
+        return count, 0
+    gap = one(conn, FIRST_GAP, session_id=session_id)
+    return count, gap[0] if gap is not None else count
+
+
+def drop_expired(conn: Connection, now: datetime) -> int:
+    """Delete staged sessions past their time, and committed ones whose answer is no longer kept."""
+    return run(conn, DROP_EXPIRED, now=to_micros(now))
+
+
+def open_session(
+    conn: Connection, queue_id: int, key: str, source: str, total: int, now: datetime
+) -> Session:
+    """The queue's live session with this key, made now if there is none (an expired one is dropped
+    first). The caller compares its source and total with what it asked for."""
+    drop_expired(conn, now)
+    run(
+        conn,
+        CREATE,
+        queue_id=queue_id,
+        key=key,
+        source=source,
+        total=total,
+        now=to_micros(now),
+        expires_at=to_micros(now + STAGED_FOR),
+    )
+    row = one(conn, BY_KEY, queue_id=queue_id, key=key)
+    assert row is not None  # made above, or there already, in this transaction
+    return _session(conn, row)
+
+
+def get_session(conn: Connection, queue_id: int, session_id: int, now: datetime) -> Session | None:
+    row = one(conn, BY_ID, session_id=session_id, queue_id=queue_id, now=to_micros(now))
+    return None if row is None else _session(conn, row)
+
+
+def stage(
+    conn: Connection,
+    queue: QueueRecord,
+    session_id: int,
+    offset: int,
+    items: list[dict[str, Any]],
+    now: datetime,
+) -> Session | None:
+    """Stage `items` at positions `offset`, `offset + 1`, ...; rows already staged there stay as they
+    were. A committed session is answered unchanged; None when there is no such live session."""
+    row = one(conn, BY_ID, session_id=session_id, queue_id=queue.id, now=to_micros(now))
+    if row is None:
+        return None
+    if row[2] == "staged":
+        conn.execute(
+            STAGE,
+            [
+                {
+                    "session_id": session_id,
+                    "position": offset + index,
+                    "data": orjson.dumps(full_data(queue, data)).decode(),
+                }
+                for index, data in enumerate(items)
+            ],
+        )
+        run(conn, EXTEND, expires_at=to_micros(now + STAGED_FOR), session_id=session_id)
+        row = one(conn, BY_ID, session_id=session_id, queue_id=queue.id, now=to_micros(now))
+        assert row is not None
+    return _session(conn, row)
+
+
+def commit(
+    conn: Connection, queue_id: int, session_id: int, now: datetime
+) -> tuple[Session, CommitOutcome] | None:
+    """Move every staged row into `tasks` (new, in row order) and keep the answer on the session.
+    Nothing is done when rows are missing, or when the session was committed before (its answer
+    stands). None when there is no such live session."""
+    row = one(conn, BY_ID, session_id=session_id, queue_id=queue_id, now=to_micros(now))
+    if row is None:
+        return None
+    session = _session(conn, row)
+    if session.status == "committed":
+        return session, CommitOutcome.ALREADY
+    if session.staged != session.total:
+        return session, CommitOutcome.INCOMPLETE
+    moved = rows(
+        conn, MOVE_ROWS, queue_id=queue_id, source=session.source, now=to_micros(now), session_id=session_id
+    )
+    ids = sorted(task_id for (task_id,) in moved)  # ids are handed out in row order
+    count_pending(conn, queue_id, len(ids))
+    run(
+        conn,
+        MARK_COMMITTED,
+        now=to_micros(now),
+        expires_at=to_micros(now + ANSWER_KEPT_FOR),
+        created=len(ids),
+        ids=orjson.dumps(ids).decode(),
+        session_id=session_id,
+    )
+    run(conn, DROP_ROWS, session_id=session_id)
+    committed = session._replace(
+        status="committed", committed_at=now, expires_at=now + ANSWER_KEPT_FOR, created=len(ids), ids=ids
+    )
+    return committed, CommitOutcome.COMMITTED

@@ -1,0 +1,89 @@
+"""`queuedesk web`: the terminal app in a browser, through textual-serve.
+
+Every browser session runs its own app process, which starts on the Connect screen: each person
+signs in with their own key. The sessions get none of this machine's connection (its QUEUEDESK_*
+variables and profiles are not passed on) and write nothing to its disk (no profile, no journal of
+unsent work; see tui/settings.web_session). Pictures use the half-cell renderer, which a browser's
+terminal draws.
+"""
+
+import argparse
+import os
+import shlex
+import sys
+
+WEB_HELP = """\
+The app in a browser: each browser session runs its own app and signs in with its own key.
+Nothing is saved on this machine for a session (no profile, no journal of unsent work).
+
+It listens on loopback (127.0.0.1) by default. To offer it to others, keep it there and put a
+reverse proxy with TLS in front that passes WebSockets on, and give the address people use:
+
+  queuedesk web --port 8100 --public-url https://queues.example.com
+
+  # Caddy:  queues.example.com { reverse_proxy 127.0.0.1:8100 }
+  # nginx:  location / { proxy_pass http://127.0.0.1:8100; proxy_http_version 1.1;
+  #                      proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade";
+  #                      proxy_set_header Host $host; }
+
+Anyone who reaches the page can start an app process: restrict who reaches it at the proxy
+(single sign-on, basic auth or an allow-list) when it is not on a private network.
+"""
+
+# This machine's connection: never handed to a browser session.
+HOST_CONNECTION_VARIABLES = (
+    "QUEUEDESK_URL",
+    "QUEUEDESK_TOKEN",
+    "QUEUEDESK_ORG",
+    "QUEUEDESK_PROFILE",
+    "QUEUEDESK_CONFIG",
+)
+
+
+def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    web = commands.add_parser(
+        "web",
+        help="the app in a browser (textual-serve)",
+        description=WEB_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    web.set_defaults(web_command=True)
+    web.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    web.add_argument("--port", type=int, default=8100, help="port to listen on (default 8100)")
+    web.add_argument("--public-url", metavar="URL", help="the address browsers use, behind a reverse proxy")
+    web.add_argument("--server-url", metavar="URL", help="the QueueDesk server the Connect screen offers")
+
+
+def session_environment(base: dict[str, str], server_url: str | None) -> dict[str, str]:
+    """What each browser session's app process gets: this environment without the host's connection."""
+    environment = {name: value for name, value in base.items() if name not in HOST_CONNECTION_VARIABLES}
+    environment["QUEUEDESK_WEB_SESSION"] = "1"
+    environment["QUEUEDESK_IMAGE_RENDERER"] = "halfcell"
+    environment.pop("QUEUEDESK_WEB_SERVER_URL", None)
+    if server_url:
+        environment["QUEUEDESK_WEB_SERVER_URL"] = server_url
+    return environment
+
+
+def serve_web(host: str, port: int, *, demo_url: str | None = None, public_url: str | None = None) -> int:
+    try:
+        from textual_serve.server import Server
+    except ModuleNotFoundError:
+        print("queuedesk: the web mode needs textual-serve: pip install textual-serve", file=sys.stderr)
+        return 2
+    # textual-serve starts each session with a copy of this process's environment.
+    environment = session_environment(dict(os.environ), demo_url)
+    os.environ.clear()
+    os.environ.update(environment)
+    command = f"{shlex.quote(sys.executable)} -m queuedesk"
+    where = public_url or f"http://{host}:{port}"
+    print(
+        f"queuedesk web: the app on {where} (each browser session signs in; stop with Ctrl+C)",
+        file=sys.stderr,
+    )
+    Server(command, host=host, port=port, title="QueueDesk", public_url=public_url).serve()
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    return serve_web(args.host, args.port, demo_url=args.server_url, public_url=args.public_url)

@@ -1,0 +1,134 @@
+"""Rate limits against a real `queuedesk serve` over loopback: per key, on failed authentications per
+address, the client address behind a trusted proxy, and the client honouring `Retry-After`.
+
+The key limit is set small (`--rate-limit 5`: bursts of 10); the failure limit is the default (10 a
+second, bursts of 50). Each test that guesses keys gives itself an address of its own through
+X-Forwarded-For (loopback is a trusted proxy by default), so the tests do not share a bucket.
+"""
+
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+
+from queuedesk.api.client import QueueDeskClient, RetryPolicy, retry_after_seconds
+from tests.support import KEYS, ROLES_SEED, ServerProcess, assert_envelope
+
+KEY_RATE = 5
+FAILURE_BURST = 50
+FAILURE_RATE = 10
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    flags = ["--rate-limit", str(KEY_RATE)]
+    server = ServerProcess(tmp_path_factory.mktemp("limited") / "qd.db", flags, seed=ROLES_SEED).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def untrusting(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A server that trusts no proxy on loopback (X-Forwarded-For from the tests is ignored), and
+    limits no key."""
+    flags = ["--forwarded-allow-ips", "192.0.2.1", "--rate-limit", "off"]
+    server = ServerProcess(tmp_path_factory.mktemp("untrusting") / "qd.db", flags, seed=ROLES_SEED).start()
+    yield server
+    server.stop()
+
+
+def _auth(role_or_key: str, address: str | None = None) -> dict[str, str]:
+    headers = {"Authorization": f"Token {KEYS.get(role_or_key, role_or_key)}"}
+    if address is not None:
+        headers["X-Forwarded-For"] = address
+    return headers
+
+
+def _guesses(client: httpx.Client, count: int, address: str | None) -> list[httpx.Response]:
+    return [client.get("/me", headers=_auth(f"qd_guess{i:04d}", address)) for i in range(count)]
+
+
+def _assert_rate_limited(response: httpx.Response) -> None:
+    assert_envelope(response, 429, "rate_limited")
+    retry_after = response.headers["retry-after"]
+    assert retry_after.isdigit() and 1 <= int(retry_after) <= 60, retry_after
+
+
+def test_a_burst_beyond_the_key_limit_is_429_while_another_key_gets_200(limited: ServerProcess) -> None:
+    with httpx.Client(base_url=limited.url, timeout=10) as client:
+        answers = [client.get("/me", headers=_auth("supervisor")) for _ in range(4 * KEY_RATE)]
+        other = client.get("/me", headers=_auth("worker2"))
+        statuses = [a.status_code for a in answers]
+        assert statuses[: 2 * KEY_RATE - 2].count(200) == 2 * KEY_RATE - 2, statuses
+        assert 429 in statuses, statuses
+        _assert_rate_limited(next(a for a in answers if a.status_code == 429))
+        assert other.status_code == 200, other.text
+        time.sleep(int(answers[-1].headers.get("retry-after", "1")))
+        assert client.get("/me", headers=_auth("supervisor")).status_code == 200
+
+
+def test_wrong_key_guesses_are_429_while_a_valid_key_from_that_address_still_works(
+    limited: ServerProcess,
+) -> None:
+    address = "198.51.100.7"
+    with httpx.Client(base_url=limited.url, timeout=10) as client:
+        assert client.get("/me", headers=_auth("admin", address)).status_code == 200
+        started = time.monotonic()
+        statuses = [r.status_code for r in _guesses(client, FAILURE_BURST + 30, address)]
+        refilled = FAILURE_RATE * (time.monotonic() - started)
+        assert statuses[:FAILURE_BURST] == [401] * FAILURE_BURST, statuses
+        assert set(statuses) == {401, 429}, statuses
+        assert statuses.count(401) <= FAILURE_BURST + refilled + 1, (refilled, statuses)
+        _assert_rate_limited(client.get("/me", headers=_auth("qd_one-more", address)))
+        # The key already used from there still works; another address is not affected.
+        assert client.get("/me", headers=_auth("admin", address)).status_code == 200
+        assert client.get("/me", headers=_auth("qd_elsewhere", "198.51.100.8")).status_code == 401
+        # A valid key not yet seen from that address waits, like a guess, until the failures refill.
+        refused = client.get("/me", headers=_auth("worker", address))
+        _assert_rate_limited(refused)
+        time.sleep(int(refused.headers["retry-after"]))
+        assert client.get("/me", headers=_auth("worker", address)).status_code == 200
+
+
+def test_forwarded_for_names_the_client_only_behind_a_trusted_proxy(
+    limited: ServerProcess, untrusting: ServerProcess
+) -> None:
+    # Trusted (loopback, the default): each forwarded address has a bucket of its own.
+    with httpx.Client(base_url=limited.url, timeout=10) as client:
+        assert _guesses(client, FAILURE_BURST + 10, "203.0.113.1")[-1].status_code == 429
+        assert client.get("/me", headers=_auth("qd_guess", "203.0.113.2")).status_code == 401
+    # Untrusted: the header is ignored, every guess counts against the peer itself.
+    with httpx.Client(base_url=untrusting.url, timeout=10) as client:
+        assert _guesses(client, FAILURE_BURST + 10, "203.0.113.1")[-1].status_code == 429
+        _assert_rate_limited(client.get("/me", headers=_auth("qd_guess", "203.0.113.2")))
+
+
+def test_the_rate_limit_can_be_off(untrusting: ServerProcess) -> None:
+    with httpx.Client(base_url=untrusting.url, timeout=10, headers=_auth("admin")) as client:
+        assert {client.get("/me").status_code for _ in range(60)} == {200}
+
+
+async def test_the_client_waits_as_long_as_retry_after_says(limited: ServerProcess) -> None:
+    retry = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05)
+    async with QueueDeskClient(limited.url, KEYS["worker"], retry=retry) as client:
+        with httpx.Client(base_url=limited.url, timeout=10) as raw:  # spend the key's burst
+            statuses = [raw.get("/me", headers=_auth("worker")).status_code for _ in range(3 * KEY_RATE)]
+            assert 429 in statuses, statuses
+        started = time.monotonic()
+        me = await client.me()
+        waited = time.monotonic() - started
+    assert me.email == "wes@acme.test"
+    assert waited >= 0.8, waited  # the server's Retry-After (1 s), not the policy's 0.05 s backoff
+
+
+def test_retry_after_as_seconds_or_an_http_date_capped() -> None:
+    now = datetime(2026, 11, 23, 13, 0, 0, tzinfo=UTC)
+    assert retry_after_seconds("3", now) == 3
+    assert retry_after_seconds("Mon, 23 Nov 2026 13:00:07 GMT", now) == 7
+    assert retry_after_seconds("Mon, 23 Nov 2026 12:59:00 GMT", now) == 0
+    assert retry_after_seconds("soon", now) is None
+    assert retry_after_seconds("٣", now) is None
+    assert RetryPolicy(max_retry_after=30).delay(0, "3600") == 30
+    assert RetryPolicy().delay(0, "2") == 2

@@ -1,0 +1,74 @@
+"""The token buckets behind the rate limits, on a clock the test moves."""
+
+import pytest
+
+from queuedesk.server.errors import ServiceError
+from queuedesk.server.rate_limits import Buckets, RateLimits
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_bucket_gives_its_burst_then_refills_at_its_rate() -> None:
+    buckets = Buckets(rate=10, burst=50)
+    assert [buckets.take("a", 0.0) for _ in range(50)] == [0.0] * 50
+    assert buckets.take("a", 0.0) == pytest.approx(0.1)
+    assert buckets.take("b", 0.0) == 0.0  # another key has its own bucket
+    assert buckets.take("a", 0.1) == 0.0  # one token back after 1/rate seconds
+    assert buckets.wait("a", 0.1) == pytest.approx(0.1)
+    assert [buckets.take("a", 60.0) for _ in range(50)] == [0.0] * 50  # never more than the burst
+
+
+def test_a_bucket_table_forgets_full_buckets_first_and_stays_bounded() -> None:
+    buckets = Buckets(rate=1, burst=2, max_entries=10)
+    for n in range(10):
+        buckets.take(n, 0.0)
+    buckets.take("late", 5.0)  # every earlier bucket is full again by then: all forgotten
+    assert len(buckets._state) == 1
+    for n in range(100):
+        buckets.take(n, 5.0)
+    assert len(buckets._state) <= 10
+
+
+def _refusal(call: object) -> ServiceError:
+    with pytest.raises(ServiceError) as caught:
+        call()  # type: ignore[operator]
+    return caught.value
+
+
+def test_failures_lock_an_address_out_except_for_keys_already_good_there() -> None:
+    clock = Clock()
+    limits = RateLimits(per_key=None, clock=clock)
+    limits.admit("10.0.0.1", "good")
+    limits.settle("10.0.0.1", "good", authenticated=True)
+    for _ in range(50):
+        limits.admit("10.0.0.1", "guess")
+        limits.settle("10.0.0.1", "guess", authenticated=False)
+    refused = _refusal(lambda: limits.admit("10.0.0.1", "guess"))
+    assert (refused.status, refused.problems[0].code, refused.headers["Retry-After"]) == (
+        429,
+        "rate_limited",
+        "1",
+    )
+    limits.admit("10.0.0.1", "good")  # known from there: let through
+    limits.admit("10.0.0.2", "guess")  # another address: its own count
+    clock.now += 0.15
+    limits.admit("10.0.0.1", "guess")  # a failure refilled
+
+
+def test_a_key_over_its_rate_is_refused_with_the_seconds_to_wait() -> None:
+    clock = Clock()
+    limits = RateLimits(per_key=2, clock=clock)
+    for _ in range(4):
+        limits.settle("10.0.0.1", "k", authenticated=True)
+    refused = _refusal(lambda: limits.settle("10.0.0.1", "k", authenticated=True))
+    assert refused.status == 429 and refused.headers["Retry-After"] == "1"
+    assert "at most 2 a second, bursts of 4" in refused.problems[0].message
+    limits.settle("10.0.0.1", "other", authenticated=True)
+    clock.now += 0.5
+    limits.settle("10.0.0.1", "k", authenticated=True)
