@@ -97,7 +97,8 @@ def test_edit_renames_and_changes_blocks(cli, admin, org_id, tmp_path) -> None:
     path = write(
         tmp_path,
         "edit.toml",
-        'name = "Renamed by edit"\n\n[[blocks]]\nid = "note"\nname = "Note"\ntype = "text"\n',
+        'name = "Renamed by edit"\nwebhook = "http://127.0.0.1:9/h"\n\n'
+        '[[blocks]]\nid = "note"\nname = "Note"\ntype = "text"\n',
     )
     result = cli("queue", "edit", str(queue["id"]), str(path))
     assert result.code == 0, result
@@ -106,6 +107,12 @@ def test_edit_renames_and_changes_blocks(cli, admin, org_id, tmp_path) -> None:
     assert stored["name"] == "Renamed by edit"
     assert stored["data"] == [{"id": "note", "name": "Note", "type": "text"}]
     assert stored["description"] == queue["description"]  # left out: left as it was
+    hook = f"/orgs/{org_id}/queues/{queue['id']}/webhook"
+    assert admin.get(hook).json()["target"] == "http://127.0.0.1:9/h"
+    removing = write(tmp_path, "no-hook.json", '{"webhook": ""}')
+    assert cli("queue", "edit", str(queue["id"]), str(removing)).code == 0
+    assert admin.get(hook).json()["target"] == ""
+    assert detail(admin, org_id, queue["id"])["name"] == "Renamed by edit"
 
 
 def test_edit_of_a_queue_with_tasks_says_what_happens_and_needs_yes(cli, admin, org_id, tmp_path) -> None:

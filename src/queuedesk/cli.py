@@ -15,7 +15,7 @@ from queuedesk import __version__
 
 def build_parser() -> argparse.ArgumentParser:
     from queuedesk import web
-    from queuedesk.commands import config, export, importing, queue_files, queues, service, tasks
+    from queuedesk.commands import config, export, importing, queue_files, queues, service, tasks, users
     from queuedesk.commands.common import EXIT_HELP, connection_options
     from queuedesk.tui.main import add_app_options
 
@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     service.add_parsers(commands)
     web.add_parser(commands)
     connection = connection_options()
-    for module in (queues, queue_files, tasks, importing, export, config):
+    for module in (queues, queue_files, tasks, importing, export, config, users):
         module.add_parsers(commands, connection)
     return parser
 
@@ -60,8 +60,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(argv: Sequence[str] | None) -> int:
     _without_httpx_cli()
     from queuedesk.commands.common import run
+    from queuedesk.commands.users import MOVED, database_keys_usage
     from queuedesk.tui.main import run_app
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if database_keys_usage(argv):  # the old name of `admin-keys`, kept working
+        print(MOVED, file=sys.stderr)
+        argv[0] = "admin-keys"
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

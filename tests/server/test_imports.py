@@ -20,7 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support import KEYS, ROLES_SEED, ServerProcess, queuedesk_command
+from queuedesk.server.store.schema import LATEST
+from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql, query_value, queuedesk_command
 from tests.support.contract import body_of, claim
 from tests.tcp_proxy import TcpProxy
 
@@ -317,4 +318,33 @@ def test_import_survives_a_server_killed_mid_way_and_the_same_command_resumes(ba
             assert pending["count"] == before + 120
     finally:
         proxy.stop()
+        server.stop()
+
+
+# --- the schema -------------------------------------------------------------------------------------
+
+
+def test_a_version_6_database_gets_import_sessions_and_expired_ones_go_at_start(backend, tmp_path):
+    """Upgrade 6 → 7 on either database; a session past its time is deleted, rows and all, at start."""
+    server = ServerProcess(tmp_path / "old.db", seed=ROLES_SEED, backend=backend).start()
+    server.stop()
+    execute_sql(server.db_url, "DROP TABLE import_rows")
+    execute_sql(server.db_url, "DROP TABLE import_sessions")
+    execute_sql(server.db_url, "UPDATE schema_version SET version = 6")
+    server = ServerProcess(server.db_path, seed=ROLES_SEED, backend=backend, port=server.port).start()
+    try:
+        assert query_value(server.db_url, "SELECT version FROM schema_version") == LATEST == 7
+        with server.client("admin") as admin:
+            org = body_of(admin.get("/me"))["organization_id"]
+            qpath = f"/orgs/{org}/queues/{body_of(admin.get(f'/orgs/{org}/queues'))[0]['id']}"
+            session = open_session(admin, qpath, 3)
+            body_of(stage(admin, qpath, session, 0, rows(2)))
+        server.stop()
+        execute_sql(server.db_url, f"UPDATE import_sessions SET expires_at = 0 WHERE id = {session['id']}")
+        server = ServerProcess(server.db_path, seed=ROLES_SEED, backend=backend, port=server.port).start()
+        with server.client("admin") as admin:
+            assert admin.get(f"{qpath}/imports/{session['id']}").status_code == 404
+        assert query_value(server.db_url, "SELECT count(*) FROM import_rows") == 0
+        assert query_value(server.db_url, "SELECT count(*) FROM import_sessions") == 0
+    finally:
         server.stop()

@@ -41,7 +41,13 @@ def targets(server: ServerProcess, clients, org_id) -> dict[str, list[int]]:
         f"{qpath}/tasks/import",
         json={"source": "manual", "tasks": [{"data": {"paragraph": str(i)}} for i in range(50)]},
     ).json()["ids"]
-    return {"queue": [queue["id"]], "task": created}
+    # B17 may change or disable any user it is pointed at: generated requests get a user of their
+    # own, never the seeded ones the other tests sign in as.
+    person = admin.post(
+        f"/orgs/{org_id}/users", json={"email": "fuzzed@acme.test", "name": "Fuzzed", "role": "worker"}
+    ).json()
+    key = admin.post(f"/orgs/{org_id}/users/{person['id']}/keys").json()
+    return {"queue": [queue["id"]], "task": created, "user": [person["id"]], "key": [key["id"]]}
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")
@@ -53,9 +59,11 @@ def test_every_answer_matches_the_document(case, server: ServerProcess, org_id: 
     path_parameters = case.path_parameters or {}
     if isinstance(path_parameters.get("org"), int) and random.random() < 0.9:
         path_parameters["org"] = org_id
-    for name in ("queue", "task"):
+    for name in ("queue", "task", "key"):
         if isinstance(path_parameters.get(name), int) and random.random() < 0.8:
             path_parameters[name] = random.choice(targets[name])
+    if "user" in path_parameters:
+        path_parameters["user"] = targets["user"][0]
     headers = dict(case.headers or {})
     headers["Authorization"] = f"Token {KEYS['admin']}"
     case.call_and_validate(base_url=server.url, headers=headers, checks=CHECKS)

@@ -45,16 +45,18 @@ def org(admin_of: httpx.Client) -> int:
 def insert_deliveries(
     db_url: str, queue_id: int, prefix: str, count: int, *, status: str, age_days: float, attempts: int = 1
 ) -> None:
-    """`count` deliveries created `age_days` ago, each with `attempts` attempts made then; pending ones
-    are next due in ten days, so the dispatcher leaves them alone during the test."""
+    """`count` deliveries created `age_days` ago, each with `attempts` attempts made then. They are
+    written pending (which no prune touches) and finished only once their attempts are in, so a
+    running server's prune never sees one half-made. Pending ones are next due in ten days, so the
+    dispatcher leaves them alone during the test."""
     created = NOW - int(age_days * DAY)
     execute_sql(
         db_url,
         "INSERT INTO deliveries (queue_id, task_id, event_id, target, payload, status, attempts, retry_step, "
         "next_attempt_at, created_at) "
         f"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {count}) "
-        f"SELECT {queue_id}, 0, '{prefix}-' || i, 'http://127.0.0.1:9/hook', '{{}}', '{status}', {attempts}, 0, "
-        f"{NOW + 10 * DAY if status == 'pending' else 'NULL'}, {created} FROM n",
+        f"SELECT {queue_id}, 0, '{prefix}-' || i, 'http://127.0.0.1:9/hook', '{{}}', 'pending', {attempts}, 0, "
+        f"{NOW + 10 * DAY}, {created} FROM n",
     )
     for attempt in range(attempts):
         execute_sql(
@@ -62,6 +64,11 @@ def insert_deliveries(
             "INSERT INTO delivery_attempts (delivery_id, attempted_at, status_code, error, duration_ms) "
             f"SELECT id, created_at + {attempt}, 500, 'the receiver answered 500', 3 FROM deliveries "
             f"WHERE event_id LIKE '{prefix}-%'",
+        )
+    if status != "pending":
+        execute_sql(
+            db_url,
+            f"UPDATE deliveries SET status = '{status}', next_attempt_at = NULL WHERE event_id LIKE '{prefix}-%'",
         )
 
 

@@ -78,7 +78,7 @@ def test_a_bad_seed_creates_nothing_and_says_where(tmp_path: Path, backend: str)
     assert result.returncode == 2
     assert "organizations[0].queues[0].blocks[1].single_selection.options" in result.stderr
     assert "Traceback" not in result.stderr
-    listing = run_cli(["keys", "list", "--db", db_url])  # the seed's users and keys come first
+    listing = run_cli(["admin-keys", "list", "--db", db_url])  # the seed's users and keys come first
     assert listing.returncode == 0 and "no API keys" in listing.stderr
 
 
@@ -119,7 +119,18 @@ name = "Acme"
 def test_keys_create_list_revoke(tmp_path: Path, backend: str) -> None:
     db_url = ServerProcess(tmp_path / "keys.db", backend=backend).db_url
     created = run_cli(
-        ["keys", "create", "--db", db_url, "--email", "kim@k.test", "--org", "K", "--role", "supervisor"]
+        [
+            "admin-keys",
+            "create",
+            "--db",
+            db_url,
+            "--email",
+            "kim@k.test",
+            "--org",
+            "K",
+            "--role",
+            "supervisor",
+        ]
     )
     assert created.returncode == 0, created.stderr
     key = created.stdout.strip()
@@ -128,23 +139,23 @@ def test_keys_create_list_revoke(tmp_path: Path, backend: str) -> None:
         with sqlite3.connect(tmp_path / "keys.db") as conn:
             stored = [row[0] for row in conn.execute("SELECT key_hash FROM api_keys")]
         assert key not in stored and len(stored) == 1  # only the hash is kept
-    listing = run_cli(["keys", "list", "--db", db_url])
+    listing = run_cli(["admin-keys", "list", "--db", db_url])
     assert "kim@k.test" in listing.stdout and key[:8] in listing.stdout and key not in listing.stdout
     server = ServerProcess(tmp_path / "keys.db", backend=backend).start()
     auth = {"Authorization": f"Token {key}"}
     assert httpx.get(f"{server.url}/me", headers=auth).json()["role"] == "supervisor"
     key_id = listing.stdout.splitlines()[1].split()[0]
-    assert run_cli(["keys", "revoke", "--db", db_url, key_id]).returncode == 0
+    assert run_cli(["admin-keys", "revoke", "--db", db_url, key_id]).returncode == 0
     revoked = httpx.get(f"{server.url}/me", headers=auth)
     server.stop()
     assert revoked.status_code == 401
-    again = run_cli(["keys", "revoke", "--db", db_url, key_id])
+    again = run_cli(["admin-keys", "revoke", "--db", db_url, key_id])
     assert again.returncode == 2 and "no active API key" in again.stderr
 
 
 def test_keys_create_for_unknown_user_without_org_explains(tmp_path: Path, backend: str) -> None:
     db_url = ServerProcess(tmp_path / "k.db", backend=backend).db_url
-    result = run_cli(["keys", "create", "--db", db_url, "--email", "nobody@x.test"])
+    result = run_cli(["admin-keys", "create", "--db", db_url, "--email", "nobody@x.test"])
     assert result.returncode == 2
     assert "give --org" in result.stderr
 

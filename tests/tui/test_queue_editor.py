@@ -108,6 +108,7 @@ async def test_create_a_queue_with_a_selection_block(make_app: MakeApp, admin, o
 
 
 async def test_reorder_blocks_with_brackets_and_ctrl_arrows(make_app: MakeApp, admin, org_id) -> None:
+    """`]` and `ctrl+down` move the block under the cursor down, `[` up; saved in the new order."""
     queue = make_queue(admin, org_id)  # paragraph, category, photo
     before = [b["id"] for b in queue["data"]]
     app = make_app("admin")
@@ -119,10 +120,10 @@ async def test_reorder_blocks_with_brackets_and_ctrl_arrows(make_app: MakeApp, a
         assert screen.selected == 1  # the moved block stays under the cursor
         await pilot.press("ctrl+down")
         assert [d.id for d in screen.drafts] == [before[1], before[2], before[0]]
-        await pilot.press("[", "ctrl+up", "ctrl+up")  # back to the top; one more does nothing
-        assert [d.id for d in screen.drafts] == before
-        await pilot.press("]", "]")
-        expected = [before[1], before[2], before[0]]
+        await pilot.press("[")
+        expected = [before[1], before[0], before[2]]
+        assert [d.id for d in screen.drafts] == expected and screen.selected == 1
+        assert screen.query_one(BlockSettings).draft.id == before[0]  # its settings still shown
         await pilot.press("ctrl+s")  # no tasks: no question
         await until(app, pilot, lambda: isinstance(app.screen, QueuesScreen), "saved")
     stored = admin.get(f"/orgs/{org_id}/queues/{queue['id']}").json()
@@ -226,3 +227,22 @@ async def test_a_basic_server_says_it_cannot_create_queues(original: OriginalSer
         assert isinstance(app.screen, QueuesScreen)
         assert any("queues are made and changed in its own interface" in n for n in notes(app)), notes(app)
     assert not [s for s in original.seen if s.method in ("POST", "PATCH") and s.path.endswith("/queues")]
+
+
+async def test_a_missing_then_taken_name_is_shown_under_the_name(make_app: MakeApp, admin, org_id) -> None:
+    before = len(admin.get(f"/orgs/{org_id}/queues").json())
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_editor(app, pilot, "N")
+        problem = screen.query_one("#queue-problem-name")
+        assert not problem.display  # not a fault before anything was tried
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert problem.display and "a queue needs a name" in str(problem.render())
+        assert app.focused is screen.query_one("#queue-name")
+
+        await set_field(app, pilot, "#queue-name", "Categorization")  # the seed's queue
+        await pilot.press("ctrl+s")
+        await until(app, pilot, lambda: "already exists" in str(problem.render()), "the server's refusal")
+        assert isinstance(app.screen, QueueEditorScreen)
+    assert len(admin.get(f"/orgs/{org_id}/queues").json()) == before

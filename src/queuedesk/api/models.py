@@ -6,7 +6,7 @@ so that a typo in a request is an error rather than silently ignored.
 """
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
 
@@ -282,3 +282,44 @@ class QueueUpdate(Request):
     name: str | None = Field(default=None, min_length=1, max_length=200)
     description: str | None = Field(default=None, max_length=10_000)
     data: list[Block] | None = None
+
+
+class User(Resource):
+    """B17: a user of the caller's organization."""
+
+    id: int
+    email: str
+    name: str
+    role: str
+    disabled: bool = False
+    created_at: Timestamp
+    last_seen_at: Timestamp | None = None
+
+
+class ApiKey(Resource):
+    """B17: one of a user's keys in force; only its first characters are ever shown again."""
+
+    id: int
+    prefix: str
+    created_at: Timestamp
+    last_used_at: Timestamp | None = None
+
+
+class IssuedKey(Resource):
+    """B17: a new key, shown this once."""
+
+    id: int
+    prefix: str
+    key: str
+
+
+class UserCreate(Request):
+    email: str = Field(max_length=320)
+    name: str = Field(min_length=1, max_length=200)
+    role: Literal["admin", "supervisor", "worker"]
+
+
+class UserUpdate(Request):
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    role: Literal["admin", "supervisor", "worker"] | None = None
+    disabled: bool | None = None

@@ -6,12 +6,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from queuedesk.api import errors
-from queuedesk.api.queue_files import QueueFile, QueueFileError, describe, dump, load_queue_file
 from queuedesk.commands.common import OK, USAGE, UsageError, client_from, fail, find_queue, print_json
 
+# Building the parser (every start of the app too) imports only this module: the file formats and
+# the block rules are imported when a command runs.
 if TYPE_CHECKING:
     from queuedesk.api.client import QueueDeskClient
     from queuedesk.api.models import QueueDetail
+    from queuedesk.api.queue_files import QueueFile
 
 IMPORT_CHUNK = 10_000
 NO_QUEUE_CREATION = (
@@ -20,7 +22,9 @@ NO_QUEUE_CREATION = (
 )
 
 
-def _load(path: str, *, for_create: bool) -> QueueFile:
+def _load(path: str, *, for_create: bool) -> "QueueFile":
+    from queuedesk.api.queue_files import QueueFileError, load_queue_file
+
     try:
         return load_queue_file(Path(path), for_create=for_create)
     except QueueFileError as exc:
@@ -97,6 +101,8 @@ async def edit(args: argparse.Namespace) -> int:
 
 
 async def show(args: argparse.Namespace) -> int:
+    from queuedesk.api.queue_files import describe, dump
+
     async with client_from(args) as client:
         found = await find_queue(client, args.queue)
         queue = await client.queue(found.id)

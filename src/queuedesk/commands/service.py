@@ -1,4 +1,4 @@
-"""`serve`, `demo`, `keys`, `doctor`, `prune`, `backup`, `restore`: the commands that run the service
+"""`serve`, `demo`, `admin-keys`, `doctor`, `prune`, `backup`, `restore`: the commands that run the service
 or open its database.
 
 Their parsers need nothing of the server; running one imports it (the `server` extra), or says
@@ -129,7 +129,13 @@ def _add_limits(serve: argparse.ArgumentParser) -> None:
 
 
 def _add_keys(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    keys = _command(commands, "keys", "manage API keys (stored only as hashes)", db=False)
+    keys = _command(
+        commands,
+        "admin-keys",
+        "bootstrap: issue, list or revoke API keys in the database itself (the first admin's key); "
+        "once a server runs, admins use 'queuedesk users' and 'queuedesk keys'",
+        db=False,
+    )
     key_commands = keys.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
     create = key_commands.add_parser("create", help="issue a new key and print it once")
     _add_db(create)
@@ -144,7 +150,7 @@ def _add_keys(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -
     listing.add_argument("--email", help="only this user's keys")
     revoke = key_commands.add_parser("revoke", help="revoke a key by its id")
     _add_db(revoke)
-    revoke.add_argument("key_id", type=int, help="the key's id, from 'queuedesk keys list'")
+    revoke.add_argument("key_id", type=int, help="the key's id, from 'queuedesk admin-keys list'")
 
 
 def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -208,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
         return run_demo(args)
     run_command = {
         "serve": commands.serve,
-        "keys": commands.keys,
+        "admin-keys": commands.keys,
         "doctor": commands.doctor,
         "prune": commands.prune,
         "backup": commands.backup,

@@ -15,9 +15,11 @@ from queuedesk.server.domain_errors import TaskNotFound
 from queuedesk.server.errors import forbidden, not_authenticated, not_found
 from queuedesk.server.http import header
 from queuedesk.server.rate_limits import RateLimits, client_address
-from queuedesk.server.store import access_version, accounts, queues, tasks
+from queuedesk.server.store import access_version, accounts, queues, tasks, users
 from queuedesk.server.store.database import Database
 from queuedesk.server.store.records import Principal, QueueRecord
+from queuedesk.server.store.users import UserRecord
+from queuedesk.server.usage import UsageRecorder
 
 
 class Action(Enum):
@@ -34,6 +36,7 @@ class Action(Enum):
     READ_WEBHOOK = ("read the webhook", ("admin", "supervisor"))
     WRITE_WEBHOOK = ("change the webhook", ("admin",))
     MANAGE_QUEUES = ("create or change queues", ("admin",))
+    MANAGE_PEOPLE = ("manage users and keys", ("admin",))
 
     @property
     def description(self) -> str:
@@ -50,6 +53,13 @@ class _Found(NamedTuple):
     principal: Principal
     queue: QueueRecord | None
     task_found: bool = False
+
+
+class UserCaller(NamedTuple):
+    """The caller of a route under one user of its organization (and maybe one of the user's keys)."""
+
+    principal: Principal
+    user: UserRecord
 
 
 class QueueCaller(NamedTuple):
@@ -117,11 +127,18 @@ async def _find(
             task_found = False
             if queue is not None and task_id is not None:
                 task_found = await db.read(tasks.task_exists, queue.id, task_id)
+            await _seen(request, principal)
             return _Found(principal, queue, task_found)
     version, caller = await db.read(_lookup, key_hash, org_id, queue_id, task_id)
     if caller is not None:
         cache.remember(version, key_hash, caller.principal, caller.queue)
+        await _seen(request, caller.principal)
     return caller
+
+
+async def _seen(request: Request, principal: Principal) -> None:
+    usage: UsageRecorder = request.app.state.usage
+    await usage.seen(request.app.state.db, principal)
 
 
 def require(principal: Principal, action: Action) -> None:
@@ -159,6 +176,23 @@ async def authorize_queue(request: Request, action: Action) -> QueueCaller:
         raise TaskNotFound(task_id)
     require(found.principal, action)
     return QueueCaller(found.principal, found.queue)
+
+
+async def authorize_user(request: Request, action: Action) -> UserCaller:
+    """The caller of a route under `/orgs/{org}/users/{user}`: the user (and the key, when the path
+    names one) found in the caller's organization, and a role allowed `action`."""
+    org_id = request.path_params["org"]
+    found = await _known(request, org_id, None, None)
+    db: Database = request.app.state.db
+    user_id = request.path_params["user"]
+    user = await db.read(users.find_user, org_id, user_id)
+    if user is None:
+        raise not_found(f"User {user_id} not found.")
+    key_id = request.path_params.get("key")
+    if key_id is not None and not await db.read(users.key_of_user, user.id, key_id):
+        raise not_found(f"Key {key_id} of user {user_id} not found (or already revoked).")
+    require(found.principal, action)
+    return UserCaller(found.principal, user)
 
 
 async def authenticate(request: Request) -> Principal:

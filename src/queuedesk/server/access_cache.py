@@ -1,7 +1,7 @@
 """What authorization read about API keys and queues, kept while the access version stands still.
 
 Every request still reads the access version (one primary-key lookup); when it moved — a key
-revoked by `queuedesk keys` in another process, a queue changed by any server — everything kept
+revoked by `queuedesk admin-keys` or by an admin through another process, a queue changed by any server — everything kept
 here is dropped before it can be used, so a revocation takes effect on the very next request.
 Misses (unknown keys, queues that do not exist) are never kept.
 """

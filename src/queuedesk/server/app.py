@@ -21,6 +21,7 @@ from queuedesk.server.route_table import router
 from queuedesk.server.settings import MAX_BODY_BYTES, Settings
 from queuedesk.server.store import imports
 from queuedesk.server.store.database import DatabaseUnavailable, is_connection_error, open_database
+from queuedesk.server.usage import UsageRecorder
 
 log = logging.getLogger("queuedesk.server")
 
@@ -49,6 +50,7 @@ def create_app(settings: Settings) -> App:
     async def lifespan(app: App) -> AsyncIterator[None]:
         app.state.db = await open_database(settings.db_url, pool_size=settings.db_pool_size)
         app.state.access_cache = AccessCache()
+        app.state.usage = UsageRecorder()
         await app.state.db.write(imports.drop_expired, utcnow())  # and again whenever an import opens
         app.state.rate_limits = RateLimits(settings.rate_limit)
         app.state.dispatcher = Dispatcher(app.state.db, allow_private=settings.allow_private_webhooks)

@@ -1,4 +1,4 @@
-"""`queuedesk serve`, `keys`, `doctor`, `prune`, `backup`, `restore`: the command line's server side."""
+"""`queuedesk serve`, `admin-keys`, `doctor`, `prune`, `backup`, `restore`: the command line's server side."""
 
 import argparse
 import asyncio
@@ -165,7 +165,7 @@ def _list_keys(conn: Connection, args: argparse.Namespace) -> int:
 
 def _revoke_key(conn: Connection, args: argparse.Namespace) -> int:
     if not accounts.revoke_key(conn, args.key_id, utcnow()):
-        return _fail(f"no active API key with id {args.key_id} (see 'queuedesk keys list')")
+        return _fail(f"no active API key with id {args.key_id} (see 'queuedesk admin-keys list')")
     print(f"revoked API key {args.key_id}", file=sys.stderr)
     return 0
 
@@ -230,6 +230,13 @@ def prune(args: argparse.Namespace) -> int:
         return _fail(f"the prune stopped: {exc.__cause__ or exc} (what was removed before stays removed)")
 
 
+def _holding(pruned: Pruned) -> str:
+    mean = pruned.held / pruned.batches if pruned.batches else 0.0
+    return (
+        f"a batch held the database {mean * 1000:.0f} ms on average, {pruned.longest * 1000:.0f} ms at most"
+    )
+
+
 def _progress(what: str) -> Callable[[Pruned], None]:
     last = time.monotonic()
 
@@ -248,7 +255,9 @@ async def _prune(url: str, args: argparse.Namespace) -> int:
     task_cutoff = None if args.completed_older_than is None else now - args.completed_older_than
     db = await open_database(url, pool_size=2)
     try:
+        counting = time.perf_counter()
         found = await db.scan(retention_store.count_prunable, delivery_cutoff, task_cutoff)
+        print(f"counted in {time.perf_counter() - counting:.1f} s", file=sys.stderr)
         if delivery_cutoff is not None:
             print(
                 f"deliveries finished and created before {_when(delivery_cutoff)}: {found.deliveries:,} "
@@ -270,7 +279,7 @@ async def _prune(url: str, args: argparse.Namespace) -> int:
             )
             print(
                 f"removed {pruned.rows:,} deliveries and {pruned.attempts:,} attempts in {pruned.batches:,} "
-                f"batches, {pruned.seconds:.1f} s ({pruned.rate:,.0f} deliveries/s)"
+                f"batches, {pruned.seconds:.1f} s ({pruned.rate:,.0f} deliveries/s); {_holding(pruned)}"
             )
         if task_cutoff is not None and found.tasks:
             pruned = await prune_completed(
@@ -278,7 +287,7 @@ async def _prune(url: str, args: argparse.Namespace) -> int:
             )
             print(
                 f"removed {pruned.rows:,} completed tasks in {pruned.batches:,} batches, {pruned.seconds:.1f} s "
-                "(each queue's completed count moved with them)"
+                f"(each queue's completed count moved with them); {_holding(pruned)}"
             )
     finally:
         await db.close()

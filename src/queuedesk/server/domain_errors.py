@@ -64,3 +64,23 @@ class InvalidTaskData(DomainError):
     def __init__(self, problems: Iterable[Problem]) -> None:
         super().__init__(problems)
         self.problems = problems
+
+
+class PersonRefusal(DomainError):
+    """A refusal about one user of the organization, named by email."""
+
+    def __init__(self, email: str) -> None:
+        super().__init__(email)
+        self.email = email
+
+
+class EmailTaken(PersonRefusal):
+    """The organization already has a user with this email."""
+
+
+class LastAdmin(PersonRefusal):
+    """The change would leave the organization without an active admin."""
+
+
+class UserDisabled(PersonRefusal):
+    """The user is disabled: no new keys until they are enabled again."""

@@ -10,10 +10,13 @@ from queuedesk.server.domain_errors import (
     ClaimLimit,
     DeliveryNotFound,
     DomainError,
+    EmailTaken,
     InvalidTaskData,
+    LastAdmin,
     NotAssignee,
     NotClaimed,
     TaskNotFound,
+    UserDisabled,
 )
 
 MAX_ERRORS = MAX_REPORTED  # errors in one answer; the envelope's `truncated` counts the others
@@ -119,6 +122,13 @@ ANSWERS: dict[type[DomainError], Answer] = {
     ),
     InvalidTaskData: Answer(400),
     DeliveryNotFound: Answer(404, "not_found", "Delivery {e.delivery_id} not found for this queue."),
+    EmailTaken: Answer(409, "conflict", "This organization already has a user with the email {e.email}."),
+    LastAdmin: Answer(
+        409,
+        "last_admin",
+        "{e.email} is the organization's last active admin: make another user admin first.",
+    ),
+    UserDisabled: Answer(409, "conflict", "{e.email} is disabled: enable the user before issuing a key."),
 }
 
 

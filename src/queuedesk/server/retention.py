@@ -38,6 +38,13 @@ class Pruned:
     attempts: int = 0  # deliveries' attempts removed with them
     batches: int = 0
     seconds: float = 0.0
+    held: float = 0.0  # seconds inside write transactions, all batches together
+    longest: float = 0.0  # the longest batch's write transaction, in seconds
+
+    def batch_took(self, seconds: float) -> None:
+        self.batches += 1
+        self.held += seconds
+        self.longest = max(self.longest, seconds)
 
     @property
     def rate(self) -> float:
@@ -60,11 +67,11 @@ async def prune_deliveries(
     after = 0
     while ids := await db.scan(retention.old_deliveries, cutoff, after, batch):
         began = time.perf_counter()
-        removed, attempts = await db.write(retention.delete_deliveries, ids, cutoff)
+        removed, attempts = await db.write(retention.delete_deliveries, after, ids[-1], cutoff)
         took = time.perf_counter() - began
         done.rows += removed
         done.attempts += attempts
-        done.batches += 1
+        done.batch_took(took)
         done.seconds = time.perf_counter() - started
         if progress is not None:
             progress(done)
@@ -81,17 +88,16 @@ async def prune_completed(
     done = Pruned()
     started = time.perf_counter()
     for queue_id in await db.scan(retention.queues_with_old_completions, cutoff):
-        while ids := await db.scan(retention.old_completed, queue_id, cutoff, batch):
+        removed = batch
+        while removed == batch:  # a short batch was the queue's last
             began = time.perf_counter()
-            removed = await db.write(retention.delete_completed, queue_id, ids, cutoff)
+            removed = await db.write(retention.delete_completed, queue_id, cutoff, batch)
             took = time.perf_counter() - began
             done.rows += removed
-            done.batches += 1
+            done.batch_took(took)
             done.seconds = time.perf_counter() - started
             if progress is not None:
                 progress(done)
-            if not removed:
-                break  # gone meanwhile (the queue deleted); nothing of this queue is left to do
             await _pause(took)
     done.seconds = time.perf_counter() - started
     return done

@@ -14,13 +14,22 @@ from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import Response
 
-from queuedesk.server.access import Action, QueueCaller, authenticate, authorize, authorize_queue
+from queuedesk.server.access import (
+    Action,
+    QueueCaller,
+    UserCaller,
+    authenticate,
+    authorize,
+    authorize_queue,
+    authorize_user,
+)
 from queuedesk.server.asgi import Endpoint, Route
 from queuedesk.server.store.records import Principal
 
 C = TypeVar("C")  # what a route's handler gets besides the request: the caller
 PrincipalHandler = Callable[[Request, Principal], Awaitable[Response]]
 QueueHandler = Callable[[Request, QueueCaller], Awaitable[Response]]
+UserHandler = Callable[[Request, UserCaller], Awaitable[Response]]
 
 QUEUES = "/orgs/{org}/queues"
 LEGACY_QUEUES = "/orgs/{org}/workflows"  # the contract's old spelling, for Part A paths
@@ -110,6 +119,12 @@ def in_queue(
 ) -> RouteSpec:
     """A route under a queue (and maybe a task): both found, and a role allowed `action`."""
     return RouteSpec(path, methods, _bound(authorize_queue, action, handler), action.roles, doc, legacy)
+
+
+def in_user(path: str, methods: tuple[str, ...], action: Action, handler: UserHandler, doc: Doc) -> RouteSpec:
+    """A route under one user of the organization (and maybe one of their keys): both found, and a
+    role allowed `action`."""
+    return RouteSpec(path, methods, _bound(authorize_user, action, handler), action.roles, doc)
 
 
 def routes(specs: Iterable[RouteSpec]) -> list[Route]:

@@ -14,14 +14,26 @@ from queuedesk.server.access import Action
 from queuedesk.server.asgi import Router
 from queuedesk.server.http import JSONResponse
 from queuedesk.server.openapi import ID, openapi_document
-from queuedesk.server.route_spec import QUEUES, Doc, RouteSpec, in_org, in_queue, public, routes, signed_in
-from queuedesk.server.routes import account, imports, queues, stats, tasks, webhook, webhook_ping, work
+from queuedesk.server.route_spec import (
+    QUEUES,
+    Doc,
+    RouteSpec,
+    in_org,
+    in_queue,
+    in_user,
+    public,
+    routes,
+    signed_in,
+)
+from queuedesk.server.routes import account, imports, queues, stats, tasks, users, webhook, webhook_ping, work
 from queuedesk.server.work import CLAIM_LIMIT, MAX_EXCLUDE
 
 QUEUE = QUEUES + "/{queue}"
 TASK = QUEUE + "/tasks/{task}"
 DELIVERY = QUEUE + "/webhook/deliveries/{delivery}"
 IMPORT = QUEUE + "/imports/{import}"
+USERS = "/orgs/{org}/users"
+USER = USERS + "/{user}"
 GET, POST, PUT, PATCH, DELETE = ("GET",), ("POST",), ("PUT",), ("PATCH",), ("DELETE",)
 
 PAGING = (
@@ -308,6 +320,52 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         Action.READ_STATS,
         stats.get_stats,
         Doc("B15 Queue stats", models.QueueStats, query=STATS_QUERY),
+    ),
+    in_org(
+        USERS, GET, Action.MANAGE_PEOPLE, users.list_users, Doc("B17 List users", models.User, array=True)
+    ),
+    in_org(
+        USERS,
+        POST,
+        Action.MANAGE_PEOPLE,
+        users.create_user,
+        Doc(
+            "B17 Add a user", models.User, body=models.UserCreate, conflicts="A user with this email exists."
+        ),
+    ),
+    in_user(
+        USER,
+        PATCH,
+        Action.MANAGE_PEOPLE,
+        users.update_user,
+        Doc(
+            "B17 Change or disable a user",
+            models.User,
+            body=models.UserUpdate,
+            conflicts="`last_admin`: the change would leave the organization without an active admin.",
+        ),
+    ),
+    in_user(
+        USER + "/keys",
+        GET,
+        Action.MANAGE_PEOPLE,
+        users.list_keys,
+        Doc("B17 A user's keys", models.ApiKey, array=True),
+    ),
+    in_user(
+        USER + "/keys",
+        POST,
+        Action.MANAGE_PEOPLE,
+        users.create_key,
+        Doc(
+            "B17 Issue a key",
+            models.IssuedKey,
+            "The new key, shown this once.",
+            conflicts="The user is disabled.",
+        ),
+    ),
+    in_user(
+        USER + "/keys/{key}", DELETE, Action.MANAGE_PEOPLE, users.revoke_key, Doc("B17 Revoke a key", None)
     ),
 )
 

@@ -220,6 +220,11 @@ class QueueDeskApp(App[None]):
 
         self.push_screen(QueueEditorScreen(queue))
 
+    def open_people(self) -> None:
+        from queuedesk.tui.screens.people_screen import PeopleScreen
+
+        self.push_screen(PeopleScreen())
+
     def action_keys(self) -> None:
         from queuedesk.tui.screens.keys import KeysScreen
 

@@ -47,6 +47,11 @@ class Session:
         return self.me is None or self.me.role in ("admin", "supervisor")
 
     @property
+    def manages_people(self) -> bool:
+        """Admins of a QueueDesk server (a basic one has no users endpoints)."""
+        return self.me is not None and self.me.role == "admin"
+
+    @property
     def who(self) -> str:
         if self.me is None:
             return "basic API"

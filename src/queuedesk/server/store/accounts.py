@@ -24,9 +24,9 @@ def new_key() -> str:
 
 
 PRINCIPAL = Sql(
-    """SELECT u.id, u.email, u.name, u.role, o.id, o.name FROM api_keys k
+    """SELECT u.id, u.email, u.name, u.role, o.id, o.name, k.id FROM api_keys k
     JOIN users u ON u.id = k.user_id JOIN organizations o ON o.id = u.organization_id
-    WHERE k.key_hash = :key_hash AND k.revoked_at IS NULL"""
+    WHERE k.key_hash = :key_hash AND k.revoked_at IS NULL AND NOT u.disabled"""
 )
 
 

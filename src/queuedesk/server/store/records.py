@@ -17,6 +17,7 @@ class Principal:
     role: str
     organization_id: int
     organization: str
+    key_id: int = 0  # the key the request came with (0: none, as in tests that build one)
 
 
 @dataclass(frozen=True)

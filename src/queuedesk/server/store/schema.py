@@ -17,6 +17,7 @@ from queuedesk.server.store.upgrades import (
     v5_work_time,
     v6_pending_count,
     v7_import_sessions,
+    v8_people,
 )
 
 Upgrade = Callable[[Connection], None]
@@ -29,6 +30,7 @@ UPGRADES: dict[int, Upgrade] = {
     5: v5_work_time,
     6: v6_pending_count,
     7: v7_import_sessions,
+    8: v8_people,
 }
 LATEST = 1 + len(UPGRADES)
 

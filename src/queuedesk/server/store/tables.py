@@ -2,6 +2,7 @@
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
     ForeignKey,
     Index,
@@ -11,6 +12,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
 )
 
 from queuedesk.server.store.types import Id, JsonText, Timestamp
@@ -49,6 +51,10 @@ users = Table(
     Column("name", String(200), nullable=False),
     Column("role", String(20), nullable=False),
     Column("created_at", Timestamp, nullable=False),
+    # A disabled user's keys stop working; the user stays, with their history.
+    Column("disabled", Boolean, nullable=False, default=False, server_default=false()),
+    # When any of the user's keys was last used (at most a minute behind: see server/usage.py).
+    Column("last_seen_at", Timestamp),
     UniqueConstraint("organization_id", "email", name="uq_users_org_email"),
 )
 
@@ -61,6 +67,7 @@ api_keys = Table(
     Column("prefix", String(16), nullable=False),
     Column("created_at", Timestamp, nullable=False),
     Column("revoked_at", Timestamp),
+    Column("last_used_at", Timestamp),  # at most a minute behind, as users.last_seen_at
 )
 
 queues = Table(

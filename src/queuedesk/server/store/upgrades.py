@@ -16,12 +16,21 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    inspect,
     text,
 )
 
 from queuedesk.server.signing import new_secret
 from queuedesk.server.store import access_version
 from queuedesk.server.store.types import Id, Timestamp
+
+# The tables and events the access-version triggers watched when version 4 made them.
+WATCHED_AT_V4: access_version.Watched = {
+    "organizations": ("UPDATE", "DELETE"),
+    "users": ("UPDATE", "DELETE"),
+    "api_keys": ("UPDATE", "DELETE"),
+    "queues": ("UPDATE OF organization_id, name, description, blocks, webhook_target", "DELETE"),
+}
 
 
 def v2_webhook_outbox(conn: Connection) -> None:
@@ -98,7 +107,7 @@ def v4_access_version(conn: Connection) -> None:
         Column("version", BigInteger, nullable=False),
     )
     frozen.create_all(conn)
-    access_version.install(conn)
+    access_version.install(conn, WATCHED_AT_V4)
 
 
 def v5_work_time(conn: Connection) -> None:
@@ -152,3 +161,26 @@ def v7_import_sessions(conn: Connection) -> None:
         Column("data", Text, nullable=False),
     )
     frozen.create_all(conn, tables=[frozen.tables["import_sessions"], frozen.tables["import_rows"]])
+
+
+# From version 8 the triggers on users and keys ignore the columns requests record their use in.
+PEOPLE_WATCHED_AT_V8: access_version.Watched = {
+    "users": ("UPDATE OF organization_id, email, name, role, disabled", "DELETE"),
+    "api_keys": ("UPDATE OF user_id, key_hash, revoked_at", "DELETE"),
+}
+PEOPLE_COLUMNS_AT_V8 = {
+    "users": ("disabled BOOLEAN NOT NULL DEFAULT FALSE", "last_seen_at BIGINT"),
+    "api_keys": ("last_used_at BIGINT",),
+}
+
+
+def v8_people(conn: Connection) -> None:
+    """Users can be disabled; users and keys remember when they were last used. Only the columns
+    still missing are added, so the step also completes a database a partial copy of it touched."""
+    for table, columns in PEOPLE_COLUMNS_AT_V8.items():
+        present = {column["name"] for column in inspect(conn).get_columns(table)}
+        for column in columns:
+            if column.split()[0] not in present:
+                conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column}"))
+    access_version.drop_triggers(conn, PEOPLE_WATCHED_AT_V8)  # the same names as version 4's
+    access_version.create_triggers(conn, PEOPLE_WATCHED_AT_V8)

@@ -63,7 +63,9 @@ class QueueEditorScreen(AppScreen):
         self.selected: int | None = None
         self.problems: list[DraftProblem] = []
         self.sending = False
+        self.name_touched = queue is not None  # a new queue's empty name is no fault until it is
         self._preview_due = False
+        self._previewed: Any = None  # what the preview shows: the blocks drawn and how many there are
 
     # --- layout -----------------------------------------------------------------------------------
 
@@ -147,6 +149,8 @@ class QueueEditorScreen(AppScreen):
         if not self.query("#block-list"):
             return
         mine = {p.field: p.message for p in self.problems if p.block is None}
+        if not self.name_touched:
+            mine.pop("name", None)
         line = self.query_one("#queue-problem-name", Static)
         line.update(mine.get("name", ""))
         line.display = "name" in mine
@@ -222,7 +226,11 @@ class QueueEditorScreen(AppScreen):
     async def _redraw_preview(self) -> None:
         self._preview_due = False
         faulty = {p.block for p in self.problems}
-        blocks = [Block.model_validate(d.raw()) for i, d in enumerate(self.drafts) if i not in faulty]
+        shown = ([d.raw() for i, d in enumerate(self.drafts) if i not in faulty], len(self.drafts))
+        if shown == self._previewed:
+            return  # the name or description changed: the worker's form did not
+        self._previewed = shown
+        blocks = [Block.model_validate(raw) for raw in shown[0]]
         slot = self.query_one("#preview-slot")
         await slot.remove_children()
         if len(blocks) < len(self.drafts):
@@ -237,6 +245,7 @@ class QueueEditorScreen(AppScreen):
     @on(Input.Changed, "#queue-name")
     def _name_changed(self, event: Input.Changed) -> None:
         self.queue_name = event.value
+        self.name_touched = True
         self._changed()
 
     @on(TextArea.Changed, "#queue-description")
@@ -285,27 +294,30 @@ class QueueEditorScreen(AppScreen):
         index = self.selected
         if index is None or index >= len(self.drafts):
             return
-        removed = self.drafts.pop(index)
+        self.drafts.pop(index)
         self.selected = min(index, len(self.drafts) - 1) if self.drafts else None
         self._fill_block_list()
         await self._select(self.selected)
         self._changed()
         self.query_one(BlockList).focus()
-        self.notify(f"Block {removed.name!r} removed (ctrl+s saves, escape discards).", timeout=4)
 
-    async def action_move_block(self, step: int) -> None:
+    def action_move_block(self, step: int) -> None:
         index = self.selected
         if index is None or not 0 <= index + step < len(self.drafts):
             return
-        self.drafts[index], self.drafts[index + step] = self.drafts[index + step], self.drafts[index]
-        self.selected = index + step
-        self._fill_block_list()
-        await self._select(self.selected)
+        to = index + step
+        self.drafts[index], self.drafts[to] = self.drafts[to], self.drafts[index]
+        self.selected = to  # before the list moves its cursor: the settings shown stay as they are
+        self.query_one(BlockList).highlighted = to
+        settings = self._settings()
+        if settings is not None:
+            settings.renumber(to)
         self._changed()
 
     def action_save(self) -> None:
         if self.saved_state is None or self.sending:
             return
+        self.name_touched = True
         self._check()
         if self.problems:
             first = self.problems[0]

@@ -26,6 +26,7 @@ class QueuesScreen(AppScreen):
         Binding("s", "sort", "Sort", id="queues.sort"),
         Binding("r", "refresh", "Refresh", id="queues.refresh"),
         Binding("p", "pause", "Pause", id="queues.pause"),
+        Binding("u", "people", "People", show=False, id="queues.people"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="queues.clear_filter"),
     ]
 
@@ -121,6 +122,8 @@ class QueuesScreen(AppScreen):
             return session.is_admin
         if action == "work":
             return session.can_work or not session.extensions
+        if action == "people":
+            return session.manages_people
         return True
 
     # --- actions -------------------------------------------------------------------------------
@@ -155,6 +158,9 @@ class QueuesScreen(AppScreen):
 
     def action_refresh(self) -> None:
         self.poller.poll_now()
+
+    def action_people(self) -> None:
+        self.qd.open_people()
 
     def action_pause(self) -> None:
         paused = self.poller.toggle_pause()

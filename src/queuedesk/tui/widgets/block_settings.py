@@ -17,8 +17,8 @@ from queuedesk.api.blocks import BLOCK_TYPES
 from queuedesk.tui.queue_draft import BOOL_SETTINGS, BlockDraft, options_text, parse_options
 
 LABELS = {
-    "is_required": "Required: the worker must fill it",
-    "read_only": "Read only: shown to the worker, not edited",
+    "is_required": "Required (the worker must fill it)",
+    "read_only": "Read only (shown, not edited)",
     "placeholder": "Placeholder",
     "format": "Format",
     "subtype": "Subtype",
@@ -40,7 +40,7 @@ class BlockSettings(Vertical):
 
     def compose(self) -> ComposeResult:
         draft = self.draft
-        yield Label(f"Block {self.index + 1}", classes="qe-heading")
+        yield Label(f"Block {self.index + 1}", id="block-heading", classes="qe-heading")
         yield row(
             "Id", Input(draft.id, placeholder="the key in the tasks' data", id="block-id", compact=True)
         )
@@ -70,6 +70,11 @@ class BlockSettings(Vertical):
                 field = Input(text, id=f"setting-{key}", classes="qe-setting", compact=True)
                 yield row(LABELS.get(key, key), field)
             yield _problem(key)
+
+    def renumber(self, index: int) -> None:
+        """The block moved to `index` (its draft is the same)."""
+        self.index = index
+        self.query_one("#block-heading", Label).update(f"Block {index + 1}")
 
     def show_problems(self, problems: dict[str, str]) -> None:
         """Each message under its field; the others cleared."""

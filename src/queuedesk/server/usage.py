@@ -1,0 +1,38 @@
+"""When each key was last used and its user last seen, recorded at most once a minute per key.
+
+A write on every request would cost more than the request itself, so each process remembers when
+it last recorded each key and writes again only once that is a minute old. The columns written are
+ones the access-version triggers ignore, so recording a use never empties any process's cache.
+"""
+
+import time
+
+from queuedesk.api.timestamps import utcnow
+from queuedesk.server.store import users
+from queuedesk.server.store.database import Database
+from queuedesk.server.store.records import Principal
+from queuedesk.server.store.types import to_micros
+
+INTERVAL_SECONDS = 60.0
+DEFAULT_LIMIT = 100_000  # keys remembered; past that the memory starts over (a few extra writes)
+
+
+class UsageRecorder:
+    def __init__(self, interval: float = INTERVAL_SECONDS, limit: int = DEFAULT_LIMIT) -> None:
+        self.interval = interval
+        self.limit = limit
+        self._recorded: dict[int, float] = {}  # key id -> monotonic time of its last write
+
+    def due(self, key_id: int, now: float) -> bool:
+        """Whether the key's use should be written now; if so, it counts as written."""
+        last = self._recorded.get(key_id)
+        if last is not None and now - last < self.interval:
+            return False
+        if len(self._recorded) >= self.limit:
+            self._recorded.clear()
+        self._recorded[key_id] = now
+        return True
+
+    async def seen(self, db: Database, principal: Principal) -> None:
+        if principal.key_id and self.due(principal.key_id, time.monotonic()):
+            await db.write(users.record_use, principal.key_id, principal.user_id, to_micros(utcnow()))

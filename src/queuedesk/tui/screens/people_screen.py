@@ -1,0 +1,23 @@
+"""People (admins only): the organization's users and their keys; opened with `u` from Queues."""
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Footer
+
+from queuedesk.tui.screens.base import AppScreen
+from queuedesk.tui.widgets.context_bar import ContextBar
+from queuedesk.tui.widgets.people_view import PeopleView
+
+
+class PeopleScreen(AppScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back", id="people.back")]
+
+    def compose(self) -> ComposeResult:
+        yield ContextBar("People", id="context")
+        yield PeopleView(id="people")
+        yield Footer()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
