@@ -10,7 +10,9 @@ def assert_envelope(
     assert response.status_code == status, (response.status_code, response.text)
     assert response.headers["content-type"].startswith("application/json"), response.headers
     body = response.json()
-    assert set(body) == {"status_code", "errors"}, body
+    assert set(body) <= {"status_code", "errors", "truncated"} and "errors" in body, body
+    if "truncated" in body:  # how many errors were found beyond those listed
+        assert isinstance(body["truncated"], int) and body["truncated"] > 0, body
     assert body["status_code"] == status
     assert body["errors"], body
     for item in body["errors"]:

@@ -115,8 +115,6 @@ def test_a_repeated_id_is_one_problem_at_the_repeat(raw, data):
 @PROPERTY
 @given(block_definitions(), TEXT)
 def test_an_id_is_accepted_only_in_the_documented_form(raw, new_id):
-    # Known bug (test_known_bug_a_trailing_newline_passes_the_id_rule): "ok\n" is accepted.
-    assume(not (new_id.endswith("\n") and DOCUMENTED_ID.fullmatch(new_id[:-1])))
     raw["id"] = new_id
     problems = validate_blocks([raw])
     if DOCUMENTED_ID.fullmatch(new_id):
@@ -371,8 +369,6 @@ def test_email_addresses_are_accepted(address):
 @PROPERTY
 @given(TEXT)
 def test_an_accepted_email_address_has_one_at_and_no_space(text):
-    # Known bug (test_known_bug_a_trailing_newline_passes_the_email_rule): "a@b.c\n" is accepted.
-    assume(not text.endswith("\n"))
     if validate_task_data([block("email")], {"b": text}) == []:
         assert text.count("@") == 1 and not any(c.isspace() for c in text)
 
@@ -398,16 +394,10 @@ def test_is_empty(value, empty):
     assert is_empty(value) is empty
 
 
-# --- known bugs, reproduced (strict: they fail loudly once fixed; then drop the marker and the
-# exclusion in the property named in the reason) -----------------------------------------------
+# --- once known bugs, kept fixed -----------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BLOCK_ID is matched with ^...$, and $ matches before a final newline: 'paragraph\\n' and "
-    "option id 'red\\n' pass (test_an_id_is_accepted_only_in_the_documented_form skips this case)",
-)
-def test_known_bug_a_trailing_newline_passes_the_id_rule():
+def test_a_trailing_newline_does_not_pass_the_id_rule():
     assert fields(validate_blocks([{"id": "paragraph\n", "name": "P", "type": "text"}])) == ["data[0].id"]
     option = {"options": [{"id": "red\n", "name": "Red"}]}
     problems = validate_blocks(
@@ -416,21 +406,10 @@ def test_known_bug_a_trailing_newline_passes_the_id_rule():
     assert fields(problems) == ["data[0].single_selection.options"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="EMAIL is matched with ^...$: 'ada@acme.test\\n' passes "
-    "(test_an_accepted_email_address_has_one_at_and_no_space skips this case)",
-)
-def test_known_bug_a_trailing_newline_passes_the_email_rule():
+def test_a_trailing_newline_does_not_pass_the_email_rule():
     assert fields(validate_task_data([block("email")], {"b": "ada@acme.test\n"})) == ["data.b"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason="_number_value calls math.isfinite on an int beyond float range: OverflowError instead of a "
-    "Problem (wire JSON cannot carry it, but a CSV cell or a JSON seed file can)",
-)
-def test_known_bug_a_huge_integer_raises_instead_of_a_problem():
+def test_a_huge_integer_is_a_problem_not_an_overflow():
     problems = validate_task_data([block("number")], {"b": 10**400})
     assert fields(problems) == ["data.b"]

@@ -267,28 +267,51 @@ def test_a_missing_file_is_refused(tmp_path):
         read_rows(tmp_path / "nowhere.csv", CORE)
 
 
-# --- known bugs, reproduced (strict: they fail loudly once fixed; then drop the marker) ----------
+# --- once known bugs, kept fixed -----------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason="a number cell beyond float range is read as an int, and the block rules then raise "
-    "OverflowError (api/blocks.py _number_value): `queuedesk import` ends in a traceback",
-)
-def test_known_bug_a_huge_number_cell_is_a_traceback_not_a_row_problem(tmp_path):
+def test_a_huge_number_cell_is_a_row_problem(tmp_path):
     path = write_csv(tmp_path / "t.csv", ["score"], [["1" + "0" * 400]])
     with pytest.raises(UsageError, match="row 1"):
         read_rows(path, CORE)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=RecursionError,
-    reason="json.loads raises RecursionError (not ValueError) on a cell nested ~1000 deep; "
-    "from_cell lets it through and read_rows does not catch it",
-)
-def test_known_bug_a_deeply_nested_json_cell_is_a_traceback(tmp_path):
+def test_a_deeply_nested_json_cell_is_a_row_problem(tmp_path):
     path = write_csv(tmp_path / "t.csv", ["tags"], [["[" * 5000 + "]" * 5000]])
     with pytest.raises(UsageError, match="row 1"):
         read_rows(path, [block("list", "tags")])
+
+
+@pytest.mark.parametrize(
+    "cell", ["1_000", "\u0663", "\uff15", "\u00b2", "1 000", "0x10", "nan", "inf", "-inf", "1e999", "--1"]
+)
+def test_a_number_cell_is_ascii_digits_only(cell):
+    with pytest.raises(ValueError, match=r"not a number|out of range"):
+        from_cell(block("number"), cell)
+
+
+@pytest.mark.parametrize(
+    ("cell", "value"),
+    [("42", 42), (" -7 ", -7), ("+3", 3), ("2.5", 2.5), ("1e3", 1000.0), (".5", 0.5), ("5.", 5.0)],
+)
+def test_ascii_number_cells_are_read(cell, value):
+    read = from_cell(block("number"), cell)
+    assert read == value and type(read) is type(value)
+
+
+def test_an_integer_cell_beyond_64_bits_is_a_row_problem(tmp_path):
+    path = write_csv(tmp_path / "t.csv", ["score"], [[str(2**64)]])
+    with pytest.raises(UsageError, match=r"row 1.*out of range"):
+        read_rows(path, CORE)
+
+
+@pytest.mark.parametrize("kind", ["list", "form_sequence"])
+def test_a_json_cell_with_a_number_python_cannot_convert_is_a_value_error(kind):
+    """json.loads raises a plain ValueError (no `.msg`) beyond 4300 digits."""
+    with pytest.raises(ValueError, match="not JSON that can be read"):
+        from_cell(block(kind), "[" + "1" * 5000 + "]" if kind == "list" else '{"a": ' + "1" * 5000 + "}")
+
+
+def test_a_deeply_nested_cell_of_an_unknown_type_is_kept_as_text():
+    cell = "[" * 5000 + "]" * 5000
+    assert from_cell(block("heatmap"), cell) == cell

@@ -6,7 +6,7 @@ its forms with the same ones before sending, so the two can never disagree.
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -14,9 +14,14 @@ from urllib.parse import urlsplit
 
 from queuedesk.api.models import Block
 
-BLOCK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+# Always matched whole (`fullmatch`): `^...$` would let a final newline through.
+BLOCK_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 MAX_URL_LENGTH = 2048
+# Numbers JSON on the wire can carry: orjson, which the service and the client use, reads and writes
+# integers from -2**63 to 2**64 - 1 and finite floats.
+INTEGER_RANGE = (-(2**63), 2**64 - 1)
+LISTED = 5  # names a message lists (blocks, options) before "and N more"
 
 
 @dataclass(frozen=True)
@@ -26,6 +31,35 @@ class Problem:
     code: str
     field: str | None
     message: str
+
+
+MAX_REPORTED = 100  # problems an answer reports; the rest are only counted
+
+
+@dataclass(frozen=True)
+class Findings:
+    """The first problems found in an input, and how many more there were."""
+
+    first: list[Problem]
+    more: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.first)
+
+    def __iter__(self) -> Iterator[Problem]:
+        return iter(self.first)
+
+
+def first_problems(problems: Iterable[Problem], keep: int = MAX_REPORTED) -> Findings:
+    """Keep the first `keep` problems and count the rest, without holding them."""
+    first: list[Problem] = []
+    more = 0
+    for problem in problems:
+        if len(first) < keep:
+            first.append(problem)
+        else:
+            more += 1
+    return Findings(first, more)
 
 
 # --- settings -----------------------------------------------------------------------------------
@@ -58,7 +92,7 @@ def _is_options(value: Any) -> str | None:
         if not isinstance(option, dict) or set(option) != {"id", "name"}:
             return f"option {index} must be an object with exactly 'id' and 'name'"
         option_id, name = option["id"], option["name"]
-        if not isinstance(option_id, str) or not BLOCK_ID.match(option_id):
+        if not isinstance(option_id, str) or not BLOCK_ID.fullmatch(option_id):
             return f"option {index} id must be 1-64 letters, digits, '_' or '-'"
         if not isinstance(name, str):
             return f"option {index} name must be a string"
@@ -85,17 +119,17 @@ def _option_ids(settings: Mapping[str, Any]) -> list[str]:
 def _single_selection_value(value: Any, settings: Mapping[str, Any]) -> str | None:
     ids = _option_ids(settings)
     if not isinstance(value, str) or value not in ids:
-        return f"{_show(value)} is not an option ({', '.join(ids)})"
+        return f"{_show(value)} is not an option ({listing(ids)})"
     return None
 
 
 def _multiple_selection_value(value: Any, settings: Mapping[str, Any]) -> str | None:
     ids = _option_ids(settings)
     if not isinstance(value, list):
-        return f"must be a list of option ids ({', '.join(ids)})"
-    unknown = [v for v in value if not isinstance(v, str) or v not in ids]
+        return f"must be a list of option ids ({listing(ids)})"
+    unknown = [_show(v) for v in value if not isinstance(v, str) or v not in ids]
     if unknown:
-        return f"{', '.join(_show(v) for v in unknown)} not among the options ({', '.join(ids)})"
+        return f"{listing(unknown)} not among the options ({listing(ids)})"
     if len(set(value)) != len(value):
         return "lists an option twice"
     return None
@@ -121,8 +155,12 @@ def _binary_value(value: Any, _settings: Mapping[str, Any]) -> str | None:
 
 
 def _number_value(value: Any, _settings: Mapping[str, Any]) -> str | None:
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    return None if ok else "must be a number"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "must be a number"
+    if isinstance(value, int):  # math.isfinite would raise OverflowError beyond the float range
+        low, high = INTEGER_RANGE
+        return None if low <= value <= high else "is a whole number out of range (at most 64 bits)"
+    return None if math.isfinite(value) else "must be a finite number"
 
 
 def _date_value(value: Any, _settings: Mapping[str, Any]) -> str | None:
@@ -137,7 +175,7 @@ def _date_value(value: Any, _settings: Mapping[str, Any]) -> str | None:
 
 
 def _email_value(value: Any, _settings: Mapping[str, Any]) -> str | None:
-    ok = isinstance(value, str) and len(value) <= 320 and EMAIL.match(value)
+    ok = isinstance(value, str) and len(value) <= 320 and EMAIL.fullmatch(value)
     return None if ok else f"{_show(value)} is not an email address"
 
 
@@ -156,6 +194,13 @@ def _any_value(_value: Any, _settings: Mapping[str, Any]) -> str | None:
 def _show(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def listing(names: Sequence[str], limit: int = LISTED) -> str:
+    """At most `limit` names, then how many more: a message stays short whatever the queue holds."""
+    shown = ", ".join(names[:limit])
+    more = len(names) - limit
+    return f"{shown} and {more} more" if more > 0 else shown
 
 
 @dataclass(frozen=True)
@@ -241,7 +286,7 @@ def _validate_block(raw: dict[str, Any], where: str, seen: set[str]) -> list[Pro
     if problems:
         return problems
     block_id, name, type_name = raw["id"], raw["name"], raw["type"]
-    if not isinstance(block_id, str) or not BLOCK_ID.match(block_id):
+    if not isinstance(block_id, str) or not BLOCK_ID.fullmatch(block_id):
         problems.append(Problem("invalid_value", f"{where}.id", "must be 1-64 letters, digits, '_' or '-'"))
     elif block_id in seen:
         problems.append(Problem("invalid_value", f"{where}.id", f"block id '{block_id}' is used twice"))
@@ -257,7 +302,7 @@ def _validate_block(raw: dict[str, Any], where: str, seen: set[str]) -> list[Pro
         return problems
     extra = set(raw) - {"id", "name", "type", type_name}
     problems.extend(
-        Problem("unknown_field", f"{where}.{key}", f"a {type_name} block has no '{key}'")
+        Problem("unknown_field", f"{where}.{key}", f"a {type_name} block has no {_show(key)}")
         for key in sorted(extra)
     )
     problems.extend(_validate_settings(BLOCK_TYPES[type_name], raw.get(type_name), f"{where}.{type_name}"))
@@ -299,34 +344,48 @@ def validate_task_data(
     Every key must be a block id, every value null or fitting its block. With `enforce_required`
     (completion) a required block must also have a value.
     """
+    return list(
+        task_data_problems(
+            blocks, data, enforce_required=enforce_required, field_name=field_name, allow_empty=allow_empty
+        )
+    )
+
+
+def task_data_problems(
+    blocks: Sequence[Block],
+    data: Any,
+    *,
+    enforce_required: bool = False,
+    field_name: str = "data",
+    allow_empty: bool = False,
+    by_id: Mapping[str, Block] | None = None,
+) -> Iterator[Problem]:
+    """`validate_task_data`'s problems one at a time, so that a caller keeping only the first few
+    never holds one per key of a huge object. `by_id` (the blocks by id) saves building it again
+    for each task of an import."""
     if not isinstance(data, dict) or (not data and not allow_empty):
-        return [Problem("no_data", field_name, "must be a non-empty JSON object of block values")]
-    by_id = {b.id: b for b in blocks}
-    problems: list[Problem] = []
-    unknown = [key for key in data if key not in by_id]
-    if unknown:
-        valid = ", ".join(by_id) or "none"
-        problems.extend(
-            Problem(
+        yield Problem("no_data", field_name, "must be a non-empty JSON object of block values")
+        return
+    by_id = by_id or {b.id: b for b in blocks}
+    valid = ""
+    for key in data:
+        if key not in by_id:
+            valid = valid or listing(list(by_id)) or "none"
+            yield Problem(
                 "unknown_field",
                 f"{field_name}.{key}",
-                f"'{key}' is not a block of this queue (blocks: {valid})",
+                f"{_show(key)} is not a block of this queue (blocks: {valid})",
             )
-            for key in unknown
-        )
     for key, value in data.items():
         block = by_id.get(key)
         if block is None or value is None:
             continue
         message = block_type(block.type).check_value(value, block.settings)
         if message is not None:
-            problems.append(
-                Problem("invalid_value", f"{field_name}.{key}", f"block '{key}' ({block.type}): {message}")
-            )
+            yield Problem("invalid_value", f"{field_name}.{key}", f"block '{key}' ({block.type}): {message}")
     if enforce_required:
-        problems.extend(
-            Problem("missing_required", f"{field_name}.{b.id}", f"block '{b.id}' ({b.name}) is required")
-            for b in blocks
-            if b.is_required and is_empty(data.get(b.id))
-        )
-    return problems
+        for b in blocks:
+            if b.is_required and is_empty(data.get(b.id)):
+                yield Problem(
+                    "missing_required", f"{field_name}.{b.id}", f"block '{b.id}' ({b.name}) is required"
+                )

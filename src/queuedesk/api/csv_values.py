@@ -5,6 +5,8 @@ written as JSON and read back by their block's type.
 """
 
 import json
+import math
+import re
 from typing import Any
 
 from queuedesk.api.models import Block
@@ -29,6 +31,10 @@ OBJECT_TYPES = frozenset({"form_sequence", "named_entity_recognition", "bounding
 TRUE_WORDS = frozenset({"true", "yes", "1", "y"})
 FALSE_WORDS = frozenset({"false", "no", "0", "n"})
 
+INTEGER = re.compile(r"[-+]?[0-9]+")
+DECIMAL = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+MAX_INTEGER_DIGITS = 25  # longer integers are read as floats (and refused when beyond their range)
+
 # Columns `queuedesk export` writes besides the blocks; `queuedesk import` skips them.
 TASK_COLUMNS = ("id", "status", "created_at", "completed_at", "completed_by", "source")
 
@@ -49,13 +55,7 @@ def from_cell(block: Block, cell: str) -> Any:
     if kind in STRING_TYPES:
         return cell
     if kind == "number":
-        try:
-            return int(cell)
-        except ValueError:
-            try:
-                return float(cell)
-            except ValueError:
-                raise ValueError(f"{cell!r} is not a number") from None
+        return _number(cell)
     if kind == "binary":
         word = cell.strip().lower()
         if word in TRUE_WORDS:
@@ -71,12 +71,33 @@ def from_cell(block: Block, cell: str) -> Any:
         return _json(cell)
     try:  # a type this client does not know: JSON when it parses, else the text
         return json.loads(cell)
-    except ValueError:
+    except (ValueError, RecursionError):
         return cell
+
+
+def _number(cell: str) -> int | float:
+    """ASCII digits only: `int()` and `float()` would also take `1_000` and other scripts' digits."""
+    text = cell.strip()
+    if INTEGER.fullmatch(text) and len(text) <= MAX_INTEGER_DIGITS:
+        return int(text)
+    if DECIMAL.fullmatch(text):
+        value = float(text)
+        if math.isfinite(value):
+            return value
+        raise ValueError(f"{_quoted(cell)} is out of range for a number")
+    raise ValueError(f"{_quoted(cell)} is not a number")
 
 
 def _json(cell: str) -> Any:
     try:
         return json.loads(cell)
-    except ValueError as exc:
-        raise ValueError(f"{cell[:40]!r} is not valid JSON ({exc.msg})") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{_quoted(cell)} is not valid JSON ({exc.msg})") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise ValueError(f"{_quoted(cell)} is not JSON that can be read ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{_quoted(cell)} is nested too deeply to read") from None
+
+
+def _quoted(cell: str) -> str:
+    return repr(cell) if len(cell) <= 40 else repr(cell[:40]) + "..."

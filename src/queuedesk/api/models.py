@@ -235,8 +235,11 @@ class ErrorItem(Resource):
 
 
 class ErrorEnvelope(Resource):
+    model_config = ConfigDict(extra="allow", json_schema_serialization_defaults_required=False)
+
     status_code: int
     errors: list[ErrorItem]
+    truncated: int | None = Field(default=None, description="errors found but left out of `errors`")
 
 
 class TaskData(Request):

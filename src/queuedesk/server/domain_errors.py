@@ -1,6 +1,8 @@
 """What the service refuses in its own terms (the rules of work, things not found); `errors.ANSWERS` says
 how HTTP answers each."""
 
+from collections.abc import Iterable
+
 from queuedesk.api.blocks import Problem
 
 
@@ -59,7 +61,7 @@ class ClaimLimit(DomainError):
 class InvalidTaskData(DomainError):
     """Block values that break the queue's rules, one problem each."""
 
-    def __init__(self, problems: list[Problem]) -> None:
+    def __init__(self, problems: Iterable[Problem]) -> None:
         super().__init__(problems)
         self.problems = problems
 

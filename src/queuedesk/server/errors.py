@@ -4,7 +4,7 @@ table of how each refusal by the rules of work (`domain_errors`) is answered."""
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from queuedesk.api.blocks import Problem
+from queuedesk.api.blocks import MAX_REPORTED, Findings, Problem
 from queuedesk.server.domain_errors import (
     AlreadyCompleted,
     ClaimLimit,
@@ -19,9 +19,18 @@ from queuedesk.server.domain_errors import (
     UserDisabled,
 )
 
+MAX_ERRORS = MAX_REPORTED  # errors in one answer; the envelope's `truncated` counts the others
+MAX_MESSAGE = 500  # characters of one message
+MAX_FIELD = 200  # characters of one field's name (a field can be an unknown key of any length)
+MAX_ERRORS_TEXT = 16 * 1024  # characters of all messages and fields of one answer
+
 
 class ServiceError(Exception):
-    """An answer other than success: status, one or more problems, and any extra headers."""
+    """An answer other than success: status, one or more problems, and any extra headers.
+
+    However many problems it is given, it keeps at most MAX_ERRORS, each clipped, within
+    MAX_ERRORS_TEXT in all, and counts the rest in `left_out`: an answer to bad input stays small
+    whatever the input."""
 
     def __init__(
         self,
@@ -30,7 +39,7 @@ class ServiceError(Exception):
         headers: Mapping[str, str] | None = None,
     ) -> None:
         self.status = status
-        self.problems = list(problems)
+        self.problems, self.left_out = _bounded(problems)
         self.headers = dict(headers or {})
         super().__init__("; ".join(p.message for p in self.problems))
 
@@ -42,7 +51,30 @@ class ServiceError(Exception):
                 item["field"] = problem.field
             item["message"] = problem.message
             errors.append(item)
-        return {"status_code": self.status, "errors": errors}
+        answer: dict[str, object] = {"status_code": self.status, "errors": errors}
+        if self.left_out:
+            answer["truncated"] = self.left_out
+        return answer
+
+
+def _clipped(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def _bounded(problems: Iterable[Problem]) -> tuple[list[Problem], int]:
+    """The problems an answer shows, clipped, and how many it leaves out."""
+    kept: list[Problem] = []
+    left_out = problems.more if isinstance(problems, Findings) else 0
+    size = 0
+    for problem in problems:
+        if len(kept) >= MAX_ERRORS or size >= MAX_ERRORS_TEXT:
+            left_out += 1
+            continue
+        field = None if problem.field is None else _clipped(problem.field, MAX_FIELD)
+        message = _clipped(problem.message, MAX_MESSAGE)
+        size += len(message) + len(field or "")
+        kept.append(Problem(problem.code, field, message))
+    return kept, left_out
 
 
 def error(status: int, code: str, message: str, field: str | None = None) -> ServiceError:

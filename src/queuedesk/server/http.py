@@ -1,20 +1,25 @@
 """HTTP plumbing shared by the handlers: JSON in and out, query parameters, paging links."""
 
+import itertools
+import re
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, time
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import urlencode
 
 import orjson
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-from queuedesk.api.blocks import Problem
+from queuedesk.api.blocks import Problem, first_problems
 from queuedesk.server.errors import error, invalid
 from queuedesk.server.settings import MAX_BODY_BYTES, Settings
 
 MAX_PAGE = 1000
 DEFAULT_PAGE = 100
+WHOLE_NUMBER = re.compile(r"[0-9]+")
+MAX_NUMBER_DIGITS = 18  # more can only be out of range; never handed to int()
+MAX_MOMENT_LENGTH = 64  # longer than any ISO 8601 date-time with an offset
 
 
 class JSONResponse(Response):
@@ -50,10 +55,41 @@ def too_large() -> Any:
     return error(413, "payload_too_large", f"The request body is over {MAX_BODY_BYTES} bytes.")
 
 
+def is_json_media_type(declared: str) -> bool:
+    """`application/json` or `application/<anything>+json`, in any case, in UTF-8 if a charset is named."""
+    media_type, *parameters = (part.strip().lower() for part in declared.split(";"))
+    kind, _, subtype = media_type.partition("/")
+    if kind != "application" or not (subtype == "json" or (subtype.endswith("+json") and subtype != "+json")):
+        return False
+    charsets = [
+        p.partition("=")[2].strip('"') for p in parameters if p.partition("=")[0].strip() == "charset"
+    ]
+    return all(charset in ("utf-8", "utf8") for charset in charsets)
+
+
+def unsupported_media_type(declared: str) -> Exception:
+    shown = declared if len(declared) <= 60 else declared[:57] + "..."
+    return error(
+        415,
+        "unsupported_media_type",
+        f"The body must be JSON (Content-Type: application/json), not {shown!r}.",
+    )
+
+
 async def read_body(request: Request) -> bytes:
+    """The whole body, at most MAX_BODY_BYTES; a body declared as anything but JSON is a 415 (no
+    Content-Type at all is read as JSON, as old clients send it)."""
     declared = header(request, b"content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+    if _is_whole_number(declared) and (len(declared) > MAX_NUMBER_DIGITS or int(declared) > MAX_BODY_BYTES):
         raise too_large()
+    media_type = header(request, b"content-type")
+    body = await _read_all(request)
+    if body and media_type is not None and not is_json_media_type(media_type):
+        raise unsupported_media_type(media_type)
+    return body
+
+
+async def _read_all(request: Request) -> bytes:
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -86,14 +122,17 @@ def json_object(body: Any, *, allowed: tuple[str, ...], required: tuple[str, ...
     """The body as an object with only `allowed` keys and every `required` one."""
     if not isinstance(body, dict):
         raise error(400, "invalid_value", "The body must be a JSON object.")
-    problems = [
-        Problem("unknown_field", key, f"unknown field '{key}' (allowed: {', '.join(allowed)})")
-        for key in body
-        if key not in allowed
-    ]
-    problems += [
-        Problem("missing_required", key, f"'{key}' is required") for key in required if key not in body
-    ]
+    allowed_list = ", ".join(allowed)
+    problems = first_problems(
+        itertools.chain(
+            (
+                Problem("unknown_field", key, f"unknown field {_shown(key)} (allowed: {allowed_list})")
+                for key in body
+                if key not in allowed
+            ),
+            (Problem("missing_required", key, f"'{key}' is required") for key in required if key not in body),
+        )
+    )
     if problems:
         raise invalid(problems)
     return body
@@ -104,16 +143,31 @@ def bad_parameter(name: str, message: str) -> Exception:
 
 
 def int_parameter(params: Mapping[str, str], name: str, default: int, low: int, high: int | None) -> int:
+    """A whole number of ASCII digits within the bounds; anything else is 400 `invalid_parameter`.
+
+    `str.isdigit` and `int()` take other scripts' digits (Arabic-Indic, fullwidth) and `isdigit`
+    superscripts (which `int()` then refuses): none of them is a number on the wire."""
     raw = params.get(name)
     if raw is None:
         return default
-    if not raw.isdigit():
-        raise bad_parameter(name, f"'{name}' must be a whole number, not {raw!r}")
+    bound = f"from {low} to {high}" if high is not None else f"at least {low}"
+    if not _is_whole_number(raw):
+        raise bad_parameter(name, f"'{name}' must be a whole number {bound}, not {_shown(raw)}")
+    if len(raw.lstrip("0")) > MAX_NUMBER_DIGITS:
+        raise bad_parameter(name, f"'{name}' must be {bound}, not {_shown(raw)}")
     value = int(raw)
     if value < low or (high is not None and value > high):
-        bound = f"from {low} to {high}" if high is not None else f"at least {low}"
         raise bad_parameter(name, f"'{name}' must be {bound}, not {value}")
     return value
+
+
+def _is_whole_number(raw: str | None) -> TypeGuard[str]:
+    return raw is not None and WHOLE_NUMBER.fullmatch(raw) is not None
+
+
+def _shown(raw: str) -> str:
+    """A value from the request quoted for a message, cut short when long."""
+    return repr(raw) if len(raw) <= 40 else repr(raw[:37]) + "..."
 
 
 def paging(params: Mapping[str, str]) -> tuple[int, int]:
@@ -127,6 +181,9 @@ def moment_parameter(params: Mapping[str, str], name: str, *, end_of_day: bool) 
     raw = params.get(name)
     if raw is None:
         return None
+    wrong = f"'{name}' must be an ISO 8601 date or date-time, not {_shown(raw)}"
+    if not raw.isascii() or len(raw) > MAX_MOMENT_LENGTH:  # fromisoformat reads other scripts' digits
+        raise bad_parameter(name, wrong)
     try:
         if len(raw) == 10:
             day = date.fromisoformat(raw)
@@ -134,7 +191,7 @@ def moment_parameter(params: Mapping[str, str], name: str, *, end_of_day: bool) 
         moment = datetime.fromisoformat(raw)
         return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
     except (ValueError, OverflowError):  # overflow: a moment at the calendar's edge, moved to UTC
-        raise bad_parameter(name, f"'{name}' must be an ISO 8601 date or date-time, not {raw!r}") from None
+        raise bad_parameter(name, wrong) from None
 
 
 def page_links(

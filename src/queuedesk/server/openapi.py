@@ -61,6 +61,7 @@ def _operation(path: str, doc: Doc) -> dict[str, Any]:
         )
     if doc.body is not None:
         responses["413"] = _error("The body is over 1 MiB.")
+        responses["415"] = _error("The body is declared as something other than JSON.")
     if doc.conflicts:
         responses["409"] = _error(
             doc.conflicts if isinstance(doc.conflicts, str) else "The task's state forbids this."

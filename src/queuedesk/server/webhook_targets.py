@@ -20,13 +20,52 @@ class BlockedTarget(Exception):
     """The target may not be called from here; the message says why and what to do."""
 
 
+# IPv6 forms whose low 32 bits are an IPv4 address a packet to them reaches (the IPv4-mapped form
+# and 6to4 / Teredo have the standard library's own accessors).
+IPV4_IN_LOW_BITS = (
+    ipaddress.IPv6Network("::/96"),  # IPv4-compatible (deprecated), ::a.b.c.d
+    ipaddress.IPv6Network("::ffff:0:0:0/96"),  # IPv4-translated (SIIT), ::ffff:0:a.b.c.d
+    ipaddress.IPv6Network("64:ff9b::/96"),  # NAT64, the well-known prefix
+)
+# Never public, whatever they carry: local-use NAT64 (its IPv4 may sit anywhere in the prefix,
+# depending on the operator's prefix length) and site-local (deprecated, still routed inside sites).
+NEVER_PUBLIC = (
+    ipaddress.IPv6Network("64:ff9b:1::/48"),
+    ipaddress.IPv6Network("fec0::/10"),
+)
+
+
+def carried_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries (mapped, compatible, translated, NAT64, 6to4, Teredo)."""
+    carried: list[ipaddress.IPv4Address] = []
+    if address.ipv4_mapped is not None:
+        carried.append(address.ipv4_mapped)
+    if address.sixtofour is not None:
+        carried.append(address.sixtofour)
+    if address.teredo is not None:
+        carried.extend(address.teredo)  # the Teredo server and the client behind its NAT
+    if any(address in network for network in IPV4_IN_LOW_BITS):
+        carried.append(ipaddress.IPv4Address(int(address) & 0xFFFF_FFFF))
+    return carried
+
+
 def is_public(address: IPAddress) -> bool:
-    """Global unicast only: no loopback, private, link-local, CGNAT, unique-local or mapped forms."""
+    """Global unicast only: no loopback, private, link-local, CGNAT, unique-local or site-local
+    address, and no IPv6 form carrying an IPv4 address that is not public itself."""
     if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped or address.sixtofour
-        if embedded is not None:
-            return is_public(embedded)
+        if any(address in network for network in NEVER_PUBLIC):
+            return False
+        if not all(is_public(v4) for v4 in carried_ipv4(address)):
+            return False
+        if address.ipv4_mapped is not None:
+            return True  # the standard library calls the whole mapped range non-global: the IPv4 decides
     return address.is_global and not address.is_multicast
+
+
+def _shown(address: IPAddress) -> str:
+    """An address for a refusal, with the IPv4 it carries: `::7f00:1 (127.0.0.1)`."""
+    carried = carried_ipv4(address) if isinstance(address, ipaddress.IPv6Address) else []
+    return f"{address} ({', '.join(map(str, carried))})" if carried else str(address)
 
 
 async def resolve(host: str, port: int) -> list[IPAddress]:
@@ -55,7 +94,7 @@ async def checked_address(target: str) -> IPAddress:
         addresses = await resolve(host, port)
     except OSError as exc:
         raise BlockedTarget(f"The host {host!r} does not resolve ({exc.strerror or exc}).") from None
-    blocked = sorted({str(a) for a in addresses if not is_public(a)})
+    blocked = sorted({_shown(a) for a in addresses if not is_public(a)})
     if blocked or not addresses:
         raise BlockedTarget(
             f"The host {host!r} is or resolves to a non-public address ({', '.join(blocked)}); "
@@ -92,6 +131,9 @@ def pinned(target: str, address: IPAddress) -> Route:
         pass
     shown = f"[{address}]" if address.version == 6 else str(address)
     netloc = shown if parts.port is None else f"{shown}:{parts.port}"
+    userinfo, at, _ = parts.netloc.rpartition("@")
+    if at:  # credentials in the target go to the receiver as they would unpinned (HTTP basic auth)
+        netloc = f"{userinfo}@{netloc}"
     url = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
     host_header = host if parts.port is None else f"{host}:{parts.port}"
     return Route(url, host_header, host if parts.scheme == "https" else None)

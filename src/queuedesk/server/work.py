@@ -6,13 +6,14 @@ Each action is a function of one connection, which the handler runs in one trans
 raised as `domain_errors`, which the error layer answers.
 """
 
+import itertools
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 import orjson
 from sqlalchemy import Connection
 
-from queuedesk.api.blocks import validate_task_data
+from queuedesk.api.blocks import first_problems, task_data_problems
 from queuedesk.server import serialize
 from queuedesk.server.domain_errors import (
     AlreadyCompleted,
@@ -32,7 +33,7 @@ TAKE_ATTEMPTS = 8  # candidates a claim tries when others keep taking them first
 
 def check_new_task(queue: QueueRecord, data: Any) -> None:
     """A new task's values (A1): known blocks, each valid; required ones may still be empty."""
-    problems = validate_task_data(queue.blocks, data)
+    problems = first_problems(task_data_problems(queue.blocks, data))
     if problems:
         raise InvalidTaskData(problems)
 
@@ -132,7 +133,7 @@ def release(
     """B6: the holder (or an admin) hands the task back, keeping any valid draft values."""
     held = _held(conn, queue.id, task_id, principal, admin_may=True)
     if draft:
-        problems = validate_task_data(queue.blocks, draft)
+        problems = first_problems(task_data_problems(queue.blocks, draft))
         if problems:
             raise InvalidTaskData(problems)
         tasks.set_data(conn, task_id, {**held.data, **draft})
@@ -156,12 +157,16 @@ def complete(
     """B7: the holder completes the task with values that, merged over its own, fill every required block."""
     held = _held(conn, queue.id, task_id, principal)
     merged = {**held.data, **data}
-    problems = validate_task_data(queue.blocks, data, allow_empty=True)
-    problems += [
-        p
-        for p in validate_task_data(queue.blocks, merged, enforce_required=True, allow_empty=True)
-        if p.code == "missing_required"
-    ]
+    problems = first_problems(
+        itertools.chain(
+            task_data_problems(queue.blocks, data, allow_empty=True),
+            (
+                p
+                for p in task_data_problems(queue.blocks, merged, enforce_required=True, allow_empty=True)
+                if p.code == "missing_required"
+            ),
+        )
+    )
     if problems:
         raise InvalidTaskData(problems)
     tasks.mark_completed(conn, task_id, tasks.full_data(queue, merged), principal.email, now)

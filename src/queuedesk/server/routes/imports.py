@@ -7,24 +7,25 @@ makes every staged row a task in one transaction (committing again answers the s
 """
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from queuedesk.api.blocks import Problem, validate_task_data
+from queuedesk.api.blocks import Findings, Problem, first_problems, task_data_problems
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access import QueueCaller
 from queuedesk.server.errors import ServiceError, conflict, error, invalid, not_found
 from queuedesk.server.http import JSONResponse, json_object, read_json
 from queuedesk.server.routes import db_of
-from queuedesk.server.routes.tasks import CSV_SOURCE, MAX_IMPORT, MAX_PROBLEMS
+from queuedesk.server.routes.tasks import CSV_SOURCE, MAX_IMPORT
 from queuedesk.server.serialize import ts
 from queuedesk.server.store import imports
 from queuedesk.server.store.imports import CommitOutcome, Session
 
 MAX_SESSION_ROWS = 1_000_000
-KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+KEY = re.compile(r"[A-Za-z0-9_.:-]{1,128}")  # fullmatch: `$` would let a final newline through
 
 
 def _whole(value: Any) -> bool:
@@ -62,11 +63,11 @@ def _committed(session: Session) -> ServiceError:
 def _session_problems(body: dict[str, Any]) -> list[Problem]:
     problems: list[Problem] = []
     key, source, total = body["key"], body["source"], body["total"]
-    if not isinstance(key, str) or not KEY.match(key):
+    if not isinstance(key, str) or not KEY.fullmatch(key):
         problems.append(
             Problem("invalid_value", "key", "must be 1-128 letters, digits, '_', '.', ':' or '-'")
         )
-    if not isinstance(source, str) or not (source in ("manual", "connector") or CSV_SOURCE.match(source)):
+    if not isinstance(source, str) or not (source in ("manual", "connector") or CSV_SOURCE.fullmatch(source)):
         problems.append(
             Problem("invalid_value", "source", "must be 'manual', 'connector' or a file name ending in .csv")
         )
@@ -104,7 +105,7 @@ async def get_import(request: Request, caller: QueueCaller) -> Response:
     return JSONResponse(session_body(session))
 
 
-def _chunk_problems(caller: QueueCaller, session: Session, body: dict[str, Any]) -> list[Problem]:
+def _chunk_problems(caller: QueueCaller, session: Session, body: dict[str, Any]) -> Findings | list[Problem]:
     offset, items = body["offset"], body["tasks"]
     if not _whole(offset) or offset < 0:
         return [Problem("invalid_value", "offset", "must be a whole number from 0 on")]
@@ -122,18 +123,22 @@ def _chunk_problems(caller: QueueCaller, session: Session, body: dict[str, Any])
                 f"rows {offset} to {offset + len(items) - 1} go past the import's {session.total} rows",
             )
         ]
-    problems: list[Problem] = []
+    return first_problems(_row_problems(caller, offset, items))
+
+
+def _row_problems(caller: QueueCaller, offset: int, items: list[Any]) -> Iterator[Problem]:
+    """Every row's problems, one at a time: the answer lists the first ones and counts all."""
+    by_id = {block.id: block for block in caller.queue.blocks}
     for index, item in enumerate(items):
         row = f"row {offset + index}"
         where = f"tasks[{index}]"
         if not isinstance(item, dict) or set(item) != {"data"}:
-            problems.append(Problem("invalid_value", where, f"{row}: must be an object with only 'data'"))
+            yield Problem("invalid_value", where, f"{row}: must be an object with only 'data'")
         else:
-            found = validate_task_data(caller.queue.blocks, item["data"], field_name=f"{where}.data")
-            problems += [Problem(p.code, p.field, f"{row}: {p.message}") for p in found]
-        if len(problems) >= MAX_PROBLEMS:
-            break
-    return problems[:MAX_PROBLEMS]
+            found = task_data_problems(
+                caller.queue.blocks, item["data"], field_name=f"{where}.data", by_id=by_id
+            )
+            yield from (Problem(p.code, p.field, f"{row}: {p.message}") for p in found)
 
 
 async def stage_chunk(request: Request, caller: QueueCaller) -> Response:

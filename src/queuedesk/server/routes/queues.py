@@ -33,15 +33,23 @@ def _check_queue_fields(body: dict[str, Any]) -> list[Problem]:
     problems: list[Problem] = []
     if "name" in body:
         name = body["name"]
-        if not isinstance(name, str) or not name.strip() or len(name) > 200:
+        if not isinstance(name, str) or not name.strip() or len(name) > 200 or "\x00" in name:
             problems.append(
-                Problem("invalid_value", "name", "must be a non-empty string of at most 200 characters")
+                Problem(
+                    "invalid_value",
+                    "name",
+                    "must be a non-empty string of at most 200 characters, without NUL",
+                )
             )
     if "description" in body:
         description = body["description"]
-        if not isinstance(description, str) or len(description) > 10_000:
+        if not isinstance(description, str) or len(description) > 10_000 or "\x00" in description:
             problems.append(
-                Problem("invalid_value", "description", "must be a string of at most 10000 characters")
+                Problem(
+                    "invalid_value",
+                    "description",
+                    "must be a string of at most 10000 characters, without NUL",
+                )
             )
     if "data" in body:
         problems += validate_blocks(body["data"])

@@ -1,12 +1,13 @@
 """A1 create, A2 completed history, B2 pending list, B3 one task, B8 import."""
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from queuedesk.api.blocks import Problem, validate_task_data
+from queuedesk.api.blocks import Problem, first_problems, task_data_problems
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize, work
 from queuedesk.server.access import QueueCaller
@@ -26,8 +27,7 @@ from queuedesk.server.store import tasks
 from queuedesk.server.store.records import QueueRecord
 
 MAX_IMPORT = 10_000
-MAX_PROBLEMS = 100
-CSV_SOURCE = re.compile(r"^[^/\\\x00-\x1f]{1,251}\.csv$")
+CSV_SOURCE = re.compile(r"[^/\\\x00-\x1f]{1,251}\.csv")  # fullmatch: `$` would let a newline end it
 PENDING_STATUSES = ("new", "open", "in_progress")
 SCAN_OFFSET = 10_000  # from here a history page skips enough index entries to be a long read
 
@@ -70,7 +70,7 @@ def _statuses(raw: str | None) -> tuple[str, ...]:
     wrong = [s for s in chosen if s not in PENDING_STATUSES]
     if wrong or not chosen:
         raise bad_parameter(
-            "status", f"'status' takes a comma list of {', '.join(PENDING_STATUSES)}, not {raw!r}"
+            "status", f"'status' takes a comma list of {', '.join(PENDING_STATUSES)}, not {raw[:60]!r}"
         )
     return chosen
 
@@ -91,37 +91,32 @@ async def get_task(request: Request, caller: QueueCaller) -> Response:
     return JSONResponse(serialize.task(row, with_assignment=True))
 
 
-def _import_problems(queue: QueueRecord, body: dict[str, Any]) -> list[Problem]:
-    problems: list[Problem] = []
+def _import_problems(queue: QueueRecord, body: dict[str, Any]) -> Iterator[Problem]:
+    """Every problem of an import, one at a time: the answer reports the first ones and counts all."""
     source = body["source"]
-    if not isinstance(source, str) or not (source in ("manual", "connector") or CSV_SOURCE.match(source)):
-        problems.append(
-            Problem("invalid_value", "source", "must be 'manual', 'connector' or a file name ending in .csv")
+    if not isinstance(source, str) or not (source in ("manual", "connector") or CSV_SOURCE.fullmatch(source)):
+        yield Problem(
+            "invalid_value", "source", "must be 'manual', 'connector' or a file name ending in .csv"
         )
     items = body["tasks"]
     if not isinstance(items, list):
-        return [*problems, Problem("invalid_value", "tasks", 'must be a list of {"data": {...}} objects')]
+        yield Problem("invalid_value", "tasks", 'must be a list of {"data": {...}} objects')
+        return
     if len(items) > MAX_IMPORT:
-        return [
-            *problems,
-            Problem("invalid_value", "tasks", f"at most {MAX_IMPORT} tasks per import, not {len(items)}"),
-        ]
+        yield Problem("invalid_value", "tasks", f"at most {MAX_IMPORT} tasks per import, not {len(items)}")
+        return
+    by_id = {block.id: block for block in queue.blocks}
     for index, item in enumerate(items):
         where = f"tasks[{index}]"
         if not isinstance(item, dict) or set(item) != {"data"}:
-            problems.append(
-                Problem("invalid_value", where, f"task {index}: must be an object with only 'data'")
-            )
+            yield Problem("invalid_value", where, f"task {index}: must be an object with only 'data'")
         else:
-            problems += validate_task_data(queue.blocks, item["data"], field_name=f"{where}.data")
-        if len(problems) >= MAX_PROBLEMS:
-            break
-    return problems
+            yield from task_data_problems(queue.blocks, item["data"], field_name=f"{where}.data", by_id=by_id)
 
 
 async def import_tasks(request: Request, caller: QueueCaller) -> Response:
     body = json_object(await read_json(request), allowed=("source", "tasks"), required=("source", "tasks"))
-    problems = _import_problems(caller.queue, body)
+    problems = first_problems(_import_problems(caller.queue, body))
     if problems:
         raise invalid(problems)
     items = [item["data"] for item in body["tasks"]]

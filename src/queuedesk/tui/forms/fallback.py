@@ -59,8 +59,12 @@ class FallbackEditor(BlockEditor):
             return text, None
         try:
             return json.loads(text), None
-        except ValueError as error:
+        except json.JSONDecodeError as error:
             return text, f"not valid JSON ({error.msg}, line {error.lineno})"
+        except ValueError as error:  # no `msg`: e.g. an integer of more digits than Python converts
+            return text, f"not JSON that can be read ({error})"
+        except RecursionError:
+            return text, "not JSON that can be read (nested too deeply)"
 
     def value(self) -> Any:
         if not self.editable:
