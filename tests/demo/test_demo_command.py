@@ -7,7 +7,6 @@ free. A second demo while one runs joins it, and `--fresh` does not wipe it.
 
 import json
 import re
-import shutil
 import sqlite3
 import subprocess
 import time
@@ -17,34 +16,11 @@ from pathlib import Path
 import pytest
 
 from tests.demo.support import QUEUEDESK, children_of, demo_environment, port_open, process_alive, wait_until
+from tests.support.tmux import Pane, needs_tmux
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)"
-)
+pytestmark = needs_tmux
 
 QUEUES = ("Photo moderation", "Support triage", "Receipt checks")
-
-
-class Pane:
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def text(self) -> str:
-        return subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
-        ).stdout
-
-    def wait_for(self, needle: str, timeout: float = 30) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            screen = self.text()
-            if needle in screen:
-                return screen
-            time.sleep(0.1)
-        raise AssertionError(f"{needle!r} never appeared; the screen:\n{self.text()}")
-
-    def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
 
 
 def start(data_dir: Path, *arguments: str) -> Pane:
@@ -102,10 +78,10 @@ def test_demo_opens_lives_and_leaves_nothing_behind(tmp_path: Path, panes: list[
     second = start(tmp_path, "--fresh", "--role", "worker")
     panes.append(second)
     second.wait_for("Wren Worker (worker)", timeout=60)
-    assert set(pending_counts(second.wait_for("Receipt checks"))) == set(QUEUES)
+    assert set(pending_counts(second.wait_for("Receipt checks", timeout=30))) == set(QUEUES)
     assert json.loads((tmp_path / "demo.lock").read_text()) == running  # the same service, not a new one
     second.keys("C-q")
-    second.wait_for("QUEUEDESK-EXIT=0")
+    second.wait_for("QUEUEDESK-EXIT=0", timeout=30)
     assert "already running" in second.text()
     assert process_alive(service_pid), "quitting the joined demo stopped the first one's service"
 

@@ -1,6 +1,5 @@
 """The installed `queuedesk` command in a real terminal (tmux): keys in, screen text out."""
 
-import shutil
 import subprocess
 import sys
 import time
@@ -10,34 +9,11 @@ from pathlib import Path
 import pytest
 
 from tests.support import KEYS, ServerProcess
+from tests.support.tmux import Pane, needs_tmux
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)"
-)
+pytestmark = needs_tmux
 
 QUEUEDESK = Path(sys.executable).parent / "queuedesk"
-
-
-class Pane:
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def text(self) -> str:
-        return subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
-        ).stdout
-
-    def wait_for(self, needle: str, timeout: float = 15) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            screen = self.text()
-            if needle in screen:
-                return screen
-            time.sleep(0.05)
-        raise AssertionError(f"{needle!r} never appeared; the screen:\n{self.text()}")
-
-    def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
 
 
 @pytest.fixture
