@@ -2,6 +2,7 @@
 admin cannot be demoted or disabled; every other role is refused, every other organization unseen."""
 
 import itertools
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -45,16 +46,14 @@ def test_the_list_holds_the_organizations_users_in_id_order(admin: httpx.Client,
 
 
 def test_an_added_user_is_answered_and_listed(admin: httpx.Client, org_id: int) -> None:
-    made = admin.post(
-        f"/orgs/{org_id}/users",
-        json={"email": "new.person@acme.test", "name": " New ", "role": "supervisor"},
-    )
+    email = f"new.person.{uuid.uuid4().hex[:8]}@acme.test"  # the database outlives one run of this test
+    made = admin.post(f"/orgs/{org_id}/users", json={"email": email, "name": " New ", "role": "supervisor"})
     assert made.status_code == 200, made.text
     user = made.json()
     assert set(user) == USER_FIELDS
-    assert (user["email"], user["name"], user["role"]) == ("new.person@acme.test", "New", "supervisor")
+    assert (user["email"], user["name"], user["role"]) == (email, "New", "supervisor")
     assert (user["disabled"], user["last_seen_at"]) == (False, None)
-    assert _users(admin, org_id)["new.person@acme.test"] == user
+    assert _users(admin, org_id)[email] == user
 
 
 def test_a_duplicate_email_is_a_conflict_in_any_case(admin: httpx.Client, org_id: int) -> None:
