@@ -333,7 +333,9 @@ def test_a_version_6_database_gets_import_sessions_and_expired_ones_go_at_start(
     execute_sql(server.db_url, "UPDATE schema_version SET version = 6")
     server = ServerProcess(server.db_path, seed=ROLES_SEED, backend=backend, port=server.port).start()
     try:
-        assert query_value(server.db_url, "SELECT version FROM schema_version") == LATEST  # 7 and every later step
+        assert (
+            query_value(server.db_url, "SELECT version FROM schema_version") == LATEST
+        )  # 7 and every later step
         with server.client("admin") as admin:
             org = body_of(admin.get("/me"))["organization_id"]
             qpath = f"/orgs/{org}/queues/{body_of(admin.get(f'/orgs/{org}/queues'))[0]['id']}"
