@@ -1,4 +1,5 @@
-"""The home table's cells: a pending count stays right-aligned while it is highlighted as changed."""
+"""The home table's cells (a pending count stays right-aligned while highlighted as changed) and the
+line that counts the queues under it."""
 
 from datetime import UTC, datetime
 
@@ -6,6 +7,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 
 from queuedesk.api.models import Queue
+from queuedesk.tui.screens.queues import count_line
 from queuedesk.tui.widgets.queue_table import QueueTable
 
 
@@ -31,3 +33,10 @@ async def test_a_changed_pending_count_stays_right_aligned() -> None:
         table.show_queues([queue(12)], changed=set())
         cell = table.get_cell("1", "pending")
         assert isinstance(cell, Text) and cell.justify == "right" and not cell.style
+
+
+def test_the_count_line_says_queue_once_and_queues_otherwise() -> None:
+    assert count_line(1, 1, filtered=False) == "1 queue"
+    assert count_line(3, 3, filtered=False) == "3 queues"
+    assert count_line(1, 3, filtered=True) == "1 of 3 queues"
+    assert count_line(0, 1, filtered=True) == "0 of 1 queue"

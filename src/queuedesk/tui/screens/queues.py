@@ -103,9 +103,7 @@ class QueuesScreen(AppScreen):
             return
         self.query_one(ContextBar).show(freshness=self.poller.status(), stale=self.poller.stale)
         count = len(self.view.rows(self.queues))
-        parts = [
-            f"{count} of {len(self.queues)} queues" if self.view.filter else f"{len(self.queues)} queues"
-        ]
+        parts = [count_line(count, len(self.queues), filtered=bool(self.view.filter))]
         if self.view.describe():
             parts.append(self.view.describe())
         self.query_one("#queues-status", Static).update(" · ".join(parts))
@@ -211,3 +209,9 @@ class QueuesScreen(AppScreen):
     @on(DataTable.RowSelected)
     def _row_chosen(self) -> None:
         self.action_open()
+
+
+def count_line(shown: int, total: int, *, filtered: bool) -> str:
+    """`3 queues`, `1 queue`, or with a filter `1 of 3 queues`."""
+    queues = f"{total} queue" + ("" if total == 1 else "s")
+    return f"{shown} of {queues}" if filtered else queues
