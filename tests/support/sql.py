@@ -1,6 +1,7 @@
 """SQL run behind the server's back, over a connection of the test's own (SQLite or PostgreSQL)."""
 
 import asyncio
+import concurrent.futures
 from typing import Any
 
 
@@ -31,5 +32,7 @@ def _sql(db_url: str, sql: str, *, fetch: bool) -> Any:
         finally:
             await conn.close()
 
-    found = asyncio.run(run())
+    # A test running inside an event loop (the app's Pilot tests) cannot call asyncio.run on its thread.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        found = pool.submit(asyncio.run, run()).result()
     return found if fetch else None
