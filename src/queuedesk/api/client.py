@@ -36,6 +36,7 @@ from queuedesk.api.errors import (
     WrongOrganization,
     error_for,
 )
+from queuedesk.api.numbers import plain_int
 from queuedesk.api.timestamps import format_timestamp
 
 __all__ = ["ENV_ORG", "ENV_TOKEN", "ENV_URL", "Claim", "QueueDeskClient", "RetryPolicy"]
@@ -64,9 +65,9 @@ class RetryPolicy:
 def retry_after_seconds(value: str, now: datetime | None = None) -> float | None:
     """A `Retry-After` header's wait in seconds: a number of seconds or an HTTP date; None when it
     is neither."""
-    value = value.strip()
-    if value.isascii() and value.isdigit():
-        return float(value)
+    seconds = plain_int(value)
+    if seconds is not None:
+        return float(seconds)
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
@@ -595,7 +596,7 @@ class QueueDeskClient:
         response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 204))
         if response.status_code == 204:
             held = response.headers.get("X-Tasks-Held", "0")
-            return Claim(None, int(held) if held.isdigit() else 0)
+            return Claim(None, plain_int(held) or 0)
         return Claim(self._parse(models.AssignedTask, _body(response, what), what))
 
     async def heartbeat(self, queue_id: int, task_id: int) -> models.Assignment:

@@ -18,6 +18,7 @@ from queuedesk.api.config import (
     resolve_connection,
 )
 from queuedesk.api.models import Queue
+from queuedesk.api.numbers import plain_int
 
 # The parser is built from these modules on every start, the terminal app's too: what only a
 # command needs (the HTTP client, asyncio, rich) is imported when that command runs.
@@ -121,9 +122,10 @@ def run(command: Callable[[argparse.Namespace], Coroutine[Any, Any, int]], args:
 async def find_queue(client: "QueueDeskClient", ref: str) -> Queue:
     """A queue by id, or by name (exact, else case-insensitive when that is unambiguous)."""
     queues = await client.queues()
-    if ref.isdigit():
+    queue_id = plain_int(ref)
+    if queue_id is not None:
         for queue in queues:
-            if queue.id == int(ref):
+            if queue.id == queue_id:
                 return queue
     exact = [q for q in queues if q.name == ref]
     loose = [q for q in queues if q.name.casefold() == ref.casefold()]

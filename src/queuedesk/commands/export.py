@@ -13,6 +13,7 @@ from typing import IO
 
 from queuedesk.api.csv_values import TASK_COLUMNS, to_cell
 from queuedesk.api.models import Task
+from queuedesk.api.numbers import plain_int
 from queuedesk.api.timestamps import format_timestamp
 from queuedesk.commands.common import OK, UsageError, client_from, find_queue
 
@@ -88,9 +89,10 @@ async def export(args: argparse.Namespace) -> int:
 
 
 def page_size(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 1000:
+    number = plain_int(text)
+    if number is None or not 1 <= number <= 1000:
         raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 1000, not {text!r}")
-    return int(text)
+    return number
 
 
 def moment(text: str) -> date | datetime:

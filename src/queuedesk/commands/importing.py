@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from queuedesk.api import errors
+from queuedesk.api.numbers import plain_int
 from queuedesk.commands.common import (
     OK,
     PARTIAL,
@@ -229,15 +230,17 @@ async def import_csv(args: argparse.Namespace) -> int:
 
 
 def start_row(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    number = plain_int(text)
+    if not number:
         raise argparse.ArgumentTypeError(f"must be a row number from 1 on, not {text!r}")
-    return int(text)
+    return number
 
 
 def chunk_rows(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= MAX_TASKS_PER_REQUEST:
+    number = plain_int(text)
+    if number is None or not 1 <= number <= MAX_TASKS_PER_REQUEST:
         raise argparse.ArgumentTypeError(f"must be 1 to {MAX_TASKS_PER_REQUEST}, not {text!r}")
-    return int(text)
+    return number
 
 
 def add_parsers(

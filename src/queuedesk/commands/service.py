@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from queuedesk import service_defaults as defaults
+from queuedesk.api.numbers import plain_int
 from queuedesk.commands.durations import duration_argument
 from queuedesk.service_defaults import DEFAULT_DB_POOL_SIZE, DEFAULT_HOST, DEFAULT_LEASE_SECONDS, DEFAULT_PORT
 
@@ -73,9 +74,7 @@ def _add_serve(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 def _rate(value: str) -> int | None:
     if value.lower() == "off":
         return None
-    if not (value.isascii() and value.isdigit() and int(value) > 0):
-        raise argparse.ArgumentTypeError(f"expected 'off' or a positive whole number, not {value!r}")
-    return int(value)
+    return _positive(value, "expected 'off' or a positive whole number")
 
 
 def _seconds(value: str) -> float:
@@ -88,10 +87,11 @@ def _seconds(value: str) -> float:
     return seconds
 
 
-def _positive(value: str) -> int:
-    if not (value.isascii() and value.isdigit() and int(value) > 0):
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {value!r}")
-    return int(value)
+def _positive(value: str, expected: str = "expected a positive whole number") -> int:
+    number = plain_int(value)
+    if not number:
+        raise argparse.ArgumentTypeError(f"{expected}, not {value!r}")
+    return number
 
 
 def _add_limits(serve: argparse.ArgumentParser) -> None:

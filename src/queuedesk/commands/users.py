@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from queuedesk.api import errors
 from queuedesk.api.models import ApiKey, User
+from queuedesk.api.numbers import plain_int
 from queuedesk.api.people import ROLES, email_problem
 from queuedesk.commands.common import OK, UsageError, client_from, print_json, print_table
 
@@ -29,7 +30,7 @@ async def find_user(client: "QueueDeskClient", ref: str) -> User:
     """A user by id or email (any case)."""
     people = await client.users()
     for user in people:
-        if (ref.isdigit() and user.id == int(ref)) or user.email.casefold() == ref.casefold():
+        if user.id == plain_int(ref) or user.email.casefold() == ref.casefold():
             return user
     raise errors.NotFound(f"No user {ref!r} in this organization: see 'queuedesk users list'.")
 

@@ -10,6 +10,8 @@ import struct
 import zlib
 from functools import lru_cache
 
+from queuedesk.api.numbers import plain_int
+
 WIDTH, HEIGHT = 160, 112
 PICTURES = 48  # photo-0.png .. photo-47.png
 
@@ -91,6 +93,7 @@ def number_of(name: str) -> int | None:
     if not (name.startswith("photo-") and name.endswith(".png")):
         return None
     digits = name[len("photo-") : -len(".png")]
-    if not digits.isdigit() or int(digits) >= PICTURES:
+    number = plain_int(digits)
+    if number is None or number >= PICTURES:
         return None
-    return int(digits)
+    return number

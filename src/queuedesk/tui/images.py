@@ -43,6 +43,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from queuedesk.api.blocks import is_http_url
+from queuedesk.api.numbers import plain_int
 
 
 class _NotATerminal:
@@ -295,7 +296,7 @@ class ImageFetcher:
                 raise ImageUnavailable(f"HTTP {response.status_code}")
             content_type = response.headers.get("content-type", "").split(";")[0].strip()
             declared = response.headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > self.max_bytes:
+            if (plain_int(declared) or 0) > self.max_bytes:
                 raise too_large
             chunks: list[bytes] = []
             received = 0

@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Static
 
 from queuedesk.api import errors
+from queuedesk.api.numbers import plain_int
 from queuedesk.tui.errors import explain
 from queuedesk.tui.session import NeedsOrganization, WrongOrganization
 from queuedesk.tui.settings import Target, web_session
@@ -131,7 +132,7 @@ class ConnectScreen(Screen[None]):
         if not token:
             self._show_problem("Enter your API key (an admin can issue one).")
             return
-        org = int(org_text) if org_text.isdigit() and self.needs_org else None
+        org = plain_int(org_text) if self.needs_org else None
         self._connect(Target(url.rstrip("/"), token, org, "the connect screen"), save=True)
 
     def _show_problem(self, text: str) -> None:

@@ -1,0 +1,33 @@
+"""Typed numbers: digits `int()` refuses are refused, never a traceback."""
+
+import argparse
+
+import pytest
+
+from queuedesk.api.client import retry_after_seconds
+from queuedesk.api.numbers import plain_int
+from queuedesk.commands.export import page_size
+from queuedesk.commands.importing import chunk_rows, start_row
+from queuedesk.commands.service import _positive, _rate
+
+
+@pytest.mark.parametrize(("text", "expected"), [("0", 0), ("42", 42), (" 7 ", 7), ("007", 7)])
+def test_ascii_digits_are_a_number(text: str, expected: int) -> None:
+    assert plain_int(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", " ", "²", "٣", "①", "-1", "+1", "1.5", "1e3", "12a"])
+def test_anything_else_is_not(text: str) -> None:
+    assert plain_int(text) is None
+
+
+@pytest.mark.parametrize("parse", [page_size, start_row, chunk_rows, _positive, _rate])
+@pytest.mark.parametrize("text", ["²", "٣", "0", "-3", "x"])
+def test_command_line_numbers_refuse_with_a_usage_error(parse: object, text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError):
+        parse(text)  # type: ignore[operator]
+
+
+def test_a_retry_after_of_superscript_digits_is_not_a_number() -> None:
+    assert retry_after_seconds("²") is None
+    assert retry_after_seconds("3") == 3.0
