@@ -768,24 +768,15 @@ def test_export_filters_on_a_queuedesk_server(cli, admin, clients, org_id, queue
 # --- progress -------------------------------------------------------------------------------------------
 
 
-def test_progress_is_a_rich_bar_on_a_terminal(server, admin, org_id, tmp_path) -> None:
-    queue = make_queue(admin, org_id, name="Progress Bar")
-    fill_completed(server.db_url, queue["id"], 3000, "wes@acme.test", lambda n: {"paragraph": f"t{n}"})
+def run_on_a_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str]:
+    """Run the command with stderr on a pseudo-terminal; its exit code and what it drew there."""
     main, side = pty.openpty()
     try:
         done = subprocess.run(
-            [
-                *queuedesk_command(),
-                "export",
-                str(queue["id"]),
-                "-o",
-                str(tmp_path / "out.csv"),
-                "--page-size",
-                "500",
-            ],
+            [*queuedesk_command(), *args],
             stdout=subprocess.PIPE,
             stderr=side,
-            env={**cli_env(server, org=org_id), "TERM": "xterm-256color", "COLUMNS": "120"},
+            env={**env, "TERM": "xterm-256color", "COLUMNS": "120"},
             timeout=120,
         )
         os.close(side)
@@ -803,11 +794,37 @@ def test_progress_is_a_rich_bar_on_a_terminal(server, admin, org_id, tmp_path) -
         os.close(main)
         if side != -1:
             os.close(side)
-    text = drawn.decode(errors="replace")
-    assert done.returncode == 0, text
+    return done.returncode, drawn.decode(errors="replace")
+
+
+TIME_LEFT = re.compile(r"\d+:\d\d:\d\d")
+
+
+def test_progress_is_a_rich_bar_on_a_terminal(server, admin, org_id, tmp_path) -> None:
+    queue = make_queue(admin, org_id, name="Progress Bar")
+    fill_completed(server.db_url, queue["id"], 3000, "wes@acme.test", lambda n: {"paragraph": f"t{n}"})
+    code, text = run_on_a_terminal(
+        ["export", str(queue["id"]), "-o", str(tmp_path / "out.csv"), "--page-size", "500"],
+        cli_env(server, org=org_id),
+    )
+    assert code == 0, text
     assert "Exporting 'Progress Bar'" in text and "3000/3000" in text, text
     assert "tasks/s" in text and "━" in text, text
+    assert TIME_LEFT.search(text), f"no time left shown: {text}"
     assert "Exported 3000 completed task(s)" in text
+
+
+def test_import_progress_is_a_rich_bar_on_a_terminal(server, admin, org_id, queue, tmp_path) -> None:
+    path = tmp_path / "rows.csv"
+    write_csv(path, import_rows(2000))
+    code, text = run_on_a_terminal(
+        ["import", queue["name"], str(path), "--chunk-rows", "500"], cli_env(server, org=org_id)
+    )
+    assert code == 0, text
+    assert f"Importing into '{queue['name']}'" in text and "2000/2000" in text, text
+    assert "rows/s" in text and "━" in text, text
+    assert TIME_LEFT.search(text), f"no time left shown: {text}"
+    assert n_pending(admin, org_id, queue["id"]) == 2000
 
 
 def test_progress_is_plain_lines_when_piped() -> None:
