@@ -15,6 +15,7 @@ from queuedesk.api import errors
 from queuedesk.api.models import AssignedTask, Queue, QueueDetail, Task
 from queuedesk.tui.clock import duration
 from queuedesk.tui.live import Poller
+from queuedesk.tui.local_history import LocalHistory
 from queuedesk.tui.present import minute, settings_text, summary
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
@@ -63,6 +64,7 @@ class QueueScreen(AppScreen):
         self.completed_count: int | None = None
         self.history_count_at_load: int | None = None
         self.filters: dict[str, Any] = {}
+        self.local_history: LocalHistory | None = None  # a basic server's filtered history, walked once
 
     def compose(self) -> ComposeResult:
         yield ContextBar(self.queue.name, id="context")
@@ -164,6 +166,10 @@ class QueueScreen(AppScreen):
 
     async def _history_page(self, offset: int, limit: int) -> Page:
         filters = self._history_filters()
+        if filters and not self.session.extensions:
+            if self.local_history is None or self.local_history.filters != filters:
+                self.local_history = LocalHistory(self.session.client, self.queue.id, filters)
+            return await self.local_history.page(offset, limit)
         if "bound" in self.filters:
             filters["end_date"] = self.filters["bound"]
         page = await self.session.client.completed_tasks(self.queue.id, offset=offset, limit=limit, **filters)
@@ -260,6 +266,8 @@ class QueueScreen(AppScreen):
             text += (
                 f" · {self.completed_count - self.history_count_at_load:,} completed since loaded (r reloads)"
             )
+        if parts and not self.session.extensions:
+            text += " · " + basic_filter_note(bool(self.filters.get("completed_by")))
         text += " · f filters · enter opens a task"
         self.query_one("#history-note", Static).update(text)
 
@@ -406,6 +414,7 @@ class QueueScreen(AppScreen):
 
     def _reload_history(self) -> None:
         self.filters.pop("bound", None)
+        self.local_history = None  # r and a new filter read the server again
         self.history_count_at_load = None
         self.history.reset(self._history_page)
 
@@ -418,6 +427,12 @@ class QueueScreen(AppScreen):
             from queuedesk.tui.screens.task import TaskScreen
 
             self.app.push_screen(TaskScreen(self.detail, task))
+
+
+def basic_filter_note(by_worker: bool) -> str:
+    """What a filter does on a server without the extensions: it is the app's work, not the server's."""
+    lacks = "no worker filter (completed_by)" if by_worker else "only whole days"
+    return f"basic API: filtered by the app over the pages the server returns (it has {lacks})"
 
 
 def _key(task: Task) -> str:
