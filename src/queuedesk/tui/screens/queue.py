@@ -371,27 +371,19 @@ class QueueScreen(AppScreen):
         start = self.query_one("#filter-from", Input).value.strip()
         end = self.query_one("#filter-to", Input).value.strip()
         worker = self.query_one("#filter-worker", Input).value.strip()
-        try:
-            start_day = date.fromisoformat(start) if start else None
-            end_day = date.fromisoformat(end) if end else None
-        except ValueError:
-            self.notify(
-                "Dates are written YYYY-MM-DD, e.g. 2026-11-23.",
-                title="Filter not applied",
-                severity="warning",
-            )
+        start_day, start_ok = _day(start)
+        end_day, end_ok = _day(end)
+        if not start_ok:
+            self._refuse("#filter-from", "not a date: YYYY-MM-DD")
+            return
+        if not end_ok:
+            self._refuse("#filter-to", "not a date: YYYY-MM-DD")
             return
         if start_day and end_day and start_day > end_day:
-            self.notify(
-                "The 'from' date is after the 'to' date.", title="Filter not applied", severity="warning"
-            )
+            self._refuse("#filter-to", "before the 'from' date")
             return
         if worker and worker != "me" and "@" not in worker:
-            self.notify(
-                "Filter by a worker's email address (or 'me').",
-                title="Filter not applied",
-                severity="warning",
-            )
+            self._refuse("#filter-worker", "a worker's email (or me)")
             return
         if worker or not self.session.can_watch:
             self.filters["completed_by"] = worker or "me"
@@ -411,6 +403,18 @@ class QueueScreen(AppScreen):
         self.set_focus(self.history)  # at once, before hiding the row: a hidden focused field passes focus on
         self.query_one("#history-filters").display = False
         self._reload_history()
+
+    def _refuse(self, selector: str, word: str) -> None:
+        """A filter not applied: the word is on the field at fault, what was typed stays as it was."""
+        field = self.query_one(selector, Input)
+        field.add_class("-invalid")
+        field.border_title = word
+        field.focus()
+
+    @on(Input.Changed, ".history-filter")
+    def _filter_edited(self, event: Input.Changed) -> None:
+        event.input.remove_class("-invalid")
+        event.input.border_title = None
 
     def _reload_history(self) -> None:
         self.filters.pop("bound", None)
@@ -433,6 +437,16 @@ def basic_filter_note(by_worker: bool) -> str:
     """What a filter does on a server without the extensions: it is the app's work, not the server's."""
     lacks = "no worker filter (completed_by)" if by_worker else "only whole days"
     return f"basic API: filtered by the app over the pages the server returns (it has {lacks})"
+
+
+def _day(text: str) -> tuple[date | None, bool]:
+    """The day typed (None when nothing is), and whether what was typed is a day at all."""
+    if not text:
+        return None, True
+    try:
+        return date.fromisoformat(text), True
+    except ValueError:
+        return None, False
 
 
 def _key(task: Task) -> str:
