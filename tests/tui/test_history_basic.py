@@ -9,7 +9,7 @@ from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
 from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
-from tests.tui.test_app import plain, settle, until
+from tests.tui.test_app import plain, screen_text, settle, until
 from tests.tui.test_history import SIZE, open_history, press_and_load, rows_note
 
 QUEUE = 9
@@ -53,8 +53,11 @@ async def test_a_worker_filter_on_a_basic_server_is_walked_once_and_said(
         assert rows_note(screen)[1] == N // 2  # every page of the filtered history was shown ...
         assert {str(table.get_row_at(i)[2]) for i in range(table.row_count)} == {"wyn@acme.test"}
         assert len(filtered_walks(original)) == 1, filtered_walks(original)  # ... from one walk
-        note = plain(screen.query_one("#history-note"))
-        assert "basic API: filtered by the app" in note and "no worker filter (completed_by)" in note
+        # Said where it is seen: on the note's line as painted at 100 columns.
+        assert (
+            "(completed by wyn@acme.test, filtered by the app: basic API, no worker filter)"
+            in screen_text(app)
+        )
 
         await pilot.press("r")  # a reload reads the server again
         await until(app, pilot, lambda: len(filtered_walks(original)) == 2, "a fresh walk")

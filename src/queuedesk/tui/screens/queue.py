@@ -254,6 +254,8 @@ class QueueScreen(AppScreen):
                 f"from {self.filters.get('start_date') or 'the start'} to {self.filters.get('end_date') or 'now'}"
             )
         total = self.history.total if self.history.fetch else 0
+        if parts and not self.session.extensions:
+            parts.append(basic_filter_note(bool(self.filters.get("completed_by"))))
         text = f"{total:,} tasks" + (f" ({', '.join(parts)})" if parts else "") + ", newest first"
         if self.history.items:
             text += f" · rows {self.history.start + 1:,} to {self.history.end:,}"
@@ -266,8 +268,6 @@ class QueueScreen(AppScreen):
             text += (
                 f" · {self.completed_count - self.history_count_at_load:,} completed since loaded (r reloads)"
             )
-        if parts and not self.session.extensions:
-            text += " · " + basic_filter_note(bool(self.filters.get("completed_by")))
         text += " · f filters · enter opens a task"
         self.query_one("#history-note", Static).update(text)
 
@@ -435,8 +435,8 @@ class QueueScreen(AppScreen):
 
 def basic_filter_note(by_worker: bool) -> str:
     """What a filter does on a server without the extensions: it is the app's work, not the server's."""
-    lacks = "no worker filter (completed_by)" if by_worker else "only whole days"
-    return f"basic API: filtered by the app over the pages the server returns (it has {lacks})"
+    lacks = "no worker filter" if by_worker else "whole days only"
+    return f"filtered by the app: basic API, {lacks}"
 
 
 def _day(text: str) -> tuple[date | None, bool]:
