@@ -801,11 +801,18 @@ async def test_keys_pressed_before_the_next_task_is_painted_are_not_applied_and_
             assert "“2” was not applied: no task was on screen yet." in status(app)
             await pilot.press("enter")
             assert "“enter” was not applied" in status(app) or "Enter was not applied" in status(app)
+            # Skip and release-with-draft have keys that are no letters: refused out loud as well.
+            await pilot.press("f6")
+            assert "Skip was not applied: no task was on screen yet." in status(app)
+            await pilot.press("ctrl+s")
+            assert "Ctrl+s was not applied: no task was on screen yet." in status(app)
+            await pilot.press("s")
+            assert "“s” was not applied: no task was on screen yet." in status(app)
             assert not on_screen(app)
             proxy.delay = 0
             assert await shown_task(app, pilot) == second
             assert form_of(app).values() == {"category": None}
-            assert "done 1" in status(app)
+            assert "done 1 · skipped 0" in status(app)
             assert [e["task_id"] for e in journal_entries()] == [first]
             await advance(app, pilot, clock, PAST_GRACE)
             assert on_screen(app, second)
