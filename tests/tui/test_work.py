@@ -440,6 +440,69 @@ async def test_skip_gives_the_task_back_and_ctrl_s_keeps_a_draft_on_it(
     assert completed(admin, org_id, queue) == {}
 
 
+async def test_the_status_bar_counts_time_on_the_task_and_the_session_and_letters_in_a_field_are_text(
+    make_app: MakeApp,
+    clock: ManualClock,
+    admin: httpx.Client,
+    org_id: int,
+    image_server: str,  # noqa: F811
+) -> None:
+    """Time on a task stands still under the full-screen image and after 2 minutes without a key
+    (shown as idle); done, skipped, the average and the rate are the session's. Inside the note,
+    `s`, `z` and `u` are text; `f6` skips from there."""
+    queue = new_queue(admin, org_id, [*LABELLING, NOTE])
+    photo = f"{image_server}/good.png"
+    first, second, third = add_tasks(admin, org_id, queue, [{"message": m, "photo": photo} for m in "abc"])
+    began = clock.now()
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await advance(app, pilot, clock, 3)
+        assert f"task {first} · 3 s" in status(app)
+
+        await pilot.press("z")
+        await until(
+            app, pilot, lambda: type(app.screen).__name__ == "ImageScreen", "the image fills the screen"
+        )
+        await advance(app, pilot, clock, 10)
+        await pilot.press("escape")
+        await settle(app, pilot, 1)
+        assert f"task {first} · 3 s" in status(app), "time ran on while the image covered the screen"
+        await advance(app, pilot, clock, 2)
+        assert f"task {first} · 5 s" in status(app)
+
+        await pilot.press("tab", "s", "z", "u")  # into the note: letters, not skip / image / undo
+        await settle(app, pilot, 1)
+        assert on_screen(app, first) and form_of(app).editor("note").value() == "szu"
+        assert "skipped 0" in status(app)
+        await pilot.press("f6")  # skip, from inside the field
+        assert await shown_task(app, pilot) == second
+        assert "skipped 1" in status(app)
+        assert task_on_server(admin, org_id, queue, first)["status"] == "open"
+
+        await advance(app, pilot, clock, 121)  # no key for over 2 minutes
+        assert f"task {second} · idle" in status(app)
+        await pilot.press("2")  # back: the idle stretch past 2 minutes is not counted
+        assert f"task {second} · 2 min 00 s" in status(app)
+        await pilot.press("enter")
+        assert await shown_task(app, pilot) == third
+        await pilot.press("3", "tab")
+        await advance(app, pilot, clock, 100)
+        await pilot.press("x")  # a key the note keeps to itself is activity all the same
+        await advance(app, pilot, clock, 30)
+        assert f"task {third} · 2 min 10 s" in status(app)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        session = (clock.now() - began).total_seconds()
+        assert session == 3 + 10 + 2 + 121 + 100 + 30
+        per_hour = 2 / (session / 3600)
+        assert f"done 2 · skipped 1 · avg 125.0 s · {per_hour:,.0f}/h" in status(app), status(app)
+        await advance(app, pilot, clock, PAST_GRACE)
+    done = completed(admin, org_id, queue)
+    assert {i: t["data"]["category"] for i, t in done.items()} == {second: "blue", third: "green"}
+    assert done[third]["data"]["note"] == "x"
+
+
 # --- undo ----------------------------------------------------------------------------------------
 
 

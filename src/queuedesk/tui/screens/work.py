@@ -46,10 +46,11 @@ class WorkScreen(AppScreen):
             "ctrl+t", "toggle_submit_on_choice", "Submit on choice", show=False, id="work.submit_on_choice"
         ),
         # The same actions from inside a text field, where letters are text.
-        Binding("f6", "skip", "Skip", show=False, id="work.skip_anywhere"),
-        Binding("f7", "undo", "Undo", show=False, id="work.undo_anywhere"),
-        Binding("f8", "zoom", "Image", show=False, id="work.zoom_anywhere"),
-        Binding("f9", "open_image", "Open image", show=False, id="work.open_image_anywhere"),
+        # (Actions of their own: `check_action` turns the letters' off inside a field, not these.)
+        Binding("f6", "anywhere('skip')", "Skip", show=False, id="work.skip_anywhere"),
+        Binding("f7", "anywhere('undo')", "Undo", show=False, id="work.undo_anywhere"),
+        Binding("f8", "anywhere('zoom')", "Image", show=False, id="work.zoom_anywhere"),
+        Binding("f9", "anywhere('open_image')", "Open image", show=False, id="work.open_image_anywhere"),
         Binding("escape", "leave", "Back", id="work.back"),
     ]
 
@@ -337,12 +338,23 @@ class WorkScreen(AppScreen):
         return isinstance(self.focused, Input | TextArea)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("zoom", "open_image"):
+        if action in ("zoom", "open_image") or (
+            action == "anywhere" and parameters and parameters[0] in ("zoom", "open_image")
+        ):
             form = self.form
             if form is None or not form.image_urls():
                 return False
         # Letters are text inside a field; f6 to f9 do the same from anywhere.
         return not (action in ("skip", "undo", "zoom", "open_image") and self._in_text_field())
+
+    def action_anywhere(self, action: str) -> None:
+        """f6 to f9: the single-letter actions, also from inside a text field."""
+        {
+            "skip": self.action_skip,
+            "undo": self.action_undo,
+            "zoom": self.action_zoom,
+            "open_image": self.action_open_image,
+        }[action]()
 
     def action_submit(self) -> None:
         form, task = self.form, self.current
@@ -544,8 +556,12 @@ class WorkScreen(AppScreen):
         self.tick_at = now
 
     def _worker_active(self) -> None:
+        now = self.clock.now()
+        was_idle = self._idle(now)
         self._count_time()  # the idle stretch before this key is not counted
-        self.last_key_at = self.clock.now()
+        self.last_key_at = now
+        if was_idle:
+            self._show_status()  # "idle" goes at once, not at the next tick
 
     def on_screen_suspend(self) -> None:
         self._count_time()
