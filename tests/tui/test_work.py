@@ -361,6 +361,30 @@ async def test_enter_with_a_required_block_empty_sends_nothing_and_says_what_is_
     assert completed(admin, org_id, queue) == {}
 
 
+async def test_in_a_multi_line_note_enter_is_a_new_line_and_ctrl_j_submits(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    blocks = [MESSAGE, CATEGORY, NOTE]
+    queue = new_queue(admin, org_id, blocks)
+    draft = "the customer wrote three paragraphs about the delivery; the gist: it came late twice"
+    (task_id,) = add_tasks(admin, org_id, queue, [{"message": "long story", "note": draft}])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == task_id
+        await pilot.press("2", "tab")
+        area = app.focused
+        assert type(area).__name__ == "TextArea", f"a long note gets the multi-line area, not {area!r}"
+        await pilot.press(*"ok", "enter", *"yes", "enter")
+        await settle(app, pilot, 1)
+        assert on_screen(app, task_id) and "done 0" in status(app)  # enter was a new line
+        await pilot.press("ctrl+j")
+        await settle(app, pilot)
+        assert "done 1" in status(app) and not on_screen(app, task_id)
+        await advance(app, pilot, clock, PAST_GRACE)
+    (done,) = completed(admin, org_id, queue).values()
+    assert done["data"] == stored(blocks, message="long story", category="blue", note=f"ok\nyes\n{draft}")
+
+
 async def test_a_value_the_server_refuses_is_shown_on_its_field(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
@@ -906,14 +930,48 @@ async def test_claims_held_ahead_are_given_back_on_leaving_and_on_quitting(
             assert (task["status"], task["assignment"]["assigned_to"]) == ("open", None), task
 
         await pilot.press("w")
-        await shown_task(app, pilot)
+        answered = await shown_task(app, pilot)
         await until(app, pilot, lambda: work(app).ahead, "a task is claimed ahead")
         mine = [t["id"] for t in pending(admin, org_id, queue).values() if t["assignment"]["assigned_to"]]
         assert len(mine) == 2
+        await pilot.press("2", "enter")  # held for the grace when the worker quits: sent, not lost
+        await shown_task(app, pilot)
+        await until(app, pilot, lambda: work(app).ahead, "the next is claimed ahead")
         await pilot.press("ctrl+q")
-    for task_id in ids[1:]:
+    done = completed(admin, org_id, queue)
+    assert sorted(done) == sorted([ids[0], answered])
+    assert done[answered]["data"]["category"] == "blue"
+    for task_id in set(ids) - set(done):
         task = task_on_server(admin, org_id, queue, task_id)
         assert task["status"] in ("new", "open") and task["assignment"]["assigned_to"] is None, task
+
+
+async def test_the_heartbeat_renews_the_open_task_and_the_one_claimed_ahead(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    first, second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
+    clock.current = datetime.now(UTC)  # heartbeats are timed from the server's lease (900 s here)
+    app = make_app("worker")
+
+    def leases() -> dict[int, datetime]:
+        found = {}
+        for task_id in (first, second):
+            assignment = task_on_server(admin, org_id, queue, task_id)["assignment"]
+            assert assignment["assigned_to"] == "wes@acme.test"
+            found[task_id] = datetime.fromisoformat(assignment["lease_expires_at"])
+        return found
+
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await until(app, pilot, lambda: [t.id for t in work(app).ahead] == [second], "the next is claimed")
+        before = leases()
+        await advance(app, pilot, clock, 295)
+        assert leases() == before  # not yet: a beat comes a third of the way through the lease
+        await advance(app, pilot, clock, 10)
+        after = leases()
+        assert after[first] > before[first] and after[second] > before[second], (before, after)
+        assert on_screen(app, first)
 
 
 # --- editors and images --------------------------------------------------------------------------
