@@ -23,6 +23,8 @@ from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.images import ImageView
 from queuedesk.tui.journal import data_dir
 from queuedesk.tui.outbox import UNDO_SECONDS
+from queuedesk.tui.screens.create import CreateTaskScreen
+from queuedesk.tui.screens.task import TaskScreen
 from queuedesk.tui.screens.work import EMPTY_POLL_SECONDS, WorkScreen
 from queuedesk.tui.settings import AppSettings, Target
 from tests.api.test_original_service import ORG as BASIC_ORG
@@ -1052,8 +1054,17 @@ async def test_link_and_image_addresses_typed_in_create_task_round_trip(
         await pilot.press("n")
         await until(app, pilot, lambda: app.screen.query(TaskForm), "the create form is shown")
         await pilot.press(*"http://e.co", "tab", *"http://e.co/p", "ctrl+s")
-        await until(app, pilot, lambda: pending(admin, org_id, queue), "the task is created")
-    (task,) = pending(admin, org_id, queue).values()
+        await until(app, pilot, lambda: isinstance(app.screen, TaskScreen), "the created task is shown")
+        (task,) = pending(admin, org_id, queue).values()
+        shown = app.screen
+        assert isinstance(shown, TaskScreen) and shown.shown.id == task["id"]
+        assert f"Task {task['id']}" in plain(shown.query_one("#task-heading"))
+        assert "http://e.co/p" in plain(shown.query_one("#task-values"))
+        await pilot.press("escape")  # back to a fresh form for the next one
+        await settle(app, pilot, 1)
+        assert isinstance(app.screen, CreateTaskScreen)
+        form = app.screen.form
+        assert form is not None and form.values() == {"source": None, "photo": None}
     assert task["data"] == {"source": "http://e.co", "photo": "http://e.co/p"}
 
 
