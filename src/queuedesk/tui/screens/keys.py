@@ -41,13 +41,13 @@ class KeysScreen(AppModal[None]):
         table.add_column("What it does")
         # One row per description: "Skip" is `s` in the footer and `f6` hidden beside it. Hidden
         # bindings are listed when they are the app's own (they have an id); the cursor keys of
-        # lists have none and are summed up in EVERYWHERE.
+        # lists (no id, or a paged table's `table.*`) are summed up in EVERYWHERE.
         rows: dict[str, list[str]] = {}
         for active in self.under.active_bindings.values():
             binding = active.binding
             if not binding.description or not active.enabled:
                 continue
-            if not binding.show and binding.id is None:
+            if not binding.show and (binding.id is None or binding.id.startswith("table.")):
                 continue
             shown = self.app.get_key_display(binding)
             keys = rows.setdefault(binding.description, [])
