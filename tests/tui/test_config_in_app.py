@@ -204,3 +204,46 @@ async def test_the_connect_screen_saves_a_profile_the_next_start_connects_with(
         screen = await home(app, pilot)
         assert isinstance(screen, QueuesScreen)
         assert "Sue (supervisor)" in header(app)
+
+
+# --- what `queuedesk` starts with ---------------------------------------------------------------------------
+
+
+def test_a_key_variable_without_its_url_stops_the_app_before_it_starts(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        'default_profile = "w"\n[profiles.w]\nurl = "http://127.0.0.1:1"\ntoken = "saved-key"\n'
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QUEUEDESK_")}
+    env |= {"QUEUEDESK_CONFIG": str(config), "QUEUEDESK_TOKEN": "exported-key-0123456789"}
+    done = subprocess.run(
+        [*queuedesk_command()], capture_output=True, text=True, env=env, timeout=60, stdin=subprocess.DEVNULL
+    )
+    assert done.returncode == 2, done
+    assert done.stderr.startswith("queuedesk: QUEUEDESK_TOKEN holds a key without a server URL"), done.stderr
+    assert "http://127.0.0.1:1 (profile 'w')" in done.stderr and "unset QUEUEDESK_TOKEN" in done.stderr
+    assert "exported-key" not in done.stderr
+
+
+def test_the_chosen_profiles_settings_fall_back_to_the_default_profiles(
+    no_connection_variables: None,
+) -> None:
+    config_file().write_text(
+        'default_profile = "work"\n'
+        '[profiles.work]\nurl = "https://work.example"\ntoken = "work-key"\norg = 3\n'
+        'theme = "nord"\nrefresh_seconds = 3.0\nkeys = { "queues.refresh" = "f5" }\n'
+        '[profiles.home]\nurl = "http://home.example"\ntoken = "home-key"\nrefresh_seconds = 1.5\n'
+        '[app]\ntheme = "dracula"\nrefresh_seconds = 9.0\n'
+    )
+    chosen = argparse.Namespace(url=None, token=None, org=None, profile="home", refresh=None)
+    begun = prepare(chosen)
+    assert begun.target is not None
+    assert (begun.target.url, begun.target.token, begun.target.org) == (
+        "http://home.example",
+        "home-key",
+        None,
+    )
+    assert (begun.settings.refresh_seconds, begun.settings.theme) == (1.5, "nord")
+    assert begun.settings.keys == {"queues.refresh": "f5"} and begun.settings.profile_name == "home"
+    flagged = prepare(argparse.Namespace(**{**vars(chosen), "refresh": 0.5}))
+    assert flagged.settings.refresh_seconds == 0.5  # the flag wins over every profile
