@@ -253,11 +253,10 @@ def test_a_key_flag_without_a_url_flag_is_an_error_naming_the_flag(saved: Path) 
         resolve(saved, env_url, token="flag-key")  # the environment's server is not the flag's either
 
 
-def test_an_organization_without_its_url_is_an_error_too(saved: Path) -> None:
-    with pytest.raises(ConfigError, match=r"^--org gives an organization without a server URL"):
-        resolve(saved, org=7)
-    with pytest.raises(ConfigError, match=r"^QUEUEDESK_ORG holds an organization"):
-        resolve(saved, {"QUEUEDESK_ORG": "7"})
+def test_an_organization_above_the_servers_layer_chooses_the_organization_there(saved: Path) -> None:
+    """An organization is no secret: `--org 7` (or QUEUEDESK_ORG) picks it on the saved server."""
+    for found in (resolve(saved, org=7), resolve(saved, {"QUEUEDESK_ORG": "7"})):
+        assert found is not None and (found.url, found.token, found.org) == (WORK.url, WORK.token, 7)
 
 
 def test_a_key_without_a_url_and_no_server_anywhere_is_no_connection(path: Path) -> None:

@@ -18,7 +18,8 @@ then the profile named by `--profile` (or QUEUEDESK_PROFILE), then the file's de
 first of these layers that names a server URL gives the key and organization too: a key is only
 ever sent to the server it came with. A lower layer's key (or organization) counts only when that
 layer names the same URL, and a higher layer's key without a URL is an error, never sent to a lower
-layer's server.
+layer's server. An organization is no secret: one given above the server's layer (`--org 7`)
+chooses the organization on that server.
 
 `app_settings` gives the app's settings: a profile may set `refresh_seconds`, `theme`,
 `submit_on_choice` and `keys` of its own; the chosen profile's win, then the default profile's,
@@ -349,29 +350,27 @@ def _chosen_then_default(config: ConfigFile, named: str | None) -> list[str]:
     return [name for name in dict.fromkeys((named, config.default_profile)) if name in config.profiles]
 
 
-_WHAT = {"token": "a key", "org": "an organization"}
 _URL_OF = {FLAGS: "--url", ENVIRONMENT: ENV_URL}
 
 
 def _no_stray_values(above: list[_Layer], chosen: _Layer) -> None:
-    """A key or organization in a layer above the one that names the server would go to a server
-    it was not given for: a ConfigError that says where it is and what to do."""
+    """A key in a layer above the one that names the server would go to a server it was not given
+    for: a ConfigError that says where it is and what to do."""
     for layer in above:
-        for key in ("token", "org"):
-            if getattr(layer, key) in (None, ""):  # an empty --token asks for no key: nothing leaks
-                continue
-            holder = layer.origins[key]
-            name = holder[holder.index("(") + 1 : -1]  # "flags (--token)" -> "--token"
-            given, fix = (
-                ("gives", f"Pass --url with {name}, or leave {name} out")
-                if layer.source == FLAGS
-                else ("holds", f"Set {ENV_URL} with {name}, or unset {name}")
-            )
-            raise ConfigError(
-                f"{name} {given} {_WHAT[key]} without a server URL ({_URL_OF[layer.source]}), and a key "
-                f"and its organization go only to the server they are given for; the server in force is "
-                f"{chosen.url} ({chosen.origins['url']}). {fix}."
-            )
+        if layer.token in (None, ""):  # an empty --token asks for no key: nothing leaks
+            continue
+        holder = layer.origins["token"]
+        name = holder[holder.index("(") + 1 : -1]  # "flags (--token)" -> "--token"
+        given, fix = (
+            ("gives", f"Pass --url with {name}, or leave {name} out")
+            if layer.source == FLAGS
+            else ("holds", f"Set {ENV_URL} with {name}, or unset {name}")
+        )
+        raise ConfigError(
+            f"{name} {given} a key without a server URL ({_URL_OF[layer.source]}), and a key goes "
+            f"only to the server it is given for; the server in force is "
+            f"{chosen.url} ({chosen.origins['url']}). {fix}."
+        )
 
 
 def _pick(layers: list[_Layer], chosen: int, key: str) -> tuple[Any, _Layer | None]:
@@ -431,6 +430,9 @@ def resolve_connection(
         return None
     _no_stray_values(layers[:chosen], layers[chosen])
     picked = {key: _pick(layers, chosen, key) for key in ("url", "token", "org")}
+    org_above = next((layer for layer in layers[:chosen] if layer.org is not None), None)
+    if org_above is not None:
+        picked["org"] = (org_above.org, org_above)
     if any(layer.token == "" for layer in layers[:chosen]):
         picked["token"] = ("", layers[0])  # only flags: the environment's empty variables are unset
     used = [layer for _value, layer in picked.values() if layer is not None]
