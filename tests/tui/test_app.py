@@ -838,3 +838,4 @@ async def test_the_palette_lists_the_queue_screens_hidden_actions_but_no_cursor_
             labels
         )
         assert len(labels) == len(set(labels)), labels
+        assert not any(label.startswith("Quit") for label in labels), "Textual's palette has Quit already"

@@ -37,12 +37,16 @@ NAVIGATION = frozenset(
 )
 
 
+# Textual's own palette entries (Quit, Keys, Theme ...) already offer these.
+OFFERED_BY_TEXTUAL = frozenset({"quit", "app.quit"})
+
+
 def offers(binding: Binding) -> bool:
     """An action the palette lists: described, and in the footer or named by an id (tabs, People,
     New queue ...), but not a system key nor a move of the cursor."""
     if not binding.description or binding.system:
         return False
-    if binding.action.split("(")[0] in NAVIGATION:
+    if binding.action.split("(")[0] in NAVIGATION | OFFERED_BY_TEXTUAL:
         return False
     return binding.show or binding.id is not None
 
