@@ -712,7 +712,8 @@ async def test_the_keys_screen_lists_keys_the_footer_hides(make_app: MakeApp) ->
         await pilot.press("f1")
         await settle(app, pilot, 1)
         listed = plain(app.screen.query_one("#keys-table", Static))
-        lines = {line.split()[-1]: line.split()[0] for line in listed.splitlines() if line.strip()}
+        # "key  description  id": a tab's key and its one-word description come first
+        lines = {parts[1]: parts[0] for parts in map(str.split, listed.splitlines()) if len(parts) > 1}
         # The tab keys are hidden from the footer (show=False); the keys screen is where they are told.
         assert (lines.get("Pending"), lines.get("Completed"), lines.get("Webhook")) == ("1", "2", "5"), listed
 
