@@ -675,7 +675,7 @@ def test_a_key_from_the_environment_is_not_sent_to_the_url_of_the_flags(cli, ser
 def test_config_show_says_where_each_value_comes_from(cli, server, org_id, tmp_path) -> None:
     config = tmp_path / "config.toml"
     save_profile("demo", Profile(url=server.url, token=KEYS["supervisor"], org=org_id), path=config)
-    result = cli("config", "show", "--json", url="", token=KEYS["worker"], org=None, config=str(config))
+    result = cli("config", "show", "--json", url="", token=None, org=None, config=str(config))
     assert result.code == 0, result
     assert result.json() == {
         "config_file": str(config),
@@ -684,10 +684,16 @@ def test_config_show_says_where_each_value_comes_from(cli, server, org_id, tmp_p
         "default_profile": "demo",
         "profiles": ["demo"],
         "url": {"value": server.url, "source": "profile 'demo'"},
-        "token": {"value": "acme-w…cdef", "source": "environment (QUEUEDESK_TOKEN)"},
+        "token": {"value": "acme-s…cdef", "source": "profile 'demo'"},
         "org": {"value": org_id, "source": "profile 'demo'"},
     }
-    assert KEYS["worker"] not in result.out and KEYS["supervisor"] not in result.out
+    assert KEYS["supervisor"] not in result.out
+
+    # A key in the environment without its URL would go to the profile's server: refused, and said.
+    stray = cli("config", "show", url="", token=KEYS["worker"], org=None, config=str(config))
+    assert stray.code == 2, stray
+    assert "QUEUEDESK_TOKEN holds a key without a server URL" in stray.err and server.url in stray.err
+    assert KEYS["worker"] not in stray.err + stray.out
 
     plain = cli("config", "show", "--url", "http://queues.example", config=str(config))
     assert plain.code == 0, plain

@@ -205,8 +205,11 @@ async def test_the_environment_wins_over_the_profile(
     async with QueueDeskClient(profile="demo") as named:  # a named profile is still below the variables
         assert named.base_url == server.url
     monkeypatch.delenv("QUEUEDESK_URL")
-    async with QueueDeskClient() as profiled:  # the variable's key never goes to the profile's server
-        assert (profiled.base_url, profiled.token) == ("http://127.0.0.1:1", KEYS["worker"])
+    with pytest.raises(ConfigError, match="QUEUEDESK_TOKEN holds a key without a server URL"):
+        QueueDeskClient()  # the variable's key never goes to the profile's server
+    monkeypatch.delenv("QUEUEDESK_TOKEN")
+    async with QueueDeskClient() as profiled:
+        assert (profiled.base_url, profiled.token) == ("http://127.0.0.1:1", KEYS["supervisor"])
 
 
 async def test_a_key_is_never_sent_to_a_url_it_was_not_given_for(

@@ -11,6 +11,7 @@ from queuedesk.api.config import (
     ConfigFile,
     Connection,
     Profile,
+    app_settings,
     config_path,
     load_config,
     mask,
@@ -226,21 +227,101 @@ def test_a_lower_layers_key_is_used_for_the_same_url(saved: Path) -> None:
     assert from_env is not None and (from_env.token, from_env.org) == ("env-key", 3)
 
 
-def test_a_higher_layers_key_goes_with_a_lower_layers_url(saved: Path) -> None:
-    found = resolve(saved, {"QUEUEDESK_TOKEN": "env-key"}, org=7)
-    assert found is not None
-    assert (found.url, found.token, found.org) == (WORK.url, "env-key", 7)
-    assert found.source == "profile 'work'"
-    assert found.origins == {
-        "url": "profile 'work'",
-        "token": "environment (QUEUEDESK_TOKEN)",
-        "org": "flags (--org)",
-    }
+def test_a_higher_layers_key_never_goes_with_a_lower_layers_url(saved: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        resolve(saved, {"QUEUEDESK_TOKEN": "env-key-0123456789abcdef"})
+    said = str(caught.value)
+    assert said.startswith("QUEUEDESK_TOKEN holds a key without a server URL (QUEUEDESK_URL)"), said
+    assert f"the server in force is {WORK.url} (profile 'work')" in said
+    assert said.endswith("Set QUEUEDESK_URL with QUEUEDESK_TOKEN, or unset QUEUEDESK_TOKEN."), said
+    assert "env-key" not in said  # the key itself is never printed
+
+
+def test_a_key_flag_without_a_url_flag_is_an_error_naming_the_flag(saved: Path) -> None:
+    with pytest.raises(
+        ConfigError,
+        match=r"^--token gives a key without a server URL \(--url\).*"
+        r"Pass --url with --token, or leave --token out\.$",
+    ):
+        resolve(saved, token="flag-key")
+    env_url = {"QUEUEDESK_URL": "https://env.example"}
+    with pytest.raises(
+        ConfigError,
+        match=r"^--token .*the server in force is https://env\.example \("
+        r"environment \(QUEUEDESK_URL\)\)",
+    ):
+        resolve(saved, env_url, token="flag-key")  # the environment's server is not the flag's either
+
+
+def test_an_organization_above_the_servers_layer_chooses_the_organization_there(saved: Path) -> None:
+    """An organization is no secret: `--org 7` (or QUEUEDESK_ORG) picks it on the saved server."""
+    for found in (resolve(saved, org=7), resolve(saved, {"QUEUEDESK_ORG": "7"})):
+        assert found is not None and (found.url, found.token, found.org) == (WORK.url, WORK.token, 7)
+
+
+def test_a_key_without_a_url_and_no_server_anywhere_is_no_connection(path: Path) -> None:
+    assert resolve(path, {"QUEUEDESK_TOKEN": "env-key"}) is None  # the callers say: no server URL
+    assert resolve(path, token="flag-key", org=3) is None
+
+
+def test_a_lower_layers_key_is_not_used_for_another_url(saved: Path) -> None:
+    found = resolve(saved, url="https://other.example")
+    assert found == Connection("https://other.example", None, None, "flags", None)
+    assert found.origins == {"url": "flags (--url)"}
+
+
+def test_an_empty_token_flag_without_a_url_sends_no_key(saved: Path) -> None:
+    found = resolve(saved, token="")
+    assert found is not None and (found.url, found.token, found.org) == (WORK.url, "", 3)
 
 
 def test_an_empty_token_flag_means_no_key(saved: Path) -> None:
     found = resolve(saved, url=WORK.url, token="")
     assert found is not None and found.token == ""
+
+
+# --- the chosen profile, then the default profile ---------------------------------------------------------
+
+
+def test_a_chosen_profile_takes_the_defaults_organization_only_for_the_same_url(path: Path) -> None:
+    save_profile("work", WORK, path=path)  # org 3; the default
+    save_profile("alias", Profile(url=WORK.url, token="alias-key"), make_default=False, path=path)
+    save_profile("home", HOME, make_default=False, path=path)
+    alias = resolve(path, profile="alias")
+    assert alias is not None and (alias.url, alias.token, alias.org) == (WORK.url, "alias-key", 3)
+    assert alias.origins == {"url": "profile 'alias'", "token": "profile 'alias'", "org": "profile 'work'"}
+    home = resolve(path, profile="home")
+    assert home == Connection(HOME.url, HOME.token, None, "profile 'home'", "home")
+
+
+def test_app_settings_come_from_the_chosen_profile_then_the_default_then_app(path: Path) -> None:
+    config = ConfigFile(
+        default_profile="work",
+        profiles={
+            "work": WORK.model_copy(
+                update={"theme": "nord", "refresh_seconds": 3.0, "keys": {"a.x": "1", "a.y": "2"}}
+            ),
+            "home": HOME.model_copy(update={"refresh_seconds": 1.5, "keys": {"a.y": "3"}}),
+        },
+        app=AppSettings(
+            refresh_seconds=9.0, theme="dracula", submit_on_choice=True, keys={"a.z": "4", "a.x": "0"}
+        ),
+    )
+    save_config(config, path)
+    chosen, where = app_settings(load_config(path), "home")
+    assert chosen == AppSettings(
+        refresh_seconds=1.5, theme="nord", submit_on_choice=True, keys={"a.x": "1", "a.y": "3", "a.z": "4"}
+    )
+    assert where == {
+        "refresh_seconds": "profiles.home.refresh_seconds",
+        "theme": "profiles.work.theme",
+        "submit_on_choice": "app.submit_on_choice",
+    }
+    by_variable, _ = app_settings(config, None, {"QUEUEDESK_PROFILE": "home"})
+    assert by_variable == chosen
+    default, _ = app_settings(config, None, {})
+    assert (default.refresh_seconds, default.theme, default.keys["a.y"]) == (3.0, "nord", "2")
+    assert app_settings(ConfigFile(), None, {})[0] == AppSettings()
 
 
 # --- profiles that are not there ------------------------------------------------------------------------

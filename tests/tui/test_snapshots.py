@@ -160,8 +160,10 @@ def test_flush_guard(snap_compare, snapshot_server: ServerProcess) -> None:
     assert snap_compare(app_for(snapshot_server), terminal_size=(100, 30), run_before=steps("F"))
 
 
-def test_keys(snap_compare, snapshot_server: ServerProcess) -> None:
-    assert snap_compare(app_for(snapshot_server), terminal_size=(100, 30), run_before=steps("question_mark"))
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_keys(snap_compare, snapshot_server: ServerProcess, size: tuple[int, int]) -> None:
+    """Every key of the screen; from 100 columns each with the id that remaps it."""
+    assert snap_compare(app_for(snapshot_server), terminal_size=size, run_before=steps("question_mark"))
 
 
 def test_supervisor_queues(snap_compare, snapshot_server: ServerProcess) -> None:

@@ -14,9 +14,16 @@ The file (`config_path()`) holds named connection profiles and the terminal app'
     keys = { "queues.refresh" = "f5" }
 
 `resolve_connection` picks the server, key and organization: flags first, then the environment,
-then the profile named by `--profile` (or QUEUEDESK_PROFILE), else the file's default profile. A
-key is only ever sent to the server it came with: a lower layer's key (or organization) counts only
-when that layer names the same server URL.
+then the profile named by `--profile` (or QUEUEDESK_PROFILE), then the file's default profile. The
+first of these layers that names a server URL gives the key and organization too: a key is only
+ever sent to the server it came with. A lower layer's key (or organization) counts only when that
+layer names the same URL, and a higher layer's key without a URL is an error, never sent to a lower
+layer's server. An organization is no secret: one given above the server's layer (`--org 7`)
+chooses the organization on that server.
+
+`app_settings` gives the app's settings: a profile may set `refresh_seconds`, `theme`,
+`submit_on_choice` and `keys` of its own; the chosen profile's win, then the default profile's,
+then the file's [app] section.
 """
 
 import functools
@@ -71,11 +78,15 @@ class _Strict(BaseModel):
 
 
 class Profile(_Strict):
-    """One server and the key to use there."""
+    """One server and the key to use there, and app settings of its own (None: not set here)."""
 
     url: str
     token: str = Field(min_length=1)
     org: int | None = Field(default=None, gt=0)
+    refresh_seconds: float | None = Field(default=None, gt=0)
+    theme: str | None = None
+    submit_on_choice: bool | None = None
+    keys: dict[str, str] = Field(default_factory=dict)  # binding id -> key(s), over [app] keys
 
     @field_validator("url")
     @classmethod
@@ -318,27 +329,56 @@ def _url_of(value: str | None, where: str) -> str | None:
         raise ConfigError(f"{where}: {exc}") from None
 
 
-def _profile_layer(named: str | None, environ: Mapping[str, str] | None, path: Path | None) -> _Layer | None:
-    file = path or _config_path(os.environ if environ is None else environ)
-    config = load_config(file)
-    name = named or config.default_profile
-    if name is None:
-        return None
-    profile = config.profiles.get(name)
-    if profile is None:
-        where = f"in {file}" if file.exists() else f"({file} does not exist)"
-        raise ConfigError(f"There is no profile {name!r} {where}; the profiles: {_names(config)}.")
+def _profile_layer(name: str, profile: Profile) -> _Layer:
     here = f"profile {name!r}"
     return _Layer(
         here, profile.url, profile.token, profile.org, {k: here for k in ("url", "token", "org")}, name
     )
 
 
+def _profile_layers(named: str | None, environ: Mapping[str, str] | None, path: Path | None) -> list[_Layer]:
+    """The chosen profile (when one is named), then the default profile."""
+    file = path or _config_path(os.environ if environ is None else environ)
+    config = load_config(file)
+    if named is not None and named not in config.profiles:
+        where = f"in {file}" if file.exists() else f"({file} does not exist)"
+        raise ConfigError(f"There is no profile {named!r} {where}; the profiles: {_names(config)}.")
+    return [_profile_layer(name, config.profiles[name]) for name in _chosen_then_default(config, named)]
+
+
+def _chosen_then_default(config: ConfigFile, named: str | None) -> list[str]:
+    return [name for name in dict.fromkeys((named, config.default_profile)) if name in config.profiles]
+
+
+_URL_OF = {FLAGS: "--url", ENVIRONMENT: ENV_URL}
+
+
+def _no_stray_values(above: list[_Layer], chosen: _Layer) -> None:
+    """A key in a layer above the one that names the server would go to a server it was not given
+    for: a ConfigError that says where it is and what to do."""
+    for layer in above:
+        if layer.token in (None, ""):  # an empty --token asks for no key: nothing leaks
+            continue
+        holder = layer.origins["token"]
+        name = holder[holder.index("(") + 1 : -1]  # "flags (--token)" -> "--token"
+        given, fix = (
+            ("gives", f"Pass --url with {name}, or leave {name} out")
+            if layer.source == FLAGS
+            else ("holds", f"Set {ENV_URL} with {name}, or unset {name}")
+        )
+        raise ConfigError(
+            f"{name} {given} a key without a server URL ({_URL_OF[layer.source]}), and a key goes "
+            f"only to the server it is given for; the server in force is "
+            f"{chosen.url} ({chosen.origins['url']}). {fix}."
+        )
+
+
 def _pick(layers: list[_Layer], chosen: int, key: str) -> tuple[Any, _Layer | None]:
-    """A value from the chosen layer or a higher one; from a lower layer only for the same URL."""
-    for index, layer in enumerate(layers):
+    """A value from the layer that names the server, else from a lower layer naming the same URL."""
+    url = layers[chosen].url
+    for layer in layers[chosen:]:
         value = getattr(layer, key)
-        if value is not None and (index <= chosen or layer.url == layers[chosen].url):
+        if value is not None and layer.url == url:
             return value, layer
     return None, None
 
@@ -355,7 +395,8 @@ def resolve_connection(
     """The connection in force, or None when no layer names a server at all.
 
     `token=""` is a flag too: explicitly no key. An unknown profile name is a ConfigError that lists
-    the profiles there are.
+    the profiles there are; so is a key (or organization) given without its server's URL above the
+    layer that names the server.
     """
     variables = _read_environment(environ)
     layers = [
@@ -383,13 +424,17 @@ def resolve_connection(
         any(getattr(layer, key) is not None for layer in layers) for key in ("url", "token", "org")
     )
     if named or not complete:
-        found = _profile_layer(named, environ, path)
-        if found is not None:
-            layers.append(found)
+        layers.extend(_profile_layers(named, environ, path))
     chosen = next((index for index, layer in enumerate(layers) if layer.url is not None), None)
     if chosen is None:
         return None
+    _no_stray_values(layers[:chosen], layers[chosen])
     picked = {key: _pick(layers, chosen, key) for key in ("url", "token", "org")}
+    org_above = next((layer for layer in layers[:chosen] if layer.org is not None), None)
+    if org_above is not None:
+        picked["org"] = (org_above.org, org_above)
+    if any(layer.token == "" for layer in layers[:chosen]):
+        picked["token"] = ("", layers[0])  # only flags: the environment's empty variables are unset
     used = [layer for _value, layer in picked.values() if layer is not None]
     return Connection(
         url=picked["url"][0],
@@ -399,6 +444,37 @@ def resolve_connection(
         profile=next((layer.profile for layer in used if layer.profile is not None), None),
         origins={key: layer.origins[key] for key, (_value, layer) in picked.items() if layer is not None},
     )
+
+
+# --- the app's settings -----------------------------------------------------------------------------
+
+_APP_FIELDS = ("refresh_seconds", "theme", "submit_on_choice")
+
+
+def app_settings(
+    config: ConfigFile, profile: str | None = None, environ: Mapping[str, str] | None = None
+) -> tuple[AppSettings, dict[str, str]]:
+    """The app's settings in force and where each set one comes from ("profiles.work.theme").
+
+    The chosen profile (`profile`, else QUEUEDESK_PROFILE) first, then the default profile, then
+    the file's [app] section; `keys` are merged, the chosen profile's over the default's over [app].
+    """
+    named = profile or (os.environ if environ is None else environ).get(ENV_PROFILE) or None
+    names = _chosen_then_default(config, named)
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for key in _APP_FIELDS:
+        values[key] = getattr(config.app, key)
+        origins[key] = f"app.{key}"
+        for name in names:
+            value = getattr(config.profiles[name], key)
+            if value is not None:
+                values[key], origins[key] = value, f"profiles.{name}.{key}"
+                break
+    keys = dict(config.app.keys)
+    for name in reversed(names):
+        keys.update(config.profiles[name].keys)
+    return AppSettings(**values, keys=keys), origins
 
 
 def mask(token: str | None) -> str:

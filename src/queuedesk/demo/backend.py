@@ -29,6 +29,7 @@ from queuedesk.demo.content import IMAGE_BASE_PLACEHOLDER
 from queuedesk.demo.side_server import SideServer
 from queuedesk.demo.state import DemoFiles, DemoLock, running_demo
 from queuedesk.server.app import create_app
+from queuedesk.server.connections import connection_options
 from queuedesk.server.settings import Settings
 from queuedesk.server.store.database import run_once
 from queuedesk.server.store.types import from_micros, to_micros
@@ -111,6 +112,7 @@ async def run(options: Options, announce: Callable[[dict[str, object]], None], s
             access_log=False,
             lifespan="on",
             timeout_graceful_shutdown=3,
+            **connection_options(settings),
         )
         server = _QuietServer(config)
         serving = asyncio.create_task(server.serve(sockets=[listener]))

@@ -4,7 +4,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from textual import work
-from textual.app import App
+from textual.app import App, InvalidThemeError
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
@@ -46,12 +46,20 @@ class QueueDeskApp(App[None]):
         self.outbox: Outbox | None = None  # submissions on their way (servers with claiming only)
         self.outbox_changed_listeners: list[Callable[[], None]] = []
         self._failed_at_start: tuple[Target, Exception] | None = None
+        self._theme_problem = ""
         if self.settings.theme:
-            self.theme = self.settings.theme
+            try:
+                self.theme = self.settings.theme
+            except InvalidThemeError:  # `queuedesk` refuses it before; here for other callers
+                self._theme_problem = f"{self.settings.theme!r} is not a theme; the default theme is used."
         if self.settings.keys:
             self.set_keymap(self.settings.keys)
 
     def on_mount(self) -> None:
+        if self._theme_problem:
+            self.notify(self._theme_problem, title="Unknown theme", severity="warning", timeout=15)
+        if self.settings.keys:
+            self._check_keymap()
         if self.target is None or not self.target.token:
             from queuedesk.tui.screens.connect import ConnectScreen
 
@@ -61,6 +69,23 @@ class QueueDeskApp(App[None]):
             # connect screen (a form and a footer, a tenth of a second to build) only if it fails.
             self.push_screen(Screen())
             self._connect_at_start(self.target)
+
+    @work(thread=True, group="keymap")
+    def _check_keymap(self) -> None:
+        """A mistyped binding id in the file would be ignored without a word: say which."""
+        from queuedesk.tui.keymap import suggestions, unknown_ids
+
+        unknown = unknown_ids(self.settings.keys)
+        if unknown:
+            where = self.settings.config_file or "the configuration file"
+            self.call_from_thread(
+                self.notify,
+                f"{where}: keys: no key binding has the id {', '.join(unknown)}, so nothing was remapped "
+                f"for it. {suggestions(unknown)}",
+                title="Unknown key binding",
+                severity="warning",
+                timeout=20,
+            )
 
     @work(exclusive=True, group="connect")
     async def _connect_at_start(self, target: Target) -> None:

@@ -4,19 +4,23 @@ import argparse
 import contextlib
 import gc
 import importlib
+import math
 import os
 import sys
 import threading
+from dataclasses import dataclass
 
 from queuedesk.api.config import (
     ConfigError,
     ConfigFile,
     Profile,
+    app_settings,
+    config_path,
     load_config,
     resolve_connection,
     save_profile,
 )
-from queuedesk.tui.settings import WEB_SERVER_URL_VARIABLE, AppSettings, Target, web_session
+from queuedesk.tui.settings import WEB_SERVER_URL_VARIABLE, AppSettings, SaveProfile, Target, web_session
 
 
 def add_app_options(parser: argparse.ArgumentParser) -> None:
@@ -27,10 +31,21 @@ def add_app_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--profile", metavar="NAME", help="a saved connection (default: the default profile)")
     group.add_argument(
         "--refresh",
-        type=float,
+        type=_seconds,
         metavar="SECONDS",
         help="how often live views refresh (default 5, or the config)",
     )
+
+
+def _seconds(text: str) -> float:
+    """--refresh's value: a number of seconds above 0 (not nan, not inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"takes a number of seconds above 0, such as 2 or 0.5, not {text!r}")
+    return value
 
 
 def _save(name: str, url: str, token: str, org: int | None) -> None:
@@ -75,34 +90,60 @@ def _ask_the_terminal() -> threading.Thread:
     return asking
 
 
-def run_app(args: argparse.Namespace, *, save_profiles: bool = True) -> int:
-    """`save_profiles=False` (the demo): the Connect screen saves no profile."""
-    web = web_session()  # a browser session: no host configuration read, nothing saved
-    try:
-        config = ConfigFile() if web else load_config()
-        connection = (
-            None
-            if web
-            else resolve_connection(url=args.url, token=args.token, org=args.org, profile=args.profile)
+@dataclass(frozen=True)
+class Start:
+    """What the app starts with: where to connect (None: the Connect screen asks) and its settings."""
+
+    target: Target | None
+    settings: AppSettings
+    save_profile: SaveProfile | None
+
+
+def _check_theme(settings: AppSettings, where: str) -> None:
+    from textual.theme import BUILTIN_THEMES
+
+    if settings.theme is not None and settings.theme not in BUILTIN_THEMES:
+        raise ConfigError(
+            f"{config_path()}: {where}: {settings.theme!r} is not a theme; the themes: "
+            f"{', '.join(sorted(BUILTIN_THEMES))}."
         )
-    except ConfigError as exc:
-        print(f"queuedesk: {exc}", file=sys.stderr)
-        return 2
-    if args.refresh is not None and args.refresh <= 0:
-        print("queuedesk: --refresh takes a number of seconds above 0", file=sys.stderr)
-        return 2
+
+
+def prepare(args: argparse.Namespace, *, save_profiles: bool = True) -> Start:
+    """The connection and settings flags, the environment and the file give; ConfigError if wrong."""
+    web = web_session()  # a browser session: no host configuration read, nothing saved
+    config = ConfigFile() if web else load_config()
+    connection = (
+        None
+        if web
+        else resolve_connection(url=args.url, token=args.token, org=args.org, profile=args.profile)
+    )
+    in_force, origins = app_settings(config, args.profile)
     target = None
     if web and os.environ.get(WEB_SERVER_URL_VARIABLE):  # only the address to offer, never a key
         target = Target(os.environ[WEB_SERVER_URL_VARIABLE], None, None, "the web server")
     if connection is not None:
         target = Target(connection.url, connection.token, connection.org, connection.source)
     settings = AppSettings(
-        refresh_seconds=args.refresh or config.app.refresh_seconds,
-        theme=config.app.theme,
-        submit_on_choice=config.app.submit_on_choice,
-        keys=dict(config.app.keys),
+        refresh_seconds=args.refresh or in_force.refresh_seconds,
+        theme=in_force.theme,
+        submit_on_choice=in_force.submit_on_choice,
+        keys=dict(in_force.keys),
         profile_name=(connection.profile if connection and connection.profile else args.profile) or "default",
+        config_file=str(config_path()) if not web else "",
     )
+    _check_theme(settings, origins["theme"])
+    return Start(target, settings, _save if save_profiles and not web else None)
+
+
+def run_app(args: argparse.Namespace, *, save_profiles: bool = True) -> int:
+    """`save_profiles=False` (the demo): the Connect screen saves no profile."""
+    try:
+        start = prepare(args, save_profiles=save_profiles)
+    except ConfigError as exc:
+        print(f"queuedesk: {exc}", file=sys.stderr)
+        return 2
+    target = start.target
     asking = _ask_the_terminal()
     try:
         # What the first screen needs, imported while the terminal is being asked; httpx imports
@@ -114,7 +155,7 @@ def run_app(args: argparse.Namespace, *, save_profiles: bool = True) -> int:
         # Also after ctrl+c: the thread sets the terminal back as it found it. And
         # queuedesk.tui.images, imported where pictures are shown, relies on the answers.
         asking.join()
-    app = QueueDeskApp(target, settings=settings, save_profile=_save if save_profiles and not web else None)
+    app = QueueDeskApp(target, settings=start.settings, save_profile=start.save_profile)
     # What the start made lives as long as the app: out of the collector's way (cli.main had it off).
     gc.freeze()
     gc.enable()

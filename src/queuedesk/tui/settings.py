@@ -25,6 +25,7 @@ class AppSettings:
     submit_on_choice: bool = False
     keys: dict[str, str] = field(default_factory=dict)  # binding id -> key(s)
     profile_name: str = "default"
+    config_file: str = ""  # where the settings were read, for messages about them
 
 
 WEB_SESSION_VARIABLE = "QUEUEDESK_WEB_SESSION"

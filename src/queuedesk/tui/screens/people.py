@@ -27,6 +27,7 @@ ROLE_MEANINGS = {
 MODAL_CSS = """
 AddUserScreen, RoleScreen, IssuedKeyScreen { align: center middle; }
 .people-box { width: 72; max-width: 100%; height: auto; border: thick $primary; padding: 0 2; }
+#new-user-email, #new-user-name, #new-user-role { border-title-color: $text-muted; border-title-style: bold; }
 .people-title { text-style: bold; padding-bottom: 1; }
 .people-note { color: $text-muted; }
 .people-problem { color: $error; height: auto; }
@@ -56,6 +57,12 @@ def tell_refusal(access: AppAccess, exc: BaseException, doing: str) -> None:
         access.qd.report(exc, doing=doing)
 
 
+def labelled(field: Input, label: str) -> Input:
+    """The field's name in its border, still there once the placeholder is typed over."""
+    field.border_title = label
+    return field
+
+
 class AddUserScreen(AppModal[User | None]):
     """Dismisses with the user the server added, or None."""
 
@@ -68,11 +75,13 @@ class AddUserScreen(AppModal[User | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="people-box"):
             yield Label("Add a user", classes="people-title")
-            yield Input(placeholder="email, e.g. kim@example.com", id="new-user-email")
-            yield Input(placeholder="name, e.g. Kim Lee", id="new-user-name")
-            yield OptionList(
+            yield labelled(Input(placeholder="email, e.g. kim@example.com", id="new-user-email"), "Email")
+            yield labelled(Input(placeholder="name, e.g. Kim Lee", id="new-user-name"), "Name")
+            roles = OptionList(
                 *[Option(f"{role:<11} {ROLE_MEANINGS[role]}", id=role) for role in ROLES], id="new-user-role"
             )
+            roles.border_title = "Role"
+            yield roles
             yield Static("", id="new-user-problem", classes="people-problem")
             yield Static(
                 "ctrl+s adds · escape cancels · then k issues their key",

@@ -59,15 +59,15 @@ class PagedTable(ScrollView, can_focus=True):
     """`fetch(offset, limit)` gives pages of a stable order; `key_of(item)` tells repeats apart."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "select_cursor", "Select", show=False),
-        Binding("up", "cursor_up", "Cursor up", show=False),
-        Binding("down", "cursor_down", "Cursor down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home", "first_row", "First row", show=False),
-        Binding("end", "last_row", "Last row", show=False),
-        Binding("ctrl+home", "first_row", "First row", show=False),
-        Binding("ctrl+end", "last_row", "Last row", show=False),
+        Binding("enter", "select_cursor", "Select", show=False, id="table.select"),
+        Binding("up", "cursor_up", "Cursor up", show=False, id="table.up"),
+        Binding("down", "cursor_down", "Cursor down", show=False, id="table.down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="table.page_up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="table.page_down"),
+        Binding("home", "first_row", "First row", show=False, id="table.first"),
+        Binding("end", "last_row", "Last row", show=False, id="table.last"),
+        Binding("ctrl+home", "first_row", "First row", show=False, id="table.first_ctrl"),
+        Binding("ctrl+end", "last_row", "Last row", show=False, id="table.last_ctrl"),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
