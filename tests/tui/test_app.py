@@ -452,12 +452,15 @@ async def test_a_server_that_stops_mid_session_turns_the_header_to_a_warning_and
         await settle(app, pilot)
         assert screen.poller.failures == 1 and not screen.poller.stale
         assert any("Server unreachable" in n for n in notes(app)), notes(app)
+        # ... with what to do as its last line
+        (said,) = [n for n in app._notifications if "Server unreachable" in str(n.title)]
+        assert said.message.splitlines()[-1].startswith("Is the server running? Check the URL in the header")
         assert "not answering" not in header(app)
 
         clock.advance(5)  # two missed refreshes: the header warns
         await settle(app, pilot)
         assert screen.poller.stale
-        assert "server not answering" in header(app)
+        assert "updated 10 s ago · not answering" in header(app)
         bar = screen.query_one(ContextBar).content
         assert isinstance(bar, Text)
         assert any(
@@ -786,3 +789,53 @@ async def test_every_palette_entry_for_a_queue_runs_without_a_crash(make_app: Ma
             while not isinstance(app.screen, QueuesScreen):
                 await pilot.press("escape")
                 await settle(app, pilot, 1)
+
+
+@pytest.mark.parametrize("role", ["admin", "worker"])
+async def test_the_palette_offers_actions_the_footer_hides_by_role(make_app: MakeApp, role: str) -> None:
+    """People (u), New queue (N) and the like are hidden from the footer, not from the palette."""
+    from queuedesk.tui.screens.people_screen import PeopleScreen
+
+    app = make_app(role)
+    async with app.run_test(size=SIZE) as pilot:
+        await home(app, pilot)
+        await pilot.press("ctrl+p", *"People")
+        await pilot.pause(0.3)
+        await settle(app, pilot)
+        offered = [
+            str(app.screen.query_one(CommandList).get_option_at_index(i).prompt)
+            for i in range(app.screen.query_one(CommandList).option_count)
+        ]
+        assert any("People (u)" in entry for entry in offered) == (role == "admin"), offered
+        if role == "worker":
+            return
+        await pilot.press("enter")
+        await until(app, pilot, lambda: isinstance(app.screen, PeopleScreen), "the people screen opens")
+        assert app._exception is None
+
+
+async def test_the_palette_lists_the_queue_screens_hidden_actions_but_no_cursor_moves(
+    make_app: MakeApp, fresh
+) -> None:
+    from queuedesk.tui.commands import QueueCommands
+
+    made = fresh("Palette tabs")
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_queue(app, pilot, made["id"])
+        provider = QueueCommands(screen)
+        labels = [label for label, _, _ in provider._commands()]
+        for wanted in (
+            "Pending (1)",
+            "Completed (2)",
+            "Blocks (3)",
+            "Stats (4)",
+            "Webhook (5)",
+            "Edit queue (E)",
+        ):
+            assert wanted in labels, labels
+        assert not any(word in label for label in labels for word in ("Cursor", "Page up", "Last row")), (
+            labels
+        )
+        assert len(labels) == len(set(labels)), labels
+        assert not any(label.startswith("Quit") for label in labels), "Textual's palette has Quit already"

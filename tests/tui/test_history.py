@@ -281,3 +281,58 @@ async def test_a_worker_sees_only_their_own_history(
         await pilot.press("f")  # the worker field says "me" and cannot be changed
         worker_field = screen.query_one("#filter-worker")
         assert worker_field.value == "me" and worker_field.disabled
+
+
+async def test_a_date_range_keeps_its_days_and_a_bad_range_is_refused_on_the_field(
+    make_app: MakeApp, server: ServerProcess, clients: dict[str, httpx.Client], org_id: int
+) -> None:
+    from datetime import UTC, datetime
+
+    from textual.widgets import Input
+
+    from tests.support import execute_sql
+    from tests.tui.test_app import complete, create
+
+    admin, worker = clients["admin"], clients["worker"]
+    queue = make_queue(admin, org_id, name=f"Dated {next(_names)}")
+    create(admin, org_id, queue, 6)
+    done = [complete(worker, org_id, queue)["id"] for _ in range(6)]
+    days = [datetime(2026, 11, d, 12, tzinfo=UTC) for d in (10, 11, 12, 13, 14, 15)]
+    for task_id, day in zip(done, days, strict=True):
+        at = int(day.timestamp() * 1_000_000)
+        execute_sql(server.db_url, f"UPDATE tasks SET completed_at = {at} WHERE id = {task_id}")
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_history(app, pilot, queue["id"])
+        assert shown_ids(table) == done[::-1]
+
+        await pilot.press("f")
+        start, end = screen.query_one("#filter-from", Input), screen.query_one("#filter-to", Input)
+        start.value, end.value = "2026-11-11", "2026-11-13"  # as typed (typing it key by key is slow)
+        await pilot.press("enter")
+        await until(app, pilot, lambda: not table.busy and rows_note(screen)[2] == 3, "the range's tasks")
+        assert shown_ids(table) == [done[3], done[2], done[1]]  # the 11th to the 13th, both days kept
+        assert "from 2026-11-11" in plain(screen.query_one("#history-note", Static))
+
+        async def refused(field_id: str, word: str) -> None:
+            field = screen.query_one(field_id, Input)
+            assert field.has_class("-invalid") and word in str(field.border_title)
+            assert app.focused is field
+            assert screen.query_one("#history-filters").display  # the row stays open ...
+            assert shown_ids(table) == [done[3], done[2], done[1]]  # ... and nothing changed below
+            await pilot.pause()
+            assert word in screen_text(app)
+
+        await pilot.press("f")
+        end.value = "2026-11-31"
+        start.focus()
+        await pilot.press("enter")
+        await refused("#filter-to", "not a date")
+        assert (start.value, end.value) == ("2026-11-11", "2026-11-31")  # what was typed is kept
+
+        end.value = "2026-11-01"  # before the start: refused too
+        await pilot.pause()
+        assert not end.has_class("-invalid")  # editing the field takes the word away
+        await pilot.press("enter")
+        await refused("#filter-to", "before the 'from' date")
+        assert (start.value, end.value) == ("2026-11-11", "2026-11-01")

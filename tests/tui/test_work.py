@@ -23,6 +23,8 @@ from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.images import ImageView
 from queuedesk.tui.journal import data_dir
 from queuedesk.tui.outbox import UNDO_SECONDS
+from queuedesk.tui.screens.create import CreateTaskScreen
+from queuedesk.tui.screens.task import TaskScreen
 from queuedesk.tui.screens.work import EMPTY_POLL_SECONDS, WorkScreen
 from queuedesk.tui.settings import AppSettings, Target
 from tests.api.test_original_service import ORG as BASIC_ORG
@@ -361,6 +363,30 @@ async def test_enter_with_a_required_block_empty_sends_nothing_and_says_what_is_
     assert completed(admin, org_id, queue) == {}
 
 
+async def test_in_a_multi_line_note_enter_is_a_new_line_and_ctrl_j_submits(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    blocks = [MESSAGE, CATEGORY, NOTE]
+    queue = new_queue(admin, org_id, blocks)
+    draft = "the customer wrote three paragraphs about the delivery; the gist: it came late twice"
+    (task_id,) = add_tasks(admin, org_id, queue, [{"message": "long story", "note": draft}])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == task_id
+        await pilot.press("2", "tab")
+        area = app.focused
+        assert type(area).__name__ == "TextArea", f"a long note gets the multi-line area, not {area!r}"
+        await pilot.press(*"ok", "enter", *"yes", "enter")
+        await settle(app, pilot, 1)
+        assert on_screen(app, task_id) and "done 0" in status(app)  # enter was a new line
+        await pilot.press("ctrl+j")
+        await settle(app, pilot)
+        assert "done 1" in status(app) and not on_screen(app, task_id)
+        await advance(app, pilot, clock, PAST_GRACE)
+    (done,) = completed(admin, org_id, queue).values()
+    assert done["data"] == stored(blocks, message="long story", category="blue", note=f"ok\nyes\n{draft}")
+
+
 async def test_a_value_the_server_refuses_is_shown_on_its_field(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
@@ -438,6 +464,69 @@ async def test_skip_gives_the_task_back_and_ctrl_s_keeps_a_draft_on_it(
         assert "skipped 2" in status(app)
         assert form_of(app).editor("category").value() is None  # nothing carried over
     assert completed(admin, org_id, queue) == {}
+
+
+async def test_the_status_bar_counts_time_on_the_task_and_the_session_and_letters_in_a_field_are_text(
+    make_app: MakeApp,
+    clock: ManualClock,
+    admin: httpx.Client,
+    org_id: int,
+    image_server: str,  # noqa: F811
+) -> None:
+    """Time on a task stands still under the full-screen image and after 2 minutes without a key
+    (shown as idle); done, skipped, the average and the rate are the session's. Inside the note,
+    `s`, `z` and `u` are text; `f6` skips from there."""
+    queue = new_queue(admin, org_id, [*LABELLING, NOTE])
+    photo = f"{image_server}/good.png"
+    first, second, third = add_tasks(admin, org_id, queue, [{"message": m, "photo": photo} for m in "abc"])
+    began = clock.now()
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await advance(app, pilot, clock, 3)
+        assert f"task {first} · 3 s" in status(app)
+
+        await pilot.press("z")
+        await until(
+            app, pilot, lambda: type(app.screen).__name__ == "ImageScreen", "the image fills the screen"
+        )
+        await advance(app, pilot, clock, 10)
+        await pilot.press("escape")
+        await settle(app, pilot, 1)
+        assert f"task {first} · 3 s" in status(app), "time ran on while the image covered the screen"
+        await advance(app, pilot, clock, 2)
+        assert f"task {first} · 5 s" in status(app)
+
+        await pilot.press("tab", "s", "z", "u")  # into the note: letters, not skip / image / undo
+        await settle(app, pilot, 1)
+        assert on_screen(app, first) and form_of(app).editor("note").value() == "szu"
+        assert "skipped 0" in status(app)
+        await pilot.press("f6")  # skip, from inside the field
+        assert await shown_task(app, pilot) == second
+        assert "skipped 1" in status(app)
+        assert task_on_server(admin, org_id, queue, first)["status"] == "open"
+
+        await advance(app, pilot, clock, 121)  # no key for over 2 minutes
+        assert f"task {second} · idle" in status(app)
+        await pilot.press("2")  # back: the idle stretch past 2 minutes is not counted
+        assert f"task {second} · 2 min 00 s" in status(app)
+        await pilot.press("enter")
+        assert await shown_task(app, pilot) == third
+        await pilot.press("3", "tab")
+        await advance(app, pilot, clock, 100)
+        await pilot.press("x")  # a key the note keeps to itself is activity all the same
+        await advance(app, pilot, clock, 30)
+        assert f"task {third} · 2 min 10 s" in status(app)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        session = (clock.now() - began).total_seconds()
+        assert session == 3 + 10 + 2 + 121 + 100 + 30
+        per_hour = 2 / (session / 3600)
+        assert f"done 2 · skipped 1 · avg 125.0 s · {per_hour:,.0f}/h" in status(app), status(app)
+        await advance(app, pilot, clock, PAST_GRACE)
+    done = completed(admin, org_id, queue)
+    assert {i: t["data"]["category"] for i, t in done.items()} == {second: "blue", third: "green"}
+    assert done[third]["data"]["note"] == "x"
 
 
 # --- undo ----------------------------------------------------------------------------------------
@@ -801,11 +890,18 @@ async def test_keys_pressed_before_the_next_task_is_painted_are_not_applied_and_
             assert "“2” was not applied: no task was on screen yet." in status(app)
             await pilot.press("enter")
             assert "“enter” was not applied" in status(app) or "Enter was not applied" in status(app)
+            # Skip and release-with-draft have keys that are no letters: refused out loud as well.
+            await pilot.press("f6")
+            assert "Skip was not applied: no task was on screen yet." in status(app)
+            await pilot.press("ctrl+s")
+            assert "Ctrl+s was not applied: no task was on screen yet." in status(app)
+            await pilot.press("s")
+            assert "“s” was not applied: no task was on screen yet." in status(app)
             assert not on_screen(app)
             proxy.delay = 0
             assert await shown_task(app, pilot) == second
             assert form_of(app).values() == {"category": None}
-            assert "done 1" in status(app)
+            assert "done 1 · skipped 0" in status(app)
             assert [e["task_id"] for e in journal_entries()] == [first]
             await advance(app, pilot, clock, PAST_GRACE)
             assert on_screen(app, second)
@@ -836,14 +932,48 @@ async def test_claims_held_ahead_are_given_back_on_leaving_and_on_quitting(
             assert (task["status"], task["assignment"]["assigned_to"]) == ("open", None), task
 
         await pilot.press("w")
-        await shown_task(app, pilot)
+        answered = await shown_task(app, pilot)
         await until(app, pilot, lambda: work(app).ahead, "a task is claimed ahead")
         mine = [t["id"] for t in pending(admin, org_id, queue).values() if t["assignment"]["assigned_to"]]
         assert len(mine) == 2
+        await pilot.press("2", "enter")  # held for the grace when the worker quits: sent, not lost
+        await shown_task(app, pilot)
+        await until(app, pilot, lambda: work(app).ahead, "the next is claimed ahead")
         await pilot.press("ctrl+q")
-    for task_id in ids[1:]:
+    done = completed(admin, org_id, queue)
+    assert sorted(done) == sorted([ids[0], answered])
+    assert done[answered]["data"]["category"] == "blue"
+    for task_id in set(ids) - set(done):
         task = task_on_server(admin, org_id, queue, task_id)
         assert task["status"] in ("new", "open") and task["assignment"]["assigned_to"] is None, task
+
+
+async def test_the_heartbeat_renews_the_open_task_and_the_one_claimed_ahead(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    first, second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
+    clock.current = datetime.now(UTC)  # heartbeats are timed from the server's lease (900 s here)
+    app = make_app("worker")
+
+    def leases() -> dict[int, datetime]:
+        found = {}
+        for task_id in (first, second):
+            assignment = task_on_server(admin, org_id, queue, task_id)["assignment"]
+            assert assignment["assigned_to"] == "wes@acme.test"
+            found[task_id] = datetime.fromisoformat(assignment["lease_expires_at"])
+        return found
+
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await until(app, pilot, lambda: [t.id for t in work(app).ahead] == [second], "the next is claimed")
+        before = leases()
+        await advance(app, pilot, clock, 295)
+        assert leases() == before  # not yet: a beat comes a third of the way through the lease
+        await advance(app, pilot, clock, 10)
+        after = leases()
+        assert after[first] > before[first] and after[second] > before[second], (before, after)
+        assert on_screen(app, first)
 
 
 # --- editors and images --------------------------------------------------------------------------
@@ -924,8 +1054,17 @@ async def test_link_and_image_addresses_typed_in_create_task_round_trip(
         await pilot.press("n")
         await until(app, pilot, lambda: app.screen.query(TaskForm), "the create form is shown")
         await pilot.press(*"http://e.co", "tab", *"http://e.co/p", "ctrl+s")
-        await until(app, pilot, lambda: pending(admin, org_id, queue), "the task is created")
-    (task,) = pending(admin, org_id, queue).values()
+        await until(app, pilot, lambda: isinstance(app.screen, TaskScreen), "the created task is shown")
+        (task,) = pending(admin, org_id, queue).values()
+        shown = app.screen
+        assert isinstance(shown, TaskScreen) and shown.shown.id == task["id"]
+        assert f"Task {task['id']}" in plain(shown.query_one("#task-heading"))
+        assert "http://e.co/p" in plain(shown.query_one("#task-values"))
+        await pilot.press("escape")  # back to a fresh form for the next one
+        await settle(app, pilot, 1)
+        assert isinstance(app.screen, CreateTaskScreen)
+        form = app.screen.form
+        assert form is not None and form.values() == {"source": None, "photo": None}
     assert task["data"] == {"source": "http://e.co", "photo": "http://e.co/p"}
 
 

@@ -2,10 +2,53 @@
 
 from typing import TYPE_CHECKING, cast
 
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 if TYPE_CHECKING:
     from queuedesk.tui.app import QueueDeskApp
+
+
+# Moving about a list or a field is what keys are for, not a palette entry.
+NAVIGATION = frozenset(
+    {
+        "cursor_up",
+        "cursor_down",
+        "cursor_left",
+        "cursor_right",
+        "page_up",
+        "page_down",
+        "page_left",
+        "page_right",
+        "first_row",
+        "last_row",
+        "scroll_up",
+        "scroll_down",
+        "scroll_left",
+        "scroll_right",
+        "scroll_home",
+        "scroll_end",
+        "scroll_top",
+        "scroll_bottom",
+        "select_cursor",
+        "app.focus_next",
+        "app.focus_previous",
+    }
+)
+
+
+# Textual's own palette entries (Quit, Keys, Theme ...) already offer these.
+OFFERED_BY_TEXTUAL = frozenset({"quit", "app.quit"})
+
+
+def offers(binding: Binding) -> bool:
+    """An action the palette lists: described, and in the footer or named by an id (tabs, People,
+    New queue ...), but not a system key nor a move of the cursor."""
+    if not binding.description or binding.system:
+        return False
+    if binding.action.split("(")[0] in NAVIGATION | OFFERED_BY_TEXTUAL:
+        return False
+    return binding.show or binding.id is not None
 
 
 class QueueCommands(Provider):
@@ -27,12 +70,16 @@ class QueueCommands(Provider):
                 found.append(
                     (f"Work in {queue.name}", lambda q=queue: self.qd.open_work(q), "claim the next task")
                 )
-        screen = self.screen
-        for active in screen.active_bindings.values():
-            binding = active.binding
-            if binding.description and active.enabled and binding.show:
-                label = f"{binding.description} ({self.app.get_key_display(binding)})"
-                found.append((label, lambda a=binding.action: screen.run_action(a), "on this screen"))
+        offered: set[tuple[int, str]] = set()
+        for active in self.screen.active_bindings.values():
+            binding, node = active.binding, active.node
+            if not (active.enabled and offers(binding)) or (id(node), binding.action) in offered:
+                continue  # one entry per action, also when several keys run it (f1 and ?)
+            offered.add((id(node), binding.action))
+            label = f"{binding.description} ({self.app.get_key_display(binding)})"
+            found.append(
+                (label, lambda a=binding.action, n=node: self.app.run_action(a, n), "on this screen")
+            )
         return found
 
     async def discover(self) -> Hits:

@@ -110,7 +110,7 @@ class Poller:
         every = f"every {self.interval:g} s"
         if self.paused:
             return f"paused (p resumes) · updated {seconds_ago(self.last_success, self.clock.now())}"
-        text = f"{every} · updated {seconds_ago(self.last_success, self.clock.now())}"
-        if self.stale:
-            text += " · server not answering" if self.failures else " · late"
-        return text
+        updated = f"updated {seconds_ago(self.last_success, self.clock.now())}"
+        if self.stale:  # the warning, not the interval, is the news (and must fit at 80 columns)
+            return f"{updated} · {'not answering' if self.failures else 'late'}"
+        return f"{every} · {updated}"

@@ -15,6 +15,7 @@ from queuedesk.api import errors
 from queuedesk.api.models import AssignedTask, Queue, QueueDetail, Task
 from queuedesk.tui.clock import duration
 from queuedesk.tui.live import Poller
+from queuedesk.tui.local_history import LocalHistory
 from queuedesk.tui.present import minute, settings_text, summary
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
@@ -63,6 +64,7 @@ class QueueScreen(AppScreen):
         self.completed_count: int | None = None
         self.history_count_at_load: int | None = None
         self.filters: dict[str, Any] = {}
+        self.local_history: LocalHistory | None = None  # a basic server's filtered history, walked once
 
     def compose(self) -> ComposeResult:
         yield ContextBar(self.queue.name, id="context")
@@ -164,6 +166,10 @@ class QueueScreen(AppScreen):
 
     async def _history_page(self, offset: int, limit: int) -> Page:
         filters = self._history_filters()
+        if filters and not self.session.extensions:
+            if self.local_history is None or self.local_history.filters != filters:
+                self.local_history = LocalHistory(self.session.client, self.queue.id, filters)
+            return await self.local_history.page(offset, limit)
         if "bound" in self.filters:
             filters["end_date"] = self.filters["bound"]
         page = await self.session.client.completed_tasks(self.queue.id, offset=offset, limit=limit, **filters)
@@ -248,6 +254,8 @@ class QueueScreen(AppScreen):
                 f"from {self.filters.get('start_date') or 'the start'} to {self.filters.get('end_date') or 'now'}"
             )
         total = self.history.total if self.history.fetch else 0
+        if parts and not self.session.extensions:
+            parts.append(basic_filter_note(bool(self.filters.get("completed_by"))))
         text = f"{total:,} tasks" + (f" ({', '.join(parts)})" if parts else "") + ", newest first"
         if self.history.items:
             text += f" · rows {self.history.start + 1:,} to {self.history.end:,}"
@@ -363,27 +371,19 @@ class QueueScreen(AppScreen):
         start = self.query_one("#filter-from", Input).value.strip()
         end = self.query_one("#filter-to", Input).value.strip()
         worker = self.query_one("#filter-worker", Input).value.strip()
-        try:
-            start_day = date.fromisoformat(start) if start else None
-            end_day = date.fromisoformat(end) if end else None
-        except ValueError:
-            self.notify(
-                "Dates are written YYYY-MM-DD, e.g. 2026-11-23.",
-                title="Filter not applied",
-                severity="warning",
-            )
+        start_day, start_ok = _day(start)
+        end_day, end_ok = _day(end)
+        if not start_ok:
+            self._refuse("#filter-from", "not a date: YYYY-MM-DD")
+            return
+        if not end_ok:
+            self._refuse("#filter-to", "not a date: YYYY-MM-DD")
             return
         if start_day and end_day and start_day > end_day:
-            self.notify(
-                "The 'from' date is after the 'to' date.", title="Filter not applied", severity="warning"
-            )
+            self._refuse("#filter-to", "before the 'from' date")
             return
         if worker and worker != "me" and "@" not in worker:
-            self.notify(
-                "Filter by a worker's email address (or 'me').",
-                title="Filter not applied",
-                severity="warning",
-            )
+            self._refuse("#filter-worker", "a worker's email (or me)")
             return
         if worker or not self.session.can_watch:
             self.filters["completed_by"] = worker or "me"
@@ -404,8 +404,21 @@ class QueueScreen(AppScreen):
         self.query_one("#history-filters").display = False
         self._reload_history()
 
+    def _refuse(self, selector: str, word: str) -> None:
+        """A filter not applied: the word is on the field at fault, what was typed stays as it was."""
+        field = self.query_one(selector, Input)
+        field.add_class("-invalid")
+        field.border_title = word
+        field.focus()
+
+    @on(Input.Changed, ".history-filter")
+    def _filter_edited(self, event: Input.Changed) -> None:
+        event.input.remove_class("-invalid")
+        event.input.border_title = None
+
     def _reload_history(self) -> None:
         self.filters.pop("bound", None)
+        self.local_history = None  # r and a new filter read the server again
         self.history_count_at_load = None
         self.history.reset(self._history_page)
 
@@ -418,6 +431,22 @@ class QueueScreen(AppScreen):
             from queuedesk.tui.screens.task import TaskScreen
 
             self.app.push_screen(TaskScreen(self.detail, task))
+
+
+def basic_filter_note(by_worker: bool) -> str:
+    """What a filter does on a server without the extensions: it is the app's work, not the server's."""
+    lacks = "no worker filter" if by_worker else "whole days only"
+    return f"filtered by the app: basic API, {lacks}"
+
+
+def _day(text: str) -> tuple[date | None, bool]:
+    """The day typed (None when nothing is), and whether what was typed is a day at all."""
+    if not text:
+        return None, True
+    try:
+        return date.fromisoformat(text), True
+    except ValueError:
+        return None, False
 
 
 def _key(task: Task) -> str:

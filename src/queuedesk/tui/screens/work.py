@@ -8,7 +8,7 @@ A key that arrives while no task is on screen is not applied to anything, and th
 
 import contextlib
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from textual import events, on, work
@@ -46,10 +46,11 @@ class WorkScreen(AppScreen):
             "ctrl+t", "toggle_submit_on_choice", "Submit on choice", show=False, id="work.submit_on_choice"
         ),
         # The same actions from inside a text field, where letters are text.
-        Binding("f6", "skip", "Skip", show=False, id="work.skip_anywhere"),
-        Binding("f7", "undo", "Undo", show=False, id="work.undo_anywhere"),
-        Binding("f8", "zoom", "Image", show=False, id="work.zoom_anywhere"),
-        Binding("f9", "open_image", "Open image", show=False, id="work.open_image_anywhere"),
+        # (Actions of their own: `check_action` turns the letters' off inside a field, not these.)
+        Binding("f6", "anywhere('skip')", "Skip", show=False, id="work.skip_anywhere"),
+        Binding("f7", "anywhere('undo')", "Undo", show=False, id="work.undo_anywhere"),
+        Binding("f8", "anywhere('zoom')", "Image", show=False, id="work.zoom_anywhere"),
+        Binding("f9", "anywhere('open_image')", "Open image", show=False, id="work.open_image_anywhere"),
         Binding("escape", "leave", "Back", id="work.back"),
     ]
 
@@ -65,11 +66,13 @@ class WorkScreen(AppScreen):
         self.done = 0
         self.skipped = 0
         self.seconds_done = 0.0
+        self.seconds_of: dict[str, float] = {}  # each held submission's time on its task (undo takes it back)
         self.task_seconds = 0.0
         self.tick_at: datetime | None = None
         self.last_key_at: datetime | None = None
         self.started_at: datetime | None = None
         self.message = ""
+        self.paused = False  # a modal (the image full screen, help) covers the screen
         self.submit_on_choice = False
         self.had_images = False
         self._heartbeat: Cancellable | None = None
@@ -202,7 +205,11 @@ class WorkScreen(AppScreen):
             task, _held = await self._claim()
         except errors.QueueDeskError:
             return  # claiming ahead is a nicety; the next submit claims in the open
-        if task is None or self.leaving:
+        if task is None:
+            return
+        if self.leaving:  # claimed while the worker was leaving: not held by anyone here
+            with contextlib.suppress(errors.QueueDeskError):
+                await self.session.client.release(self.queue.id, task.id)
             return
         if self.current is not None and task.id == self.current.id:
             return
@@ -237,6 +244,7 @@ class WorkScreen(AppScreen):
             form.display = True
             form.set_data(data)
             self._focus_form()
+        self._count_time()  # what ran until now belonged to the task before
         self.task_seconds = 0.0
         self._schedule_heartbeat()
         has_images = bool(form.image_urls())
@@ -316,7 +324,7 @@ class WorkScreen(AppScreen):
     # --- keys --------------------------------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
-        self.last_key_at = self.clock.now()
+        self._worker_active()
         bound = self.active_bindings.get(event.key)
         if bound is not None and bound.binding.action == "undo":
             return  # undo acts on the last submission, not on a task on screen: also while waiting
@@ -330,18 +338,28 @@ class WorkScreen(AppScreen):
         return isinstance(self.focused, Input | TextArea)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("zoom", "open_image"):
+        if action in ("zoom", "open_image") or (
+            action == "anywhere" and parameters and parameters[0] in ("zoom", "open_image")
+        ):
             form = self.form
             if form is None or not form.image_urls():
                 return False
         # Letters are text inside a field; f6 to f9 do the same from anywhere.
         return not (action in ("skip", "undo", "zoom", "open_image") and self._in_text_field())
 
+    def action_anywhere(self, action: str) -> None:
+        """f6 to f9: the single-letter actions, also from inside a text field."""
+        {
+            "skip": self.action_skip,
+            "undo": self.action_undo,
+            "zoom": self.action_zoom,
+            "open_image": self.action_open_image,
+        }[action]()
+
     def action_submit(self) -> None:
         form, task = self.form, self.current
         if not self.ready or form is None or task is None:
-            self.message = "Enter was not applied: no task was on screen yet."
-            self._show_status()
+            self._not_applied("Enter")
             return
         problems = form.problems()
         if problems:
@@ -358,11 +376,18 @@ class WorkScreen(AppScreen):
         entry = Entry(str(uuid.uuid4()), self.queue.id, self.queue.name, task.id, values)
         self._outbox.hold(entry)
         self.last_submission = (entry.id, task)
+        self._count_time()
         self.done += 1
         self.seconds_done += self.task_seconds
+        self.seconds_of[entry.id] = self.task_seconds
         self.message = f"Task {task.id} sent in 5 s — u undoes."
         self.current = None
         self._advance()
+
+    def _not_applied(self, key: str) -> None:
+        """A key for the task on screen while there is none: said out loud, never dropped silently."""
+        self.message = f"{key} was not applied: no task was on screen yet."
+        self._show_status()
 
     def action_undo(self) -> None:
         if self.last_submission is None:
@@ -377,15 +402,19 @@ class WorkScreen(AppScreen):
             return
         self.last_submission = None
         self.done -= 1
+        spent = self.seconds_of.pop(entry.id, 0.0)
+        self.seconds_done -= spent
         if self.current is not None:
             self.ahead.insert(0, self.current)
         self._show(task, entry.data)
+        self.task_seconds = spent  # the clock goes on where it stopped
         self.message = f"Task {task.id} is back, with what you chose."
         self._show_status()
 
     def action_skip(self) -> None:
         task = self.current
         if not self.ready or task is None:
+            self._not_applied("Skip")
             return
         self.skipped += 1
         self.message = f"Skipped task {task.id}: it goes back to the queue."
@@ -396,6 +425,7 @@ class WorkScreen(AppScreen):
     def action_release_draft(self) -> None:
         task, form = self.current, self.form
         if not self.ready or task is None or form is None:
+            self._not_applied("Ctrl+s")
             return
         self.skipped += 1
         self.message = f"Task {task.id} given back with your draft kept on it."
@@ -438,7 +468,10 @@ class WorkScreen(AppScreen):
         if self.current is not None and self.current.id != task.id:
             self.ahead.insert(0, self.current)
         self.done = max(0, self.done - 1)
+        spent = self.seconds_of.pop(entry.id, 0.0)
+        self.seconds_done = max(0.0, self.seconds_done - spent)
         self._show(task, entry.data)
+        self.task_seconds = spent
         form = self.form
         if form is not None:
             self.call_after_refresh(form.show_problems, fields)
@@ -506,13 +539,44 @@ class WorkScreen(AppScreen):
     # --- status ------------------------------------------------------------------------------------
 
     def _tick(self) -> None:
-        now = self.clock.now()
-        if self.tick_at is not None and self.current is not None and self.is_current and not self._idle(now):
-            self.task_seconds += (now - self.tick_at).total_seconds()
-        self.tick_at = now
+        self._count_time()
         self._show_status()
         if self.is_attached:
             self.clock.call_later(self, 1.0, self._tick)
+
+    def _count_time(self) -> None:
+        """Add the time since the last count to the task on screen: not while a modal covers the
+        screen, and not past the moment the worker went idle."""
+        now = self.clock.now()
+        if self.tick_at is not None and self.current is not None and not self.paused:
+            end = now
+            if self.last_key_at is not None:
+                end = min(now, self.last_key_at + timedelta(seconds=IDLE_AFTER_SECONDS))
+            self.task_seconds += max(0.0, (end - self.tick_at).total_seconds())
+        self.tick_at = now
+
+    def _worker_active(self) -> None:
+        now = self.clock.now()
+        was_idle = self._idle(now)
+        self._count_time()  # the idle stretch before this key is not counted
+        self.last_key_at = now
+        if was_idle:
+            self._show_status()  # "idle" goes at once, not at the next tick
+
+    def on_screen_suspend(self) -> None:
+        self._count_time()
+        self.paused = True
+
+    def on_screen_resume(self) -> None:
+        self._count_time()
+        self.paused = False
+        self.last_key_at = self.clock.now()  # the key that closed the modal
+        self._show_status()
+
+    @on(TaskForm.Changed)
+    def _typed(self) -> None:
+        # A text field keeps the keys typed into it: its changes are the worker's activity.
+        self._worker_active()
 
     def _idle(self, now: datetime) -> bool:
         return self.last_key_at is not None and (now - self.last_key_at).total_seconds() > IDLE_AFTER_SECONDS

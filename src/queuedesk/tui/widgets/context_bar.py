@@ -9,10 +9,6 @@ BASIC_API = "basic API: no claiming, pending list, stats or delivery log on this
 
 
 class ContextBar(Static):
-    DEFAULT_CSS = """
-    ContextBar { height: 1; background: $panel; color: $text; padding: 0 1; }
-    """
-
     def __init__(self, where: str = "", *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.where = where

@@ -78,53 +78,6 @@ class PagedTable(ScrollView, can_focus=True):
         "datatable--odd-row",
     }
 
-    # DataTable's own styles for the parts this table has, so both kinds of table look alike.
-    DEFAULT_CSS = """
-    PagedTable {
-        background: $surface;
-        color: $foreground;
-        height: 1fr;
-        &:focus {
-            background-tint: $foreground 5%;
-            & > .datatable--cursor {
-                background: $block-cursor-background;
-                color: $block-cursor-foreground;
-                text-style: $block-cursor-text-style;
-            }
-            & > .datatable--header {
-                background-tint: $foreground 5%;
-            }
-        }
-        &:dark {
-            & > .datatable--even-row {
-                background: $surface-darken-1 40%;
-            }
-        }
-        & > .datatable--header {
-            text-style: bold;
-            background: $panel;
-            color: $foreground;
-        }
-        &:ansi > .datatable--header {
-            background: ansi_bright_blue;
-            color: ansi_default;
-        }
-        & > .datatable--odd-row {
-        }
-        & > .datatable--even-row {
-            background: $surface-lighten-1 50%;
-        }
-        & > .datatable--cursor {
-            background: $block-cursor-blurred-background;
-            color: $block-cursor-blurred-foreground;
-            text-style: $block-cursor-blurred-text-style;
-        }
-        & > .datatable--hover {
-            background: $block-hover-background;
-        }
-    }
-    """
-
     class Loaded(Message):
         def __init__(self, table: "PagedTable") -> None:
             super().__init__()

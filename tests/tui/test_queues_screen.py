@@ -1,0 +1,152 @@
+"""The Queues screen: sorting by a click on a column's header, the scroll position through a live
+rebuild, and typing that a hanging poll never holds up (nor a second poll overlaps it)."""
+
+import asyncio
+import itertools
+import socket
+import threading
+from typing import Any
+
+import httpx
+from textual.widgets import Input, Static
+
+from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.widgets.queue_table import QueueTable
+from tests.conftest import make_queue
+from tests.support import ServerProcess
+from tests.tcp_proxy import TcpProxy
+from tests.tui.conftest import MakeApp
+from tests.tui.test_app import SIZE, create, home, plain, point_at, settle, until
+
+_tags = itertools.count(1)
+
+
+def new_queue(admin: httpx.Client, org: int, name: str) -> dict:
+    response = admin.post(f"/orgs/{org}/queues", json={"name": name, "data": []})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def pending_column(table: QueueTable) -> list[int]:
+    return [int(str(table.get_row_at(i)[1]).replace(",", "")) for i in range(table.row_count)]
+
+
+async def test_a_click_on_a_column_header_sorts_by_it_and_a_second_click_reverses(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    busy = make_queue(admin, org_id, name=f"Clicked {next(_tags)}")
+    create(admin, org_id, busy, 3)
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await home(app, pilot)
+        await until(app, pilot, lambda: str(busy["id"]) in screen.table.rows, "the queue is listed")
+        table = screen.table
+        assert pending_column(table) != sorted(pending_column(table), reverse=True)  # the server's order
+        x = 1 + sum(column.get_render_width(table) for column in list(table.columns.values())[:1])
+        await pilot.click(QueueTable, offset=(x + 2, 0))  # on "Pending"
+        await pilot.pause()
+        assert screen.view.sort == "pending" and not screen.view.reverse
+        assert pending_column(table) == sorted(pending_column(table), reverse=True)
+        assert "sorted by pending" in plain(screen.query_one("#queues-status", Static))
+        await pilot.click(QueueTable, offset=(x + 2, 0))
+        await pilot.pause()
+        assert screen.view.reverse
+        assert pending_column(table) == sorted(pending_column(table))
+        assert "sorted by pending (reversed)" in plain(screen.query_one("#queues-status", Static))
+
+
+async def test_the_scroll_position_stays_put_when_a_refresh_rebuilds_the_list(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    tag = f"Scrolled{next(_tags)}"
+    made = [new_queue(admin, org_id, f"{tag} {i:02}") for i in range(40)]
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await home(app, pilot)
+        await pilot.press("slash", *tag, "enter")
+        table = screen.table
+        await until(app, pilot, lambda: table.row_count == 40, "the test's queues alone")
+        point_at(screen, made[25]["id"])
+        table.scroll_to(y=12, animate=False, immediate=True)
+        await pilot.pause()
+        before = (table.scroll_y, table.current_key)
+        assert before[0] == 12
+
+        added = new_queue(admin, org_id, f"{tag} 99")  # a new row: the table is rebuilt
+        clock.advance(5)
+        await settle(app, pilot)
+        assert str(added["id"]) in table.rows and table.row_count == 41
+        assert (table.scroll_y, table.current_key) == before
+
+
+class HoldingProxy(TcpProxy):
+    """The server behind a proxy that counts the requests it passes and can hold the answers back."""
+
+    def __init__(self, upstream_port: int) -> None:
+        super().__init__(upstream_port)
+        self.answers = threading.Event()
+        self.answers.set()
+        self.requests = 0
+        self.answered = 0
+
+    def _pipe(self, source: socket.socket, target: socket.socket) -> None:
+        try:
+            from_server = source.getpeername() == self.upstream
+        except OSError:
+            from_server = False
+        proxy = self
+
+        class Counted:
+            def recv(self, size: int) -> bytes:
+                chunk = source.recv(size)
+                if from_server:
+                    proxy.answers.wait(15)
+                    proxy.answered += chunk.count(b"HTTP/1.1 ")
+                else:
+                    proxy.requests += chunk.count(b" HTTP/1.1\r\n")
+                return chunk
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(source, name)
+
+        super()._pipe(Counted(), target)  # type: ignore[arg-type]
+
+
+async def test_a_hanging_poll_never_freezes_typing_and_polls_never_overlap(
+    make_app: MakeApp, clock: ManualClock, server: ServerProcess
+) -> None:
+    proxy = HoldingProxy(server.port).start()
+    try:
+        app = make_app("admin", url=f"http://127.0.0.1:{proxy.port}")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await home(app, pilot)
+            await settle(app, pilot)
+            proxy.answers.clear()  # the server now takes its time
+            asked = proxy.requests
+            clock.advance(5)
+            for _ in range(100):
+                if proxy.requests > asked:
+                    break
+                await asyncio.sleep(0.02)
+            assert proxy.requests == asked + 1 and screen.poller.running
+
+            await pilot.press("slash", *"Catego")  # typed while the poll hangs
+            field = screen.query_one("#queues-filter", Input)
+            assert field.value == "Catego" and app.focused is field
+            assert [
+                str(table_row[0]) for table_row in map(screen.table.get_row_at, range(screen.table.row_count))
+            ] == ["Categorization"]
+            for _ in range(3):  # intervals pass and r is pressed: still the one request
+                clock.advance(5)
+                await pilot.pause(0.05)
+            screen.action_refresh()
+            await pilot.pause(0.1)
+            assert proxy.requests == asked + 1, "a poll started while another was in flight"
+
+            proxy.answers.set()
+            await until(app, pilot, lambda: not screen.poller.running, "the held poll ends")
+            clock.advance(5)  # and polling goes on
+            await until(app, pilot, lambda: proxy.requests >= asked + 2, "the next poll")
+    finally:
+        proxy.answers.set()
+        proxy.stop()
