@@ -5,6 +5,10 @@ The app connects with a saved profile (a config file of its own), to a real `que
 Both run with their modules compiled, after one unmeasured start each (see --no-bytecode-cache).
 
     .venv/bin/python bench/tui_start.py --runs 9 --json bench/results/tui_start.json
+    .venv/bin/python bench/tui_start.py --runs 9 --before-src /work/main/src   # and another checkout
+
+With --before-src, a third program runs in each round: the same `queuedesk`, with that checkout's
+`src` first on PYTHONPATH (the code before a change), so before and after meet the same load.
 """
 
 import argparse
@@ -89,6 +93,11 @@ def main() -> None:
         action="store_true",
         help="run with this environment's bytecode settings, without the warm-up runs",
     )
+    parser.add_argument(
+        "--before-src",
+        type=Path,
+        help="also run `queuedesk` with this src directory first on PYTHONPATH, interleaved",
+    )
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("tmux is needed: apt-get install tmux")
@@ -107,17 +116,22 @@ def main() -> None:
         env |= {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": str(work / "pycache")}
     bare = f"{BIN / 'python'} {Path(__file__).with_name('bare_app.py')}"
     app = str(BIN / "queuedesk")
-    app_times, bare_times = [], []
+    app_times, bare_times, before_times = [], [], []
+    before_env = env | {"PYTHONPATH": str(args.before_src.resolve())} if args.before_src else None
     load_before = os.getloadavg()
     try:
         subprocess.run([*TMUX, "new-session", "-d", "-s", "keeper", "sleep 86400"], check=True)
         if not args.no_bytecode_cache:
             time_to_text(bare, "Categorization ready", env, timeout=120)
             time_to_text(app, "Categorization", env, timeout=120)
+            if before_env:
+                time_to_text(app, "Categorization", before_env, timeout=120)
             load_before = os.getloadavg()
         for _ in range(args.runs):
             bare_times.append(time_to_text(bare, "Categorization ready", env))
             app_times.append(time_to_text(app, "Categorization", env))
+            if before_env:
+                before_times.append(time_to_text(app, "Categorization", before_env))
     finally:
         server.stop()
         subprocess.run([*TMUX, "kill-server"], capture_output=True)
@@ -140,10 +154,23 @@ def main() -> None:
         # 1-minute load average before and after: the machine is shared, and load moves the figures
         "load_1min": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
     }
+    if before_times:
+        before_wall = [wall for wall, _cpu in before_times]
+        result |= {
+            "before_src": str(args.before_src),
+            "before_median_s": round(statistics.median(before_wall), 3),
+            "before_s": [round(t, 3) for t in before_wall],
+            "before_cpu_median_s": round(statistics.median(cpu for _wall, cpu in before_times), 2),
+        }
     print(f"queuedesk to first queue list: median {result['app_median_s']} s (max {result['app_max_s']} s)")
     print(f"bare Textual app, same way:     median {result['bare_median_s']} s")
     print(f"difference:                     {result['difference_s']} s")
     print(f"CPU time until then (median):   queuedesk {app_cpu:.2f} s, bare {bare_cpu:.2f} s")
+    if before_times:
+        print(
+            f"before ({args.before_src}): median {result['before_median_s']} s, "
+            f"CPU {result['before_cpu_median_s']:.2f} s"
+        )
     print(f"load average (1 min), before and after: {result['load_1min']}")
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")

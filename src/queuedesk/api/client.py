@@ -12,6 +12,7 @@ lacks are applied here, and every extension raises `NotSupported` with a clear m
 
 import asyncio
 import random
+import ssl
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -208,6 +209,31 @@ def _blocks_with_string_ids(data: Any) -> Any:
     return data
 
 
+class _PlainHTTPTransport(httpx.AsyncHTTPTransport):
+    """The transport of a client to an http:// server.
+
+    httpx loads certifi's whole CA bundle into an SSL context for every client (30-90 ms of a
+    start), which only https needs. This transport's context trusts no certificate at all, and it
+    refuses any URL that is not http://: nothing goes to https through it, and if something ever
+    did, the handshake would fail rather than go unverified.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.scheme != "http":
+            raise httpx.UnsupportedProtocol(
+                f"{request.url.scheme}:// through a client made for an http:// server", request=request
+            )
+        return await super().handle_async_request(request)
+
+
+def _transport_for(base_url: str) -> httpx.AsyncBaseTransport | None:
+    """None for https (httpx's own transport, verifying against certifi or SSL_CERT_FILE/DIR)."""
+    return None if httpx.URL(base_url).scheme == "https" else _PlainHTTPTransport()
+
+
 class QueueDeskClient:
     def __init__(
         self,
@@ -242,8 +268,8 @@ class QueueDeskClient:
             base_url=self.base_url,
             headers=headers,
             timeout=timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout, connect=10.0),
-            transport=transport,
-            follow_redirects=False,
+            transport=transport if transport is not None else _transport_for(self.base_url),
+            follow_redirects=False,  # also what keeps every request on the server named here
         )
         self._me: models.Me | None = None
         self._extensions: bool | None = None
