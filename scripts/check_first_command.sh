@@ -18,7 +18,9 @@ fi
 
 home=$(mktemp -d)
 session="qd-first-command-$$"
-trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$home"' EXIT
+# A tmux server of its own: someone else's `tmux kill-server` cannot end this check's pane.
+tmux() { command tmux -L "$session" "$@"; }
+trap 'tmux kill-server 2>/dev/null || true; rm -rf "$home"' EXIT
 echo "+ (in tmux) $first_command"
 tmux new-session -d -s "$session" -x 120 -y 40 -c "$PWD" \
   -e QUEUEDESK_DATA_DIR="$home/data" -e XDG_CONFIG_HOME="$home/config" -e QUEUEDESK_CONFIG="$home/config.toml" \
@@ -27,8 +29,10 @@ tmux new-session -d -s "$session" -x 120 -y 40 -c "$PWD" \
 
 wait_for() {  # wait_for TEXT SECONDS
   local deadline=$((SECONDS + $2))
+  local screen
   while [ $SECONDS -lt $deadline ]; do
-    if tmux capture-pane -p -t "$session" | grep -q "$1"; then return 0; fi
+    screen=$(tmux capture-pane -p -t "$session") || { echo "check_first_command: the tmux pane is gone" >&2; return 1; }
+    if grep -q "$1" <<<"$screen"; then return 0; fi
     sleep 1
   done
   echo "check_first_command: '$1' did not appear within $2 s; the screen:" >&2
