@@ -150,3 +150,40 @@ async def test_a_hanging_poll_never_freezes_typing_and_polls_never_overlap(
     finally:
         proxy.answers.set()
         proxy.stop()
+
+
+async def test_what_waits_for_a_slow_server_shows_it_is_loading(
+    make_app: MakeApp, server: ServerProcess
+) -> None:
+    """The pending list and the flush guard's counts say they are loading while the answer is held."""
+    from queuedesk.tui.screens.flush import FlushScreen
+    from queuedesk.tui.screens.queue import QueueScreen
+    from queuedesk.tui.widgets.paged_table import PagedTable
+
+    proxy = HoldingProxy(server.port).start()
+    try:
+        app = make_app("admin", url=f"http://127.0.0.1:{proxy.port}")
+        async with app.run_test(size=SIZE) as pilot:
+            await home(app, pilot)
+            await settle(app, pilot)
+            proxy.answers.clear()
+            await pilot.press("F")
+            await until(app, pilot, lambda: isinstance(app.screen, FlushScreen), "the flush guard opens")
+            await pilot.pause(0.2)
+            assert app.screen.query_one("#flush-loading").display, "the counts are not shown as loading"
+            proxy.answers.set()
+            await until(app, pilot, lambda: app.screen.counted, "the counts arrive")
+            assert not app.screen.query_one("#flush-loading").display
+            await pilot.press("escape")
+
+            proxy.answers.clear()
+            await pilot.press("enter")
+            await until(app, pilot, lambda: isinstance(app.screen, QueueScreen), "the queue screen opens")
+            await pilot.pause(0.2)
+            pending = app.screen.query_one("#pending", PagedTable)
+            assert pending.loading, "the pending list is not shown as loading"
+            proxy.answers.set()
+            await until(app, pilot, lambda: not pending.loading, "the pending list arrives")
+    finally:
+        proxy.answers.set()
+        proxy.stop()
