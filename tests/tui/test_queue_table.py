@@ -40,3 +40,31 @@ def test_the_count_line_says_queue_once_and_queues_otherwise() -> None:
     assert count_line(3, 3, filtered=False) == "3 queues"
     assert count_line(1, 3, filtered=True) == "1 of 3 queues"
     assert count_line(0, 1, filtered=True) == "0 of 1 queue"
+
+
+async def test_a_long_queue_name_is_cut_so_pending_stays_on_screen_at_every_width() -> None:
+    long = Queue(
+        id=2,
+        name="An intake queue " + "with a very long name " * 8,
+        created_at=queue(0).created_at,
+        n_tasks=0,
+    )
+    for width in (80, 200):
+        app = TableApp()
+        async with app.run_test(size=(width, 24)) as pilot:
+            table = app.query_one(QueueTable)
+            table.show_queues([queue(7), long], changed=set())
+            await pilot.pause()
+            shown = str(table.get_cell("2", "name"))
+            assert shown.endswith("…") and shown.startswith("An intake queue") and len(shown) <= width - 50
+            assert sum(column.get_render_width(table) for column in table.columns.values()) <= width
+            table.show_queues([queue(7)], changed=set())  # as a filter does: the long name is gone
+            await pilot.pause()
+            assert table.columns["name"].get_render_width(table) < 20, "the width kept the gone row's"
+    app = TableApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one(QueueTable)
+        table.show_queues([long], changed=set())
+        await pilot.resize_terminal(200, 24)
+        await pilot.pause()
+        assert len(str(table.get_cell("2", "name"))) > 80 - 50, "a wider terminal shows more of the name"

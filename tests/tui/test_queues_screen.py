@@ -34,13 +34,19 @@ def pending_column(table: QueueTable) -> list[int]:
 async def test_a_click_on_a_column_header_sorts_by_it_and_a_second_click_reverses(
     make_app: MakeApp, admin: httpx.Client, org_id: int
 ) -> None:
-    busy = make_queue(admin, org_id, name=f"Clicked {next(_tags)}")
+    # Two queues of the test's own, filtered to: other tests' long queue names would widen the first
+    # column and push the Pending header off the screen.
+    tag = f"Clicked{next(_tags)}"
+    make_queue(admin, org_id, name=f"A long name of another test's queue {'.' * 60} {tag[::-1]}")
+    make_queue(admin, org_id, name=f"{tag} 1 idle")
+    busy = make_queue(admin, org_id, name=f"{tag} 2 busy")
     create(admin, org_id, busy, 3)
     app = make_app("admin")
     async with app.run_test(size=SIZE) as pilot:
         screen = await home(app, pilot)
-        await until(app, pilot, lambda: str(busy["id"]) in screen.table.rows, "the queue is listed")
+        await pilot.press("slash", *tag, "enter")
         table = screen.table
+        await until(app, pilot, lambda: table.row_count == 2, "the test's two queues alone")
         assert pending_column(table) != sorted(pending_column(table), reverse=True)  # the server's order
         x = 1 + sum(column.get_render_width(table) for column in list(table.columns.values())[:1])
         await pilot.click(QueueTable, offset=(x + 2, 0))  # on "Pending"

@@ -17,6 +17,15 @@ COLUMNS: list[tuple[str, str]] = [
 ]
 SORTS: list[str | None] = [None, "name", "pending", "active", "created"]
 CHANGED = "bold black on #e5c07b"
+# A long name or many active users are cut (with "…") so Pending stays on screen: the name gets
+# what the other columns leave of the table's width, at least NAME_MIN characters.
+NAME_MIN = 16
+OTHER_COLUMNS_WIDTH = 50
+ACTIVE_MAX = 28
+
+
+def fit(value: str, limit: int) -> str:
+    return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
 def cell_values(queue: Queue) -> dict[str, str]:
@@ -74,6 +83,10 @@ class QueueTable(DataTable[str | Text]):
         for key, label in COLUMNS:
             self.add_column(label, key=key)
 
+    def on_resize(self) -> None:
+        if self.shown:  # names are cut to the width: cut them again for the new one
+            self._rebuild([row.value for row in self.rows if row.value], self.shown, self.highlighted)
+
     @property
     def current_key(self) -> str | None:
         if self.row_count == 0:
@@ -91,7 +104,15 @@ class QueueTable(DataTable[str | Text]):
         self.shown = values
         self.highlighted = changed
 
+    def _limit(self, column: str) -> int | None:
+        if column == "name":
+            return max(NAME_MIN, (self.size.width or self.app.size.width) - OTHER_COLUMNS_WIDTH)
+        return ACTIVE_MAX if column == "active" else None
+
     def _cell(self, key: str, column: str, value: str, changed: set[tuple[str, str]]) -> str | Text:
+        limit = self._limit(column)
+        if limit is not None:
+            value = fit(value, limit)
         style = CHANGED if (key, column) in changed else ""
         if column == "pending":  # numbers stay right-aligned, also while highlighted as changed
             return Text(value, style=style, justify="right")
@@ -110,7 +131,9 @@ class QueueTable(DataTable[str | Text]):
     ) -> None:
         cursor_key, cursor_row = self.current_key, self.cursor_row
         scroll_y = self.scroll_y
-        self.clear()
+        self.clear(columns=True)  # the widths follow the rows shown (a filter can drop the widest)
+        for key, label in COLUMNS:
+            self.add_column(label, key=key)
         for key in keys:
             self.add_row(*(self._cell(key, c, values[key][c], changed) for c, _ in COLUMNS), key=key)
         if not keys:
