@@ -7,14 +7,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Input, Label, LoadingIndicator, Static
+from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Static
 
 from queuedesk.api import errors
 from queuedesk.api.numbers import plain_int
 from queuedesk.tui.errors import explain
 from queuedesk.tui.session import NeedsOrganization, WrongOrganization
 from queuedesk.tui.settings import Target, web_session
-from queuedesk.tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from queuedesk.tui.app import QueueDeskApp

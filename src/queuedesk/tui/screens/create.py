@@ -6,7 +6,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import LoadingIndicator, Static
+from textual.widgets import Footer, LoadingIndicator, Static
 
 from queuedesk.api import blocks as block_rules
 from queuedesk.api import errors
@@ -14,7 +14,6 @@ from queuedesk.api.models import Queue, QueueDetail
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
-from queuedesk.tui.widgets.footer import Footer
 
 
 def server_problems(exc: errors.ValidationError) -> dict[str, str]:

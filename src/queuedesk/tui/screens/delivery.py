@@ -8,12 +8,11 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from queuedesk.api.models import Delivery, DeliveryAttempt
 from queuedesk.tui.present import short_time
 from queuedesk.tui.screens.base import AppModal
-from queuedesk.tui.widgets.footer import Footer
 
 STATUS_STYLE = {"delivered": "green", "failed": "bold red", "pending": "yellow"}
 

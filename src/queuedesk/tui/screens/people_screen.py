@@ -4,10 +4,10 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.widgets import Footer
 
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
-from queuedesk.tui.widgets.footer import Footer
 from queuedesk.tui.widgets.people_view import PeopleView
 
 

@@ -9,7 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
 
 from queuedesk.api import errors
 from queuedesk.api.models import AssignedTask, Queue, QueueDetail, Task
@@ -19,7 +19,6 @@ from queuedesk.tui.local_history import LocalHistory
 from queuedesk.tui.present import minute, settings_text, summary
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
-from queuedesk.tui.widgets.footer import Footer
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 from queuedesk.tui.widgets.stats_view import StatsView
 from queuedesk.tui.widgets.webhook_view import WebhookView

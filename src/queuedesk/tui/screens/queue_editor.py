@@ -14,7 +14,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal, Vertical, VerticalScroll
-from textual.widgets import Input, Label, LoadingIndicator, OptionList, Static, TextArea
+from textual.widgets import Footer, Input, Label, LoadingIndicator, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from queuedesk.api import errors
@@ -26,7 +26,6 @@ from queuedesk.tui.queue_draft import BlockDraft, DraftProblem, block_problems, 
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.block_settings import BlockSettings, row
 from queuedesk.tui.widgets.context_bar import ContextBar
-from queuedesk.tui.widgets.footer import Footer
 
 
 class BlockList(OptionList):

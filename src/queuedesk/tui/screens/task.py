@@ -8,12 +8,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from queuedesk.api.models import AssignedTask, QueueDetail, Task
 from queuedesk.tui.present import block_value, when
 from queuedesk.tui.screens.base import AppModal
-from queuedesk.tui.widgets.footer import Footer
 
 
 class TaskScreen(AppModal[None]):

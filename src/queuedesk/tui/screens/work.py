@@ -15,7 +15,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Input, LoadingIndicator, Static, TextArea
+from textual.widgets import Footer, Input, LoadingIndicator, Static, TextArea
 
 from queuedesk.api import errors
 from queuedesk.api.models import AssignedTask, Queue, QueueDetail
@@ -26,7 +26,6 @@ from queuedesk.tui.journal import Entry
 from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
-from queuedesk.tui.widgets.footer import Footer
 
 SELECTION_TYPES = ("single_selection", "multiple_selection", "binary")
 IDLE_AFTER_SECONDS = 120
