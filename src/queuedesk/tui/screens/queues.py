@@ -5,13 +5,12 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Footer, Input, Static
 
 from queuedesk.api.models import Queue
 from queuedesk.tui.live import Poller
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
-from queuedesk.tui.widgets.footer import Footer
 from queuedesk.tui.widgets.queue_table import COLUMNS, SORTS, QueueTable, View, cell_values
 
 
