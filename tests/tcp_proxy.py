@@ -8,6 +8,20 @@ import threading
 from tests.support import free_port
 
 
+def pipe(source: socket.socket, target: socket.socket) -> None:
+    """Pass bytes from `source` to `target` until either side ends; then end both."""
+    try:
+        while chunk := source.recv(65536):
+            target.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        for sock in (source, target):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+
 class TcpProxy:
     def __init__(self, upstream_port: int, upstream_host: str = "127.0.0.1") -> None:
         self.upstream = (upstream_host, upstream_port)
@@ -43,16 +57,7 @@ class TcpProxy:
                 threading.Thread(target=self._pipe, args=(source, target), daemon=True).start()
 
     def _pipe(self, source: socket.socket, target: socket.socket) -> None:
-        try:
-            while chunk := source.recv(65536):
-                target.sendall(chunk)
-        except OSError:
-            pass
-        finally:
-            for sock in (source, target):
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-                sock.close()
+        pipe(source, target)
 
     def stop(self) -> None:
         """Refuse new connections and cut every open one."""

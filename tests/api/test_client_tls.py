@@ -6,7 +6,6 @@ The https side is the suite's real `queuedesk serve` behind a TLS terminator on 
 self-signed certificate made by the openssl command line.
 """
 
-import contextlib
 import shutil
 import socket
 import ssl
@@ -22,6 +21,7 @@ import pytest
 from queuedesk.api.client import QueueDeskClient, RetryPolicy
 from queuedesk.api.errors import ConnectionFailed, QueueDeskError
 from tests.support import KEYS, ServerProcess, free_port
+from tests.tcp_proxy import pipe
 
 ONE_TRY = RetryPolicy(attempts=1)
 
@@ -97,19 +97,7 @@ class TlsTerminator:
             return
         upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
         for source, target in ((client, upstream), (upstream, client)):
-            threading.Thread(target=self._pipe, args=(source, target), daemon=True).start()
-
-    @staticmethod
-    def _pipe(source: socket.socket, target: socket.socket) -> None:
-        try:
-            while chunk := source.recv(65536):
-                target.sendall(chunk)
-        except OSError:
-            pass
-        finally:
-            for sock in (source, target):
-                with contextlib.suppress(OSError):
-                    sock.close()
+            threading.Thread(target=pipe, args=(source, target), daemon=True).start()
 
     def stop(self) -> None:
         self._listener.close()

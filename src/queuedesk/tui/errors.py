@@ -15,7 +15,8 @@ class Explanation:
 
 
 # Most specific first: a subclass must come before its base (Timeout before ConnectionFailed).
-_KINDS: list[tuple[type[errors.QueueDeskError], str, str, str]] = [
+_Kind = type[BaseException] | tuple[type[BaseException], ...]
+_KINDS: list[tuple[_Kind, str, str, str]] = [
     (
         errors.NotSupported,
         "Not on this server",
@@ -41,13 +42,7 @@ _KINDS: list[tuple[type[errors.QueueDeskError], str, str, str]] = [
         "Check the API key: it may be mistyped or revoked. Connect again with a valid key.",
     ),
     (
-        errors.WrongOrganization,
-        "Wrong organization",
-        "error",
-        "Check the organization id of the profile (or --org).",
-    ),
-    (
-        session.WrongOrganization,
+        (errors.WrongOrganization, session.WrongOrganization),  # the server's word, or /me's
         "Wrong organization",
         "error",
         "Check the organization id of the profile (or --org).",
