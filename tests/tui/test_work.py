@@ -810,11 +810,12 @@ async def test_an_offline_submit_is_kept_unsent_and_delivered_when_the_server_is
         (entry,) = journal_entries()
         assert (entry["task_id"], entry["state"], entry["data"]) == (first, "unsent", {"category": "blue"})
         assert "1 unsent" in status(app)
+        assert f"Task {first} not sent yet" in status(app) and "u undoes" not in status(app)
 
         own = start_server(like=own)
         await advance(app, pilot, clock, 2)  # the first retry
         await until(app, pilot, lambda: not journal_entries(), "the unsent submission is delivered")
-        assert "unsent" not in status(app)
+        assert "unsent" not in status(app) and f"Task {first} sent." in status(app)
         assert completed(admin, org, queue)[first]["data"] == {"message": "a", "category": "blue"}
 
         # Again, but this time the app is closed before the server comes back.

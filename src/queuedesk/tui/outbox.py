@@ -77,6 +77,11 @@ class Outbox:
         for entry in self.journal.in_state("held", "unsent"):
             self._later(entry.id, 0)
 
+    def state_of(self, entry_id: str) -> str | None:
+        """ "held", "unsent" or "failed"; None once the server has it (or it was undone)."""
+        entry = self.journal.entries.get(entry_id)
+        return entry.state if entry is not None else None
+
     @property
     def unsent(self) -> int:
         return len(self.journal.in_state("unsent"))

@@ -33,6 +33,14 @@ EMPTY_POLL_SECONDS = 5.0
 MIN_HEARTBEAT_SECONDS = 5.0
 
 
+def held_message(task_id: int) -> str:
+    return f"Task {task_id} sent in 5 s — u undoes."
+
+
+def retried_message(task_id: int) -> str:
+    return f"Task {task_id} not sent yet: the server did not answer; it is retried."
+
+
 class WorkScreen(AppScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "submit", "Submit", id="work.submit"),
@@ -380,7 +388,7 @@ class WorkScreen(AppScreen):
         self.done += 1
         self.seconds_done += self.task_seconds
         self.seconds_of[entry.id] = self.task_seconds
-        self.message = f"Task {task.id} sent in 5 s — u undoes."
+        self.message = held_message(task.id)
         self.current = None
         self._advance()
 
@@ -581,6 +589,21 @@ class WorkScreen(AppScreen):
     def _idle(self, now: datetime) -> bool:
         return self.last_key_at is not None and (now - self.last_key_at).total_seconds() > IDLE_AFTER_SECONDS
 
+    def _update_held_message(self) -> None:
+        """ "sent in 5 s — u undoes" holds only while the last submission waits for its grace."""
+        if self.last_submission is None or self.qd.outbox is None:
+            return
+        entry_id, task = self.last_submission
+        if self.message not in (held_message(task.id), retried_message(task.id)):
+            return
+        state = self.qd.outbox.state_of(entry_id)
+        if state is None:
+            self.message = f"Task {task.id} sent."
+        elif state == "unsent":
+            self.message = retried_message(task.id)
+        elif state == "failed":
+            self.message = ""  # the refusal is its own notification, with the values typed
+
     def _show_status(self) -> None:
         if not self.is_attached:
             return
@@ -602,6 +625,7 @@ class WorkScreen(AppScreen):
         if self.submit_on_choice:
             parts.append("submit on choice")
         line = " · ".join(parts)
+        self._update_held_message()
         if self.message:
             line += f"\n{self.message}"
         self.query_one("#work-status", Static).update(line)
