@@ -230,7 +230,7 @@ async def test_a_good_key_opens_the_queue_list(make_app: MakeApp, server: Server
         assert server.url in top and "Acme" in top and "Ada (admin)" in top
         assert "every 5 s" in top and "updated 0 s ago" in top
         assert "basic API" not in top
-        assert "Categorization" in screen_text(app)
+        await until(app, pilot, lambda: "Categorization" in screen_text(app), "the list is painted")
 
 
 async def test_without_a_target_the_connect_screen_asks_and_connects(

@@ -78,13 +78,14 @@ class QueueTable(DataTable[str | Text]):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.shown: dict[str, dict[str, str]] = {}  # what each row's cells say now
         self.highlighted: set[tuple[str, str]] = set()
+        self.cut_at: int | None = None  # the name length the rows were last built for
 
     def on_mount(self) -> None:
         for key, label in COLUMNS:
             self.add_column(label, key=key)
 
     def on_resize(self) -> None:
-        if self.shown:  # names are cut to the width: cut them again for the new one
+        if self.shown and self._limit("name") != self.cut_at:  # names are cut to the width: cut again
             self._rebuild([row.value for row in self.rows if row.value], self.shown, self.highlighted)
 
     @property
@@ -131,6 +132,7 @@ class QueueTable(DataTable[str | Text]):
     ) -> None:
         cursor_key, cursor_row = self.current_key, self.cursor_row
         scroll_y = self.scroll_y
+        self.cut_at = self._limit("name")
         self.clear(columns=True)  # the widths follow the rows shown (a filter can drop the widest)
         for key, label in COLUMNS:
             self.add_column(label, key=key)
