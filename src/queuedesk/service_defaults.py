@@ -10,4 +10,5 @@ DEFAULT_BODY_TIMEOUT = 30.0  # seconds for a body (at most 1 MiB) once its heade
 DEFAULT_KEEP_ALIVE_TIMEOUT = 5.0  # seconds an idle kept-alive connection stays open
 DEFAULT_MAX_CONNECTIONS = 2048
 DEFAULT_RATE_LIMIT = 1000  # requests per second per API key (bursts of twice as many)
+DEFAULT_AUTH_FAILURE_LIMIT = 10  # failed authentications per second per client address (bursts of 5N)
 DEFAULT_FORWARDED_ALLOW_IPS = "127.0.0.1,::1"  # proxies whose X-Forwarded-For names the client

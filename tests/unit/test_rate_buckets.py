@@ -72,3 +72,15 @@ def test_a_key_over_its_rate_is_refused_with_the_seconds_to_wait() -> None:
     limits.settle("10.0.0.1", "other", authenticated=True)
     clock.now += 0.5
     limits.settle("10.0.0.1", "k", authenticated=True)
+
+
+def test_the_failure_limit_per_address_is_a_setting_with_bursts_of_five_seconds() -> None:
+    clock = Clock()
+    limits = RateLimits(per_key=None, failures_per_address=2, clock=clock)
+    for _ in range(10):
+        limits.admit("10.0.0.1", "guess")
+        limits.settle("10.0.0.1", "guess", authenticated=False)
+    refused = _refusal(lambda: limits.admit("10.0.0.1", "guess"))
+    assert refused.headers["Retry-After"] == "1"
+    clock.now += 0.5  # one failure back at 2 a second
+    limits.admit("10.0.0.1", "guess")

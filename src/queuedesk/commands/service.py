@@ -120,6 +120,14 @@ def _add_limits(serve: argparse.ArgumentParser) -> None:
         help=f"requests per second per API key, bursts of 2N (default {defaults.DEFAULT_RATE_LIMIT})",
     )
     limits.add_argument(
+        "--auth-failure-limit",
+        type=_positive,
+        default=defaults.DEFAULT_AUTH_FAILURE_LIMIT,
+        metavar="N",
+        help="failed authentications per second per client address, bursts of 5N; beyond, 429 before "
+        f"the key is looked up (default {defaults.DEFAULT_AUTH_FAILURE_LIMIT})",
+    )
+    limits.add_argument(
         "--forwarded-allow-ips",
         default=defaults.DEFAULT_FORWARDED_ALLOW_IPS,
         metavar="IPS",

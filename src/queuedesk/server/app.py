@@ -52,7 +52,7 @@ def create_app(settings: Settings) -> App:
         app.state.access_cache = AccessCache()
         app.state.usage = UsageRecorder()
         await app.state.db.write(imports.drop_expired, utcnow())  # and again whenever an import opens
-        app.state.rate_limits = RateLimits(settings.rate_limit)
+        app.state.rate_limits = RateLimits(settings.rate_limit, settings.auth_failure_limit)
         app.state.dispatcher = Dispatcher(app.state.db, allow_private=settings.allow_private_webhooks)
         await app.state.dispatcher.start()
         retention = None

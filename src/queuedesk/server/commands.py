@@ -64,6 +64,7 @@ LIMITS = (
     "keep_alive_timeout",
     "max_connections",
     "rate_limit",
+    "auth_failure_limit",
     "forwarded_allow_ips",
 )
 

@@ -1,7 +1,8 @@
 """Rate limits of one server process: requests per API key, and failed authentications per client address.
 
 Both are token buckets. A key's bucket holds twice `rate` requests and refills at `rate` per second;
-an address's bucket of failures holds 50 and refills at 10 per second. While an address has no
+an address's bucket of failures holds five times its rate (by default 50) and refills at that rate
+(10 per second). While an address has no
 failures left, a request from it is refused with 429 *before* its key is looked up, unless that key
 has already authenticated from the same address: so guessing keys from one address goes at most as
 fast as its failures refill, the guesses beyond it cost the database nothing, and people already
@@ -17,8 +18,7 @@ from typing import Any
 
 from queuedesk.server.errors import ServiceError, error
 
-FAILURE_RATE = 10.0  # failed authentications per second per client address, refilled
-FAILURE_BURST = 50.0
+FAILURE_BURST_SECONDS = 5  # an address's bucket of failures holds this many seconds of its rate
 KEYS_PER_ADDRESS = 32  # keys remembered as good per address (the most recent)
 MAX_ENTRIES = 100_000  # buckets (or addresses) remembered before the idle ones are forgotten
 
@@ -80,9 +80,11 @@ def client_address(scope: Mapping[str, Any]) -> str:
 class RateLimits:
     """One process's limits. `admit` before a key is looked up, `settle` after."""
 
-    def __init__(self, per_key: int | None, clock: Any = time.monotonic) -> None:
+    def __init__(
+        self, per_key: int | None, failures_per_address: int = 10, clock: Any = time.monotonic
+    ) -> None:
         self._keys = Buckets(per_key, 2 * per_key) if per_key else None
-        self._failures = Buckets(FAILURE_RATE, FAILURE_BURST)
+        self._failures = Buckets(failures_per_address, FAILURE_BURST_SECONDS * failures_per_address)
         self._good: dict[str, dict[str, None]] = {}  # address: key hashes that authenticated from it
         self._clock = clock
 

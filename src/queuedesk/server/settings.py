@@ -7,6 +7,7 @@ from pathlib import Path
 from platformdirs import user_data_dir
 
 from queuedesk.service_defaults import (
+    DEFAULT_AUTH_FAILURE_LIMIT,
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_DB_POOL_SIZE,
     DEFAULT_FORWARDED_ALLOW_IPS,
@@ -42,6 +43,7 @@ class Settings:
     keep_alive_timeout: float = DEFAULT_KEEP_ALIVE_TIMEOUT
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     rate_limit: int | None = DEFAULT_RATE_LIMIT  # requests per second per key; None: no limit
+    auth_failure_limit: int = DEFAULT_AUTH_FAILURE_LIMIT  # failed authentications per second per address
     forwarded_allow_ips: str = DEFAULT_FORWARDED_ALLOW_IPS
 
     @property
