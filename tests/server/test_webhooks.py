@@ -12,6 +12,7 @@ from standardwebhooks import Webhook
 
 from tests.conftest import make_queue
 from tests.receiver import Receiver
+from tests.server.conftest import sqlite_only
 from tests.support import ROLES_SEED, ServerProcess
 
 
@@ -141,7 +142,8 @@ def test_rotation_signs_with_both_secrets(admin, worker, org_id, receiver) -> No
     Webhook(old).verify(request.body, request.headers)
 
 
-def test_never_answering_receiver_does_not_stall_other_queues(admin, worker, org_id) -> None:
+def test_never_answering_receiver_does_not_stall_other_queues(admin, worker, org_id, backend) -> None:
+    sqlite_only(backend, "the attempt's timeout is the dispatcher's HTTP side, the same on both")
     stuck = Receiver(answer=lambda _n: (200, 25.0)).start()
     healthy = Receiver().start()
     try:
@@ -368,7 +370,10 @@ def test_delivery_log_pages_newest_first(admin, worker, org_id, receiver) -> Non
     assert [d["task_id"] for d in second["deliveries"]] == [tasks[0]] and second["next"] is None
 
 
-def test_a_thousand_completions_across_ten_queues_arrive_exactly_once() -> None:
+def test_a_thousand_completions_across_ten_queues_arrive_exactly_once(backend: str) -> None:
+    sqlite_only(
+        backend, "the benchmark starts its own SQLite server; test_postgres delivers across processes"
+    )
     from bench.webhook_delivery import run
 
     figures = run(completions=1000, queue_count=10, workers=16)  # asserts every id arrives once
