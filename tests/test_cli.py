@@ -149,6 +149,18 @@ def test_queues_table(cli, admin, org_id, clients) -> None:
     assert result.err == ""
 
 
+def test_connection_options_before_the_command_count_like_after_it(cli, server, org_id) -> None:
+    flags = ["--url", server.url, "--token", KEYS["supervisor"], "--org", str(org_id)]
+    before = cli(*flags, "queues", "--json", token=None, org=None, url="")
+    assert before.code == 0, before
+    after = cli("queues", "--json", *flags, token=None, org=None, url="")
+    assert after.code == 0, after
+    assert before.json() == after.json() and before.json()
+    # One given after the command wins over the same one before it.
+    mixed = cli("--token", "qd_wrong", *flags[:2], "queues", "--token", KEYS["worker"], token=None, url="")
+    assert mixed.code == 0, mixed
+
+
 def test_queues_json(cli, admin, org_id) -> None:
     queue = make_queue(admin, org_id, name="Json Queue ✓")
     create(admin, org_id, queue["id"], {"paragraph": "one"})

@@ -58,18 +58,24 @@ class UsageError(Exception):
 
 
 def connection_options() -> argparse.ArgumentParser:
+    """A command's connection options. They may also come before the command (`queuedesk --url X
+    queues`), where the app's options take them: a command's option left out must not overwrite
+    those with None, hence no default here (the top-level parser gives the defaults)."""
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("connection")
-    group.add_argument("--url", help=f"server URL (default: ${ENV_URL}, then the profile)")
-    group.add_argument("--token", help=f"API key (default: ${ENV_TOKEN}, then the profile)")
+    unset = argparse.SUPPRESS
+    group.add_argument("--url", default=unset, help=f"server URL (default: ${ENV_URL}, then the profile)")
+    group.add_argument("--token", default=unset, help=f"API key (default: ${ENV_TOKEN}, then the profile)")
     group.add_argument(
         "--org",
         type=int,
+        default=unset,
         help=f"organization id (default: ${ENV_ORG}, then the profile, else asked from the server)",
     )
     group.add_argument(
         "--profile",
         metavar="NAME",
+        default=unset,
         help=f"a profile of the configuration file (default: ${ENV_PROFILE}, else the file's default)",
     )
     group.add_argument("--json", action="store_true", help="print JSON for programs instead of a table")
