@@ -1,11 +1,12 @@
 """Typed numbers: digits `int()` refuses are refused, never a traceback."""
 
 import argparse
+import math
 
 import pytest
 
 from queuedesk.api.client import retry_after_seconds
-from queuedesk.api.numbers import plain_int
+from queuedesk.api.numbers import plain_int, positive_seconds
 from queuedesk.commands.export import page_size
 from queuedesk.commands.importing import chunk_rows, start_row
 from queuedesk.commands.service import _positive, _rate
@@ -31,3 +32,23 @@ def test_command_line_numbers_refuse_with_a_usage_error(parse: object, text: str
 def test_a_retry_after_of_superscript_digits_is_not_a_number() -> None:
     assert retry_after_seconds("²") is None
     assert retry_after_seconds("3") == 3.0
+
+
+@pytest.mark.parametrize(
+    ("text", "below", "expected"),
+    [
+        ("2", math.inf, 2.0),
+        ("0.5", math.inf, 0.5),
+        (" 3 ", math.inf, 3.0),
+        ("0", math.inf, None),
+        ("-1", math.inf, None),
+        ("nan", math.inf, None),
+        ("inf", math.inf, None),
+        ("two", math.inf, None),
+        ("", math.inf, None),
+        ("86399", 86_400, 86_399.0),
+        ("86400", 86_400, None),
+    ],
+)
+def test_positive_seconds_are_finite_and_above_zero(text: str, below: float, expected: float | None) -> None:
+    assert positive_seconds(text, below) == expected

@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from queuedesk import service_defaults as defaults
-from queuedesk.api.numbers import plain_int
+from queuedesk.api.numbers import plain_int, positive_seconds
 from queuedesk.commands.durations import duration_argument
 from queuedesk.service_defaults import DEFAULT_DB_POOL_SIZE, DEFAULT_HOST, DEFAULT_LEASE_SECONDS, DEFAULT_PORT
 
@@ -78,12 +78,9 @@ def _rate(value: str) -> int | None:
 
 
 def _seconds(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = 0.0
-    if not 0 < seconds < 86_400:
-        raise argparse.ArgumentTypeError(f"expected seconds above 0, not {value!r}")
+    seconds = positive_seconds(value, below=86_400)
+    if seconds is None:
+        raise argparse.ArgumentTypeError(f"expected seconds above 0 and below a day, not {value!r}")
     return seconds
 
 

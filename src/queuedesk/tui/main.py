@@ -4,7 +4,6 @@ import argparse
 import contextlib
 import gc
 import importlib
-import math
 import os
 import sys
 import threading
@@ -20,6 +19,7 @@ from queuedesk.api.config import (
     resolve_connection,
     save_profile,
 )
+from queuedesk.api.numbers import positive_seconds
 from queuedesk.tui.settings import WEB_SERVER_URL_VARIABLE, AppSettings, SaveProfile, Target, web_session
 
 
@@ -39,13 +39,10 @@ def add_app_options(parser: argparse.ArgumentParser) -> None:
 
 def _seconds(text: str) -> float:
     """--refresh's value: a number of seconds above 0 (not nan, not inf)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
+    seconds = positive_seconds(text)
+    if seconds is None:
         raise argparse.ArgumentTypeError(f"takes a number of seconds above 0, such as 2 or 0.5, not {text!r}")
-    return value
+    return seconds
 
 
 def _save(name: str, url: str, token: str, org: int | None) -> None:
