@@ -18,6 +18,8 @@ from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.session import NeedsOrganization, Session, WrongOrganization, open_session
 from queuedesk.tui.settings import AppSettings, SaveProfile, Target
 
+MAX_LISTED = 5  # tasks named in one notification
+
 
 class QueueDeskApp(App[None]):
     CSS_PATH: ClassVar = ["styles/app.tcss", "styles/forms.tcss"]
@@ -115,9 +117,11 @@ class QueueDeskApp(App[None]):
         journal = Journal(journal_path(session.url, session.me.email))
         if journal.load_error:
             self.notify(journal.load_error, title="Unsent work file", severity="warning", timeout=15)
-        self.outbox = Outbox(self, session.client, journal, self.clock, self._submission_refused)
+        self.outbox = Outbox(
+            self, session.client, journal, self.clock, self._submission_refused, on_sent_late=self._sent_late
+        )
         self.outbox.on_change.append(self._outbox_changed)
-        self.outbox.resume()  # what a crash or a closed app left behind goes now
+        self.outbox.resume()  # what a crash or a closed app left behind goes now (refusals: `_tell_refused`)
         failed = journal.in_state("failed")
         if failed:
             self.notify(
@@ -133,6 +137,30 @@ class QueueDeskApp(App[None]):
 
     def outbox_task_ids(self, queue_id: int) -> list[int]:
         return self.outbox.task_ids(queue_id) if self.outbox is not None else []
+
+    def _sent_late(self, entries: list[Entry], left_before: bool) -> None:
+        """Work that had waited reached the server: said once, also on screens without the count."""
+        from queuedesk.tui.screens.work import WorkScreen
+
+        screen = self.screen
+        if not left_before and isinstance(screen, WorkScreen) and screen.last_submission is not None:
+            # The work screen's status line says "Task N sent." of its last submission itself.
+            entries = [e for e in entries if e.id != screen.last_submission[0]]
+        if not entries:
+            return
+        shown = [f"task {e.task_id} ({e.queue_name})" for e in entries[:MAX_LISTED]]
+        if len(entries) > MAX_LISTED:
+            shown.append(f"{len(entries) - MAX_LISTED} more")
+        when = (
+            "left unsent when QueueDesk last closed"
+            if left_before
+            else "kept while the server did not answer"
+        )
+        self.notify(
+            f"The server has the work {when}: {', '.join(shown)}.",
+            title="Unsent work sent",
+            timeout=10,
+        )
 
     def _submission_refused(self, entry: Entry) -> None:
         from queuedesk.tui.screens.work import WorkScreen

@@ -29,12 +29,16 @@ class Outbox:
         journal: Journal,
         clock: Clock,
         on_refused: Callable[[Entry], None],
+        on_sent_late: Callable[[list[Entry], bool], None] | None = None,
     ) -> None:
         self.app = app
         self.client = client
         self.journal = journal
         self.clock = clock
         self.on_refused = on_refused
+        # Told of submissions that reached the server late: left unsent by an earlier run (True)
+        # or sent by a retry after the network failed (False).
+        self.on_sent_late = on_sent_late
         self.on_change: list[Callable[[], None]] = []
         self._timers: dict[str, Cancellable] = {}
         self._sending: set[str] = set()
@@ -73,9 +77,17 @@ class Outbox:
                 await self._send(entry.id)
 
     def resume(self) -> None:
-        """On start: whatever the journal still holds (a crash, a closed laptop) is sent."""
-        for entry in self.journal.in_state("held", "unsent"):
-            self._later(entry.id, 0)
+        """On start: whatever the journal still holds (a crash, a closed laptop) is sent now.
+
+        Now, not on a timer: a Textual timer of 0 s never fires (its `Timer._run` divides by the
+        interval and the timer's task dies), which left such work in the journal until the next quit.
+        What fails again for the network goes on with the usual backoff.
+        """
+        waiting = [entry.id for entry in self.journal.in_state("held", "unsent")]
+        if waiting:
+            self.app.run_worker(
+                self._send_all(waiting, left_before=True), group="outbox", exit_on_error=False
+            )
 
     def state_of(self, entry_id: str) -> str | None:
         """ "held", "unsent" or "failed"; None once the server has it (or it was undone)."""
@@ -94,6 +106,9 @@ class Outbox:
 
     def _later(self, entry_id: str, delay: float) -> None:
         self._stop(entry_id)
+        if delay <= 0:  # no timer of 0 s: see `resume`
+            self._send_soon(entry_id)
+            return
         self._timers[entry_id] = self.clock.call_later(self.app, delay, lambda: self._send_soon(entry_id))  # type: ignore[arg-type]
 
     def _stop(self, entry_id: str) -> None:
@@ -103,12 +118,27 @@ class Outbox:
 
     def _send_soon(self, entry_id: str) -> None:
         self._timers.pop(entry_id, None)
-        self.app.run_worker(self._send(entry_id), group="outbox", exit_on_error=False)
+        self.app.run_worker(
+            self._send_all([entry_id], left_before=False), group="outbox", exit_on_error=False
+        )
 
-    async def _send(self, entry_id: str) -> None:
+    async def _send_all(self, entry_ids: list[str], *, left_before: bool) -> None:
+        """Send these in turn; tell `on_sent_late` of the ones that had waited (one call for all)."""
+        late: list[Entry] = []
+        for entry_id in entry_ids:
+            entry = self.journal.entries.get(entry_id)
+            waited = entry is not None and (left_before or entry.state == "unsent")
+            if await self._send(entry_id) and waited and entry is not None:
+                late.append(entry)
+        if late and self.on_sent_late is not None:
+            self.on_sent_late(late, left_before)
+
+    async def _send(self, entry_id: str) -> bool:
+        """One attempt; True when the server has the submission now."""
         entry = self.journal.entries.get(entry_id)
         if entry is None or entry.state == "failed" or entry_id in self._sending:
-            return
+            return False
+        sent = False
         self._sending.add(entry_id)
         try:
             await self.client.complete(entry.queue_id, entry.task_id, entry.data)
@@ -123,15 +153,18 @@ class Outbox:
             if exc.code == "already_completed" and entry.attempts > 0:
                 # An earlier attempt reached the server but its answer was lost: it is done.
                 self.journal.remove(entry.id)
+                sent = True
             else:
                 self._refused(entry, exc)
         except errors.QueueDeskError as exc:
             self._refused(entry, exc)
         else:
             self.journal.remove(entry.id)
+            sent = True
         finally:
             self._sending.discard(entry_id)
             self._changed()
+        return sent
 
     def _refused(self, entry: Entry, exc: errors.QueueDeskError) -> None:
         entry.state = "failed"

@@ -1,4 +1,7 @@
-"""The header line of every screen: where you are connected, as whom, and how fresh the view is."""
+"""The header line of every screen: where you are connected, as whom, how fresh the view is, and how
+much finished work has not reached the server yet ("2 unsent", first, so it is never cut off)."""
+
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.widgets import Static
@@ -16,7 +19,22 @@ class ContextBar(Static):
         self.stale = False
 
     def on_mount(self) -> None:
+        listeners = self._outbox_listeners()
+        if listeners is not None:
+            listeners.append(self.render_bar)
         self.render_bar()
+
+    def on_unmount(self) -> None:
+        listeners = self._outbox_listeners()
+        if listeners is not None and self.render_bar in listeners:
+            listeners.remove(self.render_bar)
+
+    def _outbox_listeners(self) -> "list[Callable[[], None]] | None":
+        return getattr(self.app, "outbox_changed_listeners", None)
+
+    def _unsent(self) -> int:
+        outbox = getattr(self.app, "outbox", None)
+        return int(outbox.unsent) if outbox is not None else 0
 
     def on_resize(self) -> None:
         self.render_bar()
@@ -33,6 +51,10 @@ class ContextBar(Static):
         session: Session | None = getattr(self.app, "session", None)
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("QueueDesk", style="bold")
+        unsent = self._unsent()
+        if unsent:
+            text.append("  ")
+            text.append(f" {unsent} unsent ", style="bold reverse")
         wide = (self.size.width or self.app.size.width) >= 110
         if session is not None:
             text.append("  ")
