@@ -155,3 +155,44 @@ async def until_home(app: QueueDeskApp, pilot: Pilot) -> QueuesScreen:
     await settle(app, pilot)
     assert isinstance(app.screen, QueuesScreen)
     return app.screen
+
+
+async def test_a_new_session_takes_over_the_journal_and_the_old_one_retries_nothing(
+    clock: ManualClock,
+    start_server: StartServer,  # noqa: F811
+) -> None:
+    own = start_server()
+    admin = own.client("admin")
+    org = org_of(admin)
+    queue = new_queue(admin, org, [MESSAGE, CATEGORY])
+    first, _second = add_tasks(admin, org, queue, [{"message": "a"}, {"message": "b"}])
+    app: QueueDeskApp = restarted_app("worker", own.url, clock)
+    clock = app.clock  # type: ignore[assignment]
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        own.stop()
+        await pilot.press("1", "enter")
+        await advance(app, pilot, clock, PAST_GRACE)
+        assert [(e["task_id"], e["state"]) for e in journal_entries()] == [(first, "unsent")]
+        old = app.outbox
+        assert old is not None
+
+        # The server back, the app connects again (as after a refused key): the new session's
+        # outbox reads the journal and sends it at once.
+        own = start_server(like=own)
+        assert app.target is not None
+        await app.start_session(await app.connect(app.target))
+        await until(app, pilot, lambda: not journal_entries(), "the new session sends the journal")
+        assert app.outbox is not old
+        attempts: list[int] = []
+        real_complete = old.client.complete
+
+        async def complete(queue_id: int, task_id: int, data: dict) -> object:
+            attempts.append(task_id)
+            return await real_complete(queue_id, task_id, data)
+
+        old.client.complete = complete  # type: ignore[method-assign]  (a spy: counts, changes nothing)
+        await advance(app, pilot, clock, 120)  # past every retry the old outbox had planned
+        assert attempts == [] and journal_entries() == []
+        assert "unsent" not in header(app)
+    assert completed(admin, org, queue)[first]["data"] == {"message": "a", "category": "red"}

@@ -107,6 +107,8 @@ class QueueDeskApp(App[None]):
         old, self.session = self.session, session
         if old is not None and old is not session:
             await old.close()
+        if self.outbox is not None:
+            self.outbox.close()
         self.outbox = None
         if session.me is not None:
             self._open_outbox(session)

@@ -42,6 +42,7 @@ class Outbox:
         self.on_change: list[Callable[[], None]] = []
         self._timers: dict[str, Cancellable] = {}
         self._sending: set[str] = set()
+        self.closed = False
 
     # --- what the work screen calls ----------------------------------------------------------------
 
@@ -89,6 +90,16 @@ class Outbox:
                 self._send_all(waiting, left_before=True), group="outbox", exit_on_error=False
             )
 
+    def close(self) -> None:
+        """Another session takes over (a new key, a reconnect): no more attempts from this one.
+
+        Its journal file is read again by the next outbox; a retry here would write this one's
+        stale copy over it and send with a client that is closed.
+        """
+        self.closed = True
+        for entry_id in list(self._timers):
+            self._stop(entry_id)
+
     def state_of(self, entry_id: str) -> str | None:
         """ "held", "unsent" or "failed"; None once the server has it (or it was undone)."""
         entry = self.journal.entries.get(entry_id)
@@ -106,6 +117,8 @@ class Outbox:
 
     def _later(self, entry_id: str, delay: float) -> None:
         self._stop(entry_id)
+        if self.closed:
+            return
         if delay <= 0:  # no timer of 0 s: see `resume`
             self._send_soon(entry_id)
             return
@@ -136,7 +149,7 @@ class Outbox:
     async def _send(self, entry_id: str) -> bool:
         """One attempt; True when the server has the submission now."""
         entry = self.journal.entries.get(entry_id)
-        if entry is None or entry.state == "failed" or entry_id in self._sending:
+        if self.closed or entry is None or entry.state == "failed" or entry_id in self._sending:
             return False
         sent = False
         self._sending.add(entry_id)

@@ -1,5 +1,6 @@
 """The header line of every screen: where you are connected, as whom, how fresh the view is, and how
-much finished work has not reached the server yet ("2 unsent", first, so it is never cut off)."""
+much finished work has not reached the server yet ("2 unsent", in the app name's place: first, so
+it is never cut off)."""
 
 from collections.abc import Callable
 
@@ -50,11 +51,12 @@ class ContextBar(Static):
     def render_bar(self) -> None:
         session: Session | None = getattr(self.app, "session", None)
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append("QueueDesk", style="bold")
         unsent = self._unsent()
         if unsent:
-            text.append("  ")
+            # In the name's place: the one thing here that asks something of the user.
             text.append(f" {unsent} unsent ", style="bold reverse")
+        else:
+            text.append("QueueDesk", style="bold")
         wide = (self.size.width or self.app.size.width) >= 110
         if session is not None:
             text.append("  ")
