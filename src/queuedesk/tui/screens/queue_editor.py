@@ -40,6 +40,10 @@ class BlockList(OptionList):
 
 
 class QueueEditorScreen(AppScreen):
+    # Keys typed while the queue loads go to the name field once it is there (not to the pane the
+    # automatic focus would pick meanwhile).
+    AUTO_FOCUS = ""
+    KEYS_WAIT_FOR_FOCUS = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="queue_editor.save", priority=True),
         Binding("ctrl+n", "add_block", "Add block", id="queue_editor.add", priority=True),
