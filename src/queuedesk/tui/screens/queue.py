@@ -1,6 +1,7 @@
 """One queue: its counts, the pending tasks with who holds them, the completed history, its blocks,
 and for supervisors and admins its stats and webhook."""
 
+from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from typing import Any, ClassVar
 
@@ -12,11 +13,11 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
 
 from queuedesk.api import errors
-from queuedesk.api.models import AssignedTask, Queue, QueueDetail, Task
+from queuedesk.api.models import AssignedTask, Block, Queue, QueueDetail, Task
 from queuedesk.tui.clock import duration
 from queuedesk.tui.live import Poller
 from queuedesk.tui.local_history import LocalHistory
-from queuedesk.tui.present import minute, settings_text, summary
+from queuedesk.tui.present import answers_first, minute, settings_text, summary
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
@@ -215,11 +216,14 @@ class QueueScreen(AppScreen):
         ]
 
     def _completed_cells(self, task: Task) -> list[str | Text]:
-        return [str(task.id), minute(task.completed_at), task.completed_by or "—", self._summary(task, 53)]
+        answers = self._summary(task, 53, answers_first)
+        return [str(task.id), minute(task.completed_at), task.completed_by or "—", answers]
 
-    def _summary(self, task: Task, other_columns: int) -> str:
+    def _summary(
+        self, task: Task, other_columns: int, order: Callable[[list[Block]], list[Block]] = list
+    ) -> str:
         width = max(16, self.app.size.width - other_columns)
-        return summary(self.detail.data if self.detail else [], task, width)
+        return summary(order(self.detail.data) if self.detail else [], task, width)
 
     def _show_counts(self) -> None:
         queue = self.queue
