@@ -33,6 +33,7 @@ PENDING_COLUMNS = [
     ("held", "For", 14),
     ("values", "Values", 0),
 ]
+VALUES_AT_MOST = 400  # characters of a row's values kept for the table to cut
 COMPLETED_COLUMNS = [
     ("id", "Task", 7),
     ("completed", "Completed", 16),
@@ -212,18 +213,17 @@ class QueueScreen(AppScreen):
             minute(task.created_at),
             holder or "—",
             held or "—",
-            self._summary(task, 64),
+            self._summary(task),
         ]
 
     def _completed_cells(self, task: Task) -> list[str | Text]:
-        answers = self._summary(task, 53, answers_first)
+        answers = self._summary(task, answers_first)
         return [str(task.id), minute(task.completed_at), task.completed_by or "—", answers]
 
-    def _summary(
-        self, task: Task, other_columns: int, order: Callable[[list[Block]], list[Block]] = list
-    ) -> str:
-        width = max(16, self.app.size.width - other_columns)
-        return summary(order(self.detail.data) if self.detail else [], task, width)
+    def _summary(self, task: Task, order: Callable[[list[Block]], list[Block]] = list) -> str:
+        # As long as the widest terminal shows: the table cuts it to the column, whose width
+        # follows the terminal's (a row made at 80 columns is not cut at 80 once the terminal is wider).
+        return summary(order(self.detail.data) if self.detail else [], task, VALUES_AT_MOST)
 
     def _show_counts(self) -> None:
         queue = self.queue
