@@ -605,7 +605,7 @@ async def test_the_pending_tab_lists_tasks_and_who_holds_them(
         for other in waiting:
             assert task_row(queue.pending, other["id"])[1:5] == ["new", other_created(other), "—", "—"]
         counts = plain(queue.query_one("#queue-counts", Static))
-        assert "4 pending" in counts and "1 in progress" in counts and "2 completed" in counts
+        assert "4 pending (1 in progress)" in counts and "2 completed" in counts
         assert "working now: Wes" in counts
 
         # Live: a task released elsewhere shows as no longer held after one interval.

@@ -20,6 +20,7 @@ from queuedesk.tui.present import minute, settings_text, summary
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
+from queuedesk.tui.widgets.row_table import RowTable
 from queuedesk.tui.widgets.stats_view import StatsView
 from queuedesk.tui.widgets.webhook_view import WebhookView
 
@@ -81,7 +82,7 @@ class QueueScreen(AppScreen):
                 yield Static("", id="history-note")
                 yield PagedTable(COMPLETED_COLUMNS, self._completed_cells, _key, id="history")
             with TabPane("Blocks", id="tab-blocks"):
-                yield DataTable(id="blocks", cursor_type="row", zebra_stripes=True)
+                yield RowTable(id="blocks", cursor_type="row", zebra_stripes=True)
             if self.session.can_watch:
                 with TabPane("Stats", id="tab-stats"):
                     yield StatsView(self.queue.id, id="stats")
@@ -222,9 +223,10 @@ class QueueScreen(AppScreen):
 
     def _show_counts(self) -> None:
         queue = self.queue
-        parts = [f"[b]{queue.n_tasks:,}[/b] pending"]
-        if self.in_progress is not None:
-            parts.append(f"[b]{self.in_progress:,}[/b] in progress")
+        pending = f"[b]{queue.n_tasks:,}[/b] pending"
+        if self.in_progress is not None:  # a part of the pending, not beside them
+            pending += f" ({self.in_progress:,} in progress)"
+        parts = [pending]
         if self.completed_count is not None:
             parts.append(f"[b]{self.completed_count:,}[/b] completed")
         active = ", ".join(queue.active_users) if queue.active_users else "nobody"
