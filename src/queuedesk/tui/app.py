@@ -159,13 +159,13 @@ class QueueDeskApp(App[None]):
         shown = [f"task {e.task_id} ({e.queue_name})" for e in entries[:MAX_LISTED]]
         if len(entries) > MAX_LISTED:
             shown.append(f"{len(entries) - MAX_LISTED} more")
-        when = (
-            "left unsent when QueueDesk last closed"
+        said = (
+            f"Left unsent when QueueDesk last closed, now sent: {', '.join(shown)}."
             if left_before
-            else "kept while the server did not answer"
+            else f"Sent now that the server answers again: {', '.join(shown)}."
         )
         self.notify(
-            f"The server has the work {when}: {', '.join(shown)}.",
+            said,
             title="Unsent work sent",
             timeout=10,
         )
