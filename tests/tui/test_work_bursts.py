@@ -9,7 +9,7 @@ from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.screens.work import WorkScreen
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import notes
+from tests.tui.test_app import notes, screen_text
 from tests.tui.test_work import (
     CATEGORY,
     MESSAGE,
@@ -122,3 +122,22 @@ async def test_leaving_or_quitting_with_input_on_the_task_keeps_it_as_a_draft(
     assert task["data"] == stored(blocks, message="a", category="blue", note=note)
     ahead = task_on_server(admin, org_id, queue, second)  # nothing entered there: given back as it was
     assert ahead["assignment"]["assigned_to"] is None and ahead["data"] == stored(blocks, message="b")
+
+
+async def test_an_option_chosen_below_the_fold_is_scrolled_into_view(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    # Names that take two lines in the form's half of 80 columns: 24 rows show about 8 options.
+    options = [{"id": f"o{n}", "name": f"Option number {n}, the kind of thing it is"} for n in range(1, 13)]
+    pick = {"id": "pick", "name": "Pick one", "type": "single_selection"}
+    pick["single_selection"] = {"is_required": True, "options": options}  # type: ignore[assignment]
+    queue = new_queue(admin, org_id, [MESSAGE, pick, NOTE])
+    add_tasks(admin, org_id, queue, [{"message": "twelve"}])
+    app = make_app("worker")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await start_work(app, pilot, queue)
+        assert "●" not in screen_text(app) and "Option number 12," not in screen_text(app), screen_text(app)
+        await pilot.press("1", "2")
+        await until(app, pilot, lambda: form_of(app).values()["pick"] == "o12", "option 12 is chosen")
+        await until(app, pilot, lambda: "Option number 12," in screen_text(app), "option 12 is in view")
+        assert "●" in screen_text(app), screen_text(app)

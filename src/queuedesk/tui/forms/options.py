@@ -216,6 +216,7 @@ class OptionsEditor(BlockEditor):
     def chosen_by_key(self, index: int) -> None:
         self._cursor = index
         self.set_value(self.picked(index))
+        self._scroll_to(index)
         if self.CHOOSES:
             self.chosen()
 
@@ -256,6 +257,14 @@ class OptionsEditor(BlockEditor):
         elif self.extra_key(key):
             event.stop()
 
+    def _scroll_to(self, index: int) -> None:
+        """The option just chosen in view (option 12 of 12 is below the fold at 80x24)."""
+        if not self.composed:
+            return
+        item = next((i for i in self.query(OptionItem) if i.index == index), None)
+        if item is not None:
+            self.call_after_refresh(item.scroll_visible, animate=False)
+
     def takes_key(self, key: str) -> bool:
         """Whether a key (not in the filter) is one of this editor's."""
         return (
@@ -283,6 +292,7 @@ class OptionsEditor(BlockEditor):
         else:
             self._cursor = order[0]
         self.show_choices()
+        self._scroll_to(self._cursor)
 
     def _digit(self, digit: str) -> None:
         if self.count <= 10:
