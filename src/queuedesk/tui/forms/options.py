@@ -216,7 +216,7 @@ class OptionsEditor(BlockEditor):
     def chosen_by_key(self, index: int) -> None:
         self._cursor = index
         self.set_value(self.picked(index))
-        self._scroll_to(index)
+        self._show_option(index)
         if self.CHOOSES:
             self.chosen()
 
@@ -257,7 +257,7 @@ class OptionsEditor(BlockEditor):
         elif self.extra_key(key):
             event.stop()
 
-    def _scroll_to(self, index: int) -> None:
+    def _show_option(self, index: int) -> None:
         """The option just chosen in view (option 12 of 12 is below the fold at 80x24)."""
         if not self.composed:
             return
@@ -292,7 +292,7 @@ class OptionsEditor(BlockEditor):
         else:
             self._cursor = order[0]
         self.show_choices()
-        self._scroll_to(self._cursor)
+        self._show_option(self._cursor)
 
     def _digit(self, digit: str) -> None:
         if self.count <= 10:
