@@ -728,7 +728,7 @@ class WorkScreen(AppScreen):
         message = self.message
         if self.refused:
             keys = ", ".join(f"“{key}”" for key in self.refused[1])
-            refused = f"{keys} not applied: typed before the next task was on screen."
+            refused = f"{keys} ignored: typed before this task showed."
             message = f"{message} {refused}" if message else refused
         if message:
             line += f"\n{message}"
