@@ -21,6 +21,7 @@ from tests.tui.test_work import (
     completed,
     form_of,
     new_queue,
+    on_screen,
     settle,
     shown_task,
     start_work,
@@ -141,3 +142,23 @@ async def test_an_option_chosen_below_the_fold_is_scrolled_into_view(
         await until(app, pilot, lambda: form_of(app).values()["pick"] == "o12", "option 12 is chosen")
         await until(app, pilot, lambda: "Option number 12," in screen_text(app), "option 12 is in view")
         assert "●" in screen_text(app), screen_text(app)
+
+
+async def test_with_submit_on_choice_a_second_digit_in_a_burst_never_changes_the_task_sent(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    first, second, _third = add_tasks(admin, org_id, queue, [{"message": m} for m in "abc"])
+    app = make_app("worker", submit_on_choice=True)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await until(app, pilot, lambda: work(app).ahead, "the next task is claimed ahead")
+        burst(app, "1", "2")  # the 1 sends the task; the 2 must not change it
+        assert await shown_task(app, pilot, second) == second
+        await settle(app, pilot)
+        if on_screen(app, second):
+            assert form_of(app).values() == {"category": None}
+            assert "“2” ignored: typed before this task showed." in status(app), status(app)
+        await advance(app, pilot, clock, PAST_GRACE)
+    done = completed(admin, org_id, queue)
+    assert done[first]["data"]["category"] == "red"

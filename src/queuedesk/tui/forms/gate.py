@@ -34,6 +34,8 @@ class KeyGate:
         self.held = False
         self.snapshot: dict[str, Any] | None = None
         self.holds = 0
+        self.freeze_on_choice = False
+        """A choice made with a key submits (the work screen's "submit on choice"): it freezes too."""
         """How many times the form was held: a refusal says during which hold it came."""
 
     def key(self, event: events.Key, *, takes: bool) -> bool:
@@ -54,6 +56,13 @@ class KeyGate:
             self.held = True
             self.holds += 1
         return False
+
+    def chosen(self) -> None:
+        """A field made a choice with a key; with `freeze_on_choice` that ends the task like `enter`."""
+        if self.enabled and self.freeze_on_choice and not self.held:
+            self.snapshot = self._values()
+            self.held = True
+            self.holds += 1
 
     def take_snapshot(self) -> dict[str, Any] | None:
         """The values frozen by the last transition key, once (None when no key froze them)."""

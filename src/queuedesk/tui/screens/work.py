@@ -263,6 +263,7 @@ class WorkScreen(AppScreen):
             form = TaskForm(self.detail.data, data, mode="work")
             form.key_gate.enabled = True
             form.key_gate.transition_keys = self._transition_keys()
+            form.key_gate.freeze_on_choice = self._submits_on_choice(form)
             self.query_one("#work-body").mount(form)
             self.call_after_refresh(self._first_paint)  # keys wait until the form is there
         else:
@@ -564,17 +565,21 @@ class WorkScreen(AppScreen):
 
     def action_toggle_submit_on_choice(self) -> None:
         self.submit_on_choice = not self.submit_on_choice
+        form = self.form
+        if form is not None:
+            form.key_gate.freeze_on_choice = self._submits_on_choice(form)
         self.message = f"Submit on choice {'on' if self.submit_on_choice else 'off'}."
         self._show_status()
+
+    def _submits_on_choice(self, form: TaskForm) -> bool:
+        editors = form.editors()
+        return self.submit_on_choice and len(editors) == 1 and editors[0].block.type in SELECTION_TYPES
 
     @on(BlockEditor.Chosen)
     def _chosen(self, event: BlockEditor.Chosen) -> None:
         form = self.form
-        if not self.submit_on_choice or form is None:
-            return
-        editors = form.editors()
-        if len(editors) == 1 and editors[0].block.type in SELECTION_TYPES:
-            self.action_submit()
+        if form is not None and form.key_gate.freeze_on_choice:
+            self.action_submit()  # with the values frozen at the choice
 
     def _image_url(self) -> str | None:
         form = self.form
