@@ -861,3 +861,10 @@ def test_progress_is_plain_lines_when_piped() -> None:
     with Progress("Exporting 'Q'", "tasks", stream=quiet) as progress:  # the usual 10 s between lines
         progress.advance(5000, total=9000)
     assert quiet.getvalue() == ""
+
+
+def test_no_arguments_give_the_app_the_namespace_the_whole_parser_gives() -> None:
+    """`queuedesk` alone skips building every command's parser (a start-up cost): same namespace."""
+    from queuedesk.cli import app_parser, build_parser
+
+    assert app_parser().parse_args([]) == build_parser().parse_args([])

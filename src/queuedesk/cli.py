@@ -2,7 +2,9 @@
 
 import argparse
 import gc
+import os
 import sys
+import types
 from collections.abc import Sequence
 
 from queuedesk import __version__
@@ -37,6 +39,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def app_parser() -> argparse.ArgumentParser:
+    """The app's options alone, for `queuedesk` with no arguments at all.
+
+    The whole parser imports every command's module to describe it (≈15 ms of the app's start);
+    with no arguments there is nothing for it to tell apart. tests/test_cli.py checks that both
+    give the same namespace.
+    """
+    from queuedesk.tui.main import add_app_options
+
+    parser = argparse.ArgumentParser(prog="queuedesk")
+    add_app_options(parser)
+    parser.set_defaults(command=None)
+    return parser
+
+
 def _without_httpx_cli() -> None:
     """Keep httpx from importing its command line (click, pygments, rich's progress and syntax).
 
@@ -44,6 +61,60 @@ def _without_httpx_cli() -> None:
     falls back to a stub `httpx.main` that QueueDesk never calls.
     """
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None marks a module absent
+
+
+def _pydantic_plugins_may_exist() -> bool:
+    """Whether an installed distribution might declare a pydantic plugin (conservative: any doubt says yes).
+
+    pydantic looks for plugins (the `pydantic` entry-point group) when it builds its first
+    validator: it imports `importlib.metadata` for that and reads every distribution's metadata,
+    ≈25-35 ms of each start, which finds nothing in almost every environment. This looks where
+    `importlib.metadata` would (the `*.dist-info` and `*.egg-info` folders of each `sys.path`
+    directory) for an `entry_points.txt` that mentions pydantic at all; eggs, zip files on the path
+    and distribution finders other than the standard one count as "may exist".
+    """
+    import importlib.machinery
+
+    for finder in sys.meta_path:
+        if hasattr(finder, "find_distributions") and finder is not importlib.machinery.PathFinder:
+            return True
+    for entry in sys.path:
+        folder = entry or "."
+        if os.path.isfile(folder):
+            return True
+        try:
+            children = os.listdir(folder)
+        except OSError:
+            continue  # importlib.metadata skips a missing or unreadable path entry too
+        for child in children:
+            low = child.lower()
+            if low.endswith(".egg"):
+                return True
+            if not low.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(folder, child, "entry_points.txt"), "rb") as handle:
+                    if b"pydantic" in handle.read():
+                        return True
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            except OSError:
+                return True
+    return False
+
+
+def _without_pydantic_plugin_scan() -> None:
+    """When no distribution can declare a pydantic plugin, tell pydantic so before it searches.
+
+    pydantic asks `pydantic.plugin._loader.get_plugins()` for its plugins; with none installed the
+    answer is empty, and this module gives the same answer without the search. With a possible
+    plugin, nothing changes: pydantic searches and loads it as before.
+    """
+    if "pydantic.plugin._loader" in sys.modules or _pydantic_plugins_may_exist():
+        return
+    loader = types.ModuleType("pydantic.plugin._loader", "No pydantic plugin is installed (queuedesk.cli).")
+    loader.get_plugins = tuple  # type: ignore[attr-defined]  # get_plugins() -> (): no plugins
+    sys.modules["pydantic.plugin._loader"] = loader
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -59,11 +130,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     _without_httpx_cli()
-    from queuedesk.commands.common import run
-    from queuedesk.commands.users import MOVED, database_keys_usage
+    _without_pydantic_plugin_scan()
     from queuedesk.tui.main import run_app
 
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:  # the app: what the whole parser gives for no arguments, without its commands
+        return run_app(app_parser().parse_args(argv))
+    from queuedesk.commands.common import run
+    from queuedesk.commands.users import MOVED, database_keys_usage
+
     if database_keys_usage(argv):  # the old name of `admin-keys`, kept working
         print(MOVED, file=sys.stderr)
         argv[0] = "admin-keys"

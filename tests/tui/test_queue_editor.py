@@ -11,7 +11,7 @@ from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.screens.block_type_picker import BlockTypePicker
 from queuedesk.tui.screens.confirm import ConfirmScreen
 from queuedesk.tui.screens.queue import QueueScreen
-from queuedesk.tui.screens.queue_editor import BlockList, QueueEditorScreen
+from queuedesk.tui.screens.queue_editor import BlockList, QueueEditorScreen, who_is_affected
 from queuedesk.tui.screens.queues import QueuesScreen
 from queuedesk.tui.settings import Target
 from queuedesk.tui.widgets.block_settings import BlockSettings
@@ -20,7 +20,7 @@ from tests.api.test_original_service import TOKEN as BASIC_TOKEN
 from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
 from tests.conftest import make_queue
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import home, notes, screen_text, shows, until
+from tests.tui.test_app import complete, home, notes, screen_text, shows, until
 
 SIZE = (120, 40)
 _names = itertools.count(1)
@@ -168,7 +168,7 @@ async def test_changing_blocks_of_a_queue_with_tasks_asks_first(make_app: MakeAp
         question = app.screen
         assert isinstance(question, ConfirmScreen)
         text = " ".join(question.explain.split())
-        assert "has 2 task(s) (2 pending)" in text
+        assert "'" + queue["name"] + "': 2 pending tasks take the new blocks when they are completed." in text
         assert "Removed: Paragraph (paragraph)" in text and "no form shows or edits them" in text
         await pilot.press("enter")  # Cancel has the focus: nothing sent
         await until(app, pilot, lambda: isinstance(app.screen, QueueEditorScreen), "back in the editor")
@@ -181,6 +181,43 @@ async def test_changing_blocks_of_a_queue_with_tasks_asks_first(make_app: MakeAp
     assert [b["id"] for b in admin.get(base).json()["data"]] == [b["id"] for b in queue["data"][1:]]
     task = admin.get(f"{base}/tasks", params={"limit": 1}).json()["tasks"][0]
     assert task["data"]["paragraph"] == "one"  # the value stays in the task's data
+
+
+async def test_the_question_counts_pending_tasks_and_says_completed_ones_keep_their_values(
+    make_app: MakeApp, admin, org_id
+) -> None:
+    """Completed tasks are never completed again under the new blocks: they keep what they hold."""
+    queue = make_queue(admin, org_id)
+    base = f"/orgs/{org_id}/queues/{queue['id']}"
+    for text in ("one", "two", "three"):
+        admin.post(f"{base}/tasks/create", json={"data": {"paragraph": text}}).raise_for_status()
+    for _ in range(2):
+        complete(admin, org_id, queue)
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_editor(app, pilot, "E", queue["id"])
+        screen.query_one(BlockList).focus()
+        await pilot.press("delete")  # the paragraph block
+        await pilot.press("ctrl+s")
+        await until(app, pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        question = app.screen
+        assert isinstance(question, ConfirmScreen)
+        text = " ".join(question.explain.split())
+        assert (
+            "1 pending task takes the new blocks when it is completed; 2 completed tasks keep their values."
+        ) in text
+        assert "3 task" not in text  # the completed tasks are not counted as affected
+
+
+def test_who_is_affected_by_a_change_of_blocks() -> None:
+    assert who_is_affected(12, 340) == (
+        "12 pending tasks take the new blocks when they are completed; 340 completed tasks keep their values."
+    )
+    assert who_is_affected(1, 1) == (
+        "1 pending task takes the new blocks when it is completed; 1 completed task keeps its values."
+    )
+    assert who_is_affected(0, 5) == "No pending task is affected; 5 completed tasks keep their values."
+    assert who_is_affected(2500, 0) == "2,500 pending tasks take the new blocks when they are completed."
 
 
 async def test_escape_asks_before_discarding_and_E_opens_from_the_queue_screen(

@@ -68,3 +68,19 @@ async def test_a_long_queue_name_is_cut_so_pending_stays_on_screen_at_every_widt
         await pilot.resize_terminal(200, 24)
         await pilot.pause()
         assert len(str(table.get_cell("2", "name"))) > 80 - 50, "a wider terminal shows more of the name"
+
+
+async def test_home_and_end_go_to_the_first_and_last_queue() -> None:
+    app = TableApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one(QueueTable)
+        queues = [
+            Queue(id=n, name=f"Queue {n}", created_at=datetime(2026, 11, 1, tzinfo=UTC), n_tasks=n)
+            for n in range(1, 41)
+        ]
+        table.show_queues(queues, changed=set())
+        table.focus()
+        await pilot.press("down", "down", "end")
+        assert table.cursor_row == 39
+        await pilot.press("home")
+        assert table.cursor_row == 0

@@ -422,3 +422,20 @@ async def test_a_basic_server_offers_the_target_only(
         await until(app, pilot, lambda: view.target == "", "removed")
         assert BASIC_QUEUE not in original.hooks
         assert not [n for n in app._notifications if n.severity == "error"]
+
+
+async def test_a_blur_while_the_tab_is_torn_down_does_not_crash_the_app(make_app: MakeApp, fresh) -> None:
+    """Leaving the queue while the target field has the focus blurs the field as the screen's
+    widgets go; the note's redraw, asked for by the blur, then finds no note (a crash seen in tmux)."""
+    queue = fresh("Left")
+    app = make_app("admin")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        view = await open_webhook(app, pilot, queue["id"])
+        await pilot.press("e")
+        await view.query_one("#webhook-field-note", Static).remove()  # as the screen's teardown does
+        view.on_descendant_blur()
+        await settle(app, pilot)
+        await pilot.press("escape", "escape")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, QueueScreen)
+    assert app.return_code in (None, 0)

@@ -44,7 +44,9 @@ class Timeout(ConnectionFailed):
 
 
 class AuthenticationError(QueueDeskError):
-    hint = "Check the API key (QUEUEDESK_TOKEN); it may be mistyped or revoked."
+    hint = (
+        "Check the API key (--token, QUEUEDESK_TOKEN or the profile's token); it may be mistyped or revoked."
+    )
 
 
 class Forbidden(QueueDeskError):

@@ -33,7 +33,7 @@ _KINDS: list[tuple[_Kind, str, str, str]] = [
         errors.ConnectionFailed,
         "Server unreachable",
         "error",
-        "Is the server running? Check the URL in the header; the view updates when it answers again.",
+        "Is the server running at the address you connected to? The view updates when it answers again.",
     ),
     (
         errors.AuthenticationError,

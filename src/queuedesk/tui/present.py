@@ -42,8 +42,17 @@ def block_value(block: Block, value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+DECISIONS = (*SELECTIONS, "binary", "number", "date")  # what a worker decides, rather than reads
+
+
+def answers_first(blocks: list[Block]) -> list[Block]:
+    """The blocks a worker decides (choices, yes/no, numbers, dates) first, the ones read last: a
+    completed task's row shows what was answered before what was given (the order is otherwise kept)."""
+    return sorted(blocks, key=lambda block: (block.read_only, block.type not in DECISIONS))
+
+
 def summary(blocks: list[Block], task: Task, width: int = 60) -> str:
-    """One line of a task's values for a table row."""
+    """One line of a task's values for a table row, in the blocks' order."""
     parts = []
     for block in blocks:
         value = task.data.get(block.id)

@@ -83,12 +83,13 @@ async def open_session(url: str, token: str, org: int | None, *, timeout: float 
             client.organization_id = org
         elif org is None:
             raise NeedsOrganization(
-                "This server does not tell which organization a key belongs to: enter its id."
+                "This server does not tell which organization a key belongs to: enter its id. "
+                "(If it is a QueueDesk server, check the address instead: nothing after the port.)"
             )
         else:
             try:
                 await client.queues()
-            except (errors.NotFound, errors.Forbidden):
+            except errors.Forbidden:  # a Task Queue server answers 403 for an organization not the key's
                 raise WrongOrganization(f"The key has no access to organization {org}.") from None
         return Session(client=client, url=client.base_url, organization_id=org, me=me)
     except BaseException:

@@ -6,12 +6,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Static
 
 from queuedesk.api import errors
 from queuedesk.api.numbers import plain_int
 from queuedesk.tui.errors import explain
+from queuedesk.tui.screens.base import KeysInOrder
 from queuedesk.tui.session import NeedsOrganization, WrongOrganization
 from queuedesk.tui.settings import Target, web_session
 
@@ -46,9 +46,10 @@ def _intro() -> str:
     )
 
 
-class ConnectScreen(Screen[None]):
+class ConnectScreen(KeysInOrder[None]):
     """Asks for the connection, checks it, saves it as a profile; also shown when a key stops working."""
 
+    AUTO_FOCUS = ""  # `on_mount` chooses the first empty field: keys typed meanwhile wait for it
     BINDINGS: ClassVar = [Binding("enter", "connect", "Connect", id="connect.submit", priority=True)]
 
     def __init__(self, target: Target | None, *, connect_now: bool = False, problem: str = "") -> None:

@@ -14,6 +14,7 @@ from queuedesk.tui.screens.base import AppModal
 
 EVERYWHERE = [
     ("↑ ↓ pgup pgdn home end", "Move the cursor in a list"),
+    ("enter", "Open the row under the cursor"),
     ("ctrl+p", "Command palette: open a queue, run any action"),
     ("escape", "Back, or out of a text field"),
     ("tab / shift+tab", "Next / previous field"),

@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 from queuedesk.api import errors
 from queuedesk.api.models import IssuedKey, User
 from queuedesk.api.people import ROLES, email_problem, name_problem
-from queuedesk.tui.screens.base import AppAccess, AppModal
+from queuedesk.tui.screens.base import NEXT_ON_ENTER, AppAccess, AppModal
 
 ROLE_MEANINGS = {
     "admin": "everything, including people, keys and queues",
@@ -75,8 +75,14 @@ class AddUserScreen(AppModal[User | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="people-box"):
             yield Label("Add a user", classes="people-title")
-            yield labelled(Input(placeholder="email, e.g. kim@example.com", id="new-user-email"), "Email")
-            yield labelled(Input(placeholder="name, e.g. Kim Lee", id="new-user-name"), "Name")
+            # enter moves on (email, name, role) as tab does: as the key is read, not after it.
+            yield labelled(
+                Input(placeholder="email, e.g. kim@example.com", id="new-user-email", classes=NEXT_ON_ENTER),
+                "Email",
+            )
+            yield labelled(
+                Input(placeholder="name, e.g. Kim Lee", id="new-user-name", classes=NEXT_ON_ENTER), "Name"
+            )
             roles = OptionList(
                 *[Option(f"{role:<11} {ROLE_MEANINGS[role]}", id=role) for role in ROLES], id="new-user-role"
             )
@@ -106,14 +112,6 @@ class AddUserScreen(AppModal[User | None]):
         found = [f"Email: {p}" for p in [email_problem(email)] if p]
         found += [f"Name: {p}" for p in [name_problem(name)] if p]
         return found
-
-    @on(Input.Submitted, "#new-user-email")
-    def _to_name(self) -> None:
-        self.query_one("#new-user-name", Input).focus()
-
-    @on(Input.Submitted, "#new-user-name")
-    def _to_role(self) -> None:
-        self.query_one("#new-user-role", OptionList).focus()
 
     @on(OptionList.OptionSelected, "#new-user-role")
     @on(Button.Pressed, "#new-user-add")

@@ -1,6 +1,7 @@
 """One queue: its counts, the pending tasks with who holds them, the completed history, its blocks,
 and for supervisors and admins its stats and webhook."""
 
+from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from typing import Any, ClassVar
 
@@ -12,14 +13,15 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
 
 from queuedesk.api import errors
-from queuedesk.api.models import AssignedTask, Queue, QueueDetail, Task
+from queuedesk.api.models import AssignedTask, Block, Queue, QueueDetail, Task
 from queuedesk.tui.clock import duration
 from queuedesk.tui.live import Poller
 from queuedesk.tui.local_history import LocalHistory
-from queuedesk.tui.present import minute, settings_text, summary
+from queuedesk.tui.present import answers_first, minute, settings_text, summary
 from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
+from queuedesk.tui.widgets.row_table import RowTable
 from queuedesk.tui.widgets.stats_view import StatsView
 from queuedesk.tui.widgets.webhook_view import WebhookView
 
@@ -31,6 +33,7 @@ PENDING_COLUMNS = [
     ("held", "For", 14),
     ("values", "Values", 0),
 ]
+VALUES_AT_MOST = 400  # characters of a row's values kept for the table to cut
 COMPLETED_COLUMNS = [
     ("id", "Task", 7),
     ("completed", "Completed", 16),
@@ -81,7 +84,7 @@ class QueueScreen(AppScreen):
                 yield Static("", id="history-note")
                 yield PagedTable(COMPLETED_COLUMNS, self._completed_cells, _key, id="history")
             with TabPane("Blocks", id="tab-blocks"):
-                yield DataTable(id="blocks", cursor_type="row", zebra_stripes=True)
+                yield RowTable(id="blocks", cursor_type="row", zebra_stripes=True)
             if self.session.can_watch:
                 with TabPane("Stats", id="tab-stats"):
                     yield StatsView(self.queue.id, id="stats")
@@ -210,21 +213,24 @@ class QueueScreen(AppScreen):
             minute(task.created_at),
             holder or "—",
             held or "—",
-            self._summary(task, 64),
+            self._summary(task),
         ]
 
     def _completed_cells(self, task: Task) -> list[str | Text]:
-        return [str(task.id), minute(task.completed_at), task.completed_by or "—", self._summary(task, 53)]
+        answers = self._summary(task, answers_first)
+        return [str(task.id), minute(task.completed_at), task.completed_by or "—", answers]
 
-    def _summary(self, task: Task, other_columns: int) -> str:
-        width = max(16, self.app.size.width - other_columns)
-        return summary(self.detail.data if self.detail else [], task, width)
+    def _summary(self, task: Task, order: Callable[[list[Block]], list[Block]] = list) -> str:
+        # As long as the widest terminal shows: the table cuts it to the column, whose width
+        # follows the terminal's (a row made at 80 columns is not cut at 80 once the terminal is wider).
+        return summary(order(self.detail.data) if self.detail else [], task, VALUES_AT_MOST)
 
     def _show_counts(self) -> None:
         queue = self.queue
-        parts = [f"[b]{queue.n_tasks:,}[/b] pending"]
-        if self.in_progress is not None:
-            parts.append(f"[b]{self.in_progress:,}[/b] in progress")
+        pending = f"[b]{queue.n_tasks:,}[/b] pending"
+        if self.in_progress is not None:  # a part of the pending, not beside them
+            pending += f" ({self.in_progress:,} in progress)"
+        parts = [pending]
         if self.completed_count is not None:
             parts.append(f"[b]{self.completed_count:,}[/b] completed")
         active = ", ".join(queue.active_users) if queue.active_users else "nobody"

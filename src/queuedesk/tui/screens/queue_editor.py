@@ -28,6 +28,22 @@ from queuedesk.tui.widgets.block_settings import BlockSettings, row
 from queuedesk.tui.widgets.context_bar import ContextBar
 
 
+def who_is_affected(pending: int, completed: int) -> str:
+    """Which tasks a change of blocks affects: the pending ones, completed under the new blocks;
+    completed tasks keep the values they were completed with (the server never rewrites a task)."""
+    if pending == 0:
+        said = "No pending task is affected"
+    elif pending == 1:
+        said = "1 pending task takes the new blocks when it is completed"
+    else:
+        said = f"{pending:,} pending tasks take the new blocks when they are completed"
+    if completed == 1:
+        said += "; 1 completed task keeps its values"
+    elif completed:
+        said += f"; {completed:,} completed tasks keep their values"
+    return said + "."
+
+
 class BlockList(OptionList):
     """The queue's blocks in order; `[` and `]` move the one under the cursor, `delete` removes it."""
 
@@ -40,6 +56,10 @@ class BlockList(OptionList):
 
 
 class QueueEditorScreen(AppScreen):
+    # Keys typed while the queue loads go to the name field once it is there (not to the pane the
+    # automatic focus would pick meanwhile).
+    AUTO_FOCUS = ""
+    KEYS_WAIT_FOR_FOCUS = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="queue_editor.save", priority=True),
         Binding("ctrl+n", "add_block", "Add block", id="queue_editor.add", priority=True),
@@ -56,6 +76,7 @@ class QueueEditorScreen(AppScreen):
         self.queue = queue
         self.detail: QueueDetail | None = None
         self.tasks_held = 0  # pending and completed tasks of the queue being edited
+        self.tasks_completed = 0
         self.drafts: list[BlockDraft] = []
         self.queue_name = ""
         self.queue_description = ""
@@ -114,6 +135,7 @@ class QueueEditorScreen(AppScreen):
                 self.dismiss()
                 return
             self.tasks_held = self.detail.n_tasks + completed
+            self.tasks_completed = completed
             self.queue_name, self.queue_description = self.detail.name, self.detail.description
             self.drafts = [BlockDraft.of(b) for b in self.detail.data]
         self.saved_state = self._state()
@@ -349,9 +371,8 @@ class QueueEditorScreen(AppScreen):
         if not changes.touches_values:
             return None
         lines = "\n".join(f"• {line}" for line in impact_lines(changes))
-        return (
-            f"{self.detail.name!r} has {self.tasks_held} task(s) ({self.detail.n_tasks} pending).\n\n{lines}"
-        )
+        affected = who_is_affected(self.detail.n_tasks, self.tasks_completed)
+        return f"{self.detail.name!r}: {affected}\n\n{lines}"
 
     async def _go_to(self, problem: DraftProblem) -> None:
         if problem.block is None:

@@ -19,6 +19,7 @@ from queuedesk.api.models import ApiKey, User
 from queuedesk.tui.screens.base import AppAccess
 from queuedesk.tui.screens.confirm import ConfirmScreen
 from queuedesk.tui.screens.people import AddUserScreen, IssuedKeyScreen, RoleScreen, tell_refusal
+from queuedesk.tui.widgets.row_table import RowTable
 
 # Fixed widths (they fit 80 columns): a table refilled on every load never shifts its columns.
 USER_COLUMNS = [
@@ -71,12 +72,12 @@ class PeopleView(AppAccess, Vertical):
         self.keys_of: User | None = None  # whose keys are shown
 
     def compose(self) -> ComposeResult:
-        users = DataTable[str](id="people-users", cursor_type="row", zebra_stripes=True)
+        users = RowTable[str](id="people-users", cursor_type="row", zebra_stripes=True)
         for key, label, width in USER_COLUMNS:
             users.add_column(label, width=width, key=key)
         yield users
         yield Static("", id="people-keys-title")
-        keys = DataTable[str](id="people-keys", cursor_type="row")
+        keys = RowTable[str](id="people-keys", cursor_type="row")
         for key, label, width in KEY_COLUMNS:
             keys.add_column(label, width=width, key=key)
         yield keys

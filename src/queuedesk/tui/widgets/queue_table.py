@@ -4,10 +4,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual.widgets import DataTable
 
 from queuedesk.api.models import Queue
 from queuedesk.tui.present import minute
+from queuedesk.tui.widgets.row_table import RowTable
 
 COLUMNS: list[tuple[str, str]] = [
     ("name", "Queue"),
@@ -71,7 +71,7 @@ class View:
         return ", ".join(parts)
 
 
-class QueueTable(DataTable[str | Text]):
+class QueueTable(RowTable[str | Text]):
     """One row per queue, keyed by the queue's id."""
 
     def __init__(self, *, id: str | None = None) -> None:

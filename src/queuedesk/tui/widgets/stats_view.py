@@ -19,6 +19,7 @@ from queuedesk.tui.clock import duration, seconds_ago
 from queuedesk.tui.periods import DEFAULT_PERIOD, PERIODS, Period
 from queuedesk.tui.screens.base import AppAccess
 from queuedesk.tui.widgets.completions_chart import CompletionsChart
+from queuedesk.tui.widgets.row_table import RowTable
 
 WORKER_COLUMNS = [
     ("name", "Worker"),
@@ -60,7 +61,7 @@ class StatsView(AppAccess, Vertical):
         yield Static("", id="stats-period")
         yield Static("Loading…", id="stats-summary")
         yield CompletionsChart(id="stats-chart")
-        yield DataTable(id="stats-workers", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="stats-workers", cursor_type="row", zebra_stripes=True)
         yield Static("", id="stats-note")
 
     def on_mount(self) -> None:
