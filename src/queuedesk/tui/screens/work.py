@@ -514,10 +514,10 @@ class WorkScreen(AppScreen):
             self.given_back.remove(task.id)
         self.given_back.append(task.id)
         self.releasing.add(task.id)
-        self._release(task, draft)
+        self._release_task(task, draft)
 
     @work(group="work-release", exit_on_error=False)
-    async def _release(self, task: AssignedTask, draft: dict[str, Any] | None) -> None:
+    async def _release_task(self, task: AssignedTask, draft: dict[str, Any] | None) -> None:
         try:
             await self.session.client.release(self.queue.id, task.id, draft)
         except (errors.Conflict, errors.NotFound):
