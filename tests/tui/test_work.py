@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import TextArea
 from textual.worker import WorkerCancelled
 
 from queuedesk.tui.app import QueueDeskApp
@@ -375,7 +376,7 @@ async def test_in_a_multi_line_note_enter_is_a_new_line_and_ctrl_j_submits(
         assert await start_work(app, pilot, queue) == task_id
         await pilot.press("2", "tab")
         area = app.focused
-        assert type(area).__name__ == "TextArea", f"a long note gets the multi-line area, not {area!r}"
+        assert isinstance(area, TextArea), f"a long note gets the multi-line area, not {area!r}"
         await pilot.press(*"ok", "enter", *"yes", "enter")
         await settle(app, pilot, 1)
         assert on_screen(app, task_id) and "done 0" in status(app)  # enter was a new line

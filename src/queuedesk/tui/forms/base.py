@@ -177,6 +177,11 @@ class BlockEditor(Widget):
 
     def chosen(self) -> None:
         """Subclasses call this when a key made a choice."""
+        from queuedesk.tui.forms.gate import gate_of
+
+        gate = gate_of(self)
+        if gate is not None:
+            gate.chosen()  # before the next key, which this editor may handle before the screen acts
         self.post_message(self.Chosen(self))
 
     def focus_field(self) -> bool:

@@ -9,6 +9,7 @@ CHOICES: tuple[bool, bool] = (True, False)
 
 class BinaryEditor(OptionsEditor):
     COLUMNS: ClassVar[int | None] = 2
+    EXTRA_KEYS: ClassVar[tuple[str, ...]] = ("y", "n")
 
     def names(self) -> list[str]:
         return ["Yes", "No"]

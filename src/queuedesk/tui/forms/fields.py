@@ -5,11 +5,13 @@
 
 from typing import Any, ClassVar, Literal
 
+from textual import events
 from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
 from queuedesk.tui.forms.base import BlockEditor
+from queuedesk.tui.forms.gate import gate_of, text_field_takes
 
 InputType = Literal["integer", "number", "text"]
 
@@ -21,6 +23,22 @@ class FieldInput(Input):
         if action == "submit":
             return False
         return super().check_action(action, parameters)
+
+    def on_key(self, event: events.Key) -> None:
+        # Before `Input`'s own handler (it comes later in the MRO): the form's gate sees the keys
+        # in the order typed, so `1 enter 2` cannot put the 2 into the task sent by the `enter`.
+        gate = gate_of(self)
+        if gate is not None:
+            gate.key(event, takes=text_field_takes(event, multi_line=False))
+
+
+class FieldArea(TextArea):
+    """A multi-line field whose keys pass the form's gate first (see `FieldInput.on_key`)."""
+
+    def on_key(self, event: events.Key) -> None:
+        gate = gate_of(self)
+        if gate is not None:
+            gate.key(event, takes=text_field_takes(event, multi_line=True))
 
 
 def shown_text(value: Any) -> str:
@@ -34,7 +52,7 @@ def shown_text(value: Any) -> str:
 
 def text_area(text: str, placeholder: str) -> TextArea:
     """A multi-line field: it wraps, `enter` is a new line, `tab` goes on to the next editor."""
-    return TextArea(
+    return FieldArea(
         text,
         soft_wrap=True,
         tab_behavior="focus",

@@ -32,6 +32,7 @@ from textual.widgets import Input, Static, TextArea
 
 from queuedesk.api.models import Block
 from queuedesk.tui.forms.base import REQUIRED, BlockEditor
+from queuedesk.tui.forms.gate import KeyGate
 from queuedesk.tui.forms.image import ImageEditor
 from queuedesk.tui.forms.registry import editor_for, filled_by_worker
 from queuedesk.tui.images import PANE_ROWS, ImageView
@@ -52,6 +53,19 @@ class TaskForm(Widget):
             super().__init__()
             self.form = form
             self.editor = editor
+
+        @property
+        def control(self) -> "TaskForm":
+            return self.form
+
+    class KeyRefused(Message):
+        """A key was not applied: the form was held (a submission leaving, the next task not painted)."""
+
+        def __init__(self, form: "TaskForm", key: str, hold: int) -> None:
+            super().__init__()
+            self.form = form
+            self.key = key
+            self.hold = hold  # the gate's `holds` then
 
         @property
         def control(self) -> "TaskForm":
@@ -78,6 +92,10 @@ class TaskForm(Widget):
             (self._editors if editable else self._content).append(editor)
         self._left: BlockEditor | None = None
         self.set_class(mode == "create", "-create")
+        self.key_gate = KeyGate(
+            self.values, lambda key, hold: self.post_message(self.KeyRefused(self, key, hold))
+        )
+        """Off unless the screen turns it on (the work screen: `enter` freezes what it sends)."""
 
     # --- layout ---------------------------------------------------------------------------------
 
@@ -210,6 +228,8 @@ class TaskForm(Widget):
 
     def on_key(self, event: events.Key) -> None:
         focused = self.app.focused
+        if focused is self and self.key_gate.key(event, takes=event.key in ("tab", "shift+tab")):
+            return
         if event.key == "escape" and isinstance(focused, Input | TextArea) and self in focused.ancestors:
             editor = next((e for e in self._editors if e in focused.ancestors), None)
             event.stop()

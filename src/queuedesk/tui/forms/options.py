@@ -23,6 +23,7 @@ from textual.widgets import Input, Static
 
 from queuedesk.api.models import Block
 from queuedesk.tui.forms.base import BlockEditor
+from queuedesk.tui.forms.gate import gate_of
 
 DIGITS = "1234567890"
 DASH = "\u2013"  # an en dash, for ranges of numbers
@@ -122,6 +123,8 @@ class OptionsEditor(BlockEditor):
     COLUMNS: ClassVar[int | None] = None
     DIGIT_WINDOW: ClassVar[float] = 0.6
     """Seconds a first digit waits for a second one (only with more than 10 options)."""
+    EXTRA_KEYS: ClassVar[tuple[str, ...]] = ()
+    """The keys `extra_key` handles."""
     CHOOSES: ClassVar[bool] = True
     """Is a pick a choice (it posts `Chosen`, for "submit on choice")? A toggle is not."""
 
@@ -213,6 +216,7 @@ class OptionsEditor(BlockEditor):
     def chosen_by_key(self, index: int) -> None:
         self._cursor = index
         self.set_value(self.picked(index))
+        self._show_option(index)
         if self.CHOOSES:
             self.chosen()
 
@@ -227,11 +231,17 @@ class OptionsEditor(BlockEditor):
         if self.app.focused is not self:
             return
         key = event.key
+        gate = gate_of(self)
         if key in DIGITS and len(key) == 1:
+            if gate is not None and gate.key(event, takes=True):
+                return
             event.stop()
             self._digit(key)
             return
-        self._commit_typed()  # any other key ends a number being typed (enter then submits it)
+        if gate is None or not gate.held:
+            self._commit_typed()  # any other key ends a number being typed (enter then submits it)
+        if gate is not None and gate.key(event, takes=self.takes_key(key)):
+            return
         if key in ("backspace", "delete"):
             event.stop()
             self.set_value(None)
@@ -246,6 +256,23 @@ class OptionsEditor(BlockEditor):
             await self._open_filter()
         elif self.extra_key(key):
             event.stop()
+
+    def _show_option(self, index: int) -> None:
+        """The option just chosen in view (option 12 of 12 is below the fold at 80x24)."""
+        if not self.composed:
+            return
+        item = next((i for i in self.query(OptionItem) if i.index == index), None)
+        if item is not None:
+            self.call_after_refresh(item.scroll_visible, animate=False)
+
+    def takes_key(self, key: str) -> bool:
+        """Whether a key (not in the filter) is one of this editor's."""
+        return (
+            (key in DIGITS and len(key) == 1)
+            or key in ("backspace", "delete", "up", "down", "space")
+            or (key == "slash" and self.count > 10)
+            or key in self.EXTRA_KEYS
+        )
 
     def on_click(self, event: events.Click) -> None:
         """A click on an option picks it, as its number would."""
@@ -265,6 +292,7 @@ class OptionsEditor(BlockEditor):
         else:
             self._cursor = order[0]
         self.show_choices()
+        self._show_option(self._cursor)
 
     def _digit(self, digit: str) -> None:
         if self.count <= 10:

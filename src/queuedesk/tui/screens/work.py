@@ -68,6 +68,10 @@ class WorkScreen(AppScreen):
         self.detail: QueueDetail | None = None
         self.current: AssignedTask | None = None
         self.ahead: list[AssignedTask] = []
+        # Tasks given back from here (skip, keep draft): never claimed again by this screen by itself;
+        # those whose release is still on its way are `releasing`.
+        self.given_back: list[int] = []
+        self.releasing: set[int] = set()
         self.ready = False
         self.leaving = False
         self.last_submission: tuple[str, AssignedTask] | None = None
@@ -80,6 +84,7 @@ class WorkScreen(AppScreen):
         self.last_key_at: datetime | None = None
         self.started_at: datetime | None = None
         self.message = ""
+        self.refused: tuple[int, list[str]] | None = None  # keys not applied (the gate's hold, the keys)
         self.paused = False  # a modal (the image full screen, help) covers the screen
         self.submit_on_choice = False
         self.had_images = False
@@ -138,8 +143,19 @@ class WorkScreen(AppScreen):
         return ids + [i for i in self.qd.outbox_task_ids(self.queue.id) if i not in ids]
 
     async def _claim(self) -> tuple[AssignedTask | None, int]:
-        claim = await self.session.client.claim_next(self.queue.id, exclude=self._held_ids()[:10])
-        return claim.task, claim.held_by_others
+        for _ in range(3):
+            held = self._held_ids()
+            given_back = [i for i in reversed(self.given_back) if i not in held]  # the latest first
+            claim = await self.session.client.claim_next(self.queue.id, exclude=(held + given_back)[:10])
+            task = claim.task
+            if task is None or task.id not in self.given_back:
+                return task, claim.held_by_others
+            # Given back here (more than ten to exclude): not shown again. A claim made after the
+            # release is ours now and goes back; one from before goes with the release under way.
+            if task.id not in self.releasing:
+                with contextlib.suppress(errors.QueueDeskError):
+                    await self.session.client.release(self.queue.id, task.id)
+        return None, 0
 
     def _advance(self) -> None:
         """The next task: at once when it was claimed ahead, else claimed now (keys wait meanwhile)."""
@@ -245,13 +261,18 @@ class WorkScreen(AppScreen):
         form = self.form
         if form is None:
             form = TaskForm(self.detail.data, data, mode="work")
+            form.key_gate.enabled = True
+            form.key_gate.transition_keys = self._transition_keys()
+            form.key_gate.freeze_on_choice = self._submits_on_choice(form)
             self.query_one("#work-body").mount(form)
             self.call_after_refresh(self._first_paint)  # keys wait until the form is there
         else:
             self._set_ready(True)  # first: a disabled form cannot take the focus
+            form.key_gate.hold()  # no key for this task before it is painted
             form.display = True
             form.set_data(data)
             self._focus_form()
+            self.call_after_refresh(self._painted, task)
         self._count_time()  # what ran until now belonged to the task before
         self.task_seconds = 0.0
         self._schedule_heartbeat()
@@ -265,6 +286,42 @@ class WorkScreen(AppScreen):
         # Removed, not hidden: a hidden indicator still animates, and repaints cost every frame.
         for indicator in self.query("#work-loading"):
             indicator.remove()
+
+    def _transition_keys(self) -> set[str]:
+        """The keys that end the task on screen (submit, skip, keep draft): the form freezes at them."""
+        ends = ("submit", "skip", "release_draft", "anywhere('skip')")
+        return {
+            key
+            for key, bindings in self._bindings.key_to_bindings.items()
+            if any(binding.action in ends and not binding.priority for binding in bindings)
+        }
+
+    def _painted(self, task: AssignedTask) -> None:
+        form = self.form
+        if form is not None and self.current is task:
+            form.key_gate.release()
+
+    def _gate_values(self, form: TaskForm) -> dict[str, Any] | None:
+        """The values as they were at the key being handled (frozen by the form at that key), or the
+        form's now; None when the form holds its keys for another reason (the task is not painted)."""
+        gate = form.key_gate
+        snapshot = gate.take_snapshot()
+        if snapshot is not None:
+            return snapshot
+        return None if gate.held else form.values()
+
+    @on(TaskForm.KeyRefused)
+    def _key_refused(self, event: TaskForm.KeyRefused) -> None:
+        event.stop()
+        keys = self.refused[1] if self.refused and self.refused[0] == event.hold else []
+        self.refused = (event.hold, [*keys, event.key])
+        self._show_status()
+
+    def _forget_refused(self, form: TaskForm) -> None:
+        """A transition key taken: the keys refused before it are old news (not those refused
+        during the hold it began, which may be reported before or after this)."""
+        if self.refused and self.refused[0] < form.key_gate.holds:
+            self.refused = None
 
     def _first_paint(self) -> None:
         self._focus_form()
@@ -369,8 +426,14 @@ class WorkScreen(AppScreen):
         if not self.ready or form is None or task is None:
             self._not_applied("Enter")
             return
+        values = self._gate_values(form)
+        if values is None:
+            self._not_applied("Enter")
+            return
+        self._forget_refused(form)
         problems = form.problems()
         if problems:
+            form.key_gate.release()
             form.show_problems(problems)
             missing = form.missing_required()
             self.message = (
@@ -380,7 +443,6 @@ class WorkScreen(AppScreen):
             )
             self._show_status()
             return
-        values = form.values()
         entry = Entry(str(uuid.uuid4()), self.queue.id, self.queue.name, task.id, values)
         self._outbox.hold(entry)
         self.last_submission = (entry.id, task)
@@ -420,10 +482,12 @@ class WorkScreen(AppScreen):
         self._show_status()
 
     def action_skip(self) -> None:
-        task = self.current
-        if not self.ready or task is None:
+        task, form = self.current, self.form
+        if not self.ready or task is None or (form is not None and self._gate_values(form) is None):
             self._not_applied("Skip")
             return
+        if form is not None:
+            self._forget_refused(form)
         self.skipped += 1
         self.message = f"Skipped task {task.id}: it goes back to the queue."
         self.current = None
@@ -432,23 +496,36 @@ class WorkScreen(AppScreen):
 
     def action_release_draft(self) -> None:
         task, form = self.current, self.form
-        if not self.ready or task is None or form is None:
+        draft = self._gate_values(form) if self.ready and form is not None else None
+        if task is None or draft is None:
             self._not_applied("Ctrl+s")
             return
+        if form is not None:
+            self._forget_refused(form)
         self.skipped += 1
         self.message = f"Task {task.id} given back with your draft kept on it."
         self.current = None
-        self._give_back(task, form.values())
+        self._give_back(task, draft)
         self._advance()
 
+    def _give_back(self, task: AssignedTask, draft: dict[str, Any] | None) -> None:
+        # Noted at once: the claim ahead that follows must not take the task back.
+        if task.id in self.given_back:
+            self.given_back.remove(task.id)
+        self.given_back.append(task.id)
+        self.releasing.add(task.id)
+        self._release_task(task, draft)
+
     @work(group="work-release", exit_on_error=False)
-    async def _give_back(self, task: AssignedTask, draft: dict[str, Any] | None) -> None:
+    async def _release_task(self, task: AssignedTask, draft: dict[str, Any] | None) -> None:
         try:
             await self.session.client.release(self.queue.id, task.id, draft)
         except (errors.Conflict, errors.NotFound):
             pass  # no longer ours: nothing to give back
         except Exception as exc:
             self.qd.report(exc, doing=f"Giving task {task.id} back")
+        finally:
+            self.releasing.discard(task.id)
 
     @work(group="work-take-back", exit_on_error=False)
     async def take_back(self, entry: Entry) -> None:
@@ -488,17 +565,21 @@ class WorkScreen(AppScreen):
 
     def action_toggle_submit_on_choice(self) -> None:
         self.submit_on_choice = not self.submit_on_choice
+        form = self.form
+        if form is not None:
+            form.key_gate.freeze_on_choice = self._submits_on_choice(form)
         self.message = f"Submit on choice {'on' if self.submit_on_choice else 'off'}."
         self._show_status()
+
+    def _submits_on_choice(self, form: TaskForm) -> bool:
+        editors = form.editors()
+        return self.submit_on_choice and len(editors) == 1 and editors[0].block.type in SELECTION_TYPES
 
     @on(BlockEditor.Chosen)
     def _chosen(self, event: BlockEditor.Chosen) -> None:
         form = self.form
-        if not self.submit_on_choice or form is None:
-            return
-        editors = form.editors()
-        if len(editors) == 1 and editors[0].block.type in SELECTION_TYPES:
-            self.action_submit()
+        if form is not None and form.key_gate.freeze_on_choice:
+            self.action_submit()  # with the values frozen at the choice
 
     def _image_url(self) -> str | None:
         form = self.form
@@ -536,13 +617,36 @@ class WorkScreen(AppScreen):
         if self.leaving:
             return
         self.leaving = True
+        current, draft = self.current, self._entered()
         self._set_ready(False)
         await self._outbox.send_held_now()
         client = self.session.client
-        for task in [t for t in [self.current, *self.ahead] if t is not None]:
-            with contextlib.suppress(errors.QueueDeskError):  # else its lease runs out on its own
-                await client.release(self.queue.id, task.id)
+        for task in [t for t in [current, *self.ahead] if t is not None]:
+            kept = draft if task is current else None
+            try:
+                await client.release(self.queue.id, task.id, kept)
+            except errors.QueueDeskError as exc:  # else its lease runs out on its own
+                if kept is not None:
+                    self.qd.report(exc, doing=f"Keeping your draft on task {task.id}")
+                continue
+            if kept is not None:
+                self.notify(
+                    f"Task {task.id} given back with what you entered kept as a draft: "
+                    "it is filled in again when the task is next opened.",
+                    title="Draft kept",
+                    timeout=8,
+                )
         self.current, self.ahead = None, []
+
+    def _entered(self) -> dict[str, Any] | None:
+        """What the worker entered on the task on screen (as `ctrl+s` keeps it), None when nothing."""
+        form, task = self.form, self.current
+        if form is None or task is None or not self.ready:
+            return None
+        values = form.values()
+        if values == {block_id: task.data.get(block_id) for block_id in values}:
+            return None
+        return values
 
     # --- status ------------------------------------------------------------------------------------
 
@@ -626,6 +730,11 @@ class WorkScreen(AppScreen):
             parts.append("submit on choice")
         line = " · ".join(parts)
         self._update_held_message()
-        if self.message:
-            line += f"\n{self.message}"
+        message = self.message
+        if self.refused:
+            keys = ", ".join(f"“{key}”" for key in self.refused[1])
+            refused = f"{keys} ignored: typed before this task showed."
+            message = f"{message} {refused}" if message else refused
+        if message:
+            line += f"\n{message}"
         self.query_one("#work-status", Static).update(line)
