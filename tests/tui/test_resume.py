@@ -110,6 +110,7 @@ async def test_work_left_unsent_that_the_server_now_refuses_is_reported_with_its
         assert f"Task {task_id} in {queue['name']} was not accepted" in said and "category='green'" in said, (
             said
         )
+        assert "no longer yours" in said and "POST" not in said, said  # a worker's words, not the API's
         assert "unsent" not in header(app)
         assert app.is_running
     assert task_on_server(admin, org_id, queue, task_id)["status"] == "new"  # never claimed since

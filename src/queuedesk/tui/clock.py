@@ -28,12 +28,16 @@ class Clock(Protocol):
         ...
 
 
+SHORTEST_TIMER = 0.001  # seconds
+
+
 class SystemClock:
     def now(self) -> datetime:
         return datetime.now(UTC)
 
     def call_later(self, owner: Widget, delay: float, callback: Callable[[], object]) -> Timer:
-        return owner.set_timer(delay, callback)
+        # Textual's timer of 0 s never fires (it divides by its interval and its task ends silently).
+        return owner.set_timer(max(delay, SHORTEST_TIMER), callback)
 
 
 @dataclass

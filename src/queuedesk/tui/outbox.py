@@ -21,6 +21,14 @@ BACKOFF_SECONDS = (2.0, 5.0, 15.0, 30.0, 60.0)
 TRANSIENT = (errors.ConnectionFailed, errors.ServerError, errors.RateLimited)
 
 
+# The server's words for a refused completion are for API users (they name endpoints): a worker reads these.
+WORKERS_WORDS = {
+    "not_assignee": "the task was no longer yours (given back, taken by someone else, or its claim ran out "
+    "before the work was sent)",
+    "already_completed": "the task was already completed",
+}
+
+
 class Outbox:
     def __init__(
         self,
@@ -181,7 +189,9 @@ class Outbox:
 
     def _refused(self, entry: Entry, exc: errors.QueueDeskError) -> None:
         entry.state = "failed"
-        entry.error = str(exc)
+        entry.error = (
+            WORKERS_WORDS.get(exc.code or "", str(exc)) if isinstance(exc, errors.Conflict) else str(exc)
+        )
         if isinstance(exc, errors.ValidationError):
             # By block id, so the work screen can put each message on its field.
             entry.extra["fields"] = {
