@@ -2,9 +2,7 @@
 
 import argparse
 import gc
-import os
 import sys
-import types
 from collections.abc import Sequence
 
 from queuedesk import __version__
@@ -63,60 +61,6 @@ def _without_httpx_cli() -> None:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None marks a module absent
 
 
-def _pydantic_plugins_may_exist() -> bool:
-    """Whether an installed distribution might declare a pydantic plugin (conservative: any doubt says yes).
-
-    pydantic looks for plugins (the `pydantic` entry-point group) when it builds its first
-    validator: it imports `importlib.metadata` for that and reads every distribution's metadata,
-    ≈25-35 ms of each start, which finds nothing in almost every environment. This looks where
-    `importlib.metadata` would (the `*.dist-info` and `*.egg-info` folders of each `sys.path`
-    directory) for an `entry_points.txt` that mentions pydantic at all; eggs, zip files on the path
-    and distribution finders other than the standard one count as "may exist".
-    """
-    import importlib.machinery
-
-    for finder in sys.meta_path:
-        if hasattr(finder, "find_distributions") and finder is not importlib.machinery.PathFinder:
-            return True
-    for entry in sys.path:
-        folder = entry or "."
-        if os.path.isfile(folder):
-            return True
-        try:
-            children = os.listdir(folder)
-        except OSError:
-            continue  # importlib.metadata skips a missing or unreadable path entry too
-        for child in children:
-            low = child.lower()
-            if low.endswith(".egg"):
-                return True
-            if not low.endswith((".dist-info", ".egg-info")):
-                continue
-            try:
-                with open(os.path.join(folder, child, "entry_points.txt"), "rb") as handle:
-                    if b"pydantic" in handle.read():
-                        return True
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            except OSError:
-                return True
-    return False
-
-
-def _without_pydantic_plugin_scan() -> None:
-    """When no distribution can declare a pydantic plugin, tell pydantic so before it searches.
-
-    pydantic asks `pydantic.plugin._loader.get_plugins()` for its plugins; with none installed the
-    answer is empty, and this module gives the same answer without the search. With a possible
-    plugin, nothing changes: pydantic searches and loads it as before.
-    """
-    if "pydantic.plugin._loader" in sys.modules or _pydantic_plugins_may_exist():
-        return
-    loader = types.ModuleType("pydantic.plugin._loader", "No pydantic plugin is installed (queuedesk.cli).")
-    loader.get_plugins = tuple  # type: ignore[attr-defined]  # get_plugins() -> (): no plugins
-    sys.modules["pydantic.plugin._loader"] = loader
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     # A start allocates a few hundred thousand objects (modules, classes, pydantic's schemas) and
     # next to no garbage, yet the collector went over them some 150 times: ≈70 ms of the app's
@@ -130,7 +74,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     _without_httpx_cli()
-    _without_pydantic_plugin_scan()
     from queuedesk.tui.main import run_app
 
     argv = list(sys.argv[1:] if argv is None else argv)
