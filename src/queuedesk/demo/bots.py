@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from queuedesk.api import errors
-from queuedesk.api.client import QueueDeskClient
+from queuedesk.api.client import Claim, QueueDeskClient
 from queuedesk.demo.content import QUEUES, answer, new_task
 
 COLLEAGUE_KEYS = {
@@ -80,7 +80,7 @@ class Colleagues:
                 await self._pause(rng, 2, 5)
 
     async def _one_task(self, client: QueueDeskClient, queue_id: int, name: str, rng: random.Random) -> None:
-        claim = await client.claim_next(queue_id)
+        claim = await claim_or_give_back(client, queue_id)
         if claim.task is None:
             await self._pause(rng, 2, 6)
             return
@@ -102,8 +102,7 @@ class Colleagues:
 
     @staticmethod
     async def _give_back(client: QueueDeskClient, queue_id: int, task_id: int) -> None:
-        with contextlib.suppress(errors.QueueDeskError):
-            await asyncio.wait_for(client.release(queue_id, task_id), timeout=3)
+        await give_back(client, queue_id, task_id)
 
     async def _integrate(self, rng: random.Random) -> None:
         client = self._client(INTEGRATION_KEY)
@@ -121,3 +120,22 @@ class Colleagues:
             except errors.QueueDeskError:
                 pass
             await self._pause(rng, 6, 14)
+
+
+async def give_back(client: QueueDeskClient, queue_id: int, task_id: int) -> None:
+    with contextlib.suppress(errors.QueueDeskError, TimeoutError):
+        await asyncio.wait_for(client.release(queue_id, task_id), timeout=3)
+
+
+async def claim_or_give_back(client: QueueDeskClient, queue_id: int) -> Claim:
+    """Claim the next task; stopped while the claim is on its way, wait for the answer (3 s at most)
+    and give back what it claimed: the server claimed it whether or not anyone reads the answer."""
+    claiming = asyncio.ensure_future(client.claim_next(queue_id))
+    try:
+        return await asyncio.shield(claiming)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            late = await asyncio.wait_for(claiming, timeout=3)
+            if late.task is not None:
+                await give_back(client, queue_id, late.task.id)
+        raise
