@@ -26,11 +26,11 @@ from queuedesk.tui.screens.people_screen import PeopleScreen
 from queuedesk.tui.screens.queue_editor import QueueEditorScreen
 from queuedesk.tui.screens.queues import QueuesScreen
 from queuedesk.tui.settings import AppSettings
-from queuedesk.tui.widgets.people_view import PeopleView
 from tests.conftest import make_queue
 from tests.support import KEYS, ServerProcess
 from tests.tui.conftest import MakeApp
 from tests.tui.test_app import home, settle, until
+from tests.tui.test_people import open_people
 from tests.tui.test_work import open_work, shown_task
 
 SIZE = (120, 40)
@@ -65,15 +65,6 @@ def field(app: QueueDeskApp, selector: str) -> str:
 
 def new_email() -> str:
     return f"burst{next(_numbers)}@acme.test"
-
-
-async def open_people(app: QueueDeskApp, pilot: Pilot) -> PeopleView:
-    await home(app, pilot)
-    await pilot.press("u")
-    await until(app, pilot, lambda: isinstance(app.screen, PeopleScreen), "the People screen opens")
-    view = app.screen.query_one(PeopleView)
-    await until(app, pilot, lambda: bool(view.users), "the users are listed")
-    return view
 
 
 async def open_add_user(app: QueueDeskApp, pilot: Pilot) -> AddUserScreen:

@@ -117,15 +117,23 @@ async def test_work_left_unsent_that_the_server_now_refuses_is_reported_with_its
     assert completed(admin, org_id, queue) == {}
 
 
-async def test_the_queue_list_header_counts_unsent_work_until_a_retry_delivers_it(
-    clock: ManualClock,
+def own_server_with_two_tasks(
     start_server: StartServer,  # noqa: F811
-) -> None:
+) -> tuple[ServerProcess, httpx.Client, int, dict, int]:
+    """A server of the test's own (it is stopped and started again), a queue with two tasks; the first's id."""
     own = start_server()
     admin = own.client("admin")
     org = org_of(admin)
     queue = new_queue(admin, org, [MESSAGE, CATEGORY])
     first, _second = add_tasks(admin, org, queue, [{"message": "a"}, {"message": "b"}])
+    return own, admin, org, queue, first
+
+
+async def test_the_queue_list_header_counts_unsent_work_until_a_retry_delivers_it(
+    clock: ManualClock,
+    start_server: StartServer,  # noqa: F811
+) -> None:
+    own, admin, org, queue, first = own_server_with_two_tasks(start_server)
     app: QueueDeskApp = restarted_app("worker", own.url, clock)
     clock = app.clock  # type: ignore[assignment]
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -162,11 +170,7 @@ async def test_a_new_session_takes_over_the_journal_and_the_old_one_retries_noth
     clock: ManualClock,
     start_server: StartServer,  # noqa: F811
 ) -> None:
-    own = start_server()
-    admin = own.client("admin")
-    org = org_of(admin)
-    queue = new_queue(admin, org, [MESSAGE, CATEGORY])
-    first, _second = add_tasks(admin, org, queue, [{"message": "a"}, {"message": "b"}])
+    own, admin, org, queue, first = own_server_with_two_tasks(start_server)
     app: QueueDeskApp = restarted_app("worker", own.url, clock)
     clock = app.clock  # type: ignore[assignment]
     async with app.run_test(size=SIZE, notifications=True) as pilot:
