@@ -5,7 +5,7 @@ import gc
 import sys
 from collections.abc import Sequence
 
-from queuedesk import __version__
+from queuedesk import __version__, lean_start
 
 # Building the parser imports nothing heavy (the app's start counts every import), nor anything of
 # the server: each command imports what it needs when it runs, and the server's modules load only
@@ -52,15 +52,6 @@ def app_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _without_httpx_cli() -> None:
-    """Keep httpx from importing its command line (click, pygments, rich's progress and syntax).
-
-    httpx imports it with itself, used or not: ≈45 ms of the app's start. Marked as absent, httpx
-    falls back to a stub `httpx.main` that QueueDesk never calls.
-    """
-    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None marks a module absent
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     # A start allocates a few hundred thousand objects (modules, classes, pydantic's schemas) and
     # next to no garbage, yet the collector went over them some 150 times: ≈70 ms of the app's
@@ -73,11 +64,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    _without_httpx_cli()
-    from queuedesk.tui.main import run_app
-
+    lean_start.without_httpx_cli()
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:  # the app: what the whole parser gives for no arguments, without its commands
+        lean_start.without_pydantic_plugin_search()
+        from queuedesk.tui.main import run_app
+
         return run_app(app_parser().parse_args(argv))
     from queuedesk.commands.common import run
     from queuedesk.commands.users import MOVED, database_keys_usage
@@ -88,6 +80,8 @@ def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
+        from queuedesk.tui.main import run_app
+
         return run_app(args)
     gc.enable()
     if getattr(args, "service_command", None) is not None:

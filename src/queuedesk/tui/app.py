@@ -26,7 +26,8 @@ COLLECTOR_OFF_AT_START = 2.0
 
 
 class QueueDeskApp(App[None]):
-    CSS_PATH: ClassVar = ["styles/app.tcss", "styles/forms.tcss"]
+    # Only what the first screen needs; each other screen brings its own styles (CSS_PATH).
+    CSS_PATH: ClassVar = ["styles/app.tcss"]
     TITLE = "QueueDesk"
     COMMANDS: ClassVar = App.COMMANDS | {QueueCommands}
     BINDINGS: ClassVar[list[BindingType]] = [

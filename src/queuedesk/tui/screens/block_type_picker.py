@@ -28,6 +28,7 @@ WHAT = {
 class BlockTypePicker(AppModal[str | None]):
     """Dismisses with the chosen type, or None."""
 
+    CSS_PATH: ClassVar = ["../styles/editing.tcss", "../styles/forms.tcss"]  # loaded when first shown
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="block_type.cancel")]
 
     def compose(self) -> ComposeResult:

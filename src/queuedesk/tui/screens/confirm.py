@@ -14,6 +14,7 @@ from queuedesk.tui.screens.base import AppModal
 class ConfirmScreen(AppModal[bool]):
     """Dismisses with True only when the action's button is pressed."""
 
+    CSS_PATH: ClassVar = ["../styles/dialogs.tcss"]  # loaded when first shown
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="confirm.cancel")]
 
     def __init__(self, title: str, explain: str, action: str) -> None:

@@ -24,6 +24,7 @@ def status_text(status: str) -> Text:
 class DeliveryScreen(AppModal[bool]):
     """Dismisses with True when a redelivery was asked for here (the log should refresh)."""
 
+    CSS_PATH: ClassVar = ["../styles/dialogs.tcss"]  # loaded when first shown
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back", id="delivery.back"),
         Binding("R", "redeliver", "Redeliver", id="delivery.redeliver"),

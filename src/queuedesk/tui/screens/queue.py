@@ -43,6 +43,7 @@ COMPLETED_COLUMNS = [
 
 
 class QueueScreen(AppScreen):
+    CSS_PATH: ClassVar = ["../styles/queue.tcss"]  # loaded when first shown
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="queue.back"),
         Binding("1", "tab('tab-pending')", "Pending", show=False, id="queue.tab_pending"),

@@ -56,6 +56,7 @@ class BlockList(OptionList):
 
 
 class QueueEditorScreen(AppScreen):
+    CSS_PATH: ClassVar = ["../styles/editing.tcss", "../styles/forms.tcss"]  # loaded when first shown
     # Keys typed while the queue loads go to the name field once it is there (not to the pane the
     # automatic focus would pick meanwhile).
     AUTO_FOCUS = ""

@@ -16,6 +16,7 @@ from queuedesk.tui.screens.base import AppModal
 
 
 class TaskScreen(AppModal[None]):
+    CSS_PATH: ClassVar = ["../styles/dialogs.tcss"]  # loaded when first shown
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss", "Back", id="task.back"),
         Binding("j", "toggle_json", "Raw JSON", id="task.json"),

@@ -42,6 +42,7 @@ def retried_message(task_id: int) -> str:
 
 
 class WorkScreen(AppScreen):
+    CSS_PATH: ClassVar = ["../styles/editing.tcss", "../styles/forms.tcss"]  # loaded when first shown
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "submit", "Submit", id="work.submit"),
         Binding("ctrl+j", "submit", "Submit", show=False, priority=True, id="work.submit_anywhere"),
