@@ -98,11 +98,12 @@ class QueueDeskApp(App[None]):
 
     @work(exclusive=True, group="connect")
     async def _connect_at_start(self, target: Target) -> None:
-        from queuedesk.tui.screens.connect import ConnectScreen
-
         try:
             session = await self.connect(target)
         except Exception as exc:
+            # Imported only now: a start that connects never needs it.
+            from queuedesk.tui.screens.connect import ConnectScreen
+
             self._failed_at_start = (target, exc)  # what the connect screen's own attempt gets
             await self.switch_screen(ConnectScreen(target, connect_now=True))
             return

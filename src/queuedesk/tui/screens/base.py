@@ -21,7 +21,8 @@ field before it (`kim@acme.test<tab>Kim` filled the email field with both). Two 
   `escape` meanwhile is not held (it leaves), and what was held goes to the screen before it.
 """
 
-from typing import TYPE_CHECKING, ClassVar, TypeVar, cast
+import sys
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from textual import events, on
 from textual.actions import SkipAction
@@ -29,7 +30,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import ModalScreen, Screen, ScreenResultType
 from textual.widget import Widget
-from textual.widgets import Input, TextArea
+from textual.widgets import Input
 
 from queuedesk.tui.clock import Clock
 from queuedesk.tui.session import Session
@@ -70,6 +71,15 @@ class FieldLeft(Message):
         self.field = field
 
 
+def _text_area_class() -> type[Any] | None:
+    """Textual's TextArea if it is imported: a screen with one imported it, and the first screen has none.
+
+    Importing it here for `isinstance` cost ≈5 ms of the app's start (its document model and themes).
+    """
+    module = sys.modules.get("textual.widgets._text_area")
+    return getattr(module, "TextArea", None)
+
+
 class KeysInOrder(Screen[ScreenResultType]):
     """A screen whose keys reach the field they were typed for, however fast they come (see above)."""
 
@@ -107,9 +117,11 @@ class KeysInOrder(Screen[ScreenResultType]):
         if key == "enter":
             return 1 if isinstance(focused, Input) and focused.has_class(NEXT_ON_ENTER) else 0
         step = FOCUS_STEPS.get(key, 0)
-        if not step or not isinstance(focused, Input | TextArea):
+        text_area = _text_area_class()
+        text_fields = (Input,) if text_area is None else (Input, text_area)
+        if not step or not isinstance(focused, text_fields):
             return 0
-        if isinstance(focused, TextArea) and focused.tab_behavior == "indent":
+        if text_area is not None and isinstance(focused, text_area) and focused.tab_behavior == "indent":
             return 0
         for node in focused.ancestors_with_self:
             if node is self:
