@@ -686,6 +686,28 @@ async def test_a_completed_task_opens_with_values_as_their_types_read_and_raw_js
         assert isinstance(app.screen, QueuesScreen)
 
 
+async def test_a_value_that_looks_like_markup_is_shown_as_written(
+    make_app: MakeApp, admin: httpx.Client, worker: httpx.Client, org_id: int, fresh
+) -> None:
+    # A Rich table reads a str as markup: "[/b]" in a worker's text raised MarkupError while painting.
+    made = fresh("Marked values")
+    create(admin, org_id, made, 1)
+    text = "Fix [/b] then [red]now[/red]"
+    task = complete(worker, org_id, made, {"paragraph": text, "category": "blue", "photo": None})
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        queue = await open_queue(app, pilot, made["id"])
+        await show_tab(app, pilot, "tab-completed")
+        await until(app, pilot, lambda: queue.history.row_count == 1, "the completed task is listed")
+        queue.history.focus()
+        await pilot.press("enter")
+        await until(app, pilot, lambda: isinstance(app.screen, TaskScreen), "the task view opens")
+        await settle(app, pilot)
+        assert text in plain(app.screen.query_one("#task-values", Static))
+        assert text in screen_text(app)
+        assert task_row(queue.history, task["id"])
+
+
 # --- keys, palette, a lost key --------------------------------------------------------------------
 
 

@@ -16,7 +16,7 @@ from tests.conftest import make_queue
 from tests.support import ServerProcess
 from tests.tcp_proxy import TcpProxy
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import SIZE, create, home, plain, point_at, settle, until
+from tests.tui.test_app import SIZE, create, home, plain, point_at, screen_text, settle, until
 
 _tags = itertools.count(1)
 
@@ -193,3 +193,25 @@ async def test_what_waits_for_a_slow_server_shows_it_is_loading(
     finally:
         proxy.answers.set()
         proxy.stop()
+
+
+async def test_a_queue_name_that_looks_like_markup_is_shown_as_written(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    # Textual's DataTable reads a str cell as Rich markup: "[/b]" raised MarkupError while painting
+    # (the app stopped for everybody in the organization), and "[red]" coloured the name and vanished.
+    tag = f"Marked{next(_tags)}"
+    names = [f"{tag} Fix [/b] later", f"{tag} [red]Urgent[/red] returns"]
+    for name in names:
+        new_queue(admin, org_id, name)
+    app = make_app("admin")
+    async with app.run_test(size=(160, 30)) as pilot:
+        screen = await home(app, pilot)
+        await pilot.press("slash", *tag, "enter")
+        table = screen.table
+        await until(app, pilot, lambda: table.row_count == 2, "the two queues alone")
+        await settle(app, pilot)
+        shown = {str(table.get_row_at(row)[0]) for row in range(table.row_count)}
+        assert shown == set(names)
+        for name in names:
+            assert name in screen_text(app), screen_text(app)

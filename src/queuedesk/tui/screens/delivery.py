@@ -78,7 +78,7 @@ class DeliveryScreen(AppModal[bool]):
                 short_time(attempt.attempted_at, now),
                 Text("—" if code is None else str(code), style="green" if ok else "red"),
                 f"{attempt.duration_ms:,} ms",
-                attempt.error or "—",
+                Text(attempt.error or "—"),  # the receiver's words: never read as markup
             )
         return table
 

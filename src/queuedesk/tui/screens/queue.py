@@ -244,7 +244,7 @@ class QueueScreen(AppScreen):
             return
         table = self.query_one("#blocks", DataTable)
         rows = [(b.name, b.id, b.type, settings_text(b)) for b in self.detail.data]
-        if [tuple(table.get_row_at(i)) for i in range(table.row_count)] == rows:
+        if [tuple(map(str, table.get_row_at(i))) for i in range(table.row_count)] == rows:
             return
         table.clear()
         for row in rows:

@@ -57,11 +57,12 @@ class TaskScreen(AppModal[None]):
             known.add(block.id)
             label = Text(block.name)
             label.append(f"\n{block.type}", style="dim")
-            table.add_row(label, block_value(block, self.shown.data.get(block.id)))
+            table.add_row(label, Text(block_value(block, self.shown.data.get(block.id))))  # never markup
         for key, value in self.shown.data.items():
             if key not in known:
                 table.add_row(
-                    Text(f"{key}\n(no longer a block)", style="dim"), json.dumps(value, ensure_ascii=False)
+                    Text(f"{key}\n(no longer a block)", style="dim"),
+                    Text(json.dumps(value, ensure_ascii=False)),
                 )
         return table
 

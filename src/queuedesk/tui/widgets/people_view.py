@@ -72,12 +72,12 @@ class PeopleView(AppAccess, Vertical):
         self.keys_of: User | None = None  # whose keys are shown
 
     def compose(self) -> ComposeResult:
-        users = RowTable[str](id="people-users", cursor_type="row", zebra_stripes=True)
+        users = RowTable(id="people-users", cursor_type="row", zebra_stripes=True)
         for key, label, width in USER_COLUMNS:
             users.add_column(label, width=width, key=key)
         yield users
         yield Static("", id="people-keys-title")
-        keys = RowTable[str](id="people-keys", cursor_type="row")
+        keys = RowTable(id="people-keys", cursor_type="row")
         for key, label, width in KEY_COLUMNS:
             keys.add_column(label, width=width, key=key)
         yield keys

@@ -71,7 +71,7 @@ class View:
         return ", ".join(parts)
 
 
-class QueueTable(RowTable[str | Text]):
+class QueueTable(RowTable):
     """One row per queue, keyed by the queue's id."""
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -110,14 +110,14 @@ class QueueTable(RowTable[str | Text]):
             return max(NAME_MIN, (self.size.width or self.app.size.width) - OTHER_COLUMNS_WIDTH)
         return ACTIVE_MAX if column == "active" else None
 
-    def _cell(self, key: str, column: str, value: str, changed: set[tuple[str, str]]) -> str | Text:
+    def _cell(self, key: str, column: str, value: str, changed: set[tuple[str, str]]) -> Text:
         limit = self._limit(column)
         if limit is not None:
             value = fit(value, limit)
         style = CHANGED if (key, column) in changed else ""
         if column == "pending":  # numbers stay right-aligned, also while highlighted as changed
             return Text(value, style=style, justify="right")
-        return Text(value, style=style) if style else value
+        return Text(value, style=style, no_wrap=True, end="")
 
     def _update_in_place(self, values: dict[str, dict[str, str]], changed: set[tuple[str, str]]) -> None:
         for key, cells in values.items():
