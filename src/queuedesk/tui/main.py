@@ -55,9 +55,8 @@ _FIRST_SCREEN_NEEDS = (
     "anyio",
     "anyio._backends._asyncio",
     "h11",
-    "certifi",
     "sniffio",
-)
+)  # not certifi: only https loads it, when its client is made (api/client.py)
 _FIRST_SCREEN_NEEDS_TO_CONNECT = ("queuedesk.tui.screens.connect", *_FIRST_SCREEN_NEEDS)
 
 
@@ -144,7 +143,7 @@ def run_app(args: argparse.Namespace, *, save_profiles: bool = True) -> int:
     asking = _ask_the_terminal()
     try:
         # What the first screen needs, imported while the terminal is being asked; httpx imports
-        # its transport (httpcore, anyio, h11, certifi) only when the first client is made.
+        # its transport (httpcore, anyio, h11) only when the first client is made.
         for name in _FIRST_SCREEN_NEEDS if target and target.token else _FIRST_SCREEN_NEEDS_TO_CONNECT:
             _import_quietly(name)
         from queuedesk.tui.app import QueueDeskApp
