@@ -22,6 +22,7 @@ field before it (`kim@acme.test<tab>Kim` filled the email field with both). Two 
 """
 
 import sys
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from textual import events, on
@@ -37,6 +38,18 @@ from queuedesk.tui.session import Session
 
 if TYPE_CHECKING:
     from queuedesk.tui.app import QueueDeskApp
+
+STYLES = Path(__file__).resolve().parent.parent / "styles"
+
+
+def styles(*names: str) -> list[str | PurePath]:
+    """A screen's CSS_PATH: its style files, loaded when the screen is first shown.
+
+    Absolute: Textual resolves a relative CSS_PATH against the file of the screen's class, which for
+    a subclass defined elsewhere (a benchmark's, a test's) is another folder.
+    """
+    return [str(STYLES / name) for name in names]
+
 
 NEXT_ON_ENTER = "next-on-enter"
 """The class of a one-line field (an `Input`) whose `enter` moves on to the next field (on a screen

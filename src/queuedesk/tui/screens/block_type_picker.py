@@ -10,7 +10,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from queuedesk.api.blocks import BLOCK_TYPES
-from queuedesk.tui.screens.base import AppModal
+from queuedesk.tui.screens.base import AppModal, styles
 
 WHAT = {
     "text": "text to read, or to type",
@@ -28,7 +28,7 @@ WHAT = {
 class BlockTypePicker(AppModal[str | None]):
     """Dismisses with the chosen type, or None."""
 
-    CSS_PATH: ClassVar = ["../styles/editing.tcss", "../styles/forms.tcss"]  # loaded when first shown
+    CSS_PATH: ClassVar = styles("editing.tcss", "forms.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="block_type.cancel")]
 
     def compose(self) -> ComposeResult:

@@ -8,13 +8,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Label, Static
 
-from queuedesk.tui.screens.base import AppModal
+from queuedesk.tui.screens.base import AppModal, styles
 
 
 class ConfirmScreen(AppModal[bool]):
     """Dismisses with True only when the action's button is pressed."""
 
-    CSS_PATH: ClassVar = ["../styles/dialogs.tcss"]  # loaded when first shown
+    CSS_PATH: ClassVar = styles("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="confirm.cancel")]
 
     def __init__(self, title: str, explain: str, action: str) -> None:

@@ -11,7 +11,7 @@ from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Stat
 from queuedesk.api import errors
 from queuedesk.api.numbers import plain_int
 from queuedesk.tui.errors import explain
-from queuedesk.tui.screens.base import KeysInOrder
+from queuedesk.tui.screens.base import KeysInOrder, styles
 from queuedesk.tui.session import NeedsOrganization, WrongOrganization
 from queuedesk.tui.settings import Target, web_session
 
@@ -49,7 +49,7 @@ def _intro() -> str:
 class ConnectScreen(KeysInOrder[None]):
     """Asks for the connection, checks it, saves it as a profile; also shown when a key stops working."""
 
-    CSS_PATH: ClassVar = ["../styles/dialogs.tcss"]  # loaded when first shown
+    CSS_PATH: ClassVar = styles("dialogs.tcss")
     AUTO_FOCUS = ""  # `on_mount` chooses the first empty field: keys typed meanwhile wait for it
     BINDINGS: ClassVar = [Binding("enter", "connect", "Connect", id="connect.submit", priority=True)]
 

@@ -12,7 +12,7 @@ from queuedesk.api import blocks as block_rules
 from queuedesk.api import errors
 from queuedesk.api.models import Queue, QueueDetail
 from queuedesk.tui.forms.form import TaskForm
-from queuedesk.tui.screens.base import AppScreen
+from queuedesk.tui.screens.base import AppScreen, styles
 from queuedesk.tui.widgets.context_bar import ContextBar
 
 
@@ -26,7 +26,7 @@ def server_problems(exc: errors.ValidationError) -> dict[str, str]:
 
 
 class CreateTaskScreen(AppScreen):
-    CSS_PATH: ClassVar = ["../styles/editing.tcss", "../styles/forms.tcss"]  # loaded when first shown
+    CSS_PATH: ClassVar = styles("editing.tcss", "forms.tcss")
     KEYS_WAIT_FOR_FOCUS = True  # keys typed while the queue loads go to the form once it is there
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "create", "Create", id="create.submit", priority=True),

@@ -12,7 +12,7 @@ from textual.widgets import Footer, Static
 
 from queuedesk.api.models import Delivery, DeliveryAttempt
 from queuedesk.tui.present import short_time
-from queuedesk.tui.screens.base import AppModal
+from queuedesk.tui.screens.base import AppModal, styles
 
 STATUS_STYLE = {"delivered": "green", "failed": "bold red", "pending": "yellow"}
 
@@ -24,7 +24,7 @@ def status_text(status: str) -> Text:
 class DeliveryScreen(AppModal[bool]):
     """Dismisses with True when a redelivery was asked for here (the log should refresh)."""
 
-    CSS_PATH: ClassVar = ["../styles/dialogs.tcss"]  # loaded when first shown
+    CSS_PATH: ClassVar = styles("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back", id="delivery.back"),
         Binding("R", "redeliver", "Redeliver", id="delivery.redeliver"),

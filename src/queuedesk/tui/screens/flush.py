@@ -9,13 +9,13 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, LoadingIndicator, Static
 
 from queuedesk.api.models import Queue
-from queuedesk.tui.screens.base import AppModal
+from queuedesk.tui.screens.base import AppModal, styles
 
 
 class FlushScreen(AppModal[bool]):
     """Dismisses with True only after the server flushed the queue."""
 
-    CSS_PATH: ClassVar = ["../styles/dialogs.tcss"]  # loaded when first shown
+    CSS_PATH: ClassVar = styles("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="flush.cancel")]
 
     def __init__(self, queue: Queue) -> None:

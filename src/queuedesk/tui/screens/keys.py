@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from queuedesk.tui.screens.base import AppModal
+from queuedesk.tui.screens.base import AppModal, styles
 
 EVERYWHERE = [
     ("↑ ↓ pgup pgdn home end", "Move the cursor in a list"),
@@ -27,7 +27,7 @@ REMAP_HINT = 'Remap a key in the config file (queuedesk config path): [app] keys
 
 
 class KeysScreen(AppModal[None]):
-    CSS_PATH: ClassVar = ["../styles/dialogs.tcss"]  # loaded when first shown
+    CSS_PATH: ClassVar = styles("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,f1", "dismiss", "Close", id="keys.close"),
     ]

@@ -18,7 +18,7 @@ from queuedesk.tui.clock import duration
 from queuedesk.tui.live import Poller
 from queuedesk.tui.local_history import LocalHistory
 from queuedesk.tui.present import answers_first, minute, settings_text, summary
-from queuedesk.tui.screens.base import AppScreen
+from queuedesk.tui.screens.base import AppScreen, styles
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 from queuedesk.tui.widgets.row_table import RowTable
@@ -43,7 +43,7 @@ COMPLETED_COLUMNS = [
 
 
 class QueueScreen(AppScreen):
-    CSS_PATH: ClassVar = ["../styles/queue.tcss"]  # loaded when first shown
+    CSS_PATH: ClassVar = styles("queue.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="queue.back"),
         Binding("1", "tab('tab-pending')", "Pending", show=False, id="queue.tab_pending"),

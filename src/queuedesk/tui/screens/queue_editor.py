@@ -23,7 +23,7 @@ from queuedesk.api.blocks import Problem
 from queuedesk.api.models import Block, Queue, QueueDetail
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.queue_draft import BlockDraft, DraftProblem, block_problems, located, queue_problems
-from queuedesk.tui.screens.base import AppScreen
+from queuedesk.tui.screens.base import AppScreen, styles
 from queuedesk.tui.widgets.block_settings import BlockSettings, row
 from queuedesk.tui.widgets.context_bar import ContextBar
 
@@ -56,7 +56,7 @@ class BlockList(OptionList):
 
 
 class QueueEditorScreen(AppScreen):
-    CSS_PATH: ClassVar = ["../styles/editing.tcss", "../styles/forms.tcss"]  # loaded when first shown
+    CSS_PATH: ClassVar = styles("editing.tcss", "forms.tcss")
     # Keys typed while the queue loads go to the name field once it is there (not to the pane the
     # automatic focus would pick meanwhile).
     AUTO_FOCUS = ""

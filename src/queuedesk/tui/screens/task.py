@@ -12,11 +12,11 @@ from textual.widgets import Footer, Static
 
 from queuedesk.api.models import AssignedTask, QueueDetail, Task
 from queuedesk.tui.present import block_value, when
-from queuedesk.tui.screens.base import AppModal
+from queuedesk.tui.screens.base import AppModal, styles
 
 
 class TaskScreen(AppModal[None]):
-    CSS_PATH: ClassVar = ["../styles/dialogs.tcss"]  # loaded when first shown
+    CSS_PATH: ClassVar = styles("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss", "Back", id="task.back"),
         Binding("j", "toggle_json", "Raw JSON", id="task.json"),

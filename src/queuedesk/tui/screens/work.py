@@ -24,7 +24,7 @@ from queuedesk.tui.forms.base import BlockEditor
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.journal import Entry
 from queuedesk.tui.outbox import Outbox
-from queuedesk.tui.screens.base import AppScreen
+from queuedesk.tui.screens.base import AppScreen, styles
 from queuedesk.tui.widgets.context_bar import ContextBar
 
 SELECTION_TYPES = ("single_selection", "multiple_selection", "binary")
@@ -42,7 +42,7 @@ def retried_message(task_id: int) -> str:
 
 
 class WorkScreen(AppScreen):
-    CSS_PATH: ClassVar = ["../styles/editing.tcss", "../styles/forms.tcss"]  # loaded when first shown
+    CSS_PATH: ClassVar = styles("editing.tcss", "forms.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "submit", "Submit", id="work.submit"),
         Binding("ctrl+j", "submit", "Submit", show=False, priority=True, id="work.submit_anywhere"),
