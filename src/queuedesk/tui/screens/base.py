@@ -22,7 +22,7 @@ field before it (`kim@acme.test<tab>Kim` filled the email field with both). Two 
 """
 
 import sys
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from textual import events, on
@@ -42,13 +42,9 @@ if TYPE_CHECKING:
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 
 
-def styles(*names: str) -> list[str | PurePath]:
-    """A screen's CSS_PATH: its style files, loaded when the screen is first shown.
-
-    Absolute: Textual resolves a relative CSS_PATH against the file of the screen's class, which for
-    a subclass defined elsewhere (a benchmark's, a test's) is another folder.
-    """
-    return [str(STYLES / name) for name in names]
+def styles(*names: str) -> tuple[str, ...]:
+    """A screen's `STYLE_FILES`: added to the app's styles when the screen is first shown (app.py)."""
+    return tuple(str(STYLES / name) for name in names)
 
 
 NEXT_ON_ENTER = "next-on-enter"

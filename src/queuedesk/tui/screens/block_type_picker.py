@@ -28,7 +28,7 @@ WHAT = {
 class BlockTypePicker(AppModal[str | None]):
     """Dismisses with the chosen type, or None."""
 
-    CSS_PATH: ClassVar = styles("editing.tcss", "forms.tcss")
+    STYLE_FILES: ClassVar = styles("editing.tcss", "forms.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="block_type.cancel")]
 
     def compose(self) -> ComposeResult:

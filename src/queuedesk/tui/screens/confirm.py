@@ -14,7 +14,7 @@ from queuedesk.tui.screens.base import AppModal, styles
 class ConfirmScreen(AppModal[bool]):
     """Dismisses with True only when the action's button is pressed."""
 
-    CSS_PATH: ClassVar = styles("dialogs.tcss")
+    STYLE_FILES: ClassVar = styles("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="confirm.cancel")]
 
     def __init__(self, title: str, explain: str, action: str) -> None:

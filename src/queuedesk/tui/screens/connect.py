@@ -49,7 +49,7 @@ def _intro() -> str:
 class ConnectScreen(KeysInOrder[None]):
     """Asks for the connection, checks it, saves it as a profile; also shown when a key stops working."""
 
-    CSS_PATH: ClassVar = styles("dialogs.tcss")
+    STYLE_FILES: ClassVar = styles("dialogs.tcss")
     AUTO_FOCUS = ""  # `on_mount` chooses the first empty field: keys typed meanwhile wait for it
     BINDINGS: ClassVar = [Binding("enter", "connect", "Connect", id="connect.submit", priority=True)]
 

@@ -26,7 +26,7 @@ def server_problems(exc: errors.ValidationError) -> dict[str, str]:
 
 
 class CreateTaskScreen(AppScreen):
-    CSS_PATH: ClassVar = styles("editing.tcss", "forms.tcss")
+    STYLE_FILES: ClassVar = styles("editing.tcss", "forms.tcss")
     KEYS_WAIT_FOR_FOCUS = True  # keys typed while the queue loads go to the form once it is there
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "create", "Create", id="create.submit", priority=True),

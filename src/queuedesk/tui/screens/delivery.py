@@ -24,7 +24,7 @@ def status_text(status: str) -> Text:
 class DeliveryScreen(AppModal[bool]):
     """Dismisses with True when a redelivery was asked for here (the log should refresh)."""
 
-    CSS_PATH: ClassVar = styles("dialogs.tcss")
+    STYLE_FILES: ClassVar = styles("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back", id="delivery.back"),
         Binding("R", "redeliver", "Redeliver", id="delivery.redeliver"),

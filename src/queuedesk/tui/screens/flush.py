@@ -15,7 +15,7 @@ from queuedesk.tui.screens.base import AppModal, styles
 class FlushScreen(AppModal[bool]):
     """Dismisses with True only after the server flushed the queue."""
 
-    CSS_PATH: ClassVar = styles("dialogs.tcss")
+    STYLE_FILES: ClassVar = styles("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="flush.cancel")]
 
     def __init__(self, queue: Queue) -> None:

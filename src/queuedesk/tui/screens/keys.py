@@ -27,7 +27,7 @@ REMAP_HINT = 'Remap a key in the config file (queuedesk config path): [app] keys
 
 
 class KeysScreen(AppModal[None]):
-    CSS_PATH: ClassVar = styles("dialogs.tcss")
+    STYLE_FILES: ClassVar = styles("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,f1", "dismiss", "Close", id="keys.close"),
     ]

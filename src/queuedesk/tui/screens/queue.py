@@ -43,7 +43,7 @@ COMPLETED_COLUMNS = [
 
 
 class QueueScreen(AppScreen):
-    CSS_PATH: ClassVar = styles("queue.tcss")
+    STYLE_FILES: ClassVar = styles("queue.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="queue.back"),
         Binding("1", "tab('tab-pending')", "Pending", show=False, id="queue.tab_pending"),

@@ -56,7 +56,7 @@ class BlockList(OptionList):
 
 
 class QueueEditorScreen(AppScreen):
-    CSS_PATH: ClassVar = styles("editing.tcss", "forms.tcss")
+    STYLE_FILES: ClassVar = styles("editing.tcss", "forms.tcss")
     # Keys typed while the queue loads go to the name field once it is there (not to the pane the
     # automatic focus would pick meanwhile).
     AUTO_FOCUS = ""

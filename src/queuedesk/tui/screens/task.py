@@ -16,7 +16,7 @@ from queuedesk.tui.screens.base import AppModal, styles
 
 
 class TaskScreen(AppModal[None]):
-    CSS_PATH: ClassVar = styles("dialogs.tcss")
+    STYLE_FILES: ClassVar = styles("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss", "Back", id="task.back"),
         Binding("j", "toggle_json", "Raw JSON", id="task.json"),

@@ -42,7 +42,7 @@ def retried_message(task_id: int) -> str:
 
 
 class WorkScreen(AppScreen):
-    CSS_PATH: ClassVar = styles("editing.tcss", "forms.tcss")
+    STYLE_FILES: ClassVar = styles("editing.tcss", "forms.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "submit", "Submit", id="work.submit"),
         Binding("ctrl+j", "submit", "Submit", show=False, priority=True, id="work.submit_anywhere"),
