@@ -23,6 +23,7 @@ from queuedesk.tui.screens.connect import ConnectScreen
 from queuedesk.tui.screens.create import CreateTaskScreen
 from queuedesk.tui.screens.flush import FlushScreen
 from queuedesk.tui.screens.people import RoleScreen
+from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.screens.queue_editor import BlockList, QueueEditorScreen
 from queuedesk.tui.screens.task import TaskScreen
 from queuedesk.tui.screens.work import WorkScreen
@@ -273,3 +274,25 @@ async def test_an_address_that_looks_like_markup_is_said_as_written(own_server: 
         await settle(app, pilot)
         assert f"Cannot reach {address}." in plain(app.screen.query_one("#connect-problem")), screen_text(app)
         assert shows(app, address), screen_text(app)
+
+
+@pytest.mark.parametrize("name", NAMES)
+async def test_the_palette_lists_and_opens_a_queue_named_like_markup(
+    own_server: ServerProcess, admin: httpx.Client, name: str
+) -> None:
+    queue = new_queue(admin, name)
+    app = app_for(own_server, "supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await home(app, pilot)
+        await until(app, pilot, lambda: str(queue["id"]) in screen.table.rows, "the queue is listed")
+        await pilot.press("ctrl+p")  # every entry is listed before anything is typed
+        await pilot.pause(0.3)
+        await settle(app, pilot)
+        await pilot.press(*queue["name"])
+        await pilot.pause(0.3)
+        await until(
+            app, pilot, lambda: shows(app, f"Open queue {queue['name']}"), "the palette lists it as written"
+        )
+        await pilot.press("enter")
+        await until(app, pilot, lambda: isinstance(app.screen, QueueScreen), "the queue opens")
+        assert app.screen.queue.id == queue["id"]
