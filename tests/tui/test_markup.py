@@ -28,6 +28,7 @@ from queuedesk.tui.screens.queue_editor import BlockList, QueueEditorScreen
 from queuedesk.tui.screens.task import TaskScreen
 from queuedesk.tui.screens.work import WorkScreen
 from queuedesk.tui.settings import AppSettings, Target
+from queuedesk.tui.widgets.webhook_view import WebhookView
 from tests.conftest import make_queue
 from tests.support import KEYS, ROLES_SEED, ServerProcess
 from tests.tui.test_app import header, home, notes, open_queue, plain, screen_text, settle, shows, until
@@ -43,7 +44,8 @@ _numbers = itertools.count(1)
 
 @pytest.fixture(scope="module")
 def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    server = ServerProcess(tmp_path_factory.mktemp("markup") / "qd.db", seed=deepcopy(ROLES_SEED)).start()
+    db_path = tmp_path_factory.mktemp("markup") / "qd.db"
+    server = ServerProcess(db_path, ["--allow-private-webhooks"], seed=deepcopy(ROLES_SEED)).start()
     yield server
     server.stop()
 
@@ -296,3 +298,30 @@ async def test_the_palette_lists_and_opens_a_queue_named_like_markup(
         await pilot.press("enter")
         await until(app, pilot, lambda: isinstance(app.screen, QueueScreen), "the queue opens")
         assert app.screen.queue.id == queue["id"]
+
+
+async def test_a_webhook_address_that_looks_like_markup_is_said_as_written(
+    own_server: ServerProcess, admin: httpx.Client
+) -> None:
+    queue = new_queue(admin, COLOURED)
+    target = "http://127.0.0.1:9/hook?q=[/b][red]x[/red]"
+    app = app_for(own_server)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await open_queue(app, pilot, queue["id"])
+        await pilot.press("5")
+        await settle(app, pilot)
+        view = screen.query_one(WebhookView)
+        await until(app, pilot, lambda: view.target is not None, "the target is read")
+        await pilot.press("e")
+        app.screen.query_one("#webhook-target", Input).value = target
+        await pilot.press("enter")
+        await until(app, pilot, lambda: view.target == target, "the target is saved")
+        await settle(app, pilot)
+        assert any(f"sent to {target}." in n for n in notes(app)), notes(app)
+        assert shows(app, "Webhook target saved"), screen_text(app)  # the toast, painted
+        await pilot.press("D")
+        await until(app, pilot, lambda: isinstance(app.screen, ConfirmScreen), "removing asks first")
+        await settle(app, pilot)
+        assert f"no longer sent to {target}." in plain(app.screen.query_one("#confirm-explain", Static))
+        assert target in screen_text(app)
+        await pilot.press("escape")
