@@ -13,7 +13,7 @@ from copy import deepcopy
 import httpx
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, Label, OptionList, Static
+from textual.widgets import Input, Label, OptionList, Static, TextArea
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
@@ -325,3 +325,25 @@ async def test_a_webhook_address_that_looks_like_markup_is_said_as_written(
         assert f"no longer sent to {target}." in plain(app.screen.query_one("#confirm-explain", Static))
         assert target in screen_text(app)
         await pilot.press("escape")
+
+
+async def test_a_multi_line_fields_placeholder_is_shown_as_written(
+    own_server: ServerProcess, admin: httpx.Client
+) -> None:
+    queue = new_queue(admin, COLOURED)
+    made = admin.post(
+        f"/orgs/{ORG}/queues/{queue['id']}/tasks/create", json={"data": {"message": "m", "note": "one\ntwo"}}
+    )
+    assert made.status_code == 200, made.text
+    app = app_for(own_server, "worker")
+    async with app.run_test(size=SIZE) as pilot:
+        await from_home(app, pilot, queue, "w")
+        await until(
+            app,
+            pilot,
+            lambda: isinstance(app.screen, WorkScreen) and app.screen.ready and app.screen.query(TextArea),
+            "the task's note is a multi-line field",
+        )
+        app.screen.query_one(TextArea).text = ""  # emptied: its placeholder shows
+        await settle(app, pilot)
+        assert shows(app, "[red]say[/red] [/b]"), screen_text(app)
