@@ -45,11 +45,12 @@ _tags = itertools.count(1)
 
 
 def plain(widget: Widget) -> str:
-    """The text a Static shows, whatever it was given (markup string, Text, or a Rich renderable)."""
+    """The text a Static shows, whatever it was given (a str, read as markup or not as the Static
+    reads it, Content, Text, or a Rich renderable)."""
     assert isinstance(widget, Static)
     content = widget.content
-    if isinstance(content, str):
-        return Content.from_markup(content).plain
+    if isinstance(content, str | Content):
+        return widget.visual.plain  # type: ignore[attr-defined]  # a str read as the widget reads it
     if isinstance(content, Text):
         return content.plain
     console = Console(width=160, file=io.StringIO(), record=True, color_system=None)

@@ -4,6 +4,8 @@ from typing import TYPE_CHECKING, cast
 
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.fuzzy import Matcher
 
 if TYPE_CHECKING:
     from queuedesk.tui.app import QueueDeskApp
@@ -84,11 +86,21 @@ class QueueCommands(Provider):
 
     async def discover(self) -> Hits:
         for name, action, help_text in self._commands():
-            yield DiscoveryHit(name, action, help=help_text)  # type: ignore[arg-type]
+            yield DiscoveryHit(Content(name), action, text=name, help=help_text)  # type: ignore[arg-type]
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for name, action, help_text in self._commands():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), action, help=help_text)  # type: ignore[arg-type]
+                yield Hit(score, highlighted(matcher, name), action, text=name, help=help_text)  # type: ignore[arg-type]
+
+
+def highlighted(matcher: Matcher, name: str) -> Content:
+    """`matcher.highlight(name)`, but with `name` as written: Textual's reads it as markup, and a queue
+    named "Fix [/b] later" raised MarkupError in the palette."""
+    content = Content(name)
+    for offset in matcher.fuzzy_search.match(matcher.query, name)[1]:
+        if not name[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content

@@ -7,6 +7,7 @@ from typing import Any, ClassVar, Literal
 
 from textual import events
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
@@ -57,7 +58,7 @@ def text_area(text: str, placeholder: str) -> TextArea:
         soft_wrap=True,
         tab_behavior="focus",
         compact=True,
-        placeholder=placeholder,
+        placeholder=Content(placeholder),  # a str would be read as markup
         classes="editor-area",
     )
 

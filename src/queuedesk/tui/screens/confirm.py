@@ -25,8 +25,8 @@ class ConfirmScreen(AppModal[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box"):
-            yield Label(self.title_text, id="confirm-title")
-            yield Static(self.explain, id="confirm-explain")
+            yield Label(self.title_text, id="confirm-title", markup=False)
+            yield Static(self.explain, id="confirm-explain", markup=False)
             with Horizontal(id="confirm-actions"):
                 yield Button("Cancel", id="confirm-cancel")
                 yield Button(self.action, variant="error", id="confirm-run")

@@ -96,7 +96,7 @@ class ConnectScreen(KeysInOrder[None]):
             with Vertical(id="profile-row"):
                 yield Label("Save as profile")
                 yield Input(self.qd.settings.profile_name, id="profile", compact=True)
-            yield Static(self.problem, id="connect-problem")
+            yield Static(self.problem, id="connect-problem", markup=False)
             with Horizontal(id="connect-actions"):
                 yield Button("Connect", variant="primary", id="connect")
                 yield LoadingIndicator(id="connect-waiting")
@@ -170,6 +170,8 @@ class ConnectScreen(KeysInOrder[None]):
                     name, target.url, target.token, None if session.extensions else session.organization_id
                 )
             except OSError as exc:
-                self.qd.notify(f"Connected, but the profile could not be saved: {exc}", severity="warning")
+                self.qd.notify(
+                    f"Connected, but the profile could not be saved: {exc}", severity="warning", markup=False
+                )
         # Not awaited here: switching screens removes this screen, and with it this worker.
         self.qd.call_later(self.qd.start_session, session)

@@ -6,6 +6,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.widgets import Button, Input, Label, LoadingIndicator, Static
 
 from queuedesk.api.models import Queue
@@ -25,7 +26,7 @@ class FlushScreen(AppModal[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="flush-box"):
-            yield Label(f"Flush “{self.queue.name}”?", id="flush-title")
+            yield Label(f"Flush “{self.queue.name}”?", id="flush-title", markup=False)
             yield Static(
                 "Every task that is not completed is deleted for good: new, open and in progress, "
                 "including tasks people are working on now. Completed tasks and their webhook deliveries stay.",
@@ -48,16 +49,20 @@ class FlushScreen(AppModal[bool]):
         client = self.session.client
         try:
             queue = await client.queue(self.queue.id)
-            lines = [f"[b]{queue.n_tasks:,}[/b] tasks will be deleted"]
+            counts = Content.assemble((f"{queue.n_tasks:,}", "bold"), " tasks will be deleted")
             if self.session.extensions:
                 by_status = []
                 for status in ("new", "open", "in_progress"):
                     count = (await client.pending_tasks(queue.id, status=[status], limit=1)).count
                     by_status.append(f"{count:,} {status.replace('_', ' ')}")
-                lines[0] += f" ({', '.join(by_status)})"
+                counts += f" ({', '.join(by_status)})"
             active = ", ".join(queue.active_users)
-            lines.append(f"working in it now: [b]{active}[/b]" if active else "nobody is working in it now")
-            self.query_one("#flush-counts", Static).update("\n".join(lines))
+            who = (
+                Content.assemble("working in it now: ", (active, "bold"))
+                if active
+                else "nobody is working in it now"
+            )
+            self.query_one("#flush-counts", Static).update(Content("\n").join([counts, who]))
             self.counted = True
         except Exception as exc:
             self.query_one("#flush-counts", Static).update(
@@ -83,6 +88,7 @@ class FlushScreen(AppModal[bool]):
                 f"That is not the queue's name (type {self.queue.name!r} exactly). Nothing was deleted.",
                 title="Not flushed",
                 severity="warning",
+                markup=False,
             )
         else:
             self._flush()
@@ -105,5 +111,7 @@ class FlushScreen(AppModal[bool]):
             self.qd.report(exc, doing="Flushing")
             self._update_button()
             return
-        self.notify(f"Deleted {before.n_tasks:,} tasks from {self.queue.name}.", title="Queue flushed")
+        self.notify(
+            f"Deleted {before.n_tasks:,} tasks from {self.queue.name}.", title="Queue flushed", markup=False
+        )
         self.dismiss(True)

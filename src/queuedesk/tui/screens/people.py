@@ -52,7 +52,7 @@ def tell_refusal(access: AppAccess, exc: BaseException, doing: str) -> None:
     """A refusal as a notification that says what to do; anything else as the app reports it."""
     title = refusal_title(exc) if isinstance(exc, errors.QueueDeskError) else ""
     if title:
-        access.qd.notify(str(exc), title=title, severity="warning", timeout=10)
+        access.qd.notify(str(exc), title=title, severity="warning", timeout=10, markup=False)
     else:
         access.qd.report(exc, doing=doing)
 
@@ -88,7 +88,7 @@ class AddUserScreen(AppModal[User | None]):
             )
             roles.border_title = "Role"
             yield roles
-            yield Static("", id="new-user-problem", classes="people-problem")
+            yield Static("", id="new-user-problem", classes="people-problem", markup=False)
             yield Static(
                 "ctrl+s adds · escape cancels · then k issues their key",
                 classes="people-note",
@@ -150,7 +150,7 @@ class RoleScreen(AppModal[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="people-box"):
-            yield Label(f"Role of {self.user.name} ({self.user.email})", classes="people-title")
+            yield Label(f"Role of {self.user.name} ({self.user.email})", classes="people-title", markup=False)
             yield OptionList(
                 *[Option(f"{role:<11} {ROLE_MEANINGS[role]}", id=role) for role in ROLES], id="role-choices"
             )
@@ -185,8 +185,8 @@ class IssuedKeyScreen(AppModal[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="people-box"):
-            yield Label(f"New key for {self.user.email}", classes="people-title")
-            yield Static(self.issued.key, id="issued-key")
+            yield Label(f"New key for {self.user.email}", classes="people-title", markup=False)
+            yield Static(self.issued.key, id="issued-key", markup=False)
             yield Static(
                 "This is the only time the key is shown: copy it now and give it to its owner. "
                 f"Later it is listed as {self.issued.prefix}… only.",

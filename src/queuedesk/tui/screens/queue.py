@@ -10,6 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
 
 from queuedesk.api import errors
@@ -82,7 +83,7 @@ class QueueScreen(AppScreen):
                     yield Input(placeholder="worker email", id="filter-worker", classes="history-filter")
                     yield Input(placeholder="from YYYY-MM-DD", id="filter-from", classes="history-filter")
                     yield Input(placeholder="to YYYY-MM-DD", id="filter-to", classes="history-filter")
-                yield Static("", id="history-note")
+                yield Static("", id="history-note", markup=False)
                 yield PagedTable(COMPLETED_COLUMNS, self._completed_cells, _key, id="history")
             with TabPane("Blocks", id="tab-blocks"):
                 yield RowTable(id="blocks", cursor_type="row", zebra_stripes=True)
@@ -228,15 +229,15 @@ class QueueScreen(AppScreen):
 
     def _show_counts(self) -> None:
         queue = self.queue
-        pending = f"[b]{queue.n_tasks:,}[/b] pending"
+        pending = Content.assemble((f"{queue.n_tasks:,}", "bold"), " pending")
         if self.in_progress is not None:  # a part of the pending, not beside them
             pending += f" ({self.in_progress:,} in progress)"
         parts = [pending]
         if self.completed_count is not None:
-            parts.append(f"[b]{self.completed_count:,}[/b] completed")
+            parts.append(Content.assemble((f"{self.completed_count:,}", "bold"), " completed"))
         active = ", ".join(queue.active_users) if queue.active_users else "nobody"
-        parts.append(f"working now: {active}")
-        self.query_one("#queue-counts", Static).update("  ·  ".join(parts))
+        parts.append(Content(f"working now: {active}"))  # names as written, never markup
+        self.query_one("#queue-counts", Static).update(Content("  ·  ").join(parts))
         self._show_history_note()
 
     def _show_blocks(self) -> None:

@@ -15,6 +15,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.content import Content
 from textual.widgets import Footer, Input, LoadingIndicator, Static, TextArea
 
 from queuedesk.api import errors
@@ -96,7 +97,7 @@ class WorkScreen(AppScreen):
         yield ContextBar(f"{self.queue.name} / work", id="context")
         with Vertical(id="work-body"):
             yield LoadingIndicator(id="work-loading")
-            yield Static("", id="work-waiting")
+            yield Static("", id="work-waiting", markup=False)
         yield Static("", id="work-status")
         yield Footer()
 
@@ -607,7 +608,7 @@ class WorkScreen(AppScreen):
         try:
             open_externally(url)
         except ImageUnavailable as exc:
-            self.notify(exc.reason, title="Cannot open the image", severity="warning")
+            self.notify(exc.reason, title="Cannot open the image", severity="warning", markup=False)
 
     async def action_leave(self) -> None:
         await self.leave()
@@ -713,7 +714,7 @@ class WorkScreen(AppScreen):
         if not self.is_attached:
             return
         now = self.clock.now()
-        parts = [self.queue.name]
+        parts: list[str | Content] = [self.queue.name]
         if self.current is not None:
             on_task = "idle" if self._idle(now) else duration(self.task_seconds)
             parts.append(f"task {self.current.id} · {on_task}")
@@ -726,10 +727,10 @@ class WorkScreen(AppScreen):
                 parts.append(f"{self.done / hours:,.0f}/h")
         unsent = self.qd.outbox.unsent if self.qd.outbox is not None else 0
         if unsent:
-            parts.append(f"[b reverse] {unsent} unsent [/]")
+            parts.append(Content.styled(f" {unsent} unsent ", "bold reverse"))
         if self.submit_on_choice:
             parts.append("submit on choice")
-        line = " · ".join(parts)
+        line = Content(" · ").join(parts)  # the queue's name and the message are never markup
         self._update_held_message()
         message = self.message
         if self.refused:

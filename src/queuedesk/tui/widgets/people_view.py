@@ -76,7 +76,7 @@ class PeopleView(AppAccess, Vertical):
         for key, label, width in USER_COLUMNS:
             users.add_column(label, width=width, key=key)
         yield users
-        yield Static("", id="people-keys-title")
+        yield Static("", id="people-keys-title", markup=False)
         keys = RowTable(id="people-keys", cursor_type="row")
         for key, label, width in KEY_COLUMNS:
             keys.add_column(label, width=width, key=key)
@@ -213,6 +213,7 @@ class PeopleView(AppAccess, Vertical):
                     f"{user.email} was added as {user.role}. k issues their key.",
                     title="User added",
                     timeout=6,
+                    markup=False,
                 )
                 self.load(select=user.id)
 
@@ -260,7 +261,7 @@ class PeopleView(AppAccess, Vertical):
         except Exception as exc:
             tell_refusal(self, exc, f"Changing {user.email}")
             return
-        self.notify(done, title="Saved", timeout=5)
+        self.notify(done, title="Saved", timeout=5, markup=False)
         self.load()
 
     @work(group="people-change")
@@ -303,5 +304,7 @@ class PeopleView(AppAccess, Vertical):
         except Exception as exc:
             tell_refusal(self, exc, f"Revoking key {key.prefix}…")
             return
-        self.notify(f"Key {key.prefix}… of {user.email} is revoked.", title="Revoked", timeout=5)
+        self.notify(
+            f"Key {key.prefix}… of {user.email} is revoked.", title="Revoked", timeout=5, markup=False
+        )
         self.load()

@@ -267,7 +267,9 @@ class WebhookView(AppAccess, Vertical):
         self._show_target(target)
         self._leave_field()
         self._show_note("Saved: every completion from now on is sent there.")
-        self.notify(f"Completions of this queue are sent to {target}.", title="Webhook target saved")
+        self.notify(
+            f"Completions of this queue are sent to {target}.", title="Webhook target saved", markup=False
+        )
 
     def action_edit(self) -> None:
         self.query_one("#webhook-target", Input).focus()
