@@ -347,3 +347,26 @@ async def test_a_multi_line_fields_placeholder_is_shown_as_written(
         app.screen.query_one(TextArea).text = ""  # emptied: its placeholder shows
         await settle(app, pilot)
         assert shows(app, "[red]say[/red] [/b]"), screen_text(app)
+
+
+async def test_a_filter_typed_like_markup_is_shown_as_written(own_server: ServerProcess) -> None:
+    # The "no queue name contains …" line repeated the filter as markup: typing "[/b" stopped the app.
+    app = app_for(own_server)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await home(app, pilot)
+        await pilot.press("slash", *"[/b", "]")
+        await settle(app, pilot)
+        assert "No queue name contains “[/b]”" in plain(app.screen.query_one("#queues-empty", Static))
+
+
+async def test_a_notification_carrying_markup_is_shown_as_written(own_server: ServerProcess) -> None:
+    # Notifications carry names, addresses and servers' words; a theme named in the file is one.
+    app = QueueDeskApp(
+        Target(own_server.url, KEYS["admin"], None, "test"),
+        settings=AppSettings(theme="[/b]dark"),
+        clock=ManualClock(),
+    )
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:  # toasts painted
+        await home(app, pilot)
+        await settle(app, pilot)
+        assert shows(app, "'[/b]dark' is not a theme"), screen_text(app)

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 from textual import work
 from textual.app import App, InvalidThemeError
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from queuedesk.api import errors
@@ -61,6 +62,20 @@ class QueueDeskApp(App[None]):
                 self._theme_problem = f"{self.settings.theme!r} is not a theme; the default theme is used."
         if self.settings.keys:
             self.set_keymap(self.settings.keys)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification as written: they carry queue and block names, addresses, values and
+        servers' words, and one "[/b]" among them raised MarkupError (then again in the report of it).
+        No notification of the app's uses markup; a widget's `notify` comes here too."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def _load_screen_css(self, screen: Screen[Any]) -> None:
         """Also add a screen's own style files (its `STYLE_FILES`) the first time it is shown.

@@ -40,9 +40,9 @@ class QueuesScreen(AppScreen):
     def compose(self) -> ComposeResult:
         yield ContextBar("Queues", id="context")
         yield QueueTable(id="queues")
-        yield Static("", id="queues-empty")
+        yield Static("", id="queues-empty", markup=False)  # holds the filter as typed
         yield Input(placeholder="filter by name — enter keeps it, escape clears it", id="queues-filter")
-        yield Static("", id="queues-status")
+        yield Static("", id="queues-status", markup=False)
         # The footer comes once the first answer is on screen (_show_status): building its keys and
         # their styles took ≈30 ms of the app's start, before the list could be painted.
 
