@@ -355,8 +355,10 @@ async def test_a_filter_typed_like_markup_is_shown_as_written(own_server: Server
     async with app.run_test(size=(100, 30)) as pilot:
         await home(app, pilot)
         await pilot.press("slash", *"[/b", "]")
-        await settle(app, pilot)
-        assert "No queue name contains “[/b]”" in plain(app.screen.query_one("#queues-empty", Static))
+        empty = app.screen.query_one("#queues-empty", Static)
+        await until(
+            app, pilot, lambda: "No queue name contains “[/b]”" in plain(empty), "the filter said as typed"
+        )
 
 
 async def test_a_notification_carrying_markup_is_shown_as_written(own_server: ServerProcess) -> None:

@@ -3,7 +3,7 @@
 from datetime import UTC, datetime
 
 from queuedesk.api.models import Block, Task
-from queuedesk.tui.present import answers_first, summary
+from queuedesk.tui.present import answers_first, summary, tasks
 
 BLOCKS = [
     Block(id="text", name="Text", type="text"),
@@ -36,3 +36,8 @@ def test_decisions_come_first_and_read_only_blocks_last() -> None:
 def test_a_cut_row_still_shows_the_answers() -> None:
     assert summary(answers_first(BLOCKS), TASK, width=20) == "Six · Yes · Lorem i…"
     assert summary(BLOCKS, TASK, width=20).startswith("Lorem ipsum")
+
+
+def test_a_count_of_tasks_reads_as_english() -> None:
+    # The flush dialog said "1 tasks will be deleted" and the history "1 tasks, newest first".
+    assert [tasks(n) for n in (0, 1, 2, 12_000)] == ["0 tasks", "1 task", "2 tasks", "12,000 tasks"]

@@ -9,6 +9,11 @@ from queuedesk.api.models import Block, Task
 SELECTIONS = ("single_selection", "multiple_selection")
 
 
+def tasks(count: int) -> str:
+    """ "1 task", "2 tasks", "12,000 tasks"."""
+    return f"{count:,} task" if count == 1 else f"{count:,} tasks"
+
+
 def when(moment: datetime | None) -> str:
     return "—" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S")
 

@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import Button, Input, Label, LoadingIndicator, Static
 
 from queuedesk.api.models import Queue
+from queuedesk.tui.present import tasks
 from queuedesk.tui.screens.base import AppModal, styles
 
 
@@ -49,7 +50,8 @@ class FlushScreen(AppModal[bool]):
         client = self.session.client
         try:
             queue = await client.queue(self.queue.id)
-            counts = Content.assemble((f"{queue.n_tasks:,}", "bold"), " tasks will be deleted")
+            number, noun = tasks(queue.n_tasks).split(" ", 1)
+            counts = Content.assemble((number, "bold"), f" {noun} will be deleted")
             if self.session.extensions:
                 by_status = []
                 for status in ("new", "open", "in_progress"):
@@ -112,6 +114,6 @@ class FlushScreen(AppModal[bool]):
             self._update_button()
             return
         self.notify(
-            f"Deleted {before.n_tasks:,} tasks from {self.queue.name}.", title="Queue flushed", markup=False
+            f"Deleted {tasks(before.n_tasks)} from {self.queue.name}.", title="Queue flushed", markup=False
         )
         self.dismiss(True)

@@ -18,7 +18,7 @@ from queuedesk.api.models import AssignedTask, Block, Queue, QueueDetail, Task
 from queuedesk.tui.clock import duration
 from queuedesk.tui.live import Poller
 from queuedesk.tui.local_history import LocalHistory
-from queuedesk.tui.present import answers_first, minute, settings_text, summary
+from queuedesk.tui.present import answers_first, minute, settings_text, summary, tasks
 from queuedesk.tui.screens.base import AppScreen, styles
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
@@ -264,7 +264,7 @@ class QueueScreen(AppScreen):
         total = self.history.total if self.history.fetch else 0
         if parts and not self.session.extensions:
             parts.append(basic_filter_note(bool(self.filters.get("completed_by"))))
-        text = f"{total:,} tasks" + (f" ({', '.join(parts)})" if parts else "") + ", newest first"
+        text = tasks(total) + (f" ({', '.join(parts)})" if parts else "") + ", newest first"
         if self.history.items:
             text += f" · rows {self.history.start + 1:,} to {self.history.end:,}"
         if (
