@@ -354,11 +354,12 @@ async def test_a_filter_typed_like_markup_is_shown_as_written(own_server: Server
     app = app_for(own_server)
     async with app.run_test(size=(100, 30)) as pilot:
         await home(app, pilot)
-        await pilot.press("slash", *"[/b", "]")
+        await pilot.press("slash", *"[/b", "]", *"Zq")  # no queue's name holds it (others hold "[/b]")
         empty = app.screen.query_one("#queues-empty", Static)
         await until(
-            app, pilot, lambda: "No queue name contains “[/b]”" in plain(empty), "the filter said as typed"
+            app, pilot, lambda: "No queue name contains “[/b]Zq”" in plain(empty), "the filter said as typed"
         )
+        assert "filter “[/b]Zq”" in plain(app.screen.query_one("#queues-status", Static))
 
 
 async def test_a_notification_carrying_markup_is_shown_as_written(own_server: ServerProcess) -> None:
