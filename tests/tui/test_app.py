@@ -647,6 +647,17 @@ async def test_the_blocks_tab_shows_each_blocks_name_id_type_and_settings(make_a
         assert blocks.display and "single_selection" in screen_text(app)
 
 
+async def open_completed_task(app: QueueDeskApp, pilot: Pilot, queue_id: int) -> QueueScreen:
+    """Open the queue's only completed task from its history; the queue screen stays below it."""
+    queue = await open_queue(app, pilot, queue_id)
+    await show_tab(app, pilot, "tab-completed")
+    await until(app, pilot, lambda: queue.history.row_count == 1, "the completed task is listed")
+    queue.history.focus()
+    await pilot.press("enter")
+    await until(app, pilot, lambda: isinstance(app.screen, TaskScreen), "the task view opens")
+    return queue
+
+
 async def test_a_completed_task_opens_with_values_as_their_types_read_and_raw_json(
     make_app: MakeApp, admin: httpx.Client, worker: httpx.Client, org_id: int, fresh
 ) -> None:
@@ -658,13 +669,8 @@ async def test_a_completed_task_opens_with_values_as_their_types_read_and_raw_js
     )
     app = make_app("admin")
     async with app.run_test(size=SIZE) as pilot:
-        queue = await open_queue(app, pilot, made["id"])
-        await show_tab(app, pilot, "tab-completed")
-        await until(app, pilot, lambda: queue.history.row_count == 1, "the completed task is listed")
+        queue = await open_completed_task(app, pilot, made["id"])
         assert task_row(queue.history, task["id"])[2] == "wes@acme.test"
-        queue.history.focus()
-        await pilot.press("enter")
-        await until(app, pilot, lambda: isinstance(app.screen, TaskScreen), "the task view opens")
         view = app.screen
         values = plain(view.query_one("#task-values", Static))
         assert "Printer on fire" in values and photo in values
@@ -697,12 +703,7 @@ async def test_a_value_that_looks_like_markup_is_shown_as_written(
     task = complete(worker, org_id, made, {"paragraph": text, "category": "blue", "photo": None})
     app = make_app("admin")
     async with app.run_test(size=SIZE) as pilot:
-        queue = await open_queue(app, pilot, made["id"])
-        await show_tab(app, pilot, "tab-completed")
-        await until(app, pilot, lambda: queue.history.row_count == 1, "the completed task is listed")
-        queue.history.focus()
-        await pilot.press("enter")
-        await until(app, pilot, lambda: isinstance(app.screen, TaskScreen), "the task view opens")
+        queue = await open_completed_task(app, pilot, made["id"])
         await settle(app, pilot)
         assert text in plain(app.screen.query_one("#task-values", Static))
         assert text in screen_text(app)

@@ -101,6 +101,16 @@ def add_task(admin: httpx.Client, queue: dict, message: str = "Fix [/b] then [re
     return made.json()["id"]
 
 
+def queue_kim_works_in(admin: httpx.Client, bracket_worker: httpx.Client, name: str) -> dict:
+    """A queue of two tasks, one of them held by the worker named like markup."""
+    queue = new_queue(admin, name)
+    add_task(admin, queue)
+    add_task(admin, queue)
+    claimed = bracket_worker.post(f"/orgs/{ORG}/queues/{queue['id']}/tasks/next")
+    assert claimed.status_code == 200, claimed.text
+    return queue
+
+
 async def from_home(app: QueueDeskApp, pilot: Pilot, queue: dict, key: str) -> None:
     screen = await home(app, pilot)
     await until(app, pilot, lambda: str(queue["id"]) in screen.table.rows, "the queue is listed")
@@ -112,11 +122,7 @@ async def from_home(app: QueueDeskApp, pilot: Pilot, queue: dict, key: str) -> N
 async def test_the_queue_screen_shows_names_and_who_works_as_written(
     own_server: ServerProcess, admin: httpx.Client, bracket_worker: httpx.Client, name: str
 ) -> None:
-    queue = new_queue(admin, name)
-    add_task(admin, queue)
-    add_task(admin, queue)
-    claimed = bracket_worker.post(f"/orgs/{ORG}/queues/{queue['id']}/tasks/next")
-    assert claimed.status_code == 200, claimed.text
+    queue = queue_kim_works_in(admin, bracket_worker, name)
     app = app_for(own_server)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await open_queue(app, pilot, queue["id"])
@@ -182,10 +188,7 @@ async def test_creating_a_task_says_where_as_written(own_server: ServerProcess, 
 async def test_the_flush_guard_shows_the_name_and_who_works_as_written(
     own_server: ServerProcess, admin: httpx.Client, bracket_worker: httpx.Client, name: str
 ) -> None:
-    queue = new_queue(admin, name)
-    add_task(admin, queue)
-    add_task(admin, queue)
-    assert bracket_worker.post(f"/orgs/{ORG}/queues/{queue['id']}/tasks/next").status_code == 200
+    queue = queue_kim_works_in(admin, bracket_worker, name)
     app = app_for(own_server)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await from_home(app, pilot, queue, "F")

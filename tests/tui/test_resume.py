@@ -129,6 +129,17 @@ def own_server_with_two_tasks(
     return own, admin, org, queue, first
 
 
+async def answer_with_the_server_down(
+    app: QueueDeskApp, pilot: Pilot, clock: ManualClock, own: ServerProcess, queue: dict, first: int, key: str
+) -> None:
+    """Claim the first task, stop the server, choose `key` and submit; past the undo grace."""
+    assert await start_work(app, pilot, queue) == first
+    await shown_task(app, pilot)
+    own.stop()
+    await pilot.press(key, "enter")
+    await advance(app, pilot, clock, PAST_GRACE)
+
+
 async def test_the_queue_list_header_counts_unsent_work_until_a_retry_delivers_it(
     clock: ManualClock,
     start_server: StartServer,  # noqa: F811
@@ -137,11 +148,7 @@ async def test_the_queue_list_header_counts_unsent_work_until_a_retry_delivers_i
     app: QueueDeskApp = restarted_app("worker", own.url, clock)
     clock = app.clock  # type: ignore[assignment]
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        assert await start_work(app, pilot, queue) == first
-        await shown_task(app, pilot)
-        own.stop()
-        await pilot.press("2", "enter")
-        await advance(app, pilot, clock, PAST_GRACE)
+        await answer_with_the_server_down(app, pilot, clock, own, queue, first, "2")
         assert "1 unsent" in status(app) and "1 unsent" in header(app)
 
         await pilot.press("escape")  # back to the queue list, the server still down
@@ -174,10 +181,7 @@ async def test_a_new_session_takes_over_the_journal_and_the_old_one_retries_noth
     app: QueueDeskApp = restarted_app("worker", own.url, clock)
     clock = app.clock  # type: ignore[assignment]
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        assert await start_work(app, pilot, queue) == first
-        own.stop()
-        await pilot.press("1", "enter")
-        await advance(app, pilot, clock, PAST_GRACE)
+        await answer_with_the_server_down(app, pilot, clock, own, queue, first, "1")
         assert [(e["task_id"], e["state"]) for e in journal_entries()] == [(first, "unsent")]
         old = app.outbox
         assert old is not None
