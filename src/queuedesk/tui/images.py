@@ -535,7 +535,7 @@ class ImageScreen(ModalScreen[None]):
         try:
             open_externally(self.url)
         except ImageUnavailable as error:
-            self.notify(error.reason, title="Cannot open the image", severity="warning", markup=False)
+            self.notify(error.reason, title="Cannot open the image", severity="warning")
 
 
 def open_externally(url: str) -> None:

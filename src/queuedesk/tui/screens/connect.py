@@ -170,8 +170,6 @@ class ConnectScreen(KeysInOrder[None]):
                     name, target.url, target.token, None if session.extensions else session.organization_id
                 )
             except OSError as exc:
-                self.qd.notify(
-                    f"Connected, but the profile could not be saved: {exc}", severity="warning", markup=False
-                )
+                self.qd.notify(f"Connected, but the profile could not be saved: {exc}", severity="warning")
         # Not awaited here: switching screens removes this screen, and with it this worker.
         self.qd.call_later(self.qd.start_session, session)

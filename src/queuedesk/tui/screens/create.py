@@ -103,14 +103,14 @@ class CreateTaskScreen(AppScreen):
             task = await self.session.client.create_task(self.queue.id, values)
         except errors.ValidationError as exc:
             form.show_problems(server_problems(exc))
-            self.notify(str(exc), title="The server refused the task", severity="warning", markup=False)
+            self.notify(str(exc), title="The server refused the task", severity="warning")
             return
         except Exception as exc:
             self.qd.report(exc, doing="Creating the task")
             return
         finally:
             self.sending = False
-        self.notify(f"Task {task.id} created in {self.queue.name}.", title="Created", markup=False)
+        self.notify(f"Task {task.id} created in {self.queue.name}.", title="Created")
         await form.remove()
         fresh = TaskForm(detail.data, {}, mode="create")
         await self.query_one("#create-body").mount(fresh)

@@ -90,7 +90,6 @@ class FlushScreen(AppModal[bool]):
                 f"That is not the queue's name (type {self.queue.name!r} exactly). Nothing was deleted.",
                 title="Not flushed",
                 severity="warning",
-                markup=False,
             )
         else:
             self._flush()
@@ -113,7 +112,5 @@ class FlushScreen(AppModal[bool]):
             self.qd.report(exc, doing="Flushing")
             self._update_button()
             return
-        self.notify(
-            f"Deleted {tasks(before.n_tasks)} from {self.queue.name}.", title="Queue flushed", markup=False
-        )
+        self.notify(f"Deleted {tasks(before.n_tasks)} from {self.queue.name}.", title="Queue flushed")
         self.dismiss(True)

@@ -52,7 +52,7 @@ def tell_refusal(access: AppAccess, exc: BaseException, doing: str) -> None:
     """A refusal as a notification that says what to do; anything else as the app reports it."""
     title = refusal_title(exc) if isinstance(exc, errors.QueueDeskError) else ""
     if title:
-        access.qd.notify(str(exc), title=title, severity="warning", timeout=10, markup=False)
+        access.qd.notify(str(exc), title=title, severity="warning", timeout=10)
     else:
         access.qd.report(exc, doing=doing)
 

@@ -406,11 +406,11 @@ class QueueEditorScreen(AppScreen):
                 )
         except errors.ValidationError as exc:
             self._refused([Problem(e.code or "", e.field, e.message) for e in exc.errors])
-            self.notify(str(exc), title="The server refused the queue", severity="warning", markup=False)
+            self.notify(str(exc), title="The server refused the queue", severity="warning")
             return
         except errors.Conflict as exc:
             self._refused([Problem("conflict", "name", exc.message)])
-            self.notify(exc.message, title="Not saved", severity="warning", markup=False)
+            self.notify(exc.message, title="Not saved", severity="warning")
             return
         except Exception as exc:
             self.qd.report(exc, doing="Saving the queue")
@@ -419,7 +419,7 @@ class QueueEditorScreen(AppScreen):
             self.sending = False
         self.saved_state = self._state()
         done = "created" if self.queue is None else "saved"
-        self.notify(f"Queue {saved.name!r} {done}.", title="Saved", markup=False)
+        self.notify(f"Queue {saved.name!r} {done}.", title="Saved")
         self.dismiss()
 
     def _refused(self, problems: list[Problem]) -> None:

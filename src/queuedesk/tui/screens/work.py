@@ -608,7 +608,7 @@ class WorkScreen(AppScreen):
         try:
             open_externally(url)
         except ImageUnavailable as exc:
-            self.notify(exc.reason, title="Cannot open the image", severity="warning", markup=False)
+            self.notify(exc.reason, title="Cannot open the image", severity="warning")
 
     async def action_leave(self) -> None:
         await self.leave()

@@ -213,7 +213,6 @@ class PeopleView(AppAccess, Vertical):
                     f"{user.email} was added as {user.role}. k issues their key.",
                     title="User added",
                     timeout=6,
-                    markup=False,
                 )
                 self.load(select=user.id)
 
@@ -261,7 +260,7 @@ class PeopleView(AppAccess, Vertical):
         except Exception as exc:
             tell_refusal(self, exc, f"Changing {user.email}")
             return
-        self.notify(done, title="Saved", timeout=5, markup=False)
+        self.notify(done, title="Saved", timeout=5)
         self.load()
 
     @work(group="people-change")
@@ -304,7 +303,5 @@ class PeopleView(AppAccess, Vertical):
         except Exception as exc:
             tell_refusal(self, exc, f"Revoking key {key.prefix}…")
             return
-        self.notify(
-            f"Key {key.prefix}… of {user.email} is revoked.", title="Revoked", timeout=5, markup=False
-        )
+        self.notify(f"Key {key.prefix}… of {user.email} is revoked.", title="Revoked", timeout=5)
         self.load()

@@ -267,9 +267,7 @@ class WebhookView(AppAccess, Vertical):
         self._show_target(target)
         self._leave_field()
         self._show_note("Saved: every completion from now on is sent there.")
-        self.notify(
-            f"Completions of this queue are sent to {target}.", title="Webhook target saved", markup=False
-        )
+        self.notify(f"Completions of this queue are sent to {target}.", title="Webhook target saved")
 
     def action_edit(self) -> None:
         self.query_one("#webhook-target", Input).focus()
