@@ -266,7 +266,9 @@ async def test_a_prefetched_image_is_there_on_the_first_paint(image_server: str)
 
 
 async def test_image_view_shows_loading_while_the_server_thinks(image_server: str) -> None:
-    async with aclosing(ImageFetcher(timeout=0.5)) as fetcher:
+    # 2 s, not 0.5: under load the app's own start took longer than 0.5 s, and the view had already
+    # given up ("unavailable") when the test first looked (one full local CI run).
+    async with aclosing(ImageFetcher(timeout=2.0)) as fetcher:
         app = ViewApp(f"{image_server}/silent", fetcher)
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
@@ -275,7 +277,7 @@ async def test_image_view_shows_loading_while_the_server_thinks(image_server: st
             assert note(view) == "Loading image…"
             await app.workers.wait_for_complete()
             await pilot.pause()
-            assert view.reason == "no answer within 0.5 s"
+            assert view.reason == "no answer within 2 s"
 
 
 async def test_image_screen_opens_full_screen_and_escape_closes_it(image_server: str) -> None:
