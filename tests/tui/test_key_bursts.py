@@ -27,7 +27,7 @@ from queuedesk.tui.screens.queue_editor import QueueEditorScreen
 from queuedesk.tui.screens.queues import QueuesScreen
 from queuedesk.tui.settings import AppSettings
 from tests.conftest import make_queue
-from tests.support import KEYS, ServerProcess
+from tests.support import KEYS, Organization, ServerProcess
 from tests.tui.conftest import MakeApp
 from tests.tui.test_app import home, settle, until
 from tests.tui.test_people import open_people
@@ -76,16 +76,16 @@ async def open_add_user(app: QueueDeskApp, pilot: Pilot) -> AddUserScreen:
     return app.screen
 
 
-async def test_tab_in_a_burst_moves_on_in_the_add_user_form(make_app: MakeApp, admin: httpx.Client) -> None:
+async def test_tab_in_a_burst_moves_on_in_the_add_user_form(make_app: MakeApp, own_org: Organization) -> None:
     email = new_email()
-    app = make_app("admin")
+    app = make_app(token=own_org.key("admin"))  # the user is added to an organization of the test's own
     async with app.run_test(size=SIZE) as pilot:
         form = await open_add_user(app, pilot)
         fields = form.query_one("#new-user-email", Input), form.query_one("#new-user-name", Input)
         burst(app, email, "tab", "Kim Lee", "tab", "up", "ctrl+s")  # up: worker -> supervisor
         await until(app, pilot, lambda: isinstance(app.screen, PeopleScreen), "the user is added")
         assert [f.value for f in fields] == [email, "Kim Lee"]
-    added = {u["email"]: u for u in admin.get("/orgs/1/users").json()}[email]
+    added = {u["email"]: u for u in own_org.client().get(f"/orgs/{own_org.id}/users").json()}[email]
     assert (added["name"], added["role"]) == ("Kim Lee", "supervisor")
 
 
