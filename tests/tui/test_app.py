@@ -21,12 +21,12 @@ from textual.widgets import Button, DataTable, Input, Static, TabbedContent
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.modals.flush import FlushScreen
+from queuedesk.tui.modals.keys import KeysScreen
+from queuedesk.tui.modals.task import TaskScreen
 from queuedesk.tui.screens.connect import ConnectScreen
-from queuedesk.tui.screens.flush import FlushScreen
-from queuedesk.tui.screens.keys import KeysScreen
 from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.screens.queues import QueuesScreen
-from queuedesk.tui.screens.task import TaskScreen
 from queuedesk.tui.settings import Target
 from queuedesk.tui.widgets.context_bar import ContextBar
 from tests.api.test_original_service import ORG as BASIC_ORG

@@ -19,9 +19,9 @@ from textual.widgets import Input, OptionList, TextArea
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.form import TaskForm
+from queuedesk.tui.modals.user_dialogs import AddUserScreen
 from queuedesk.tui.screens.connect import ConnectScreen
 from queuedesk.tui.screens.create import CreateTaskScreen
-from queuedesk.tui.screens.people import AddUserScreen
 from queuedesk.tui.screens.people_screen import PeopleScreen
 from queuedesk.tui.screens.queue_editor import QueueEditorScreen
 from queuedesk.tui.screens.queues import QueuesScreen

@@ -2,7 +2,7 @@
 
 import pytest
 
-from queuedesk.server.errors import ServiceError
+from queuedesk.server.http_errors import ServiceError
 from queuedesk.server.rate_limits import Buckets, RateLimits
 
 

@@ -11,10 +11,10 @@ from sqlalchemy import Connection
 from starlette.requests import Request
 
 from queuedesk.server.access_cache import AccessCache
-from queuedesk.server.domain_errors import TaskNotFound
-from queuedesk.server.errors import forbidden, not_authenticated, not_found
 from queuedesk.server.http import header
+from queuedesk.server.http_errors import forbidden, not_authenticated, not_found
 from queuedesk.server.rate_limits import RateLimits, client_address
+from queuedesk.server.refusals import TaskNotFound
 from queuedesk.server.store import access_version, accounts, queues, tasks, users
 from queuedesk.server.store.database import Database
 from queuedesk.server.store.records import Principal, QueueRecord

@@ -13,8 +13,8 @@ from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access_cache import AccessCache
 from queuedesk.server.asgi import App, envelope
 from queuedesk.server.dispatcher import Dispatcher
-from queuedesk.server.errors import error
 from queuedesk.server.http import too_large
+from queuedesk.server.http_errors import error
 from queuedesk.server.rate_limits import RateLimits
 from queuedesk.server.retention import DeliveryRetention
 from queuedesk.server.route_table import router

@@ -3,7 +3,7 @@ block values a task may be created, released or completed with.
 
 Each action is a function of one connection, which the handler runs in one transaction
 (`db.write(work.complete, ...)`); the storage it uses is `store/tasks.py`, and what it refuses is
-raised as `domain_errors`, which the error layer answers.
+raised as `refusals`, which the error layer answers.
 """
 
 import itertools
@@ -15,7 +15,7 @@ from sqlalchemy import Connection
 
 from queuedesk.api.blocks import first_problems, task_data_problems
 from queuedesk.server import serialize
-from queuedesk.server.domain_errors import (
+from queuedesk.server.refusals import (
     AlreadyCompleted,
     ClaimLimit,
     InvalidTaskData,

@@ -2,7 +2,7 @@
 
 import gc
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App, InvalidThemeError
@@ -14,10 +14,10 @@ from queuedesk.api import errors
 from queuedesk.api.models import Queue
 from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
-from queuedesk.tui.errors import explain
+from queuedesk.tui.explanations import explain
 from queuedesk.tui.journal import Entry, Journal, journal_path
 from queuedesk.tui.outbox import Outbox
-from queuedesk.tui.session import NeedsOrganization, Session, WrongOrganization, open_session
+from queuedesk.tui.session import Session, open_session
 from queuedesk.tui.settings import AppSettings, SaveProfile, Target
 
 MAX_LISTED = 5  # tasks named in one notification
@@ -284,7 +284,7 @@ class QueueDeskApp(App[None]):
         self.push_screen(WorkScreen(queue))
 
     def open_flush(self, queue: Queue, on_done: Callable[[], None]) -> None:
-        from queuedesk.tui.screens.flush import FlushScreen
+        from queuedesk.tui.modals.flush import FlushScreen
 
         def finished(flushed: bool | None) -> None:
             if flushed:
@@ -319,7 +319,7 @@ class QueueDeskApp(App[None]):
         self.push_screen(PeopleScreen())
 
     def action_keys(self) -> None:
-        from queuedesk.tui.screens.keys import KeysScreen
+        from queuedesk.tui.modals.keys import KeysScreen
 
         if not isinstance(self.screen, KeysScreen):
             self.push_screen(KeysScreen(self.screen))
@@ -329,4 +329,11 @@ class QueueDeskApp(App[None]):
             await self.session.close()
 
 
-__all__ = ["NeedsOrganization", "QueueDeskApp", "WrongOrganization"]
+if TYPE_CHECKING:
+    from queuedesk.tui.host import AppHost
+
+    def _hosts_the_screens(app: QueueDeskApp) -> AppHost:
+        return app  # mypy checks here that the app has all the screens ask of it
+
+
+__all__ = ["QueueDeskApp"]

@@ -149,7 +149,7 @@ def run_app(args: argparse.Namespace, *, save_profiles: bool = True) -> int:
         from queuedesk.tui.app import QueueDeskApp
     finally:
         # Also after ctrl+c: the thread sets the terminal back as it found it. And
-        # queuedesk.tui.images, imported where pictures are shown, relies on the answers.
+        # queuedesk.tui.widgets.image_view, imported where pictures are shown, relies on the answers.
         asking.join()
     app = QueueDeskApp(target, settings=start.settings, save_profile=start.save_profile)
     # What the start made lives as long as the app: out of the collector's way (cli.main had it off).

@@ -10,8 +10,8 @@ from queuedesk.api.blocks import Problem, validate_blocks
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.errors import conflict, invalid
 from queuedesk.server.http import JSONResponse, empty, json_object, read_json
+from queuedesk.server.http_errors import conflict, invalid
 from queuedesk.server.routes import db_of
 from queuedesk.server.store import queues, tasks
 from queuedesk.server.store.records import Principal

@@ -11,8 +11,6 @@ from queuedesk.api.blocks import Problem, first_problems, task_data_problems
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize, work
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.domain_errors import TaskNotFound
-from queuedesk.server.errors import forbidden, invalid
 from queuedesk.server.http import (
     JSONResponse,
     bad_parameter,
@@ -22,6 +20,8 @@ from queuedesk.server.http import (
     paging,
     read_json,
 )
+from queuedesk.server.http_errors import forbidden, invalid
+from queuedesk.server.refusals import TaskNotFound
 from queuedesk.server.routes import db_of, settings_of
 from queuedesk.server.store import tasks
 from queuedesk.server.store.records import QueueRecord

@@ -8,12 +8,12 @@ from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 from starlette.responses import Response
 
-from queuedesk.api.people import user_problems
 from queuedesk.api.timestamps import utcnow
+from queuedesk.api.user_rules import user_problems
 from queuedesk.server.access import UserCaller
-from queuedesk.server.domain_errors import EmailTaken
-from queuedesk.server.errors import invalid
 from queuedesk.server.http import JSONResponse, empty, json_object, read_json
+from queuedesk.server.http_errors import invalid
+from queuedesk.server.refusals import EmailTaken
 from queuedesk.server.routes import db_of
 from queuedesk.server.serialize import ts
 from queuedesk.server.store import users

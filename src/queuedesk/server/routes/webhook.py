@@ -9,9 +9,9 @@ from starlette.responses import Response
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.domain_errors import DeliveryNotFound
-from queuedesk.server.errors import error, not_found
 from queuedesk.server.http import JSONResponse, empty, json_object, page_body, paging, read_json
+from queuedesk.server.http_errors import error, not_found
+from queuedesk.server.refusals import DeliveryNotFound
 from queuedesk.server.routes import db_of, settings_of
 from queuedesk.server.store import deliveries, queues
 from queuedesk.server.webhook_targets import address_problem, shape_problem

@@ -9,8 +9,8 @@ from queuedesk.api.blocks import Problem
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize, work
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.errors import error, invalid
 from queuedesk.server.http import JSONResponse, header, json_object, read_json
+from queuedesk.server.http_errors import error, invalid
 from queuedesk.server.routes import db_of, settings_of
 
 

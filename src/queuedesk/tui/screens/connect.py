@@ -10,13 +10,13 @@ from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Stat
 
 from queuedesk.api import errors
 from queuedesk.api.numbers import plain_int
-from queuedesk.tui.errors import explain
-from queuedesk.tui.screens.base import KeysInOrder, styles
-from queuedesk.tui.session import NeedsOrganization, WrongOrganization
+from queuedesk.tui.base import KeysInOrder, styles
+from queuedesk.tui.explanations import explain
+from queuedesk.tui.session import KeyNotInOrganization, NeedsOrganization
 from queuedesk.tui.settings import Target, web_session
 
 if TYPE_CHECKING:
-    from queuedesk.tui.app import QueueDeskApp
+    from queuedesk.tui.host import AppHost
 
 
 def why_not(exc: BaseException, url: str) -> str:
@@ -27,7 +27,7 @@ def why_not(exc: BaseException, url: str) -> str:
         return f"{url} did not answer in time. Check the address, or try again when the server is less busy."
     if isinstance(exc, errors.ConnectionFailed):
         return f"Cannot reach {url}. Is the server running, and is the address right (scheme, host, port)?"
-    if isinstance(exc, WrongOrganization | NeedsOrganization):
+    if isinstance(exc, KeyNotInOrganization | NeedsOrganization):
         return str(exc)
     if isinstance(exc, errors.UnexpectedResponse | errors.NotFound):
         return f"{url} does not answer like a task queue server. Check the address. ({exc})"
@@ -61,8 +61,8 @@ class ConnectScreen(KeysInOrder[None]):
         self.needs_org = target is not None and target.org is not None and connect_now is False
 
     @property
-    def qd(self) -> "QueueDeskApp":
-        return cast("QueueDeskApp", self.app)
+    def qd(self) -> "AppHost":
+        return cast("AppHost", self.app)
 
     def compose(self) -> ComposeResult:
         target = self.target
@@ -172,4 +172,4 @@ class ConnectScreen(KeysInOrder[None]):
             except OSError as exc:
                 self.qd.notify(f"Connected, but the profile could not be saved: {exc}", severity="warning")
         # Not awaited here: switching screens removes this screen, and with it this worker.
-        self.qd.call_later(self.qd.start_session, session)
+        self.app.call_later(self.qd.start_session, session)

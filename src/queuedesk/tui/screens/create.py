@@ -11,8 +11,8 @@ from textual.widgets import Footer, LoadingIndicator, Static
 from queuedesk.api import blocks as block_rules
 from queuedesk.api import errors
 from queuedesk.api.models import Queue, QueueDetail
+from queuedesk.tui.base import AppScreen, styles
 from queuedesk.tui.forms.form import TaskForm
-from queuedesk.tui.screens.base import AppScreen, styles
 from queuedesk.tui.widgets.context_bar import ContextBar
 
 
@@ -115,7 +115,7 @@ class CreateTaskScreen(AppScreen):
         fresh = TaskForm(detail.data, {}, mode="create")
         await self.query_one("#create-body").mount(fresh)
         fresh.focus_first_editable()
-        from queuedesk.tui.screens.task import TaskScreen
+        from queuedesk.tui.modals.task import TaskScreen
 
         self.app.push_screen(TaskScreen(detail, task))
 

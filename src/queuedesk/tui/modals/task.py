@@ -11,8 +11,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
 
 from queuedesk.api.models import AssignedTask, QueueDetail, Task
+from queuedesk.tui.base import AppModal, styles
 from queuedesk.tui.present import block_value, when
-from queuedesk.tui.screens.base import AppModal, styles
 
 
 class TaskScreen(AppModal[None]):

@@ -16,9 +16,9 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from queuedesk.api.models import ApiKey, User
-from queuedesk.tui.screens.base import AppAccess
-from queuedesk.tui.screens.confirm import ConfirmScreen
-from queuedesk.tui.screens.people import AddUserScreen, IssuedKeyScreen, RoleScreen, tell_refusal
+from queuedesk.tui.base import AppAccess
+from queuedesk.tui.modals.confirm import ConfirmScreen
+from queuedesk.tui.modals.user_dialogs import AddUserScreen, IssuedKeyScreen, RoleScreen, tell_refusal
 from queuedesk.tui.widgets.row_table import RowTable
 
 # Fixed widths (they fit 80 columns): a table refilled on every load never shifts its columns.

@@ -10,7 +10,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from queuedesk.api.blocks import BLOCK_TYPES
-from queuedesk.tui.screens.base import AppModal, styles
+from queuedesk.tui.base import AppModal, styles
 
 WHAT = {
     "text": "text to read, or to type",

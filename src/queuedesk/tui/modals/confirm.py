@@ -8,7 +8,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Label, Static
 
-from queuedesk.tui.screens.base import AppModal, styles
+from queuedesk.tui.base import AppModal, styles
 
 
 class ConfirmScreen(AppModal[bool]):

@@ -1,6 +1,6 @@
 """The People screen's dialogs: add a user, choose a role, and a new key shown this once.
 
-Adding checks the fields with the server's own rules (`api/people.py`) before sending, and stays
+Adding checks the fields with the server's own rules (`api/user_rules.py`) before sending, and stays
 open when the server refuses (a duplicate email), so nothing typed is lost.
 """
 
@@ -15,8 +15,8 @@ from textual.widgets.option_list import Option
 
 from queuedesk.api import errors
 from queuedesk.api.models import IssuedKey, User
-from queuedesk.api.people import ROLES, email_problem, name_problem
-from queuedesk.tui.screens.base import NEXT_ON_ENTER, AppAccess, AppModal
+from queuedesk.api.user_rules import ROLES, email_problem, name_problem
+from queuedesk.tui.base import NEXT_ON_ENTER, AppAccess, AppModal
 
 ROLE_MEANINGS = {
     "admin": "everything, including people, keys and queues",

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from queuedesk.tui.screens.base import AppModal, styles
+from queuedesk.tui.base import AppModal, styles
 
 EVERYWHERE = [
     ("↑ ↓ pgup pgdn home end", "Move the cursor in a list"),

@@ -10,8 +10,8 @@ from textual.content import Content
 from textual.widgets import Button, Input, Label, LoadingIndicator, Static
 
 from queuedesk.api.models import Queue
+from queuedesk.tui.base import AppModal, styles
 from queuedesk.tui.present import tasks
-from queuedesk.tui.screens.base import AppModal, styles
 
 
 class FlushScreen(AppModal[bool]):

@@ -11,8 +11,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
 
 from queuedesk.api.models import Delivery, DeliveryAttempt
+from queuedesk.tui.base import AppModal, styles
 from queuedesk.tui.present import short_time
-from queuedesk.tui.screens.base import AppModal, styles
 
 STATUS_STYLE = {"delivered": "green", "failed": "bold red", "pending": "yellow"}
 

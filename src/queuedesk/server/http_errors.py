@@ -1,11 +1,11 @@
 """Errors the service answers with: one exception, rendered as the contract's envelope; and the one
-table of how each refusal by the rules of work (`domain_errors`) is answered."""
+table of how each refusal by the rules of work (`refusals`) is answered."""
 
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from queuedesk.api.blocks import MAX_REPORTED, Findings, Problem
-from queuedesk.server.domain_errors import (
+from queuedesk.server.refusals import (
     AlreadyCompleted,
     ClaimLimit,
     DeliveryNotFound,

@@ -37,9 +37,9 @@ from queuedesk.tui.clock import Clock
 from queuedesk.tui.session import Session
 
 if TYPE_CHECKING:
-    from queuedesk.tui.app import QueueDeskApp
+    from queuedesk.tui.host import AppHost
 
-STYLES = Path(__file__).resolve().parent.parent / "styles"
+STYLES = Path(__file__).resolve().parent / "styles"
 
 
 def styles(*names: str) -> tuple[str, ...]:
@@ -57,8 +57,8 @@ HeldEvent = events.Key | events.Paste
 
 class AppAccess:
     @property
-    def qd(self) -> "QueueDeskApp":
-        return cast("QueueDeskApp", self.app)  # type: ignore[attr-defined]
+    def qd(self) -> "AppHost":
+        return cast("AppHost", self.app)  # type: ignore[attr-defined]
 
     @property
     def session(self) -> Session:

@@ -17,10 +17,10 @@ from textual.widgets import DataTable, Input, Label, Static
 
 from queuedesk.api import errors
 from queuedesk.api.models import Delivery, WebhookTestResult
+from queuedesk.tui.base import AppAccess
+from queuedesk.tui.modals.confirm import ConfirmScreen
+from queuedesk.tui.modals.delivery import DeliveryScreen, status_text
 from queuedesk.tui.present import short_time
-from queuedesk.tui.screens.base import AppAccess
-from queuedesk.tui.screens.confirm import ConfirmScreen
-from queuedesk.tui.screens.delivery import DeliveryScreen, status_text
 from queuedesk.tui.webhook_target import EXAMPLE, target_problem
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 

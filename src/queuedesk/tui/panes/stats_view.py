@@ -15,9 +15,9 @@ from textual.widgets import DataTable, Static
 
 from queuedesk.api import errors
 from queuedesk.api.models import QueueStats, WorkerStats
+from queuedesk.tui.base import AppAccess
 from queuedesk.tui.clock import duration, seconds_ago
 from queuedesk.tui.periods import DEFAULT_PERIOD, PERIODS, Period
-from queuedesk.tui.screens.base import AppAccess
 from queuedesk.tui.widgets.completions_chart import CompletionsChart
 from queuedesk.tui.widgets.row_table import RowTable
 

@@ -42,7 +42,7 @@ _KINDS: list[tuple[_Kind, str, str, str]] = [
         "Check the API key: it may be mistyped or revoked. Connect again with a valid key.",
     ),
     (
-        (errors.WrongOrganization, session.WrongOrganization),  # the server's word, or /me's
+        (errors.WrongOrganization, session.KeyNotInOrganization),  # the server's word, or /me's
         "Wrong organization",
         "error",
         "Check the organization id of the profile (or --org).",

@@ -1,4 +1,4 @@
-"""What the service refuses in its own terms (the rules of work, things not found); `errors.ANSWERS` says
+"""What the service refuses in its own terms (the rules of work, things not found); `http_errors.ANSWERS` says
 how HTTP answers each."""
 
 from collections.abc import Iterable
