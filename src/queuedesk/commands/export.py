@@ -6,7 +6,7 @@ import gc
 import json
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import date, datetime
 from pathlib import Path
 from typing import IO
@@ -15,6 +15,7 @@ from queuedesk.api.csv_values import TASK_COLUMNS, to_cell
 from queuedesk.api.models import Task
 from queuedesk.api.numbers import plain_int
 from queuedesk.api.timestamps import format_timestamp
+from queuedesk.atomic_write import SHARED, atomic_write
 from queuedesk.commands.common import OK, UsageError, client_from, find_queue
 
 
@@ -24,18 +25,12 @@ def output(path: str | None) -> Iterator[IO[str]]:
     if path is None or path == "-":
         yield sys.stdout
         return
-    target = Path(path)
-    partial = target.with_name(target.name + ".partial")
-    try:
-        handle = partial.open("w", newline="", encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
-    try:
-        with handle:
-            yield handle
-        partial.replace(target)
-    finally:
-        partial.unlink(missing_ok=True)
+    with ExitStack() as stack:
+        try:
+            handle = stack.enter_context(atomic_write(Path(path), permissions=SHARED, newline=""))
+        except OSError as exc:
+            raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+        yield handle
 
 
 def _task_row(task: Task, block_ids: list[str]) -> list[str]:
