@@ -1,6 +1,5 @@
 """The QueueDesk terminal app: connects, then opens the live queue list; errors are reported here."""
 
-import gc
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -10,6 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from queuedesk import collector
 from queuedesk.api import errors
 from queuedesk.api.config import AppSettings
 from queuedesk.api.models import Queue
@@ -22,9 +22,6 @@ from queuedesk.tui.session import Session, open_session
 from queuedesk.tui.settings import SaveProfile, Target
 
 MAX_LISTED = 5  # tasks named in one notification
-# Seconds after the app is mounted until the garbage collector runs again: past the first painted
-# queue list at any reasonable load (0.1-0.4 s after mounting), and the start makes next to no garbage.
-COLLECTOR_OFF_AT_START = 2.0
 
 
 class QueueDeskApp(App[None]):
@@ -100,8 +97,7 @@ class QueueDeskApp(App[None]):
         super()._load_screen_css(screen)
 
     def on_mount(self) -> None:
-        if not gc.isenabled():  # `queuedesk` starts with the collector off (tui/main.py)
-            self.set_timer(COLLECTOR_OFF_AT_START, gc.enable)
+        collector.app_mounted(self.set_timer)
         if self._theme_problem:
             self.notify(self._theme_problem, title="Unknown theme", severity="warning", timeout=15)
         if self.settings.keys:

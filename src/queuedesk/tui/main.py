@@ -2,7 +2,6 @@
 
 import argparse
 import contextlib
-import gc
 import importlib
 import os
 import sys
@@ -11,6 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import SecretStr
 
+from queuedesk import collector
 from queuedesk.api.config import (
     AppSettings,
     ConfigError,
@@ -23,6 +23,7 @@ from queuedesk.api.config import (
     save_profile,
 )
 from queuedesk.api.numbers import positive_seconds
+from queuedesk.compat.anyio_private import ASYNCIO_BACKEND
 from queuedesk.tui.settings import WEB_SERVER_URL_VARIABLE, SaveProfile, Target, web_session
 
 
@@ -56,7 +57,7 @@ _FIRST_SCREEN_NEEDS = (
     "queuedesk.tui.screens.queues",
     "httpcore",
     "anyio",
-    "anyio._backends._asyncio",
+    ASYNCIO_BACKEND,
     "h11",
     "sniffio",
 )  # not certifi: only https loads it, when its client is made (api/client.py)
@@ -162,9 +163,6 @@ def run_app(args: argparse.Namespace, *, save_profiles: bool = True) -> int:
         profile_name=start.profile_name,
         config_file=start.config_file,
     )
-    # What the start made lives as long as the app: out of the collector's way (cli.main had it off).
-    # The collector stays off until the first screen is up (QueueDeskApp.on_mount): the first
-    # screen's styles and widgets are as long-lived, and it went over them ≈25 times (6-16 ms).
-    gc.freeze()
+    collector.freeze_the_apps_start()  # it stays off until the first screen is up (QueueDeskApp.on_mount)
     app.run()
     return app.return_code or 0
