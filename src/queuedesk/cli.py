@@ -1,11 +1,10 @@
 """The `queuedesk` command."""
 
 import argparse
-import gc
 import sys
 from collections.abc import Sequence
 
-from queuedesk import __version__, lean_start
+from queuedesk import __version__, collector, lean_start
 
 # Building the parser imports nothing heavy (the app's start counts every import), nor anything of
 # the server: each command imports what it needs when it runs, and the server's modules load only
@@ -53,14 +52,8 @@ def app_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # A start allocates a few hundred thousand objects (modules, classes, pydantic's schemas) and
-    # next to no garbage, yet the collector went over them some 150 times: ≈70 ms of the app's
-    # start. It is off until the command runs; the app freezes what the start made (run_app).
-    gc.disable()
-    try:
+    with collector.off_while_starting():
         return _run(argv)
-    finally:
-        gc.enable()
 
 
 def _run(argv: Sequence[str] | None) -> int:
@@ -83,7 +76,7 @@ def _run(argv: Sequence[str] | None) -> int:
         from queuedesk.tui.main import run_app
 
         return run_app(args)
-    gc.enable()
+    collector.on_for_a_command()
     if getattr(args, "service_command", None) is not None:
         from queuedesk.commands import service
 

@@ -16,6 +16,7 @@ from textual.keys import _character_to_key
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, TextArea
 
+from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.form import TaskForm
@@ -25,7 +26,6 @@ from queuedesk.tui.screens.create import CreateTaskScreen
 from queuedesk.tui.screens.people_screen import PeopleScreen
 from queuedesk.tui.screens.queue_editor import QueueEditorScreen
 from queuedesk.tui.screens.queues import QueuesScreen
-from queuedesk.tui.settings import AppSettings
 from tests.conftest import make_queue
 from tests.support import KEYS, Organization, ServerProcess
 from tests.tui.conftest import MakeApp

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import httpx
 import pydantic
+from pydantic import SecretStr
 
 from queuedesk import __version__
 from queuedesk.api import models
@@ -238,7 +239,7 @@ class QueueDeskClient:
     def __init__(
         self,
         base_url: str | None = None,
-        token: str | None = None,
+        token: str | SecretStr | None = None,
         organization_id: int | None = None,
         *,
         profile: str | None = None,
@@ -262,8 +263,8 @@ class QueueDeskClient:
         self.organization_id = connection.org
         self.retry = retry
         headers = {"User-Agent": f"QueueDesk-client/{__version__}", "Accept": "application/json"}
-        if self.token:
-            headers["Authorization"] = f"Token {self.token}"
+        if self.token is not None and self.token.get_secret_value():
+            headers["Authorization"] = f"Token {self.token.get_secret_value()}"
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             headers=headers,

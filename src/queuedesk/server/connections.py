@@ -15,8 +15,7 @@ import logging
 import resource
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-
+from queuedesk.compat.uvicorn_private import HttpToolsProtocol
 from queuedesk.server.settings import Settings
 
 log = logging.getLogger("queuedesk.server")

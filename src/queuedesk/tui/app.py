@@ -1,6 +1,5 @@
 """The QueueDesk terminal app: connects, then opens the live queue list; errors are reported here."""
 
-import gc
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -10,7 +9,9 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from queuedesk import collector
 from queuedesk.api import errors
+from queuedesk.api.config import AppSettings
 from queuedesk.api.models import Queue
 from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
@@ -18,12 +19,9 @@ from queuedesk.tui.explanations import explain
 from queuedesk.tui.journal import Entry, Journal, journal_path
 from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.session import Session, open_session
-from queuedesk.tui.settings import AppSettings, SaveProfile, Target
+from queuedesk.tui.settings import SaveProfile, Target
 
 MAX_LISTED = 5  # tasks named in one notification
-# Seconds after the app is mounted until the garbage collector runs again: past the first painted
-# queue list at any reasonable load (0.1-0.4 s after mounting), and the start makes next to no garbage.
-COLLECTOR_OFF_AT_START = 2.0
 
 
 class QueueDeskApp(App[None]):
@@ -43,10 +41,16 @@ class QueueDeskApp(App[None]):
         settings: AppSettings | None = None,
         clock: Clock | None = None,
         save_profile: SaveProfile | None = None,
+        profile_name: str = "default",
+        config_file: str = "",
     ) -> None:
+        """`profile_name`: the name the Connect screen offers for saving; `config_file`: where the
+        settings were read, for messages about them."""
         super().__init__()
         self.target = target
         self.settings = settings or AppSettings()
+        self.profile_name = profile_name
+        self.config_file = config_file
         self.clock: Clock = clock or SystemClock()
         self.save_profile = save_profile
         self.session: Session | None = None
@@ -93,8 +97,7 @@ class QueueDeskApp(App[None]):
         super()._load_screen_css(screen)
 
     def on_mount(self) -> None:
-        if not gc.isenabled():  # `queuedesk` starts with the collector off (tui/main.py)
-            self.set_timer(COLLECTOR_OFF_AT_START, gc.enable)
+        collector.app_mounted(self.set_timer)
         if self._theme_problem:
             self.notify(self._theme_problem, title="Unknown theme", severity="warning", timeout=15)
         if self.settings.keys:
@@ -116,7 +119,7 @@ class QueueDeskApp(App[None]):
 
         unknown = unknown_ids(self.settings.keys)
         if unknown:
-            where = self.settings.config_file or "the configuration file"
+            where = self.config_file or "the configuration file"
             self.call_from_thread(
                 self.notify,
                 f"{where}: keys: no key binding has the id {', '.join(unknown)}, so nothing was remapped "
@@ -237,7 +240,7 @@ class QueueDeskApp(App[None]):
         if failed is not None and failed[0] == target:
             raise failed[1]  # the start's attempt just failed: say why without asking the server again
         assert target.token is not None
-        return await open_session(target.url, target.token, target.org)
+        return await open_session(target.url, target.token.get_secret_value(), target.org)
 
     def report(self, exc: BaseException, *, doing: str = "") -> None:
         """The one place failures become notifications; a refused key goes back to Connect."""

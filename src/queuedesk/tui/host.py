@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
+    from queuedesk.api.config import AppSettings
     from queuedesk.api.models import Queue
     from queuedesk.tui.clock import Clock
     from queuedesk.tui.outbox import Outbox
     from queuedesk.tui.session import Session
-    from queuedesk.tui.settings import AppSettings, SaveProfile, Target
+    from queuedesk.tui.settings import SaveProfile, Target
 
 
 class AppHost(Protocol):
@@ -26,6 +27,7 @@ class AppHost(Protocol):
     known_queues: "list[Queue]"  # the last list the queues screen saw (for the palette)
     outbox_changed_listeners: list[Callable[[], None]]
     save_profile: "SaveProfile | None"
+    profile_name: str  # the name the Connect screen offers for saving the connection
 
     def notify(
         self,

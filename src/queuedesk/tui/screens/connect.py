@@ -2,6 +2,7 @@
 
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from pydantic import SecretStr
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -78,7 +79,7 @@ class ConnectScreen(KeysInOrder[None]):
             )
             yield Label("API key")
             yield Input(
-                target.token or "" if target else "",
+                target.token.get_secret_value() if target and target.token else "",
                 placeholder="your API key",
                 password=True,
                 id="token",
@@ -95,7 +96,7 @@ class ConnectScreen(KeysInOrder[None]):
                 )
             with Vertical(id="profile-row"):
                 yield Label("Save as profile")
-                yield Input(self.qd.settings.profile_name, id="profile", compact=True)
+                yield Input(self.qd.profile_name, id="profile", compact=True)
             yield Static(self.problem, id="connect-problem", markup=False)
             with Horizontal(id="connect-actions"):
                 yield Button("Connect", variant="primary", id="connect")
@@ -135,7 +136,7 @@ class ConnectScreen(KeysInOrder[None]):
             self._show_problem("Enter your API key (an admin can issue one).")
             return
         org = plain_int(org_text) if self.needs_org else None
-        self._connect(Target(url.rstrip("/"), token, org, "the connect screen"), save=True)
+        self._connect(Target(url.rstrip("/"), SecretStr(token), org, "the connect screen"), save=True)
 
     def _show_problem(self, text: str) -> None:
         self.query_one("#connect-box").display = True
@@ -167,7 +168,10 @@ class ConnectScreen(KeysInOrder[None]):
             name = self.query_one("#profile", Input).value.strip() or "default"
             try:
                 self.qd.save_profile(
-                    name, target.url, target.token, None if session.extensions else session.organization_id
+                    name,
+                    target.url,
+                    target.token.get_secret_value(),
+                    None if session.extensions else session.organization_id,
                 )
             except OSError as exc:
                 self.qd.notify(f"Connected, but the profile could not be saved: {exc}", severity="warning")

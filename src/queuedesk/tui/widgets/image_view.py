@@ -12,10 +12,8 @@ because the automatic choice differs between a terminal, tmux and pytest's captu
 """
 
 import os
-import sys
 import weakref
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any, Literal
 
 from PIL import Image as PILImage
@@ -24,57 +22,10 @@ from textual.dom import DOMNode
 from textual.widget import Widget
 from textual.widgets import Static
 
+from queuedesk.compat.textual_image_private import get_cell_size, import_widgets
 from queuedesk.tui.image_fetch import ImageFetcher, ImageUnavailable
 
-
-class _NotATerminal:
-    """Stands in for stdout while textual-image is imported inside a running app (see below)."""
-
-    def __init__(self, real: Any) -> None:
-        self._real = real
-
-    def isatty(self) -> bool:
-        return False
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
-
-
-def _app_running() -> bool:
-    try:
-        from textual._context import active_app
-    except ImportError:  # pragma: no cover - a Textual without it
-        return False
-    return active_app.get(None) is not None
-
-
-def _import_textual_image() -> tuple[ModuleType, bool]:
-    """Import textual-image; also say whether it could ask the terminal what it supports.
-
-    textual-image is imported with this module, on purpose. Importing it asks the terminal which
-    graphics it supports and how large a cell is, and only works before Textual starts reading
-    stdin. Measured on this machine: 0.13-0.14 s in tmux, 0.02 s when stdout is not a terminal
-    (TUI-NOTES: 0.6 s once in a real terminal); paid once, at start. So the app imports this module
-    (or queuedesk.tui.forms) before `App.run()`. Imported later, inside the running app, the
-    terminal's answer would arrive as typed keys (seen in tmux: "[?1;2c" in the focused field), so
-    then the terminal is not asked at all and pictures use half cells, which work everywhere.
-    """
-    if not _app_running() or "textual_image.renderable" in sys.modules:
-        import textual_image.widget as widgets
-
-        return widgets, True
-    real = sys.__stdout__
-    sys.__stdout__ = _NotATerminal(real)  # type: ignore[misc, assignment]
-    try:
-        import textual_image.widget as widgets
-    finally:
-        sys.__stdout__ = real  # type: ignore[misc]
-    return widgets, False
-
-
-image_widgets, TERMINAL_ASKED = _import_textual_image()
-
-from textual_image._terminal import get_cell_size  # noqa: E402 - the cell size the widgets use
+image_widgets, TERMINAL_ASKED = import_widgets()  # asks the terminal when imported before the app runs
 
 RENDERER_VARIABLE = "QUEUEDESK_IMAGE_RENDERER"
 Renderer = Literal["auto", "halfcell"]
