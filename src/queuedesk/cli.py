@@ -86,6 +86,9 @@ def _run(argv: Sequence[str] | None) -> int:
 
         return web.run(args)
     if getattr(args, "client_command", None) is not None:
-        return run(args.client_command, args)
+        from queuedesk.commands.terminal_streams import shown_streams
+
+        with shown_streams():  # on a terminal, every line by the display rule (api/terminal_text.py)
+            return run(args.client_command, args)
     parser.print_help()
     return 0

@@ -1,14 +1,12 @@
 """The rules of a user's fields (B17): the server checks them, and the command line and the terminal
 app check their input with the same ones before sending."""
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from queuedesk.api.blocks import Problem
+from queuedesk.api.blocks import EMAIL, Problem, control_problem
 
 ROLES = ("admin", "supervisor", "worker")
-EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 MAX_EMAIL = 320
 MAX_NAME = 200
 
@@ -22,7 +20,7 @@ def email_problem(value: Any) -> str | None:
 def name_problem(value: Any) -> str | None:
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME:
         return f"must be a non-empty string of at most {MAX_NAME} characters"
-    return None
+    return control_problem(value)
 
 
 def role_problem(value: Any) -> str | None:

@@ -11,7 +11,7 @@ import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-from queuedesk.api.blocks import MAX_URL_LENGTH, is_http_url
+from queuedesk.api.blocks import MAX_URL_LENGTH, control_problem, is_http_url
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -80,6 +80,8 @@ async def resolve(host: str, port: int) -> list[IPAddress]:
 def shape_problem(target: str) -> str | None:
     if len(target) > MAX_URL_LENGTH:
         return f"The webhook target is longer than {MAX_URL_LENGTH} characters."
+    if (problem := control_problem(target)) is not None:
+        return f"The webhook target {problem}."
     if not is_http_url(target):
         return f"{target!r} is not an absolute http or https URL."
     return None

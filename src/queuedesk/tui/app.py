@@ -13,6 +13,8 @@ from queuedesk import collector
 from queuedesk.api import errors
 from queuedesk.api.config import AppSettings
 from queuedesk.api.models import Queue
+from queuedesk.api.terminal_text import shown
+from queuedesk.tui import terminal_guard
 from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
 from queuedesk.tui.explanations import explain
@@ -47,6 +49,7 @@ class QueueDeskApp(App[None]):
         """`profile_name`: the name the Connect screen offers for saving; `config_file`: where the
         settings were read, for messages about them."""
         super().__init__()
+        terminal_guard.install()  # nothing painted reaches the terminal as a control sequence
         self.target = target
         self.settings = settings or AppSettings()
         self.profile_name = profile_name
@@ -79,7 +82,7 @@ class QueueDeskApp(App[None]):
         """Every notification as written: they carry queue and block names, addresses, values and
         servers' words, and one "[/b]" among them raised MarkupError (then again in the report of it).
         No notification of the app's uses markup; a widget's `notify` comes here too."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        super().notify(shown(message), title=shown(title), severity=severity, timeout=timeout, markup=False)
 
     def _load_screen_css(self, screen: Screen[Any]) -> None:
         """Also add a screen's own style files (its `STYLE_FILES`) the first time it is shown.

@@ -6,7 +6,7 @@ from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 from starlette.responses import Response
 
-from queuedesk.api.blocks import Problem, validate_blocks
+from queuedesk.api.blocks import Problem, control_problem, validate_blocks
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
 from queuedesk.server.access import QueueCaller
@@ -30,27 +30,26 @@ async def get_queue(request: Request, caller: QueueCaller) -> Response:
 
 
 def _check_queue_fields(body: dict[str, Any]) -> list[Problem]:
+    """What is wrong with a queue's fields; a description's CRLF line breaks become LF (in `body`)."""
     problems: list[Problem] = []
     if "name" in body:
         name = body["name"]
-        if not isinstance(name, str) or not name.strip() or len(name) > 200 or "\x00" in name:
+        if not isinstance(name, str) or not name.strip() or len(name) > 200:
             problems.append(
-                Problem(
-                    "invalid_value",
-                    "name",
-                    "must be a non-empty string of at most 200 characters, without NUL",
-                )
+                Problem("invalid_value", "name", "must be a non-empty string of at most 200 characters")
             )
+        elif (problem := control_problem(name)) is not None:
+            problems.append(Problem("invalid_value", "name", problem))
     if "description" in body:
         description = body["description"]
-        if not isinstance(description, str) or len(description) > 10_000 or "\x00" in description:
+        if not isinstance(description, str) or len(description) > 10_000:
             problems.append(
-                Problem(
-                    "invalid_value",
-                    "description",
-                    "must be a string of at most 10000 characters, without NUL",
-                )
+                Problem("invalid_value", "description", "must be a string of at most 10000 characters")
             )
+        else:
+            body["description"] = description = description.replace("\r\n", "\n")
+            if (problem := control_problem(description, lines=True)) is not None:
+                problems.append(Problem("invalid_value", "description", problem))
     if "data" in body:
         problems += validate_blocks(body["data"])
     return problems

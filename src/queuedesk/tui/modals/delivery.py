@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
 
 from queuedesk.api.models import Delivery, DeliveryAttempt
+from queuedesk.api.terminal_text import shown
 from queuedesk.tui.base import AppModal, styles
 from queuedesk.tui.present import short_time
 
@@ -78,7 +79,7 @@ class DeliveryScreen(AppModal[bool]):
                 short_time(attempt.attempted_at, now),
                 Text("—" if code is None else str(code), style="green" if ok else "red"),
                 f"{attempt.duration_ms:,} ms",
-                Text(attempt.error or "—"),  # the receiver's words: never read as markup
+                Text(shown(attempt.error or "—")),  # the receiver's words: never read as markup
             )
         return table
 

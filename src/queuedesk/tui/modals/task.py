@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
 
 from queuedesk.api.models import AssignedTask, QueueDetail, Task
+from queuedesk.api.terminal_text import shown
 from queuedesk.tui.base import AppModal, styles
 from queuedesk.tui.present import block_value, when
 
@@ -55,14 +56,16 @@ class TaskScreen(AppModal[None]):
         known = set()
         for block in self.queue.data:
             known.add(block.id)
-            label = Text(block.name)
+            label = Text(shown(block.name))
             label.append(f"\n{block.type}", style="dim")
-            table.add_row(label, Text(block_value(block, self.shown.data.get(block.id))))  # never markup
+            table.add_row(
+                label, Text(shown(block_value(block, self.shown.data.get(block.id))))
+            )  # never markup
         for key, value in self.shown.data.items():
             if key not in known:
                 table.add_row(
                     Text(f"{key}\n(no longer a block)", style="dim"),
-                    Text(json.dumps(value, ensure_ascii=False)),
+                    Text(shown(json.dumps(value, ensure_ascii=False))),
                 )
         return table
 

@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Label, Static
 
-from queuedesk.api import errors
+from queuedesk.api import errors, terminal_text
 from queuedesk.api.models import Delivery, WebhookTestResult
 from queuedesk.tui.base import AppAccess
 from queuedesk.tui.modals.confirm import ConfirmScreen
@@ -148,7 +148,11 @@ class WebhookView(AppAccess, Vertical):
     def _show_target(self, target: str) -> None:
         self.target = target
         self.query_one("#webhook-target", Input).value = target
-        shown = Text(target) if target else Text("none: completions are not sent anywhere", style="dim")
+        shown = (
+            Text(terminal_text.shown(target))
+            if target
+            else Text("none: completions are not sent anywhere", style="dim")
+        )
         self.query_one("#webhook-target-text", Static).update(shown)
         self._set_problem(None)
         self.screen.refresh_bindings()

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from rich.text import Text
 from textual.widgets import Static
 
+from queuedesk.api.terminal_text import shown
 from queuedesk.tui.session import Session
 
 BASIC_API = "basic API: no claiming, pending list, stats or delivery log on this server"
@@ -62,12 +63,12 @@ class ContextBar(Static):
             text.append("  ")
             if wide:
                 text.append(f"{session.url}  ", style="dim")
-            text.append(session.organization, style="bold")
-            text.append(f"  {session.who}")
+            text.append(shown(session.organization), style="bold")
+            text.append(f"  {shown(session.who)}")
             if not session.extensions:
                 text.append(f"  {BASIC_API if wide else 'basic API'}", style="bold yellow")
         if self.where:
-            text.append(f"  / {self.where}", style="bold")
+            text.append(f"  / {shown(self.where)}", style="bold")
         if self.freshness:
             text.append("  ")
             text.append(self.freshness, style="bold red" if self.stale else "dim")
