@@ -28,6 +28,7 @@ from queuedesk.server.settings import Settings
 log = logging.getLogger("queuedesk.server")
 
 REFUSED_LINGER = 1.0  # seconds a refused connection may still send its request before it is closed
+DROP_AT_MOST = 256 * 1024  # after a refusal, what is read (and dropped) before reading stops
 FILE_RESERVE = 256  # descriptors besides the connections: database, log, webhook deliveries, listeners
 MAX_REQUEST_LINE = 8 * 1024
 MAX_HEADER_BYTES = 64 * 1024  # names, values and their separators, all headers together
@@ -82,6 +83,7 @@ def guarded_protocol(
     class GuardedProtocol(HttpToolsProtocol):
         _deadline: asyncio.TimerHandle | None = None
         _refused = False
+        _dropped = 0  # bytes read and dropped after a refusal
         _in_head = True  # reading a request line and headers (or waiting for them)
         _head_bytes = 0
         _header_count = 0
@@ -100,6 +102,8 @@ def guarded_protocol(
         def _refuse(self, answer: bytes = refusal) -> None:
             """Answer at once; read (and drop) what the client sends for a moment, so that closing
             does not reset the connection before the answer is read."""
+            if self._refused:
+                return
             self._refused = True
             self.transport.write(answer)
             if self.transport.can_write_eof():
@@ -122,6 +126,9 @@ def guarded_protocol(
 
         def data_received(self, data: bytes) -> None:
             if self._refused:
+                self._dropped += len(data)
+                if self._dropped > DROP_AT_MOST:  # a client that keeps sending: no more reading
+                    self.transport.pause_reading()
                 return
             self._unset_keepalive_if_required()
             try:
