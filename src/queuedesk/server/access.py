@@ -36,6 +36,7 @@ class Action(Enum):
     READ_WEBHOOK = ("read the webhook", ("admin", "supervisor"))
     WRITE_WEBHOOK = ("change the webhook", ("admin",))
     MANAGE_QUEUES = ("create or change queues", ("admin",))
+    LIST_PEOPLE = ("list users", ("admin", "supervisor"))
     MANAGE_PEOPLE = ("manage users and keys", ("admin",))
 
     @property
