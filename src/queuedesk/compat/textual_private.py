@@ -3,6 +3,18 @@
 from queuedesk.compat import PrivateName
 
 PRIVATE_NAMES = (
+    # The last guard (tui/terminal_guard.py): every strip is checked once before it is written.
+    *(
+        PrivateName(
+            f"textual.strip.Strip.{name}",
+            2,
+            "A strip's segments and its rendered text: the guard shows any control character left "
+            "in a segment as a symbol before the strip is first rendered (render is cached after).",
+            "tui/terminal_guard.py _render",
+            on_instances=True,
+        )
+        for name in ("_segments", "_render_cache")
+    ),
     PrivateName(
         "textual.app.App._load_screen_css",
         2,

@@ -2,7 +2,8 @@
 
 Uvicorn takes a protocol class for `http=`, but the class's module and the attributes below are its
 implementation, not a documented API. The subclass (server/connections.py) adds a timeout on a
-request's head and body and a connection cap. Its own attributes (`OUR_NAMES`) must not be uvicorn's:
+request's head and body, a connection cap, and limits on the request line and headers checked
+while they are read (414, 431, and the envelope for a malformed request). Its own attributes (`OUR_NAMES`) must not be uvicorn's:
 the test checks that uvicorn's protocol has none of them.
 """
 
@@ -10,7 +11,20 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from queuedesk.compat import PrivateName
 
-OUR_NAMES = ("_deadline", "_refused", "_refuse", "_expect", "_forget_deadline", "_too_slow")
+OUR_NAMES = (
+    "_deadline",
+    "_refused",
+    "_refuse",
+    "_expect",
+    "_forget_deadline",
+    "_too_slow",
+    "_dropped",
+    "_feed",
+    "_head_bytes",
+    "_header_bytes",
+    "_header_count",
+    "_in_head",
+)
 
 PRIVATE_NAMES = (
     PrivateName(
@@ -35,6 +49,13 @@ PRIVATE_NAMES = (
             "eof_received",
             "connection_made",
             "connection_lost",
+            "on_url",
+            "on_header",
+            "send_400_response",
+            "handle_websocket_upgrade",
+            "_should_upgrade",
+            "_unset_keepalive_if_required",
+            "_unsupported_upgrade_warning",
         )
     ),
     *(
@@ -46,7 +67,7 @@ PRIVATE_NAMES = (
             "server/connections.py GuardedProtocol",
             on_instances=True,
         )
-        for name in ("connections", "transport", "loop")
+        for name in ("connections", "transport", "loop", "parser", "url")
     ),
 )
 

@@ -36,6 +36,7 @@ class Action(Enum):
     READ_WEBHOOK = ("read the webhook", ("admin", "supervisor"))
     WRITE_WEBHOOK = ("change the webhook", ("admin",))
     MANAGE_QUEUES = ("create or change queues", ("admin",))
+    LIST_PEOPLE = ("list users", ("admin", "supervisor"))
     MANAGE_PEOPLE = ("manage users and keys", ("admin",))
 
     @property
@@ -108,7 +109,7 @@ async def _caller(
     address = client_address(request.scope)
     limits.admit(address, key_hash)
     found = await _find(request, key_hash, org_id, queue_id, task_id)
-    limits.settle(address, key_hash, found is not None)
+    limits.settle(address, key_hash, found.principal.user_id if found is not None else None)
     return found
 
 

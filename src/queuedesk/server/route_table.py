@@ -321,9 +321,7 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         stats.get_stats,
         Doc("B15 Queue stats", models.QueueStats, query=STATS_QUERY),
     ),
-    in_org(
-        USERS, GET, Action.MANAGE_PEOPLE, users.list_users, Doc("B17 List users", models.User, array=True)
-    ),
+    in_org(USERS, GET, Action.LIST_PEOPLE, users.list_users, Doc("B17 List users", models.User, array=True)),
     in_org(
         USERS,
         POST,

@@ -24,7 +24,7 @@ from queuedesk.server.http_errors import forbidden, invalid
 from queuedesk.server.refusals import TaskNotFound
 from queuedesk.server.routes import db_of, settings_of
 from queuedesk.server.store import tasks
-from queuedesk.server.store.records import QueueRecord
+from queuedesk.server.store.records import Principal, QueueRecord
 
 MAX_IMPORT = 10_000
 CSV_SOURCE = re.compile(r"[^/\\\x00-\x1f]{1,251}\.csv")  # fullmatch: `$` would let a newline end it
@@ -88,7 +88,17 @@ async def get_task(request: Request, caller: QueueCaller) -> Response:
     row = await db_of(request).read(tasks.get_task, caller.queue.id, task_id)
     if row is None:
         raise TaskNotFound(task_id)
-    return JSONResponse(serialize.task(row, with_assignment=True))
+    body = serialize.task(row, with_assignment=True)
+    if not may_read(caller.principal, body):
+        raise forbidden("A worker may read only tasks not completed, or completed by them.")
+    return JSONResponse(body)
+
+
+def may_read(principal: Principal, task: dict[str, Any]) -> bool:
+    """A worker reads a completed task only if they completed it; others read every task."""
+    return (
+        principal.role != "worker" or task["status"] != "completed" or task["completed_by"] == principal.email
+    )
 
 
 def _import_problems(queue: QueueRecord, body: dict[str, Any]) -> Iterator[Problem]:

@@ -14,11 +14,22 @@ from queuedesk.server.http_errors import error, not_found
 from queuedesk.server.refusals import DeliveryNotFound
 from queuedesk.server.routes import db_of, settings_of
 from queuedesk.server.store import deliveries, queues
-from queuedesk.server.webhook_targets import address_problem, shape_problem
+from queuedesk.server.webhook_targets import address_problem, masked, shape_problem
+
+
+def _shown_target(caller: QueueCaller, target: str) -> str:
+    """Admins see the target as set; supervisors without its password (the secret is admins' too)."""
+    return target if caller.principal.role == "admin" else masked(target)
+
+
+def _shown_delivery(caller: QueueCaller, row: dict[str, Any]) -> dict[str, Any]:
+    shown = serialize.delivery(row)
+    shown["target"] = _shown_target(caller, shown["target"])
+    return shown
 
 
 async def get_webhook(request: Request, caller: QueueCaller) -> Response:
-    return JSONResponse({"target": caller.queue.webhook_target or ""})
+    return JSONResponse({"target": _shown_target(caller, caller.queue.webhook_target or "")})
 
 
 async def set_webhook(request: Request, caller: QueueCaller) -> Response:
@@ -56,7 +67,7 @@ async def rotate_secret(request: Request, caller: QueueCaller) -> Response:
 async def list_deliveries(request: Request, caller: QueueCaller) -> Response:
     offset, limit = paging(request.query_params)
     page = await db_of(request).scan(deliveries.list_deliveries, caller.queue.id, offset, limit)
-    items = [serialize.delivery(row) for row in page.rows]
+    items = [_shown_delivery(caller, row) for row in page.rows]
     return JSONResponse(
         page_body(request, settings_of(request), offset, limit, page.count, "deliveries", items)
     )
@@ -73,7 +84,9 @@ async def get_delivery(request: Request, caller: QueueCaller) -> Response:
     row, attempts = await db_of(request).read(read)
     if row is None:
         raise DeliveryNotFound(delivery_id)
-    return JSONResponse({**serialize.delivery(row), "attempt_log": [serialize.attempt(a) for a in attempts]})
+    return JSONResponse(
+        {**_shown_delivery(caller, row), "attempt_log": [serialize.attempt(a) for a in attempts]}
+    )
 
 
 async def redeliver(request: Request, caller: QueueCaller) -> Response:
