@@ -13,6 +13,7 @@ lacks are applied here, and every extension raises `NotSupported` with a clear m
 import asyncio
 import random
 import ssl
+import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -23,7 +24,7 @@ import httpx
 import pydantic
 
 from queuedesk import __version__
-from queuedesk.api import models
+from queuedesk.api import errors, models, original_rules
 from queuedesk.api.config import ENV_ORG, ENV_TOKEN, ENV_URL, Connection, config_path, resolve_connection
 from queuedesk.api.errors import (
     ConnectionFailed,
@@ -43,6 +44,7 @@ from queuedesk.api.timestamps import format_timestamp
 __all__ = ["ENV_ORG", "ENV_TOKEN", "ENV_URL", "Claim", "QueueDeskClient", "RetryPolicy"]
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
+BLOCKS_KEPT_SECONDS = 30.0  # how long the pre-check of creates on the original trusts a queue's blocks
 M = TypeVar("M", bound=pydantic.BaseModel)
 
 
@@ -198,6 +200,15 @@ class _Unseen:
         return True
 
 
+def _mark_number_ids(detail: models.QueueDetail, raw: Any) -> None:
+    """Remember which blocks the server named by a JSON number: the original stores no value for them."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("data"), list):
+        return
+    for block, given in zip(detail.data, raw["data"], strict=False):
+        if isinstance(given, dict) and isinstance(given.get("id"), int):
+            block._number_id = True
+
+
 def _blocks_with_string_ids(data: Any) -> Any:
     """The original service keeps integer block ids (`{"id": 7}`); task data names them "7"."""
     if isinstance(data, dict) and isinstance(data.get("data"), list):
@@ -273,6 +284,7 @@ class QueueDeskClient:
         )
         self._me: models.Me | None = None
         self._extensions: bool | None = None
+        self._blocks_for_checks: dict[int, tuple[float, list[models.Block]]] = {}
 
     async def __aenter__(self) -> "QueueDeskClient":
         return self
@@ -449,16 +461,81 @@ class QueueDeskClient:
         """A4. One queue with its description and blocks."""
         what = f"Reading queue {queue_id}"
         data = await self._get(await self._queue_path(queue_id), what)
-        return self._parse(models.QueueDetail, _blocks_with_string_ids(data), what)
+        detail = self._parse(models.QueueDetail, _blocks_with_string_ids(data), what)
+        _mark_number_ids(detail, data)
+        return detail
 
     async def create_task(self, queue_id: int, data: Mapping[str, Any]) -> models.Task:
-        """A1. Never retried: a repeated create would make a second task."""
+        """A1. Never retried: a repeated create would make a second task.
+
+        On a server without QueueDesk's extensions (the original service) the queue must be one of
+        the organization's (that server looks it up by id alone), the data must pass what that
+        server is known to fail on (`original_rules`; `ValidationError` with nothing sent), and a
+        failed answer says whether the task was probably saved all the same (`probably_saved`, from
+        the queue's `n_tasks` before and after)."""
         what = f"Creating a task in queue {queue_id}"
+        body = {"data": dict(data)}
+        if await self.supports_extensions():
+            path = f"{await self._queue_path(queue_id)}/tasks/create"
+            response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 201))
+            return self._parse(models.Task, _body(response, what), what)
+        before = await self._own_queue(queue_id, what)
+        await self._precheck(queue_id, data, what)
         path = f"{await self._queue_path(queue_id)}/tasks/create"
-        response = await self._request(
-            "POST", path, what, json={"data": dict(data)}, idempotent=False, ok=(200, 201)
-        )
+        try:
+            response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 201))
+        except (errors.ServerError, errors.ConnectionFailed, errors.UnexpectedResponse) as exc:
+            raise await self._after_failed_create(exc, queue_id, before.n_tasks) from None
         return self._parse(models.Task, _body(response, what), what)
+
+    async def _own_queue(self, queue_id: int, what: str) -> models.Queue:
+        """The queue as the organization's list has it; NotFound when it is not the organization's."""
+        for queue in await self.queues():
+            if queue.id == queue_id:
+                return queue
+        raise NotFound(
+            f"{what} failed: queue {queue_id} is not a queue of organization {await self.org()} "
+            "(this server would take it even so, and put the task in another organization's queue).",
+            hint="Check the queue id: `queuedesk queues` lists the organization's queues.",
+        )
+
+    async def _precheck(self, queue_id: int, data: Mapping[str, Any], what: str) -> None:
+        # The blocks are read again after a while: the original's own app may change them meanwhile.
+        known = self._blocks_for_checks.get(queue_id)
+        if known is None or time.monotonic() - known[0] > BLOCKS_KEPT_SECONDS:
+            known = (time.monotonic(), (await self.queue(queue_id)).data)
+            self._blocks_for_checks[queue_id] = known
+        found = original_rules.refusals(known[1], data)
+        if found:
+            raise errors.ValidationError(
+                f"{what}: nothing was sent: " + "; ".join(map(str, found)),
+                errors=[models.ErrorItem(field=f"data.{r.block_id}", message=r.message) for r in found],
+                hint="",
+            )
+
+    async def _after_failed_create(self, exc: QueueDeskError, queue_id: int, n_before: int) -> QueueDeskError:
+        """The create's failure, saying from the queue's count whether the task was probably saved."""
+        try:
+            after = await self._own_queue(queue_id, f"Counting the tasks of queue {queue_id}")
+        except QueueDeskError:
+            exc.probably_saved = None
+            exc.hint = (
+                "The task may have been saved anyway (the queue's count could not be read): look at the "
+                "queue before sending it again."
+            )
+            return exc
+        exc.probably_saved = after.n_tasks > n_before
+        if exc.probably_saved:
+            exc.hint = (
+                f"The task was probably saved anyway: the queue holds {after.n_tasks} tasks, "
+                f"{n_before} before. Do not send it again."
+            )
+        else:
+            exc.hint = (
+                f"The task was probably not saved: the queue still holds {after.n_tasks} tasks. "
+                "It is safe to send it again once the server works."
+            )
+        return exc
 
     async def completed_tasks(
         self,

@@ -13,6 +13,9 @@ class QueueDeskError(Exception):
     """Base of every client error. `status` is the HTTP status when the server answered."""
 
     hint = ""
+    # A create that failed on a server that may have saved it anyway: True/False from the queue's
+    # count before and after, None when unknown (see QueueDeskClient.create_task).
+    probably_saved: bool | None = None
 
     def __init__(
         self,
