@@ -27,6 +27,7 @@ Beyond the reference, `fail_creates` makes chosen creates answer HTML 500 withou
 database was locked, a worker died).
 """
 
+import asyncio
 import csv
 import json
 import os
@@ -49,6 +50,7 @@ from queuedesk.api import models
 from queuedesk.api.client import QueueDeskClient
 from queuedesk.api.errors import (
     AuthenticationError,
+    ConnectionFailed,
     Forbidden,
     NotConfigured,
     NotFound,
@@ -1257,3 +1259,63 @@ def test_cli_without_a_url_names_the_option_and_the_variable(original: OriginalS
     result = cli(original, "queues", QUEUEDESK_URL="")
     assert result.code == 2, result
     assert "--url" in result.err and "QUEUEDESK_URL" in result.err and "base_url" not in result.err
+
+
+# --- issue 30: errors from the original said as a person reads them --------------------------------
+
+
+async def test_an_html_answer_is_said_by_its_title(further: OriginalService) -> None:
+    further.fail_creates = {1}
+    async with connect(further) as qd:
+        with pytest.raises(ServerError) as caught:
+            await qd.create_task(RECEIPTS, {"receipt": "x"})
+    said = str(caught.value)
+    assert "the server answered 500 with a web page (Server Error (500))" in said
+    assert "<" not in said and "doctype" not in said
+
+
+async def test_a_wrong_address_is_named_as_one(original: OriginalService) -> None:
+    async with QueueDeskClient(original.url + "/api", TOKEN, ORG) as qd:
+        with pytest.raises(NotFound) as caught:
+            await qd.queues()
+    assert type(caught.value).__name__ == "WrongAddress"  # the app advises on it apart
+    said = str(caught.value)
+    assert "Check the server URL" in said and "without /api" in said
+    assert "organization, queue and task ids" not in said and "<" not in said
+    result = cli(original, "queues", QUEUEDESK_URL=original.url + "/api")
+    assert result.code == 4 and "Check the server URL" in result.err and "ids" not in result.err, result
+
+
+async def test_https_to_a_plain_http_port_names_the_cause(original: OriginalService) -> None:
+    async with QueueDeskClient(original.url.replace("http://", "https://"), TOKEN, ORG) as qd:
+        with pytest.raises(ConnectionFailed) as caught:
+            await qd.queues()
+    said = str(caught.value)
+    assert f"127.0.0.1:{original.port}" in said and "plain HTTP" in said and "http://, not https://" in said
+    assert "timeout" not in said
+
+
+async def test_https_to_a_plain_port_that_waits_for_the_request_line_is_named_quickly() -> None:
+    """Like gunicorn's workers: the ClientHello is read as the start of a request line and waited on."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        first = await reader.read(1)
+        if first == b"\x16":  # a TLS record: wait for the rest of a line that never comes
+            held.append(writer)
+            return
+        writer.write(b"HTTP/1.0 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with QueueDeskClient(f"https://127.0.0.1:{port}", TOKEN, ORG, timeout=120) as qd:
+            with pytest.raises(ConnectionFailed) as caught:
+                await qd.queues()
+    finally:
+        for writer in held:
+            writer.close()
+        server.close()
+    assert f"127.0.0.1:{port} speaks plain HTTP" in str(caught.value)

@@ -24,7 +24,7 @@ import httpx
 import pydantic
 
 from queuedesk import __version__
-from queuedesk.api import errors, models, original_rules
+from queuedesk.api import errors, models, original_rules, plain_port
 from queuedesk.api.config import ENV_ORG, ENV_TOKEN, ENV_URL, Connection, config_path, resolve_connection
 from queuedesk.api.errors import (
     ConnectionFailed,
@@ -285,6 +285,8 @@ class QueueDeskClient:
         self._me: models.Me | None = None
         self._extensions: bool | None = None
         self._blocks_for_checks: dict[int, tuple[float, list[models.Block]]] = {}
+        self._https = httpx.URL(self.base_url).scheme == "https"
+        self._tls_answered = False
 
     async def __aenter__(self) -> "QueueDeskClient":
         return self
@@ -313,12 +315,18 @@ class QueueDeskClient:
         for attempt in range(policy.attempts):
             last = attempt + 1 == policy.attempts
             try:
-                response = await self._http.request(method, path, json=json, params=query or None)
+                response = await self._send(method, path, json, query)
+            except plain_port.PlainPort as exc:
+                raise ConnectionFailed(f"{what} failed: {exc}", hint="") from None
             except httpx.TimeoutException as exc:
                 failure: QueueDeskError = Timeout(
                     f"{what} failed: no answer from {self.base_url} ({type(exc).__name__})."
                 )
             except httpx.TransportError as exc:
+                if self._https and plain_port.looks_like_plain_http(exc):
+                    raise ConnectionFailed(
+                        f"{what} failed: {plain_port.advice(self._http.base_url)}", hint=""
+                    ) from None
                 failure = ConnectionFailed(
                     f"{what} failed: cannot reach {self.base_url} ({exc or type(exc).__name__})."
                 )
@@ -334,6 +342,20 @@ class QueueDeskClient:
                 raise failure
             await asyncio.sleep(policy.delay(attempt))
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _send(self, method: str, path: str, json: Any, query: Mapping[str, Any]) -> httpx.Response:
+        if not self._https or self._tls_answered:
+            return await self._http.request(method, path, json=json, params=query or None)
+
+        # Until one TLS handshake has worked, a stalled one is checked for a plain HTTP port.
+        async def send(watch: plain_port.HandshakeWatch) -> httpx.Response:
+            return await self._http.request(
+                method, path, json=json, params=query or None, extensions={"trace": watch}
+            )
+
+        response = await plain_port.send_watching(send, self._http.base_url)
+        self._tls_answered = True
+        return response
 
     async def _explained(self, error: QueueDeskError, path: str) -> QueueDeskError:
         """A 403 or 404 under /orgs/ may mean that the organization id is not the key's: say so."""
