@@ -24,6 +24,7 @@ from queuedesk.api.models import Block
 
 SAVED_THEN_FAILS = frozenset({"list", "named_entity_recognition"})
 FAILS_UNSAVED = frozenset({"bounding_boxes"})
+NEEDS_A_VALUE = SAVED_THEN_FAILS | FAILS_UNSAVED
 
 
 @dataclass(frozen=True)
