@@ -59,6 +59,7 @@ from queuedesk.api.errors import (
     ServerError,
     ValidationError,
 )
+from queuedesk.api.queue_files import load_queue_file
 from tests.support import queuedesk_command
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "original"
@@ -179,7 +180,9 @@ class OriginalService:
         self.fail_after_save: set[int] = set()  # these creates save the task, then fail
         self.between_pages: Callable[[], object] | None = None  # runs after each completed page
 
-    def add_queue(self, queue_id: int, name: str, blocks: list[dict[str, Any]], org: int = ORG) -> None:
+    def add_queue(
+        self, queue_id: int, name: str, blocks: list[dict[str, Any]], org: int = ORG, description: str = ""
+    ) -> None:
         """A queue of `org`; the original finds any queue by its id alone, in every route but the list."""
         self.extra_queues[queue_id] = {
             "id": queue_id,
@@ -187,7 +190,7 @@ class OriginalService:
             "created_at": "2026-11-23T09:00:00.000+00:00",
             "n_tasks": 0,
             "active_users": [],
-            "description": "",
+            "task_description": description,  # the original's name for the description
             "org_id": org,
             "data": blocks,
         }
@@ -334,7 +337,7 @@ class OriginalService:
             detail = dict(self.extra_queues[queue_id])
         elif queue_id in self.n_tasks:
             listed = {str(q["id"]): q for q in fixture("queues.json")}[str(queue_id)]
-            detail = {**listed, "description": "", "org_id": ORG, "data": []}
+            detail = {**listed, "task_description": "", "org_id": ORG, "data": []}
         else:
             return _json(404, fixture("error_404.json"))
         detail["n_tasks"] = self.n_tasks[queue_id]
@@ -608,7 +611,7 @@ async def test_queue_detail_keeps_unknown_fields_and_block_types(original: Origi
     }
     assert paragraph.read_only is True and paragraph.is_required is False
     assert [o.id for o in category.options] == ["red", "blue"] and category.is_required is False
-    assert photo.settings == {"placeholder": "https://example.com/p.png"}
+    assert photo.settings == {"placeholder": "https://example.com/p.png", "read_only": False}
     assert (sketch.id, sketch.type) == ("sketch", "freehand_drawing")  # unknown type, kept
     assert sketch.settings == {"stroke": 3, "palette": ["#000", "#f00"]}
     assert sketch.options == [] and sketch.is_required is False
@@ -1319,3 +1322,29 @@ async def test_https_to_a_plain_port_that_waits_for_the_request_line_is_named_qu
             writer.close()
         server.close()
     assert f"127.0.0.1:{port} speaks plain HTTP" in str(caught.value)
+
+
+def test_cli_queue_show_from_the_original_is_read_back_by_queue_create(
+    original: OriginalService, tmp_path
+) -> None:
+    blocks = [
+        {
+            "id": "note",
+            "name": "Note",
+            "type": "text",
+            "text": {"placeholder": "", "value": None},
+            "value": None,
+        },
+        {"id": "photo", "name": "Photo", "type": "image", "image": {"placeholder": "", "read_only": True}},
+    ]
+    original.add_queue(13, "Photos", blocks, description="Check each photo")
+    for kind in ("json", "toml"):
+        path = tmp_path / f"photos.{kind}"
+        shown = cli(original, "queue", "show", "Photos", "--format", kind, "-o", str(path))
+        assert shown.code == 0, shown
+        assert (
+            "left out what a QueueDesk queue does not have: blocks[1] ('photo').image.read_only" in shown.err
+        )
+        read = load_queue_file(path, for_create=True)  # what `queue create` reads; raises when it cannot
+        assert (read.name, read.description) == ("Photos", "Check each photo")
+        assert [b.id for b in read.blocks or []] == ["note", "photo"]

@@ -210,7 +210,12 @@ def _mark_number_ids(detail: models.QueueDetail, raw: Any) -> None:
 
 
 def _blocks_with_string_ids(data: Any) -> Any:
-    """The original service keeps integer block ids (`{"id": 7}`); task data names them "7"."""
+    """The original service keeps integer block ids (`{"id": 7}`); task data names them "7". Its
+    queue's description is `task_description`."""
+    if isinstance(data, dict) and "description" not in data and isinstance(data.get("task_description"), str):
+        data = {k: v for k, v in data.items() if k != "task_description"} | {
+            "description": data["task_description"]
+        }
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         blocks = [
             {**b, "id": str(b["id"])} if isinstance(b, dict) and isinstance(b.get("id"), int) else b
