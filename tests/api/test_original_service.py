@@ -179,6 +179,7 @@ class OriginalService:
         self.fail_creates: set[int] = set()  # these creates (1 = the first) fail without saving
         self.fail_after_save: set[int] = set()  # these creates save the task, then fail
         self.between_pages: Callable[[], object] | None = None  # runs after each completed page
+        self.forbid_completed = False  # a key that may not read the history (403, as to a non-admin)
 
     def add_queue(
         self, queue_id: int, name: str, blocks: list[dict[str, Any]], org: int = ORG, description: str = ""
@@ -313,6 +314,8 @@ class OriginalService:
             return _json(404, fixture("error_404.json"))
         if rest == "/tasks/create":
             return self.create(queue_id, body)
+        if self.forbid_completed:
+            return _json(403, fixture("error_403.json"))
         answer = self.completed(queue_id, query, headers)
         if self.between_pages is not None:
             self.between_pages()
@@ -1348,3 +1351,44 @@ def test_cli_queue_show_from_the_original_is_read_back_by_queue_create(
         read = load_queue_file(path, for_create=True)  # what `queue create` reads; raises when it cannot
         assert (read.name, read.description) == ("Photos", "Check each photo")
         assert [b.id for b in read.blocks or []] == ["note", "photo"]
+
+
+# --- issue 30: the small ones --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("offset", "limit"), [(0, 0), (0, 5000), (-1, 10)])
+async def test_the_client_refuses_a_page_no_server_gives_as_asked(
+    original: OriginalService, offset: int, limit: int
+) -> None:
+    async with connect(original) as qd:
+        with pytest.raises(ValueError, match=r"limit must be 1-1000|offset must be 0 or more"):
+            await qd.completed_tasks(QUEUE, offset=offset, limit=limit)
+    assert not requests_to(original, r"/tasks/completed$")
+
+
+def test_cli_webhook_refuses_what_the_app_refuses(original: OriginalService) -> None:
+    result = cli(original, "webhook", "set", str(QUEUE), "ftp://files.example.com/in")
+    assert result.code == 2 and "only http:// and https:// targets" in result.err, result
+    assert not requests_to(original, r"/webhook$")
+
+
+def test_cli_export_refused_writes_nothing_not_even_the_header(original: OriginalService) -> None:
+    original.forbid_completed = True
+    result = cli(original, "export", str(QUEUE))
+    assert result.code == 3, result
+    assert result.out == ""
+
+
+def test_cli_export_refuses_a_start_after_the_end(original: OriginalService) -> None:
+    result = cli(original, "export", str(QUEUE), "--start-date", "2026-11-22", "--end-date", "2026-11-21")
+    assert result.code == 2 and "--start-date (2026-11-22) is after --end-date (2026-11-21)" in result.err
+    assert not requests_to(original, r"/tasks/completed$")
+    same_day = cli(original, "export", str(QUEUE), "--start-date", "2026-11-21", "--end-date", "2026-11-21")
+    assert same_day.code == 0, same_day
+
+
+def test_cli_import_help_says_what_the_source_is_on_each_server(original: OriginalService) -> None:
+    result = cli(original, "import", "--help")
+    assert result.code == 0
+    said = " ".join(result.out.split())
+    assert "its name becomes the tasks' source" in said and "records 'api'" in said

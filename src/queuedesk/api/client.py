@@ -110,6 +110,18 @@ def _moment(value: Moment | None, name: str) -> datetime | date | None:
         raise ValueError(f"{name}: {value!r} is not an ISO 8601 date or date-time") from None
 
 
+MAX_PAGE = 1000
+
+
+def _check_page(offset: int, limit: int) -> None:
+    """ValueError for a page no server gives as asked: the original turns limit 0 into 100 and
+    cuts 5000 to 1000 without a word, and a negative offset means nothing."""
+    if not 1 <= limit <= MAX_PAGE:
+        raise ValueError(f"limit must be 1-{MAX_PAGE}, not {limit}")
+    if offset < 0:
+        raise ValueError(f"offset must be 0 or more, not {offset}")
+
+
 def _day(value: datetime | date) -> date:
     return value.astimezone(UTC).date() if isinstance(value, datetime) else value
 
@@ -579,6 +591,7 @@ class QueueDeskClient:
         A server without QueueDesk's extensions takes only plain dates and no `completed_by`: there
         the client walks every page the dates allow and cuts this page from what matches, so `count`
         is exact and `next`/`previous` repeat this query (follow them through this client)."""
+        _check_page(offset, limit)
         what = f"Listing completed tasks of queue {queue_id}"
         wanted = _Wanted.of(completed_by, start_date, end_date)
         path = f"{await self._queue_path(queue_id)}/tasks/completed"
@@ -692,6 +705,7 @@ class QueueDeskClient:
         self, queue_id: int, *, status: list[str] | None = None, offset: int = 0, limit: int = 100
     ) -> models.PendingPage:
         """B2. Tasks not completed, oldest first, with their assignment."""
+        _check_page(offset, limit)
         what = f"Listing pending tasks of queue {queue_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/tasks"
         params = {"offset": offset, "limit": limit, "status": ",".join(status) if status else None}
@@ -817,6 +831,7 @@ class QueueDeskClient:
 
     async def deliveries(self, queue_id: int, *, offset: int = 0, limit: int = 100) -> models.DeliveryPage:
         """B10. The webhook delivery log, newest first."""
+        _check_page(offset, limit)
         what = f"Listing webhook deliveries of queue {queue_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/webhook/deliveries"
         return self._parse(

@@ -269,7 +269,11 @@ def add_parsers(
         "command stops (exit 8), names the rows created and how to resume with --start-row.",
     )
     importing.add_argument("queue", help="queue id or name")
-    importing.add_argument("file", help="the CSV file; its name becomes the tasks' source")
+    importing.add_argument(
+        "file",
+        help="the CSV file; on a QueueDesk server its name becomes the tasks' source (a server without "
+        "bulk import, such as the original service, records 'api')",
+    )
     importing.add_argument(
         "--start-row",
         type=start_row,
