@@ -13,6 +13,7 @@ lacks are applied here, and every extension raises `NotSupported` with a clear m
 import asyncio
 import random
 import ssl
+import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -24,7 +25,7 @@ import pydantic
 from pydantic import SecretStr
 
 from queuedesk import __version__
-from queuedesk.api import models
+from queuedesk.api import errors, models, original_rules, plain_port
 from queuedesk.api.config import ENV_ORG, ENV_TOKEN, ENV_URL, Connection, config_path, resolve_connection
 from queuedesk.api.errors import (
     ConnectionFailed,
@@ -44,6 +45,7 @@ from queuedesk.api.timestamps import format_timestamp
 __all__ = ["ENV_ORG", "ENV_TOKEN", "ENV_URL", "Claim", "QueueDeskClient", "RetryPolicy"]
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
+BLOCKS_KEPT_SECONDS = 30.0  # how long the pre-check of creates on the original trusts a queue's blocks
 M = TypeVar("M", bound=pydantic.BaseModel)
 
 
@@ -107,6 +109,18 @@ def _moment(value: Moment | None, name: str) -> datetime | date | None:
         return _moment(datetime.fromisoformat(value.strip()), name)
     except ValueError:
         raise ValueError(f"{name}: {value!r} is not an ISO 8601 date or date-time") from None
+
+
+MAX_PAGE = 1000
+
+
+def _check_page(offset: int, limit: int) -> None:
+    """ValueError for a page no server gives as asked: the original turns limit 0 into 100 and
+    cuts 5000 to 1000 without a word, and a negative offset means nothing."""
+    if not 1 <= limit <= MAX_PAGE:
+        raise ValueError(f"limit must be 1-{MAX_PAGE}, not {limit}")
+    if offset < 0:
+        raise ValueError(f"offset must be 0 or more, not {offset}")
 
 
 def _day(value: datetime | date) -> date:
@@ -199,8 +213,22 @@ class _Unseen:
         return True
 
 
+def _mark_number_ids(detail: models.QueueDetail, raw: Any) -> None:
+    """Remember which blocks the server named by a JSON number: the original stores no value for them."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("data"), list):
+        return
+    for block, given in zip(detail.data, raw["data"], strict=False):
+        if isinstance(given, dict) and isinstance(given.get("id"), int):
+            block._number_id = True
+
+
 def _blocks_with_string_ids(data: Any) -> Any:
-    """The original service keeps integer block ids (`{"id": 7}`); task data names them "7"."""
+    """The original service keeps integer block ids (`{"id": 7}`); task data names them "7". Its
+    queue's description is `task_description`."""
+    if isinstance(data, dict) and "description" not in data and isinstance(data.get("task_description"), str):
+        data = {k: v for k, v in data.items() if k != "task_description"} | {
+            "description": data["task_description"]
+        }
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         blocks = [
             {**b, "id": str(b["id"])} if isinstance(b, dict) and isinstance(b.get("id"), int) else b
@@ -274,6 +302,9 @@ class QueueDeskClient:
         )
         self._me: models.Me | None = None
         self._extensions: bool | None = None
+        self._blocks_for_checks: dict[int, tuple[float, list[models.Block]]] = {}
+        self._https = httpx.URL(self.base_url).scheme == "https"
+        self._tls_answered = False
 
     async def __aenter__(self) -> "QueueDeskClient":
         return self
@@ -302,12 +333,18 @@ class QueueDeskClient:
         for attempt in range(policy.attempts):
             last = attempt + 1 == policy.attempts
             try:
-                response = await self._http.request(method, path, json=json, params=query or None)
+                response = await self._send(method, path, json, query)
+            except plain_port.PlainPort as exc:
+                raise ConnectionFailed(f"{what} failed: {exc}", hint="") from None
             except httpx.TimeoutException as exc:
                 failure: QueueDeskError = Timeout(
                     f"{what} failed: no answer from {self.base_url} ({type(exc).__name__})."
                 )
             except httpx.TransportError as exc:
+                if self._https and plain_port.looks_like_plain_http(exc):
+                    raise ConnectionFailed(
+                        f"{what} failed: {plain_port.advice(self._http.base_url)}", hint=""
+                    ) from None
                 failure = ConnectionFailed(
                     f"{what} failed: cannot reach {self.base_url} ({exc or type(exc).__name__})."
                 )
@@ -323,6 +360,20 @@ class QueueDeskClient:
                 raise failure
             await asyncio.sleep(policy.delay(attempt))
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _send(self, method: str, path: str, json: Any, query: Mapping[str, Any]) -> httpx.Response:
+        if not self._https or self._tls_answered:
+            return await self._http.request(method, path, json=json, params=query or None)
+
+        # Until one TLS handshake has worked, a stalled one is checked for a plain HTTP port.
+        async def send(watch: plain_port.HandshakeWatch) -> httpx.Response:
+            return await self._http.request(
+                method, path, json=json, params=query or None, extensions={"trace": watch}
+            )
+
+        response = await plain_port.send_watching(send, self._http.base_url)
+        self._tls_answered = True
+        return response
 
     async def _explained(self, error: QueueDeskError, path: str) -> QueueDeskError:
         """A 403 or 404 under /orgs/ may mean that the organization id is not the key's: say so."""
@@ -450,16 +501,81 @@ class QueueDeskClient:
         """A4. One queue with its description and blocks."""
         what = f"Reading queue {queue_id}"
         data = await self._get(await self._queue_path(queue_id), what)
-        return self._parse(models.QueueDetail, _blocks_with_string_ids(data), what)
+        detail = self._parse(models.QueueDetail, _blocks_with_string_ids(data), what)
+        _mark_number_ids(detail, data)
+        return detail
 
     async def create_task(self, queue_id: int, data: Mapping[str, Any]) -> models.Task:
-        """A1. Never retried: a repeated create would make a second task."""
+        """A1. Never retried: a repeated create would make a second task.
+
+        On a server without QueueDesk's extensions (the original service) the queue must be one of
+        the organization's (that server looks it up by id alone), the data must pass what that
+        server is known to fail on (`original_rules`; `ValidationError` with nothing sent), and a
+        failed answer says whether the task was probably saved all the same (`probably_saved`, from
+        the queue's `n_tasks` before and after)."""
         what = f"Creating a task in queue {queue_id}"
+        body = {"data": dict(data)}
+        if await self.supports_extensions():
+            path = f"{await self._queue_path(queue_id)}/tasks/create"
+            response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 201))
+            return self._parse(models.Task, _body(response, what), what)
+        before = await self._own_queue(queue_id, what)
+        await self._precheck(queue_id, data, what)
         path = f"{await self._queue_path(queue_id)}/tasks/create"
-        response = await self._request(
-            "POST", path, what, json={"data": dict(data)}, idempotent=False, ok=(200, 201)
-        )
+        try:
+            response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 201))
+        except (errors.ServerError, errors.ConnectionFailed, errors.UnexpectedResponse) as exc:
+            raise await self._after_failed_create(exc, queue_id, before.n_tasks) from None
         return self._parse(models.Task, _body(response, what), what)
+
+    async def _own_queue(self, queue_id: int, what: str) -> models.Queue:
+        """The queue as the organization's list has it; NotFound when it is not the organization's."""
+        for queue in await self.queues():
+            if queue.id == queue_id:
+                return queue
+        raise NotFound(
+            f"{what} failed: queue {queue_id} is not a queue of organization {await self.org()} "
+            "(this server would take it even so, and put the task in another organization's queue).",
+            hint="Check the queue id: `queuedesk queues` lists the organization's queues.",
+        )
+
+    async def _precheck(self, queue_id: int, data: Mapping[str, Any], what: str) -> None:
+        # The blocks are read again after a while: the original's own app may change them meanwhile.
+        known = self._blocks_for_checks.get(queue_id)
+        if known is None or time.monotonic() - known[0] > BLOCKS_KEPT_SECONDS:
+            known = (time.monotonic(), (await self.queue(queue_id)).data)
+            self._blocks_for_checks[queue_id] = known
+        found = original_rules.refusals(known[1], data)
+        if found:
+            raise errors.ValidationError(
+                f"{what}: nothing was sent: " + "; ".join(map(str, found)),
+                errors=[models.ErrorItem(field=f"data.{r.block_id}", message=r.message) for r in found],
+                hint="",
+            )
+
+    async def _after_failed_create(self, exc: QueueDeskError, queue_id: int, n_before: int) -> QueueDeskError:
+        """The create's failure, saying from the queue's count whether the task was probably saved."""
+        try:
+            after = await self._own_queue(queue_id, f"Counting the tasks of queue {queue_id}")
+        except QueueDeskError:
+            exc.probably_saved = None
+            exc.hint = (
+                "The task may have been saved anyway (the queue's count could not be read): look at the "
+                "queue before sending it again."
+            )
+            return exc
+        exc.probably_saved = after.n_tasks > n_before
+        if exc.probably_saved:
+            exc.hint = (
+                f"The task was probably saved anyway: the queue holds {after.n_tasks} tasks, "
+                f"{n_before} before. Do not send it again."
+            )
+        else:
+            exc.hint = (
+                f"The task was probably not saved: the queue still holds {after.n_tasks} tasks. "
+                "It is safe to send it again once the server works."
+            )
+        return exc
 
     async def completed_tasks(
         self,
@@ -476,6 +592,7 @@ class QueueDeskClient:
         A server without QueueDesk's extensions takes only plain dates and no `completed_by`: there
         the client walks every page the dates allow and cuts this page from what matches, so `count`
         is exact and `next`/`previous` repeat this query (follow them through this client)."""
+        _check_page(offset, limit)
         what = f"Listing completed tasks of queue {queue_id}"
         wanted = _Wanted.of(completed_by, start_date, end_date)
         path = f"{await self._queue_path(queue_id)}/tasks/completed"
@@ -589,6 +706,7 @@ class QueueDeskClient:
         self, queue_id: int, *, status: list[str] | None = None, offset: int = 0, limit: int = 100
     ) -> models.PendingPage:
         """B2. Tasks not completed, oldest first, with their assignment."""
+        _check_page(offset, limit)
         what = f"Listing pending tasks of queue {queue_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/tasks"
         params = {"offset": offset, "limit": limit, "status": ",".join(status) if status else None}
@@ -714,6 +832,7 @@ class QueueDeskClient:
 
     async def deliveries(self, queue_id: int, *, offset: int = 0, limit: int = 100) -> models.DeliveryPage:
         """B10. The webhook delivery log, newest first."""
+        _check_page(offset, limit)
         what = f"Listing webhook deliveries of queue {queue_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/webhook/deliveries"
         return self._parse(

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import VERSION as PYDANTIC_VERSION
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr, WithJsonSchema
 
 from queuedesk.api.timestamps import format_timestamp
 
@@ -57,6 +57,12 @@ class Block(BaseModel):
     id: str
     name: str
     type: str
+    _number_id: bool = PrivateAttr(default=False)
+
+    @property
+    def number_id(self) -> bool:
+        """True when the server named the block by a JSON number (the original keeps `{"id": 7}`)."""
+        return self._number_id
 
     @property
     def settings(self) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import tomli_w
 
-from queuedesk.api.blocks import Problem, is_http_url, validate_blocks, validate_task_data
+from queuedesk.api.blocks import BLOCK_TYPES, Problem, is_http_url, validate_blocks, validate_task_data
 from queuedesk.api.models import Block, QueueDetail
 
 KEYS = ("name", "description", "webhook", "blocks", "tasks")
@@ -176,12 +176,40 @@ def place(field_name: str | None, document: dict[str, Any]) -> str:
 
 
 def describe(queue: QueueDetail, webhook: str | None = None) -> dict[str, Any]:
-    """A queue as a document that `load_queue_file` reads back (what `queue show` writes)."""
+    """A queue as a document that `load_queue_file` reads back (what `queue show` writes).
+
+    What a QueueDesk queue cannot hold is left out (`left_out` names it): the original service adds
+    `value: null` to text blocks and keeps settings such as `image.read_only`."""
     document: dict[str, Any] = {"name": queue.name, "description": queue.description}
     if webhook:
         document["webhook"] = webhook
-    document["blocks"] = [block_to_dict(b) for b in queue.data]
+    document["blocks"] = [_portable(block_to_dict(b))[0] for b in queue.data]
     return document
+
+
+def left_out(queue: QueueDetail) -> list[str]:
+    """The places `describe` leaves out of the queue's blocks (`blocks[2] ('photo').image.read_only`)."""
+    found: list[str] = []
+    for index, block in enumerate(queue.data):
+        found += [f"blocks[{index}] ({block.id!r}).{where}" for where in _portable(block_to_dict(block))[1]]
+    return found
+
+
+def _portable(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The block as QueueDesk takes it, and what was dropped (a null is the same as left out)."""
+    type_name = raw.get("type")
+    if not isinstance(type_name, str) or type_name not in BLOCK_TYPES:
+        return raw, []  # a type QueueDesk does not have: kept whole, `queue create` names it
+    kind = BLOCK_TYPES[type_name]
+    kept = {k: v for k, v in raw.items() if k in ("id", "name", "type", type_name)}
+    dropped = [k for k, v in raw.items() if k not in kept and v is not None]
+    settings = raw.get(type_name)
+    if isinstance(settings, dict) and not kind.free_settings:
+        kept[type_name] = {k: v for k, v in settings.items() if k in kind.settings and v is not None}
+        dropped += [
+            f"{type_name}.{k}" for k, v in settings.items() if k not in kind.settings and v is not None
+        ]
+    return kept, dropped
 
 
 def dump(document: dict[str, Any], kind: FileFormat) -> str:

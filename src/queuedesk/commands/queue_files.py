@@ -101,7 +101,7 @@ async def edit(args: argparse.Namespace) -> int:
 
 
 async def show(args: argparse.Namespace) -> int:
-    from queuedesk.api.queue_files import describe, dump
+    from queuedesk.api.queue_files import describe, dump, left_out
 
     async with client_from(args) as client:
         found = await find_queue(client, args.queue)
@@ -111,6 +111,12 @@ async def show(args: argparse.Namespace) -> int:
         except (errors.Forbidden, errors.NotFound):
             webhook = None  # a worker may not read it: the description goes without
     text = dump(describe(queue, webhook), "json" if args.json else args.format)
+    dropped = left_out(queue)
+    if dropped:
+        print(
+            "queuedesk: left out what a QueueDesk queue does not have: " + ", ".join(dropped),
+            file=sys.stderr,
+        )
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:

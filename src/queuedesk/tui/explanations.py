@@ -54,6 +54,12 @@ _KINDS: list[tuple[_Kind, str, str, str]] = [
         "Your role does not allow this: ask an admin if you need it.",
     ),
     (
+        errors.WrongAddress,
+        "Wrong address",
+        "error",
+        "Check the server address you connected to: the API starts at the server's root (no /api).",
+    ),
+    (
         errors.NotFound,
         "Not found",
         "warning",
