@@ -97,9 +97,12 @@ class Task(Resource):
 
 
 class AssignedTask(Task):
-    """A task as Part B answers it: with who holds it and until when."""
+    """A task as Part B answers it: with who holds it and until when, and the caller's own draft
+    (B6: the values they kept when they last gave it back; None when they kept none, or from a
+    server that stores drafts in the task's data)."""
 
     assignment: Assignment
+    draft: dict[str, Any] | None = None
 
 
 class Queue(Resource):

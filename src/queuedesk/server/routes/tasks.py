@@ -78,14 +78,16 @@ def _statuses(raw: str | None) -> tuple[str, ...]:
 async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
     offset, limit = paging(request.query_params)
     statuses = _statuses(request.query_params.get("status"))
-    page = await db_of(request).scan(tasks.list_pending, caller.queue.id, statuses, offset, limit)
+    page = await db_of(request).scan(
+        tasks.list_pending, caller.queue.id, statuses, offset, limit, caller.principal.user_id
+    )
     items = [serialize.task(row, with_assignment=True) for row in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
 
 
 async def get_task(request: Request, caller: QueueCaller) -> Response:
     task_id = request.path_params["task"]
-    row = await db_of(request).read(tasks.get_task, caller.queue.id, task_id)
+    row = await db_of(request).read(tasks.get_task, caller.queue.id, task_id, caller.principal.user_id)
     if row is None:
         raise TaskNotFound(task_id)
     return JSONResponse(serialize.task(row, with_assignment=True))

@@ -18,6 +18,7 @@ from queuedesk.server.store.upgrades import (
     v6_pending_count,
     v7_import_sessions,
     v8_people,
+    v9_drafts_apart_and_ids_never_reused,
 )
 
 Upgrade = Callable[[Connection], None]
@@ -31,6 +32,7 @@ UPGRADES: dict[int, Upgrade] = {
     6: v6_pending_count,
     7: v7_import_sessions,
     8: v8_people,
+    9: v9_drafts_apart_and_ids_never_reused,
 }
 LATEST = 1 + len(UPGRADES)
 

@@ -114,6 +114,24 @@ tasks = Table(
     Index("ix_tasks_queue_status_id", "queue_id", "status", "id"),
     # History (A2): newest completion first, stable by id.
     Index("ix_tasks_queue_completed", "queue_id", "completed_at", "id"),
+    # SQLite: ids are never reused, even after a flush deleted the newest tasks (receivers and
+    # journals key tasks by id). PostgreSQL's sequence never reuses them anyway.
+    sqlite_autoincrement=True,
+)
+
+# Drafts (B6): values a worker kept when giving a task back, apart from the task's data and shown
+# to them alone. One per task and user; dropped when the task is completed or flushed. No foreign
+# key to `tasks`: on PostgreSQL it would run a trigger for each of the many rows a flush deletes,
+# so the flush and the completion delete drafts themselves.
+task_drafts = Table(
+    "task_drafts",
+    metadata,
+    Column("task_id", Id, primary_key=True, autoincrement=False),
+    Column("user_id", ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, autoincrement=False),
+    Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+    Column("data", JsonText, nullable=False),
+    Column("saved_at", Timestamp, nullable=False),
+    Index("ix_task_drafts_queue", "queue_id"),
 )
 
 # The webhook outbox: one row per completion event, written in the completing transaction.
