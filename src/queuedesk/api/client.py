@@ -801,6 +801,30 @@ class QueueDeskClient:
         path = f"{await self._users_path(what)}/{user_id}/keys/{key_id}"
         await self._request("DELETE", path, what, idempotent=False)  # a retry would answer 404
 
+    # --- the audit log (B20, admins) ---------------------------------------------------------------
+
+    async def audit(
+        self,
+        *,
+        action: str | None = None,
+        actor: str | None = None,
+        queue_id: int | None = None,
+        since: datetime | None = None,
+        offset: int = 0,
+        limit: int = 100,
+    ) -> models.AuditPage:
+        """B20. What people did, newest first; filtered by action, actor's email, queue, time."""
+        what = "Reading the audit log"
+        await self._require_extensions(what)
+        params: dict[str, Any] = {"offset": offset, "limit": limit}
+        for name, value in (("action", action), ("actor", actor), ("queue_id", queue_id)):
+            if value is not None:
+                params[name] = value
+        if since is not None:
+            params["since"] = format_timestamp(since)
+        path = f"/orgs/{await self.org()}/audit"
+        return self._parse(models.AuditPage, await self._get(path, what, params), what)
+
     async def create_queue(
         self, name: str, blocks: list[Mapping[str, Any]], description: str = ""
     ) -> models.QueueDetail:

@@ -186,6 +186,50 @@ class DeliveryPage(Resource):
     deliveries: list[Delivery]
 
 
+# The actions the audit log records (B20), in the contract's order.
+AUDIT_ACTIONS = (
+    "queue.create",
+    "queue.update",
+    "queue.flush",
+    "webhook.set",
+    "webhook.remove",
+    "webhook.rotate",
+    "delivery.redeliver",
+    "task.release",
+    "import.commit",
+    "user.create",
+    "user.update",
+    "key.create",
+    "key.revoke",
+    "review.verdict",
+)
+
+
+class AuditActor(Resource):
+    email: str
+    name: str
+
+
+class AuditEvent(Resource):
+    """One entry of the audit log (B20): who did what, when, to which ids. `actor` is None for a
+    command run on the server's host."""
+
+    id: int
+    at: Timestamp
+    actor: AuditActor | None = None
+    action: str
+    queue_id: int | None = None
+    subject: dict[str, Any]
+    detail: dict[str, Any]
+
+
+class AuditPage(Resource):
+    next: str | None
+    previous: str | None
+    count: int
+    events: list[AuditEvent]
+
+
 class WorkerStats(Resource):
     """One worker's completions in a stats period (B15)."""
 

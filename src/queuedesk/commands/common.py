@@ -153,6 +153,7 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     wide = None if sys.stdout.isatty() else 10_000
     console = Console(file=sys.stdout, width=wide, highlight=False, soft_wrap=False)
@@ -160,5 +161,6 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     for header in headers:
         table.add_column(header, overflow="fold")
     for row in rows:
-        table.add_row(*("" if value is None else str(value) for value in row))
+        # Text, not str: a name or a value holding "[/b]" is shown as written, never read as markup.
+        table.add_row(*(Text("" if value is None else str(value)) for value in row))
     console.print(table)

@@ -37,6 +37,7 @@ class Action(Enum):
     WRITE_WEBHOOK = ("change the webhook", ("admin",))
     MANAGE_QUEUES = ("create or change queues", ("admin",))
     MANAGE_PEOPLE = ("manage users and keys", ("admin",))
+    READ_AUDIT = ("read the audit log", ("admin",))
 
     @property
     def description(self) -> str:

@@ -23,7 +23,7 @@ from queuedesk.server.domain_errors import (
     NotClaimed,
     TaskNotFound,
 )
-from queuedesk.server.store import deliveries, drafts, tasks
+from queuedesk.server.store import audit, deliveries, drafts, tasks, users
 from queuedesk.server.store.records import Principal, QueueRecord
 
 CLAIM_LIMIT = 3  # live claims one caller may hold in one queue by claiming ahead (B4)
@@ -134,7 +134,9 @@ def release(
     """B6: the holder (or an admin) hands the task back. A draft is kept apart from the task's data,
     as the releaser's own; a `data` object replaces their earlier draft (an empty one removes it),
     no `data` leaves it as it was."""
-    _held(conn, queue.id, task_id, principal, admin_may=True)
+    held = _held(conn, queue.id, task_id, principal, admin_may=True)
+    if held.assigned_to is not None and held.assigned_to != principal.user_id:
+        _record_release_of_another(conn, queue.id, task_id, principal, held.assigned_to)
     if draft is not None:
         problems = first_problems(task_data_problems(queue.blocks, draft, allow_empty=True))
         if problems:
@@ -142,6 +144,17 @@ def release(
         drafts.save(conn, queue.id, task_id, principal.user_id, draft, now)
     tasks.reopen(conn, task_id)
     return _found(conn, queue.id, task_id, principal.user_id)
+
+
+def _record_release_of_another(
+    conn: Connection, queue_id: int, task_id: int, principal: Principal, holder_id: int
+) -> None:
+    """An admin gave back a task someone else held: the audit log says whose it was."""
+    holder = users.find_user(conn, principal.organization_id, holder_id)
+    detail = {
+        "holder": None if holder is None else {"email": holder.email, "name": holder.name},
+    }
+    audit.record(conn, principal, "task.release", queue_id, {"task_id": task_id}, detail)
 
 
 class Completion(NamedTuple):

@@ -4,6 +4,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from sqlalchemy import Connection
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -23,7 +24,7 @@ from queuedesk.server.http import (
     read_json,
 )
 from queuedesk.server.routes import db_of, settings_of
-from queuedesk.server.store import tasks
+from queuedesk.server.store import audit, tasks
 from queuedesk.server.store.records import QueueRecord
 
 MAX_IMPORT = 10_000
@@ -122,5 +123,32 @@ async def import_tasks(request: Request, caller: QueueCaller) -> Response:
     if problems:
         raise invalid(problems)
     items = [item["data"] for item in body["tasks"]]
-    ids = await db_of(request).write(tasks.import_tasks, caller.queue, items, body["source"], utcnow())
+    source = body["source"]
+
+    def import_and_record(conn: Connection) -> list[int]:
+        ids = tasks.import_tasks(conn, caller.queue, items, source, utcnow())
+        record_import(conn, caller, source, ids, {})
+        return ids
+
+    ids = await db_of(request).write(import_and_record)
     return JSONResponse({"created": len(ids), "ids": ids})
+
+
+def record_import(
+    conn: Connection, caller: QueueCaller, source: str, ids: list[int], subject: dict[str, Any]
+) -> None:
+    """`import.commit` in the audit log: how many tasks, from which source, their first and last id."""
+    detail = {
+        "created": len(ids),
+        "source": source,
+        "first_id": min(ids, default=None),
+        "last_id": max(ids, default=None),
+    }
+    audit.record(
+        conn,
+        caller.principal,
+        "import.commit",
+        caller.queue.id,
+        {"queue_id": caller.queue.id, **subject},
+        detail,
+    )

@@ -13,7 +13,9 @@ from queuedesk.server.domain_errors import DeliveryNotFound
 from queuedesk.server.errors import error, not_found
 from queuedesk.server.http import JSONResponse, empty, json_object, page_body, paging, read_json
 from queuedesk.server.routes import db_of, settings_of
-from queuedesk.server.store import deliveries, queues
+from queuedesk.server.serialize import ts
+from queuedesk.server.store import audit, deliveries, queues
+from queuedesk.server.store.audit import masked_target
 from queuedesk.server.webhook_targets import address_problem, shape_problem
 
 
@@ -32,12 +34,19 @@ async def set_webhook(request: Request, caller: QueueCaller) -> Response:
             problem = await address_problem(target)
         if problem is not None:
             raise error(400, "invalid_value", problem, field="target")
-    await db_of(request).write(queues.set_webhook, caller.queue.id, target or None)
+    await db_of(request).write(_set_and_record, caller, target or None)
     return empty()
 
 
+def _set_and_record(conn: Connection, caller: QueueCaller, target: str | None) -> None:
+    previous = queues.set_webhook(conn, caller.queue.id, target)
+    action = "webhook.set" if target else "webhook.remove"
+    detail = {"target": masked_target(target), "previous": masked_target(previous)}
+    audit.record(conn, caller.principal, action, caller.queue.id, {"queue_id": caller.queue.id}, detail)
+
+
 async def delete_webhook(request: Request, caller: QueueCaller) -> Response:
-    await db_of(request).write(queues.set_webhook, caller.queue.id, None)
+    await db_of(request).write(_set_and_record, caller, None)
     return empty()
 
 
@@ -49,7 +58,18 @@ async def get_secret(request: Request, caller: QueueCaller) -> Response:
 
 
 async def rotate_secret(request: Request, caller: QueueCaller) -> Response:
-    secret = await db_of(request).write(deliveries.rotate_secret, caller.queue.id, utcnow())
+    def rotate(conn: Connection) -> str:
+        now = utcnow()
+        had_one = deliveries.get_secret(conn, caller.queue.id) is not None
+        secret = deliveries.rotate_secret(conn, caller.queue.id, now)
+        # Never the secrets: only until when the one replaced keeps signing.
+        detail = {"previous_signs_until": ts(now + deliveries.ROTATION_OVERLAP) if had_one else None}
+        audit.record(
+            conn, caller.principal, "webhook.rotate", caller.queue.id, {"queue_id": caller.queue.id}, detail
+        )
+        return secret
+
+    secret = await db_of(request).write(rotate)
     return JSONResponse({"secret": secret})
 
 
@@ -78,7 +98,16 @@ async def get_delivery(request: Request, caller: QueueCaller) -> Response:
 
 async def redeliver(request: Request, caller: QueueCaller) -> Response:
     delivery_id = request.path_params["delivery"]
-    row = await db_of(request).write(deliveries.redeliver, caller.queue.id, delivery_id, utcnow())
+
+    def redeliver(conn: Connection) -> dict[str, Any] | None:
+        row = deliveries.redeliver(conn, caller.queue.id, delivery_id, utcnow())
+        if row is not None:
+            subject = {"delivery_id": row["id"], "event_id": row["event_id"], "task_id": row["task_id"]}
+            detail = {"target": masked_target(row["target"])}
+            audit.record(conn, caller.principal, "delivery.redeliver", caller.queue.id, subject, detail)
+        return row
+
+    row = await db_of(request).write(redeliver)
     if row is None:
         raise DeliveryNotFound(delivery_id)
     request.app.state.dispatcher.wake()

@@ -19,6 +19,7 @@ from queuedesk.server.store.upgrades import (
     v7_import_sessions,
     v8_people,
     v9_drafts_apart_and_ids_never_reused,
+    v10_audit_log,
 )
 
 Upgrade = Callable[[Connection], None]
@@ -33,6 +34,7 @@ UPGRADES: dict[int, Upgrade] = {
     7: v7_import_sessions,
     8: v8_people,
     9: v9_drafts_apart_and_ids_never_reused,
+    10: v10_audit_log,
 }
 LATEST = 1 + len(UPGRADES)
 

@@ -407,12 +407,14 @@ def count_completion(conn: Connection, queue_id: int) -> str | None:
     return row[0] if row is not None and row[0] else None
 
 
-FLUSH = Sql("DELETE FROM tasks WHERE queue_id = :queue_id AND status IN ('new', 'open', 'in_progress')")
+FLUSH = Sql("DELETE FROM tasks WHERE queue_id = :queue_id AND status = :status")
 
 
-def flush(conn: Connection, queue_id: int) -> int:
+def flush(conn: Connection, queue_id: int) -> dict[str, int]:
+    """Delete the queue's pending tasks; how many of each status went (one range of
+    ix_tasks_queue_status_id each)."""
+    deleted = {status: run(conn, FLUSH, queue_id=queue_id, status=status) for status in PENDING}
     # By the rows deleted, not to zero: a task created meanwhile in another transaction still counts.
-    deleted = run(conn, FLUSH, queue_id=queue_id)
-    count_pending(conn, queue_id, -deleted)
+    count_pending(conn, queue_id, -sum(deleted.values()))
     drafts.drop_flushed(conn, queue_id)
     return deleted

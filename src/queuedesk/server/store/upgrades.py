@@ -267,3 +267,36 @@ def v9_drafts_apart_and_ids_never_reused(conn: Connection) -> None:
         Index("ix_task_drafts_queue", "queue_id"),
     )
     frozen.create_all(conn, tables=[frozen.tables["task_drafts"]])
+
+
+def v10_audit_log(conn: Connection) -> None:
+    """The audit log (B20); each delivery says what its event is (B10's `type`). Only what is still
+    missing is made, so the step also completes a database a partial copy of it touched."""
+    present = {column["name"] for column in inspect(conn).get_columns("deliveries")}
+    if "type" not in present:
+        conn.execute(
+            text("ALTER TABLE deliveries ADD COLUMN type VARCHAR(32) NOT NULL DEFAULT 'task.completed'")
+        )
+    if inspect(conn).has_table("audit_events"):
+        return
+    frozen = MetaData()
+    Table("organizations", frozen, Column("id", Id, primary_key=True))
+    Table("users", frozen, Column("id", Id, primary_key=True))
+    Table(
+        "audit_events",
+        frozen,
+        Column("id", Id, primary_key=True),
+        Column("organization_id", ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False),
+        Column("at", Timestamp, nullable=False),
+        Column("actor_id", ForeignKey("users.id", ondelete="SET NULL")),
+        Column("actor_email", String(320)),
+        Column("actor_name", String(200)),
+        Column("action", String(40), nullable=False),
+        Column("queue_id", Id),
+        Column("subject", Text, nullable=False),
+        Column("detail", Text, nullable=False),
+        Index("ix_audit_events_org", "organization_id", "id"),
+        Index("ix_audit_events_at", "at"),
+        sqlite_autoincrement=True,
+    )
+    frozen.create_all(conn, tables=[frozen.tables["audit_events"]])
