@@ -724,11 +724,15 @@ class QueueDeskClient:
         path = f"{await self._ext_queue_path(queue_id, what)}/webhook/deliveries/{delivery_id}"
         return self._parse(models.DeliveryDetail, await self._get(path, what), what)
 
-    async def redeliver(self, queue_id: int, delivery_id: int) -> models.Delivery:
-        """B11. Makes the delivery pending and due now."""
+    async def redeliver(
+        self, queue_id: int, delivery_id: int, *, to_current_target: bool = False
+    ) -> models.Delivery:
+        """B11. Makes the delivery pending and due now; with `to_current_target`, sent to the queue's
+        webhook as it is now instead of the delivery's own target (the event id stays)."""
         what = f"Redelivering webhook delivery {delivery_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/webhook/deliveries/{delivery_id}/redeliver"
-        response = await self._request("POST", path, what, idempotent=False)
+        body = {"target": "current"} if to_current_target else None
+        response = await self._request("POST", path, what, json=body, idempotent=False)
         return self._parse(models.Delivery, _body(response, what), what)
 
     async def stats(

@@ -155,6 +155,7 @@ class PendingPage(Resource):
 class Delivery(Resource):
     id: int
     event_id: str
+    type: str = "task.completed"  # what the event says: task.completed, task.corrected, task.redo
     task_id: int
     target: str
     status: str
@@ -309,6 +310,12 @@ class TaskData(Request):
 
 class ReleaseRequest(Request):
     data: dict[str, Any] | None = None
+
+
+class RedeliverRequest(Request):
+    """B11's optional body: `"current"` sends the event to the queue's current target instead of its own."""
+
+    target: Literal["current"] | None = None
 
 
 class ImportRequest(Request):

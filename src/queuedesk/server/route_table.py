@@ -333,7 +333,13 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         POST,
         Action.WRITE_WEBHOOK,
         webhook.redeliver,
-        Doc("B11 Redeliver", models.Delivery),
+        Doc(
+            "B11 Redeliver (optionally to the queue's current target)",
+            models.Delivery,
+            body=models.RedeliverRequest,
+            body_optional=True,
+            conflicts="`target` is `current` and the queue has no webhook.",
+        ),
     ),
     in_queue(
         QUEUE + "/webhook/test",

@@ -63,6 +63,7 @@ def delivery(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": row["id"],
         "event_id": row["event_id"],
+        "type": row["type"],
         "task_id": row["task_id"],
         "target": row["target"],
         "status": row["status"],

@@ -10,7 +10,7 @@ from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
 from queuedesk.server.access import QueueCaller
 from queuedesk.server.domain_errors import DeliveryNotFound
-from queuedesk.server.errors import error, not_found
+from queuedesk.server.errors import conflict, error, not_found
 from queuedesk.server.http import JSONResponse, empty, json_object, page_body, paging, read_json
 from queuedesk.server.routes import db_of, settings_of
 from queuedesk.server.serialize import ts
@@ -96,18 +96,51 @@ async def get_delivery(request: Request, caller: QueueCaller) -> Response:
     return JSONResponse({**serialize.delivery(row), "attempt_log": [serialize.attempt(a) for a in attempts]})
 
 
+def _to_current_target(body: Any) -> bool:
+    """B11's optional `{"target": "current"}`: no body, `{}` or `"target": null` keep the delivery's own."""
+    if body is None:
+        return False
+    target = json_object(body, allowed=("target",)).get("target")
+    if target not in (None, "current"):
+        raise error(
+            400,
+            "invalid_value",
+            "'target' may only be \"current\" (the queue's webhook now); leave it out for the delivery's own.",
+            field="target",
+        )
+    return target == "current"
+
+
 async def redeliver(request: Request, caller: QueueCaller) -> Response:
     delivery_id = request.path_params["delivery"]
+    db = db_of(request)
+    if await db.read(deliveries.get_delivery, caller.queue.id, delivery_id) is None:
+        raise DeliveryNotFound(delivery_id)  # the object (404) before the body (400)
+    to_current = _to_current_target(await read_json(request, required=False))
 
     def redeliver(conn: Connection) -> dict[str, Any] | None:
-        row = deliveries.redeliver(conn, caller.queue.id, delivery_id, utcnow())
-        if row is not None:
-            subject = {"delivery_id": row["id"], "event_id": row["event_id"], "task_id": row["task_id"]}
-            detail = {"target": masked_target(row["target"])}
-            audit.record(conn, caller.principal, "delivery.redeliver", caller.queue.id, subject, detail)
+        before = deliveries.get_delivery(conn, caller.queue.id, delivery_id)
+        if before is None:
+            return None
+        target = None
+        if to_current:
+            target = queues.current_target(conn, caller.queue.id)
+            if target is None:
+                raise conflict(
+                    "conflict",
+                    "The queue has no webhook now: set one, or redeliver to the delivery's own target.",
+                )
+        row = deliveries.redeliver(conn, caller.queue.id, delivery_id, utcnow(), target)
+        if row is None:  # pruned meanwhile
+            return None
+        subject = {"delivery_id": row["id"], "event_id": row["event_id"], "task_id": row["task_id"]}
+        detail = {"target": masked_target(row["target"])}
+        if row["target"] != before["target"]:
+            detail["previous_target"] = masked_target(before["target"])
+        audit.record(conn, caller.principal, "delivery.redeliver", caller.queue.id, subject, detail)
         return row
 
-    row = await db_of(request).write(redeliver)
+    row = await db.write(redeliver)
     if row is None:
         raise DeliveryNotFound(delivery_id)
     request.app.state.dispatcher.wake()
