@@ -14,7 +14,17 @@ from queuedesk import __version__, collector, lean_start
 
 def build_parser() -> argparse.ArgumentParser:
     from queuedesk import web
-    from queuedesk.commands import config, export, importing, queue_files, queues, service, tasks, users
+    from queuedesk.commands import (
+        audit,
+        config,
+        export,
+        importing,
+        queue_files,
+        queues,
+        service,
+        tasks,
+        users,
+    )
     from queuedesk.commands.common import EXIT_HELP, connection_options
     from queuedesk.tui.main import add_app_options
 
@@ -31,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     service.add_parsers(commands)
     web.add_parser(commands)
     connection = connection_options()
-    for module in (queues, queue_files, tasks, importing, export, config, users):
+    for module in (queues, queue_files, tasks, importing, export, config, users, audit):
         module.add_parsers(commands, connection)
     return parser
 

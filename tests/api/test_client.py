@@ -572,11 +572,13 @@ async def test_release_with_and_without_a_draft(server: ServerProcess, queue) ->
         )
         assert isinstance(released, models.AssignedTask)
         assert released.status == "open"
-        assert released.data == {"paragraph": "half done", "category": "green", "photo": None}
+        assert released.data == {"paragraph": "original", "category": None, "photo": None}
+        assert released.draft == {"paragraph": "half done", "category": "green"}  # apart, the worker's
         assert released.assignment == models.Assignment()
-        await worker.claim_next(queue["id"])
+        claimed = await worker.claim_next(queue["id"])
+        assert claimed.task is not None and claimed.task.draft == released.draft  # to restore it
         plain = await worker.release(queue["id"], created.id)
-        assert plain.status == "open" and plain.data["paragraph"] == "half done"  # the draft was kept
+        assert plain.status == "open" and plain.draft == released.draft  # the draft was kept
 
 
 async def test_complete(server: ServerProcess, queue) -> None:

@@ -844,11 +844,15 @@ class QueueDeskClient:
         path = f"{await self._ext_queue_path(queue_id, what)}/webhook/deliveries/{delivery_id}"
         return self._parse(models.DeliveryDetail, await self._get(path, what), what)
 
-    async def redeliver(self, queue_id: int, delivery_id: int) -> models.Delivery:
-        """B11. Makes the delivery pending and due now."""
+    async def redeliver(
+        self, queue_id: int, delivery_id: int, *, to_current_target: bool = False
+    ) -> models.Delivery:
+        """B11. Makes the delivery pending and due now; with `to_current_target`, sent to the queue's
+        webhook as it is now instead of the delivery's own target (the event id stays)."""
         what = f"Redelivering webhook delivery {delivery_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/webhook/deliveries/{delivery_id}/redeliver"
-        response = await self._request("POST", path, what, idempotent=False)
+        body = {"target": "current"} if to_current_target else None
+        response = await self._request("POST", path, what, json=body, idempotent=False)
         return self._parse(models.Delivery, _body(response, what), what)
 
     async def stats(
@@ -920,6 +924,30 @@ class QueueDeskClient:
         what = f"Revoking key {key_id} of user {user_id}"
         path = f"{await self._users_path(what)}/{user_id}/keys/{key_id}"
         await self._request("DELETE", path, what, idempotent=False)  # a retry would answer 404
+
+    # --- the audit log (B20, admins) ---------------------------------------------------------------
+
+    async def audit(
+        self,
+        *,
+        action: str | None = None,
+        actor: str | None = None,
+        queue_id: int | None = None,
+        since: datetime | None = None,
+        offset: int = 0,
+        limit: int = 100,
+    ) -> models.AuditPage:
+        """B20. What people did, newest first; filtered by action, actor's email, queue, time."""
+        what = "Reading the audit log"
+        await self._require_extensions(what)
+        params: dict[str, Any] = {"offset": offset, "limit": limit}
+        for name, value in (("action", action), ("actor", actor), ("queue_id", queue_id)):
+            if value is not None:
+                params[name] = value
+        if since is not None:
+            params["since"] = format_timestamp(since)
+        path = f"/orgs/{await self.org()}/audit"
+        return self._parse(models.AuditPage, await self._get(path, what, params), what)
 
     async def create_queue(
         self, name: str, blocks: list[Mapping[str, Any]], description: str = ""

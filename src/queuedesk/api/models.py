@@ -103,9 +103,12 @@ class Task(Resource):
 
 
 class AssignedTask(Task):
-    """A task as Part B answers it: with who holds it and until when."""
+    """A task as Part B answers it: with who holds it and until when, and the caller's own draft
+    (B6: the values they kept when they last gave it back; None when they kept none, or from a
+    server that stores drafts in the task's data)."""
 
     assignment: Assignment
+    draft: dict[str, Any] | None = None
 
 
 class Queue(Resource):
@@ -158,6 +161,7 @@ class PendingPage(Resource):
 class Delivery(Resource):
     id: int
     event_id: str
+    type: str = "task.completed"  # what the event says: task.completed, task.corrected, task.redo
     task_id: int
     target: str
     status: str
@@ -187,6 +191,50 @@ class DeliveryPage(Resource):
     previous: str | None
     count: int
     deliveries: list[Delivery]
+
+
+# The actions the audit log records (B20), in the contract's order.
+AUDIT_ACTIONS = (
+    "queue.create",
+    "queue.update",
+    "queue.flush",
+    "webhook.set",
+    "webhook.remove",
+    "webhook.rotate",
+    "delivery.redeliver",
+    "task.release",
+    "import.commit",
+    "user.create",
+    "user.update",
+    "key.create",
+    "key.revoke",
+    "review.verdict",
+)
+
+
+class AuditActor(Resource):
+    email: str
+    name: str
+
+
+class AuditEvent(Resource):
+    """One entry of the audit log (B20): who did what, when, to which ids. `actor` is None for a
+    command run on the server's host."""
+
+    id: int
+    at: Timestamp
+    actor: AuditActor | None = None
+    action: str
+    queue_id: int | None = None
+    subject: dict[str, Any]
+    detail: dict[str, Any]
+
+
+class AuditPage(Resource):
+    next: str | None
+    previous: str | None
+    count: int
+    events: list[AuditEvent]
 
 
 class WorkerStats(Resource):
@@ -268,6 +316,12 @@ class TaskData(Request):
 
 class ReleaseRequest(Request):
     data: dict[str, Any] | None = None
+
+
+class RedeliverRequest(Request):
+    """B11's optional body: `"current"` sends the event to the queue's current target instead of its own."""
+
+    target: Literal["current"] | None = None
 
 
 class ImportRequest(Request):

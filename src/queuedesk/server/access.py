@@ -38,6 +38,7 @@ class Action(Enum):
     MANAGE_QUEUES = ("create or change queues", ("admin",))
     LIST_PEOPLE = ("list users", ("admin", "supervisor"))
     MANAGE_PEOPLE = ("manage users and keys", ("admin",))
+    READ_AUDIT = ("read the audit log", ("admin",))
 
     @property
     def description(self) -> str:

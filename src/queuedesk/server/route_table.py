@@ -25,7 +25,18 @@ from queuedesk.server.route_spec import (
     routes,
     signed_in,
 )
-from queuedesk.server.routes import account, imports, queues, stats, tasks, users, webhook, webhook_ping, work
+from queuedesk.server.routes import (
+    account,
+    audit,
+    imports,
+    queues,
+    stats,
+    tasks,
+    users,
+    webhook,
+    webhook_ping,
+    work,
+)
 from queuedesk.server.work import CLAIM_LIMIT, MAX_EXCLUDE
 
 QUEUE = QUEUES + "/{queue}"
@@ -34,6 +45,7 @@ DELIVERY = QUEUE + "/webhook/deliveries/{delivery}"
 IMPORT = QUEUE + "/imports/{import}"
 USERS = "/orgs/{org}/users"
 USER = USERS + "/{user}"
+AUDIT = "/orgs/{org}/audit"
 GET, POST, PUT, PATCH, DELETE = ("GET",), ("POST",), ("PUT",), ("PATCH",), ("DELETE",)
 
 PAGING = (
@@ -65,6 +77,22 @@ STATS_QUERY = (
         "in": "query",
         "schema": {"type": "integer", "minimum": 1, "maximum": 1440, "default": 15},
         "description": "at most 500 buckets from `since` to now",
+    },
+)
+AUDIT_FILTERS = (
+    {
+        "name": "action",
+        "in": "query",
+        "schema": {"type": "string"},
+        "description": "one action, e.g. queue.flush",
+    },
+    {"name": "actor", "in": "query", "schema": {"type": "string"}, "description": "an email, any case"},
+    {"name": "queue_id", "in": "query", "schema": {"type": "integer", "minimum": 1}},
+    {
+        "name": "since",
+        "in": "query",
+        "schema": {"type": "string", "format": "date-time"},
+        "description": "ISO 8601, inclusive",
     },
 )
 # The claim's body has no model of its own: the server reads it field by field.
@@ -305,7 +333,13 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         POST,
         Action.WRITE_WEBHOOK,
         webhook.redeliver,
-        Doc("B11 Redeliver", models.Delivery),
+        Doc(
+            "B11 Redeliver (optionally to the queue's current target)",
+            models.Delivery,
+            body=models.RedeliverRequest,
+            body_optional=True,
+            conflicts="`target` is `current` and the queue has no webhook.",
+        ),
     ),
     in_queue(
         QUEUE + "/webhook/test",
@@ -364,6 +398,13 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
     ),
     in_user(
         USER + "/keys/{key}", DELETE, Action.MANAGE_PEOPLE, users.revoke_key, Doc("B17 Revoke a key", None)
+    ),
+    in_org(
+        AUDIT,
+        GET,
+        Action.READ_AUDIT,
+        audit.list_events,
+        Doc("B20 Audit log, newest first", models.AuditPage, query=PAGING + AUDIT_FILTERS),
     ),
 )
 

@@ -16,7 +16,9 @@ def ts(moment: datetime | int | None) -> str | None:
 
 
 def task(row: dict[str, Any], *, with_assignment: bool = False) -> dict[str, Any]:
-    """`row["data"]` may be the stored JSON text as an `orjson.Fragment`, embedded as it is."""
+    """`row["data"]` (and `row["draft"]`) may be stored JSON text as an `orjson.Fragment`, embedded
+    as it is. Part B's shape (`with_assignment`) adds the assignment and the viewer's own draft (B6);
+    Part A's shape, which events also use, has neither."""
     body = {
         "id": row["id"],
         "status": row["status"],
@@ -35,6 +37,7 @@ def task(row: dict[str, Any], *, with_assignment: bool = False) -> dict[str, Any
             "assigned_at": ts(row["assigned_at"]),
             "lease_expires_at": ts(row["lease_expires_at"]),
         }
+        body["draft"] = row.get("draft")
     return body
 
 
@@ -60,6 +63,7 @@ def delivery(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": row["id"],
         "event_id": row["event_id"],
+        "type": row["type"],
         "task_id": row["task_id"],
         "target": row["target"],
         "status": row["status"],

@@ -23,7 +23,7 @@ from queuedesk.server.refusals import (
     NotClaimed,
     TaskNotFound,
 )
-from queuedesk.server.store import deliveries, tasks
+from queuedesk.server.store import audit, deliveries, drafts, tasks, users
 from queuedesk.server.store.records import Principal, QueueRecord
 
 CLAIM_LIMIT = 3  # live claims one caller may hold in one queue by claiming ahead (B4)
@@ -38,8 +38,8 @@ def check_new_task(queue: QueueRecord, data: Any) -> None:
         raise InvalidTaskData(problems)
 
 
-def _found(conn: Connection, queue_id: int, task_id: int) -> dict[str, Any]:
-    row = tasks.get_task(conn, queue_id, task_id)
+def _found(conn: Connection, queue_id: int, task_id: int, viewer_id: int = 0) -> dict[str, Any]:
+    row = tasks.get_task(conn, queue_id, task_id, viewer_id)
     if row is None:  # only if it was deleted within this transaction, which nothing does
         raise TaskNotFound(task_id)
     return row
@@ -64,13 +64,13 @@ def claim_next(
         if own is not None and not tasks.renew_own(conn, own, user_id, lease_until):
             own = None
     if own is not None:
-        return _found(conn, queue_id, own), 0
+        return _found(conn, queue_id, own, user_id), 0
     for _attempt in range(TAKE_ATTEMPTS):
         candidate = tasks.next_claimable(conn, queue_id, user_id, now, others_only=bool(exclude))
         if candidate is None:
             break
         if tasks.take(conn, candidate, user_id, now, lease_until):
-            return _found(conn, queue_id, candidate), 0
+            return _found(conn, queue_id, candidate, user_id), 0
     return None, tasks.held_by_others(conn, queue_id, user_id, now)
 
 
@@ -129,16 +129,32 @@ def release(
     task_id: int,
     principal: Principal,
     draft: dict[str, Any] | None,
+    now: datetime,
 ) -> dict[str, Any]:
-    """B6: the holder (or an admin) hands the task back, keeping any valid draft values."""
+    """B6: the holder (or an admin) hands the task back. A draft is kept apart from the task's data,
+    as the releaser's own; a `data` object replaces their earlier draft (an empty one removes it),
+    no `data` leaves it as it was."""
     held = _held(conn, queue.id, task_id, principal, admin_may=True)
-    if draft:
-        problems = first_problems(task_data_problems(queue.blocks, draft))
+    if held.assigned_to is not None and held.assigned_to != principal.user_id:
+        _record_release_of_another(conn, queue.id, task_id, principal, held.assigned_to)
+    if draft is not None:
+        problems = first_problems(task_data_problems(queue.blocks, draft, allow_empty=True))
         if problems:
             raise InvalidTaskData(problems)
-        tasks.set_data(conn, task_id, {**held.data, **draft})
+        drafts.save(conn, queue.id, task_id, principal.user_id, draft, now)
     tasks.reopen(conn, task_id)
-    return _found(conn, queue.id, task_id)
+    return _found(conn, queue.id, task_id, principal.user_id)
+
+
+def _record_release_of_another(
+    conn: Connection, queue_id: int, task_id: int, principal: Principal, holder_id: int
+) -> None:
+    """An admin gave back a task someone else held: the audit log says whose it was."""
+    holder = users.find_user(conn, principal.organization_id, holder_id)
+    detail = {
+        "holder": None if holder is None else {"email": holder.email, "name": holder.name},
+    }
+    audit.record(conn, principal, "task.release", queue_id, {"task_id": task_id}, detail)
 
 
 class Completion(NamedTuple):
@@ -170,6 +186,7 @@ def complete(
     if problems:
         raise InvalidTaskData(problems)
     tasks.mark_completed(conn, task_id, tasks.full_data(queue, merged), principal.email, now)
+    drafts.drop_for_task(conn, task_id)
     row = _found(conn, queue.id, task_id)
     # The count and the event are part of the completion: all commit, or nothing does.
     target = tasks.count_completion(conn, queue.id)

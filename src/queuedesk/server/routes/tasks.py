@@ -4,6 +4,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from sqlalchemy import Connection
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -23,7 +24,7 @@ from queuedesk.server.http import (
 from queuedesk.server.http_errors import forbidden, invalid
 from queuedesk.server.refusals import TaskNotFound
 from queuedesk.server.routes import db_of, settings_of
-from queuedesk.server.store import tasks
+from queuedesk.server.store import audit, tasks
 from queuedesk.server.store.records import Principal, QueueRecord
 
 MAX_IMPORT = 10_000
@@ -78,14 +79,16 @@ def _statuses(raw: str | None) -> tuple[str, ...]:
 async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
     offset, limit = paging(request.query_params)
     statuses = _statuses(request.query_params.get("status"))
-    page = await db_of(request).scan(tasks.list_pending, caller.queue.id, statuses, offset, limit)
+    page = await db_of(request).scan(
+        tasks.list_pending, caller.queue.id, statuses, offset, limit, caller.principal.user_id
+    )
     items = [serialize.task(row, with_assignment=True) for row in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
 
 
 async def get_task(request: Request, caller: QueueCaller) -> Response:
     task_id = request.path_params["task"]
-    row = await db_of(request).read(tasks.get_task, caller.queue.id, task_id)
+    row = await db_of(request).read(tasks.get_task, caller.queue.id, task_id, caller.principal.user_id)
     if row is None:
         raise TaskNotFound(task_id)
     body = serialize.task(row, with_assignment=True)
@@ -130,5 +133,32 @@ async def import_tasks(request: Request, caller: QueueCaller) -> Response:
     if problems:
         raise invalid(problems)
     items = [item["data"] for item in body["tasks"]]
-    ids = await db_of(request).write(tasks.import_tasks, caller.queue, items, body["source"], utcnow())
+    source = body["source"]
+
+    def import_and_record(conn: Connection) -> list[int]:
+        ids = tasks.import_tasks(conn, caller.queue, items, source, utcnow())
+        record_import(conn, caller, source, ids, {})
+        return ids
+
+    ids = await db_of(request).write(import_and_record)
     return JSONResponse({"created": len(ids), "ids": ids})
+
+
+def record_import(
+    conn: Connection, caller: QueueCaller, source: str, ids: list[int], subject: dict[str, Any]
+) -> None:
+    """`import.commit` in the audit log: how many tasks, from which source, their first and last id."""
+    detail = {
+        "created": len(ids),
+        "source": source,
+        "first_id": min(ids, default=None),
+        "last_id": max(ids, default=None),
+    }
+    audit.record(
+        conn,
+        caller.principal,
+        "import.commit",
+        caller.queue.id,
+        {"queue_id": caller.queue.id, **subject},
+        detail,
+    )

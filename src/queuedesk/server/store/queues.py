@@ -137,7 +137,20 @@ def update_queue(conn: Connection, queue_id: int, changes: dict[str, Any]) -> No
         conn.execute(update(queues).where(queues.c.id == queue_id).values(**changes))
 
 
-def set_webhook(conn: Connection, queue_id: int, target: str | None) -> None:
+CURRENT_TARGET = Sql("SELECT webhook_target FROM queues WHERE id = :queue_id {lock}")
+
+
+def current_target(conn: Connection, queue_id: int) -> str | None:
+    """The queue's webhook target as the database has it now (locked on PostgreSQL until the
+    transaction ends), None when it has none."""
+    found = one(conn, CURRENT_TARGET, queue_id=queue_id)
+    return found[0] if found and found[0] else None
+
+
+def set_webhook(conn: Connection, queue_id: int, target: str | None) -> str | None:
+    """The queue's webhook is `target` now (None: none); the target it had before."""
+    found = one(conn, CURRENT_TARGET, queue_id=queue_id)
     conn.execute(update(queues).where(queues.c.id == queue_id).values(webhook_target=target))
     if target:
         ensure_secret(conn, queue_id)
+    return found[0] if found else None

@@ -18,6 +18,8 @@ from queuedesk.server.store.upgrades import (
     v6_pending_count,
     v7_import_sessions,
     v8_people,
+    v9_drafts_apart_and_ids_never_reused,
+    v10_audit_log,
 )
 
 Upgrade = Callable[[Connection], None]
@@ -31,6 +33,8 @@ UPGRADES: dict[int, Upgrade] = {
     6: v6_pending_count,
     7: v7_import_sessions,
     8: v8_people,
+    9: v9_drafts_apart_and_ids_never_reused,
+    10: v10_audit_log,
 }
 LATEST = 1 + len(UPGRADES)
 

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 import orjson
 from sqlalchemy import Connection, insert
 
+from queuedesk.server.store import drafts
 from queuedesk.server.store.records import Page, QueueRecord
 from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.tables import tasks
@@ -22,13 +23,19 @@ from queuedesk.server.store.types import to_micros
 PENDING = ("new", "open", "in_progress")
 
 TASK_COLUMNS = """t.id, t.status, t.created_at, t.completed_at, t.completed_by, q.name, t.queue_id, t.data,
-    t.source, t.assigned_to, u.email, u.name, t.assigned_at, t.lease_expires_at"""
-TASK_FROM = "FROM tasks t JOIN queues q ON q.id = t.queue_id LEFT JOIN users u ON u.id = t.assigned_to"
+    t.source, t.assigned_to, u.email, u.name, t.assigned_at, t.lease_expires_at, d.data"""
+# The draft is the viewer's own (B6): `:viewer_id` is the caller's user id (0 reads none).
+TASK_FROM = """FROM tasks t JOIN queues q ON q.id = t.queue_id LEFT JOIN users u ON u.id = t.assigned_to
+    LEFT JOIN task_drafts d ON d.task_id = t.id AND d.user_id = :viewer_id"""
+
+
+def _json(value: Any) -> Any:
+    """Stored JSON text embedded as it is (orjson.Fragment), or the value already decoded."""
+    return orjson.Fragment(value) if isinstance(value, str | bytes) else value
 
 
 def _task(row: tuple[Any, ...]) -> dict[str, Any]:
     """A task row for `serialize.task`: timestamps as stored microseconds, data as its stored JSON."""
-    data = row[7]
     return {
         "id": row[0],
         "status": row[1],
@@ -37,13 +44,14 @@ def _task(row: tuple[Any, ...]) -> dict[str, Any]:
         "completed_by": row[4],
         "queue_name": row[5],
         "queue_id": row[6],
-        "data": orjson.Fragment(data) if isinstance(data, str | bytes) else data,
+        "data": _json(row[7]),
         "source": row[8],
         "assigned_to": row[9],
         "assignee_email": row[10],
         "assignee_name": row[11],
         "assigned_at": row[12],
         "lease_expires_at": row[13],
+        "draft": _json(row[14]),
     }
 
 
@@ -51,8 +59,9 @@ GET_TASK = Sql(f"SELECT {TASK_COLUMNS} {TASK_FROM} WHERE t.id = :task_id AND t.q
 TASK_EXISTS = Sql("SELECT 1 FROM tasks WHERE id = :task_id AND queue_id = :queue_id")
 
 
-def get_task(conn: Connection, queue_id: int, task_id: int) -> dict[str, Any] | None:
-    row = one(conn, GET_TASK, task_id=task_id, queue_id=queue_id)
+def get_task(conn: Connection, queue_id: int, task_id: int, viewer_id: int = 0) -> dict[str, Any] | None:
+    """The task, with `viewer_id`'s draft of it (None for anyone who saved none)."""
+    row = one(conn, GET_TASK, task_id=task_id, queue_id=queue_id, viewer_id=viewer_id)
     return None if row is None else _task(row)
 
 
@@ -110,6 +119,7 @@ def create_task(
         "assignee_name": None,
         "assigned_at": None,
         "lease_expires_at": None,
+        "draft": None,
     }
 
 
@@ -225,10 +235,13 @@ def _pending_statements(statuses: tuple[str, ...]) -> tuple[Sql, Sql]:
     return _pending[key]
 
 
-def list_pending(conn: Connection, queue_id: int, statuses: tuple[str, ...], offset: int, limit: int) -> Page:
+def list_pending(
+    conn: Connection, queue_id: int, statuses: tuple[str, ...], offset: int, limit: int, viewer_id: int = 0
+) -> Page:
+    """A page of pending tasks, each with `viewer_id`'s draft of it."""
     count_sql, page_sql = _pending_statements(statuses)
     total = one(conn, count_sql, queue_id=queue_id)
-    found = rows(conn, page_sql, queue_id=queue_id, limit=limit, offset=offset)
+    found = rows(conn, page_sql, queue_id=queue_id, limit=limit, offset=offset, viewer_id=viewer_id)
     return Page(total[0] if total else 0, [_task(row) for row in found])
 
 
@@ -367,11 +380,6 @@ RELEASE = Sql(
     """UPDATE tasks SET status = 'open', assigned_to = NULL, assigned_at = NULL, lease_expires_at = NULL
     WHERE id = :task_id"""
 )
-SET_DATA = Sql("UPDATE tasks SET data = :data WHERE id = :task_id")
-
-
-def set_data(conn: Connection, task_id: int, data: dict[str, Any]) -> None:
-    run(conn, SET_DATA, data=orjson.dumps(data).decode(), task_id=task_id)
 
 
 def reopen(conn: Connection, task_id: int) -> None:
@@ -399,11 +407,14 @@ def count_completion(conn: Connection, queue_id: int) -> str | None:
     return row[0] if row is not None and row[0] else None
 
 
-FLUSH = Sql("DELETE FROM tasks WHERE queue_id = :queue_id AND status IN ('new', 'open', 'in_progress')")
+FLUSH = Sql("DELETE FROM tasks WHERE queue_id = :queue_id AND status = :status")
 
 
-def flush(conn: Connection, queue_id: int) -> int:
+def flush(conn: Connection, queue_id: int) -> dict[str, int]:
+    """Delete the queue's pending tasks; how many of each status went (one range of
+    ix_tasks_queue_status_id each)."""
+    deleted = {status: run(conn, FLUSH, queue_id=queue_id, status=status) for status in PENDING}
     # By the rows deleted, not to zero: a task created meanwhile in another transaction still counts.
-    deleted = run(conn, FLUSH, queue_id=queue_id)
-    count_pending(conn, queue_id, -deleted)
+    count_pending(conn, queue_id, -sum(deleted.values()))
+    drafts.drop_flushed(conn, queue_id)
     return deleted

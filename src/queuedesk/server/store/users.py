@@ -143,6 +143,10 @@ def revoke_key(conn: Connection, user_id: int, key_id: int, now: datetime) -> bo
     return result.rowcount == 1
 
 
+def key_prefix(conn: Connection, key_id: int) -> str | None:
+    return conn.execute(select(api_keys.c.prefix).where(api_keys.c.id == key_id)).scalar()
+
+
 # Touches only columns the access-version triggers ignore, so recording a use keeps every cache.
 KEY_USED = Sql("UPDATE api_keys SET last_used_at = :now WHERE id = :key_id")
 USER_SEEN = Sql("UPDATE users SET last_seen_at = :now WHERE id = :user_id")
