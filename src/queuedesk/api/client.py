@@ -802,12 +802,18 @@ class QueueDeskClient:
         await self._request("DELETE", path, what, idempotent=False)  # a retry would answer 404
 
     async def create_queue(
-        self, name: str, blocks: list[Mapping[str, Any]], description: str = ""
+        self,
+        name: str,
+        blocks: list[Mapping[str, Any]],
+        description: str = "",
+        review_percent: int | None = None,
     ) -> models.QueueDetail:
-        """B12."""
+        """B12; `review_percent` (B19) only when given."""
         what = f"Creating queue {name!r}"
         await self._require_extensions(what)
-        body = {"name": name, "description": description, "data": [dict(b) for b in blocks]}
+        body: dict[str, Any] = {"name": name, "description": description, "data": [dict(b) for b in blocks]}
+        if review_percent is not None:
+            body["review_percent"] = review_percent
         response = await self._request(
             "POST", f"/orgs/{await self.org()}/queues", what, json=body, idempotent=False
         )
@@ -820,6 +826,7 @@ class QueueDeskClient:
         name: str | None = None,
         description: str | None = None,
         blocks: list[Mapping[str, Any]] | None = None,
+        review_percent: int | None = None,
     ) -> models.QueueDetail:
         """B13. Changes only what is given."""
         what = f"Changing queue {queue_id}"
@@ -831,6 +838,8 @@ class QueueDeskClient:
             body["description"] = description
         if blocks is not None:
             body["data"] = [dict(b) for b in blocks]
+        if review_percent is not None:
+            body["review_percent"] = review_percent
         response = await self._request("PATCH", path, what, json=body, idempotent=True)
         return self._parse(models.QueueDetail, _body(response, what), what)
 

@@ -110,6 +110,8 @@ class Queue(Resource):
     # A plain default (pydantic copies it for each model): `default_factory=list` made the first
     # validation ask `inspect.signature(list)`, which imports `tokenize` (≈5 ms of the app's start).
     active_users: list[str] = []
+    # B19: the share of completions drawn for review; a server without review leaves it out.
+    review_percent: int = 0
 
 
 class QueueDetail(Queue):
@@ -288,12 +290,14 @@ class QueueCreate(Request):
     name: str = Field(min_length=1, max_length=200)
     description: str = Field(default="", max_length=10_000)
     data: list[Block]
+    review_percent: int = Field(default=0, ge=0, le=100)
 
 
 class QueueUpdate(Request):
     name: str | None = Field(default=None, min_length=1, max_length=200)
     description: str | None = Field(default=None, max_length=10_000)
     data: list[Block] | None = None
+    review_percent: int | None = Field(default=None, ge=0, le=100)
 
 
 class User(Resource):

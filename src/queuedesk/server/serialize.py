@@ -45,14 +45,19 @@ def queue_summary(summary: dict[str, Any]) -> dict[str, Any]:
         "created_at": ts(summary["created_at"]),
         "n_tasks": summary["n_tasks"],
         "active_users": summary["active_users"],
+        "review_percent": summary["review_percent"],
     }
 
 
 def queue_detail(detail: dict[str, Any]) -> dict[str, Any]:
+    """The summary's keys, then `description` and `data`, then the extra `review_percent` (B19)."""
+    body = queue_summary(detail)
+    review_percent = body.pop("review_percent")
     return {
-        **queue_summary(detail),
+        **body,
         "description": detail["description"],
         "data": detail["data"],
+        "review_percent": review_percent,
     }
 
 

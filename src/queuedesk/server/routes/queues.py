@@ -16,7 +16,7 @@ from queuedesk.server.routes import db_of
 from queuedesk.server.store import queues, tasks
 from queuedesk.server.store.records import Principal
 
-QUEUE_FIELDS = ("name", "description", "data")
+QUEUE_FIELDS = ("name", "description", "data", "review_percent")
 
 
 async def list_queues(request: Request, principal: Principal) -> Response:
@@ -53,6 +53,16 @@ def _check_queue_fields(body: dict[str, Any]) -> list[Problem]:
             )
     if "data" in body:
         problems += validate_blocks(body["data"])
+    if "review_percent" in body:
+        percent = body["review_percent"]
+        if type(percent) is not int or not 0 <= percent <= 100:  # bool is not a percent
+            problems.append(
+                Problem(
+                    "invalid_value",
+                    "review_percent",
+                    f"must be a whole number from 0 to 100, not {percent!r:.40}",
+                )
+            )
     return problems
 
 
@@ -75,6 +85,7 @@ async def create_queue(request: Request, principal: Principal) -> Response:
             body.get("description", ""),
             body["data"],
             now,
+            review_percent=body.get("review_percent", 0),
         )
     except IntegrityError:
         raise _name_taken(body["name"]) from None
@@ -94,6 +105,8 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
         changes["description"] = body["description"]
     if "data" in body:
         changes["blocks"] = body["data"]
+    if "review_percent" in body:
+        changes["review_percent"] = body["review_percent"]
     db = db_of(request)
     try:
         await db.write(queues.update_queue, caller.queue.id, changes)

@@ -18,6 +18,7 @@ from queuedesk.server.store.upgrades import (
     v6_pending_count,
     v7_import_sessions,
     v8_people,
+    v11_review,
 )
 
 Upgrade = Callable[[Connection], None]
@@ -31,8 +32,10 @@ UPGRADES: dict[int, Upgrade] = {
     6: v6_pending_count,
     7: v7_import_sessions,
     8: v8_people,
+    11: v11_review,
 }
-LATEST = 1 + len(UPGRADES)
+# The highest step; steps may be missing while branches that add them are merged (9 and 10 now).
+LATEST = max(UPGRADES)
 
 
 class SchemaTooNew(RuntimeError):
@@ -59,7 +62,7 @@ def upgrade(conn: Connection) -> tuple[int, int]:
         access_version.install(conn)
         conn.execute(schema_version.insert().values(version=LATEST))
         return found, LATEST
-    for version in range(found + 1, LATEST + 1):
+    for version in sorted(v for v in UPGRADES if v > found):
         UPGRADES[version](conn)
         conn.execute(update(schema_version).values(version=version))
     return found, LATEST

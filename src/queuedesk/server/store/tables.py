@@ -91,6 +91,9 @@ queues = Table(
     # every change of a task's state (create, import, complete, flush), so listing queues reads a
     # column instead of counting every backlog.
     Column("n_tasks", BigInteger, nullable=False, default=0, server_default="0"),
+    # The share (0-100) of completions drawn for review (B19). Read in the completing transaction,
+    # not from the access cache, so no access-version trigger watches it.
+    Column("review_percent", Integer, nullable=False, default=0, server_default="0"),
     UniqueConstraint("organization_id", "name", name="uq_queues_org_name"),
 )
 
@@ -124,6 +127,8 @@ deliveries = Table(
     Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
     Column("task_id", Id, nullable=False),
     Column("event_id", String(64), nullable=False, unique=True),
+    # task.completed | task.corrected | task.redo (B10)
+    Column("type", String(32), nullable=False, default="task.completed", server_default="task.completed"),
     Column("target", String(2048), nullable=False),
     Column("payload", Text, nullable=False),
     Column("status", String(16), nullable=False),
@@ -181,4 +186,26 @@ import_rows = Table(
     Column("session_id", ForeignKey("import_sessions.id", ondelete="CASCADE"), primary_key=True),
     Column("position", BigInteger, primary_key=True, autoincrement=False),
     Column("data", Text, nullable=False),  # every block of the queue, as the task will hold it
+)
+
+# B19: one row per completed task drawn for review (or spot-checked), from the draw to the verdict.
+# `state`: pending | in_review (claimed, held by `reviewer_id` until `lease_expires_at`) | accepted |
+# corrected | redone. Claims use the same statements as tasks' (store/claims.py).
+reviews = Table(
+    "reviews",
+    metadata,
+    Column("task_id", ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True, autoincrement=False),
+    Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("reviewer_id", ForeignKey("users.id", ondelete="SET NULL")),
+    Column("claimed_at", Timestamp),
+    Column("lease_expires_at", Timestamp),
+    Column("reviewed_at", Timestamp),
+    Column("note", Text),
+    Column("original", Text),  # the worker's values, as JSON, when corrected
+    Column("redo_task_id", Id),
+    # Review claims: by queue and state, oldest task first.
+    Index("ix_reviews_queue_state_task", "queue_id", "state", "task_id"),
+    # GET .../reviews: newest verdict first; stats over a period.
+    Index("ix_reviews_queue_reviewed", "queue_id", "reviewed_at", "task_id"),
 )

@@ -184,3 +184,31 @@ def v8_people(conn: Connection) -> None:
                 conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column}"))
     access_version.drop_triggers(conn, PEOPLE_WATCHED_AT_V8)  # the same names as version 4's
     access_version.create_triggers(conn, PEOPLE_WATCHED_AT_V8)
+
+
+def v11_review(conn: Connection) -> None:
+    """Review (B19): queues' review share, the reviews of completed tasks, and each delivery's event
+    type. Numbered 11 ahead of 9 and 10 (drafts, the audit log), which arrive from other branches."""
+    conn.execute(text("ALTER TABLE queues ADD COLUMN review_percent INTEGER NOT NULL DEFAULT 0"))
+    conn.execute(text("ALTER TABLE deliveries ADD COLUMN type VARCHAR(32) NOT NULL DEFAULT 'task.completed'"))
+    frozen = MetaData()
+    Table("queues", frozen, Column("id", Id, primary_key=True))
+    Table("users", frozen, Column("id", Id, primary_key=True))
+    Table("tasks", frozen, Column("id", Id, primary_key=True))
+    Table(
+        "reviews",
+        frozen,
+        Column("task_id", ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True, autoincrement=False),
+        Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+        Column("state", String(16), nullable=False),
+        Column("reviewer_id", ForeignKey("users.id", ondelete="SET NULL")),
+        Column("claimed_at", Timestamp),
+        Column("lease_expires_at", Timestamp),
+        Column("reviewed_at", Timestamp),
+        Column("note", Text),
+        Column("original", Text),
+        Column("redo_task_id", Id),
+        Index("ix_reviews_queue_state_task", "queue_id", "state", "task_id"),
+        Index("ix_reviews_queue_reviewed", "queue_id", "reviewed_at", "task_id"),
+    )
+    frozen.create_all(conn, tables=[frozen.tables["reviews"]])
