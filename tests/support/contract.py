@@ -67,7 +67,7 @@ def full(**values: Any) -> dict[str, Any]:
 
 def assert_task(task: dict, queue: dict, *, assignment: bool = False) -> None:
     """The Task's exact keys, in the contract's order, and the types of its fields."""
-    expected = [*TASK_KEYS, "assignment"] if assignment else TASK_KEYS
+    expected = [*TASK_KEYS, "assignment", "review"] if assignment else TASK_KEYS
     assert list(task) == expected, list(task)
     assert isinstance(task["id"], int) and task["id"] > 0
     assert task["status"] in ("new", "open", "in_progress", "completed")

@@ -96,10 +96,24 @@ class Task(Resource):
     source: str
 
 
+class Review(Resource):
+    """A task's review (B19): drawn (`pending`), claimed (`in_review`), or its verdict."""
+
+    state: str  # pending | in_review | accepted | corrected | redone
+    reviewer: str | None = None
+    reviewed_at: Timestamp | None = None
+    note: str | None = None
+    original: dict[str, Any] | None = None  # the worker's values, when corrected
+    redo_task_id: int | None = None
+    lease_expires_at: Timestamp | None = None
+
+
 class AssignedTask(Task):
-    """A task as Part B answers it: with who holds it and until when."""
+    """A task as Part B answers it: with who holds it and until when, and its review (B19; None
+    when it has none, or from a server without review)."""
 
     assignment: Assignment
+    review: Review | None = None
 
 
 class Queue(Resource):
@@ -151,9 +165,19 @@ class PendingPage(Resource):
     tasks: list[AssignedTask]
 
 
+class ReviewPage(Resource):
+    """B19: reviewed tasks, newest verdict first."""
+
+    next: str | None
+    previous: str | None
+    count: int
+    tasks: list[AssignedTask]
+
+
 class Delivery(Resource):
     id: int
     event_id: str
+    type: str = "task.completed"  # or task.corrected, task.redo (B19)
     task_id: int
     target: str
     status: str
@@ -186,13 +210,18 @@ class DeliveryPage(Resource):
 
 
 class WorkerStats(Resource):
-    """One worker's completions in a stats period (B15)."""
+    """One worker's completions in a stats period (B15), and the verdicts on their work given in
+    it (B19; 0 from a server without review)."""
 
     email: str
     name: str | None = None
     completed: int
     median_seconds: float | None = None
     last_completed_at: Timestamp | None = None
+    reviewed: int = 0
+    accepted: int = 0
+    corrected: int = 0
+    redone: int = 0
 
 
 class QueueStats(Resource):
@@ -204,6 +233,7 @@ class QueueStats(Resource):
     in_progress: int
     completed: list[int]
     by_worker: list[WorkerStats]
+    reviews_pending: int | None = None  # B19: None from a server without review
 
 
 class WebhookTestResult(Resource):
@@ -260,6 +290,14 @@ class TaskData(Request):
     """Body of create (A1), complete (B7), and release (B6, optional draft)."""
 
     data: dict[str, Any]
+
+
+class VerdictRequest(Request):
+    """B19: a review's verdict; `data` (the values to change) with `correct` only."""
+
+    verdict: Literal["accept", "correct", "redo"]
+    data: dict[str, Any] | None = None
+    note: str | None = Field(default=None, max_length=2000)
 
 
 class ReleaseRequest(Request):

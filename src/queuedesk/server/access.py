@@ -37,6 +37,9 @@ class Action(Enum):
     WRITE_WEBHOOK = ("change the webhook", ("admin",))
     MANAGE_QUEUES = ("create or change queues", ("admin",))
     MANAGE_PEOPLE = ("manage users and keys", ("admin",))
+    REVIEW = ("review completed work", ("admin", "supervisor"))
+    # Workers too, but only the reviews of their own work (the handler checks `completed_by=me`).
+    READ_REVIEWS = ("list reviews", ("admin", "supervisor", "worker"))
 
     @property
     def description(self) -> str:

@@ -16,7 +16,8 @@ def ts(moment: datetime | int | None) -> str | None:
 
 
 def task(row: dict[str, Any], *, with_assignment: bool = False) -> dict[str, Any]:
-    """`row["data"]` may be the stored JSON text as an `orjson.Fragment`, embedded as it is."""
+    """`row["data"]` may be the stored JSON text as an `orjson.Fragment`, embedded as it is. Part B
+    answers (`with_assignment`) add `assignment` and `review` (B19; None unless the row has one)."""
     body = {
         "id": row["id"],
         "status": row["status"],
@@ -35,7 +36,23 @@ def task(row: dict[str, Any], *, with_assignment: bool = False) -> dict[str, Any
             "assigned_at": ts(row["assigned_at"]),
             "lease_expires_at": ts(row["lease_expires_at"]),
         }
+        body["review"] = review(row.get("review"))
     return body
+
+
+def review(found: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A task's `review` (B19), or None when it has none."""
+    if found is None:
+        return None
+    return {
+        "state": found["state"],
+        "reviewer": found["reviewer"],
+        "reviewed_at": ts(found["reviewed_at"]),
+        "note": found["note"],
+        "original": found["original"],
+        "redo_task_id": found["redo_task_id"],
+        "lease_expires_at": ts(found["lease_expires_at"]),
+    }
 
 
 def queue_summary(summary: dict[str, Any]) -> dict[str, Any]:
@@ -65,6 +82,7 @@ def delivery(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": row["id"],
         "event_id": row["event_id"],
+        "type": row["type"],
         "task_id": row["task_id"],
         "target": row["target"],
         "status": row["status"],

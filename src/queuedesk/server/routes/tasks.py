@@ -9,9 +9,8 @@ from starlette.responses import Response
 
 from queuedesk.api.blocks import Problem, first_problems, task_data_problems
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server import serialize, work
+from queuedesk.server import review, serialize, work
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.domain_errors import TaskNotFound
 from queuedesk.server.errors import forbidden, invalid
 from queuedesk.server.http import (
     JSONResponse,
@@ -85,9 +84,7 @@ async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
 
 async def get_task(request: Request, caller: QueueCaller) -> Response:
     task_id = request.path_params["task"]
-    row = await db_of(request).read(tasks.get_task, caller.queue.id, task_id)
-    if row is None:
-        raise TaskNotFound(task_id)
+    row = await db_of(request).read(review.task_with_review, caller.queue.id, task_id)
     return JSONResponse(serialize.task(row, with_assignment=True))
 
 

@@ -16,6 +16,7 @@ ROTATION_OVERLAP = timedelta(hours=24)
 LOG_COLUMNS = (
     deliveries.c.id,
     deliveries.c.event_id,
+    deliveries.c.type,
     deliveries.c.task_id,
     deliveries.c.target,
     deliveries.c.status,
@@ -83,14 +84,23 @@ def signing_secrets(conn: Connection, queue_id: int, now: datetime) -> list[str]
 # --- events -------------------------------------------------------------------------------------
 
 
+COMPLETED = "task.completed"  # the completion callback; review verdicts send task.corrected and task.redo
 ENQUEUE = Sql(
-    """INSERT INTO deliveries (queue_id, task_id, event_id, target, payload, status, attempts, retry_step,
-    next_attempt_at, created_at) VALUES (:queue_id, :task_id, :event_id, :target, :payload, 'pending', 0, 0,
-    :now, :now)"""
+    """INSERT INTO deliveries (queue_id, task_id, event_id, type, target, payload, status, attempts, retry_step,
+    next_attempt_at, created_at) VALUES (:queue_id, :task_id, :event_id, :type, :target, :payload, 'pending', 0,
+    0, :now, :now)"""
 )
 
 
-def enqueue(conn: Connection, queue_id: int, task_id: int, target: str, payload: bytes, now: datetime) -> str:
+def enqueue(
+    conn: Connection,
+    queue_id: int,
+    task_id: int,
+    target: str,
+    payload: bytes,
+    now: datetime,
+    event_type: str = COMPLETED,
+) -> str:
     event_id = new_event_id()
     run(
         conn,
@@ -98,6 +108,7 @@ def enqueue(conn: Connection, queue_id: int, task_id: int, target: str, payload:
         queue_id=queue_id,
         task_id=task_id,
         event_id=event_id,
+        type=event_type,
         target=target,
         payload=payload.decode(),
         now=to_micros(now),
