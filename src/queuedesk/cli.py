@@ -15,7 +15,17 @@ from queuedesk import __version__, lean_start
 
 def build_parser() -> argparse.ArgumentParser:
     from queuedesk import web
-    from queuedesk.commands import config, export, importing, queue_files, queues, service, tasks, users
+    from queuedesk.commands import (
+        config,
+        export,
+        importing,
+        queue_files,
+        queues,
+        reviews,
+        service,
+        tasks,
+        users,
+    )
     from queuedesk.commands.common import EXIT_HELP, connection_options
     from queuedesk.tui.main import add_app_options
 
@@ -32,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     service.add_parsers(commands)
     web.add_parser(commands)
     connection = connection_options()
-    for module in (queues, queue_files, tasks, importing, export, config, users):
+    for module in (queues, queue_files, tasks, reviews, importing, export, config, users):
         module.add_parsers(commands, connection)
     return parser
 
