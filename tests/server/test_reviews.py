@@ -5,16 +5,18 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from standardwebhooks import Webhook
 
+from queuedesk.server.store.schema import LATEST
 from tests.conftest import make_queue
 from tests.receiver import Receiver
 from tests.server.test_webhooks import wait_log
-from tests.support import ServerProcess, assert_envelope, run_cli
+from tests.support import ROLES_SEED, ServerProcess, assert_envelope, execute_sql, query_value, run_cli
 from tests.support.contract import SLACK, TASK_KEYS, body_of, moment, now
 
 # --- review_percent on queues -------------------------------------------------------------------
@@ -473,3 +475,60 @@ def test_roles_per_the_table(clients, admin, worker, org_id) -> None:
     assert body_of(admin.post(f"{qpath}/tasks/{held_by_sue}/review/release"))["review"]["state"] == "pending"
     other = clients["other_admin"]
     assert_envelope(claim_review(other, qpath), 404, "not_found")
+
+
+# --- the schema upgrade ---------------------------------------------------------------------------------
+
+
+def test_a_version_8_database_gains_review(tmp_path: Path, backend: str) -> None:
+    """A database as version 8 left it (no review share, no reviews, deliveries without a type) is
+    upgraded: its queues review nothing, its deliveries are completions, and review works."""
+    fresh = ServerProcess(tmp_path / "v8.db", ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend)
+    fresh.start()
+    try:
+        with fresh.client("admin") as admin, fresh.client("worker") as worker:
+            assert (
+                admin.put("/orgs/1/queues/1/webhook", json={"target": "http://127.0.0.1:9/h"}).status_code
+                == 200
+            )
+            seeded = body_of(worker.post("/orgs/1/queues/1/tasks/next"))
+            body_of(
+                worker.post(
+                    f"/orgs/1/queues/1/tasks/{seeded['id']}/complete", json={"data": {"category": "red"}}
+                )
+            )
+    finally:
+        fresh.stop()
+    db_url = fresh.db_url
+    execute_sql(db_url, "DROP TABLE reviews")
+    execute_sql(db_url, "ALTER TABLE queues DROP COLUMN review_percent")
+    execute_sql(db_url, "ALTER TABLE deliveries DROP COLUMN type")
+    execute_sql(db_url, "UPDATE schema_version SET version = 8")
+
+    server = ServerProcess(tmp_path / "v8.db", ["--allow-private-webhooks"], backend=backend).start()
+    try:
+        with server.client("admin") as admin, server.client("worker") as worker:
+            assert body_of(admin.get("/orgs/1/queues/1"))["review_percent"] == 0
+            (delivery,) = body_of(admin.get("/orgs/1/queues/1/webhook/deliveries"))["deliveries"]
+            assert delivery["type"] == "task.completed"
+            assert body_of(admin.get(f"/orgs/1/queues/1/tasks/{seeded['id']}"))["review"] is None
+            body_of(admin.patch("/orgs/1/queues/1", json={"review_percent": 100}))
+            task = body_of(admin.post("/orgs/1/queues/1/tasks/create", json={"data": {"paragraph": "after"}}))
+            body_of(worker.post("/orgs/1/queues/1/tasks/next"))
+            body_of(
+                worker.post(
+                    f"/orgs/1/queues/1/tasks/{task['id']}/complete", json={"data": {"category": "blue"}}
+                )
+            )
+            assert body_of(admin.post("/orgs/1/queues/1/reviews/next"))["id"] == task["id"]
+            corrected = body_of(
+                verdict(admin, "/orgs/1/queues/1", task["id"], "correct", data={"category": "red"})
+            )
+            assert corrected["review"]["state"] == "corrected"
+            assert (
+                body_of(verdict(admin, "/orgs/1/queues/1", seeded["id"], "accept"))["review"]["state"]
+                == "accepted"
+            )
+    finally:
+        server.stop()
+    assert query_value(db_url, "SELECT version FROM schema_version") == LATEST
