@@ -21,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
         importing,
         queue_files,
         queues,
+        reviews,
         service,
         tasks,
         users,
@@ -41,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     service.add_parsers(commands)
     web.add_parser(commands)
     connection = connection_options()
-    for module in (queues, queue_files, tasks, importing, export, config, users, audit):
+    for module in (queues, queue_files, tasks, reviews, importing, export, config, users, audit):
         module.add_parsers(commands, connection)
     return parser
 

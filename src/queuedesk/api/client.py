@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 import pydantic
@@ -30,6 +30,7 @@ from queuedesk.api.config import ENV_ORG, ENV_TOKEN, ENV_URL, Connection, config
 from queuedesk.api.errors import (
     ConnectionFailed,
     Forbidden,
+    NoReview,
     NotConfigured,
     NotFound,
     NotSupported,
@@ -42,7 +43,7 @@ from queuedesk.api.errors import (
 from queuedesk.api.numbers import plain_int
 from queuedesk.api.timestamps import format_timestamp
 
-__all__ = ["ENV_ORG", "ENV_TOKEN", "ENV_URL", "Claim", "QueueDeskClient", "RetryPolicy"]
+__all__ = ["ENV_ORG", "ENV_TOKEN", "ENV_URL", "Claim", "QueueDeskClient", "RetryPolicy", "ReviewClaim"]
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 BLOCKS_KEPT_SECONDS = 30.0  # how long the pre-check of creates on the original trusts a queue's blocks
@@ -92,6 +93,15 @@ class Claim:
     held_by_others: int = 0
 
 
+@dataclass(frozen=True)
+class ReviewClaim:
+    """The answer of `claim_review`: a completed task to review, or none with the number held by others."""
+
+    task: models.AssignedTask | None
+    held_by_others: int = 0
+
+
+Verdict = Literal["accept", "correct", "redo"]
 Moment = datetime | date | str
 
 
@@ -305,6 +315,7 @@ class QueueDeskClient:
         self._blocks_for_checks: dict[int, tuple[float, list[models.Block]]] = {}
         self._https = httpx.URL(self.base_url).scheme == "https"
         self._tls_answered = False
+        self._review: bool | None = None
 
     async def __aenter__(self) -> "QueueDeskClient":
         return self
@@ -875,6 +886,105 @@ class QueueDeskClient:
         response = await self._request("POST", path, what, idempotent=False)
         return self._parse(models.WebhookTestResult, _body(response, what), what)
 
+    # --- review (B19; supervisors and admins, workers list the reviews of their own work) ------------
+
+    async def supports_review(self, queue_id: int) -> bool:
+        """True when the server reviews work (B19): its queues carry `review_percent`. Asked of one
+        queue once per client; False on a server that speaks only the documented interface."""
+        if self._review is None:
+            if not await self.supports_extensions():
+                self._review = False
+            else:
+                self._review = "review_percent" in (await self.queue(queue_id)).model_fields_set
+        return self._review
+
+    async def _review_path(self, queue_id: int, what: str) -> str:
+        if not await self.supports_review(queue_id):
+            raise NoReview(f"{what} failed: this server has no review (B19).")
+        return f"/orgs/{await self.org()}/queues/{queue_id}"
+
+    async def claim_review(self, queue_id: int, exclude: Sequence[int] = ()) -> ReviewClaim:
+        """The caller's review claim again, or the oldest pending review, or none (with how many other
+        reviewers hold). `exclude` claims ahead as B4 does; `Conflict` `claim_limit` at 3."""
+        what = f"Claiming a review in queue {queue_id}"
+        path = f"{await self._review_path(queue_id, what)}/reviews/next"
+        body = {"exclude": list(exclude)} if exclude else None
+        response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 204))
+        if response.status_code == 204:
+            return ReviewClaim(None, plain_int(response.headers.get("X-Reviews-Held", "0")) or 0)
+        return ReviewClaim(self._parse(models.AssignedTask, _body(response, what), what))
+
+    async def review_heartbeat(self, queue_id: int, task_id: int) -> models.Review:
+        """Extends the caller's review lease (safe to retry)."""
+        what = f"Extending the review lease on task {task_id}"
+        path = f"{await self._review_path(queue_id, what)}/tasks/{task_id}/review/heartbeat"
+        response = await self._request("POST", path, what, idempotent=True)
+        return self._parse(models.Review, _body(response, what), what)
+
+    async def release_review(self, queue_id: int, task_id: int) -> models.AssignedTask:
+        """Gives the review back: pending again, for any reviewer."""
+        what = f"Releasing the review of task {task_id}"
+        path = f"{await self._review_path(queue_id, what)}/tasks/{task_id}/review/release"
+        response = await self._request("POST", path, what, idempotent=False)
+        return self._parse(models.AssignedTask, _body(response, what), what)
+
+    async def give_verdict(
+        self,
+        queue_id: int,
+        task_id: int,
+        verdict: Verdict,
+        *,
+        data: Mapping[str, Any] | None = None,
+        note: str | None = None,
+    ) -> models.AssignedTask:
+        """accept, correct (with the changed values in `data`) or redo a completed task. Never retried
+        blindly: a second verdict is a 409 `already_reviewed`."""
+        what = f"Reviewing task {task_id} ({verdict})"
+        path = f"{await self._review_path(queue_id, what)}/tasks/{task_id}/review"
+        body: dict[str, Any] = {"verdict": verdict}
+        if data is not None:
+            body["data"] = dict(data)
+        if note:
+            body["note"] = note
+        response = await self._request("POST", path, what, json=body, idempotent=False)
+        return self._parse(models.AssignedTask, _body(response, what), what)
+
+    async def reviews(
+        self,
+        queue_id: int,
+        *,
+        verdict: str | None = None,
+        completed_by: str | None = None,
+        reviewer: str | None = None,
+        offset: int = 0,
+        limit: int = 100,
+    ) -> models.ReviewPage:
+        """Reviewed tasks, newest verdict first; `verdict` a comma list of accept, correct, redo; a
+        worker passes `completed_by="me"`."""
+        what = f"Listing the reviews of queue {queue_id}"
+        path = f"{await self._review_path(queue_id, what)}/reviews"
+        params = {
+            "verdict": verdict,
+            "completed_by": completed_by,
+            "reviewer": reviewer,
+            "offset": offset,
+            "limit": limit,
+        }
+        return self._parse(models.ReviewPage, await self._get(path, what, params), what)
+
+    async def iter_reviews(
+        self, queue_id: int, *, page_size: int = 100, **filters: Any
+    ) -> AsyncIterator[models.AssignedTask]:
+        """Every review matching `filters` (as `reviews`), page by page."""
+        offset = 0
+        while True:
+            page = await self.reviews(queue_id, offset=offset, limit=page_size, **filters)
+            for task in page.tasks:
+                yield task
+            offset += len(page.tasks)
+            if not page.tasks or page.next is None:
+                return
+
     # --- people (B17, admins) -----------------------------------------------------------------------
 
     async def _users_path(self, what: str) -> str:
@@ -950,12 +1060,18 @@ class QueueDeskClient:
         return self._parse(models.AuditPage, await self._get(path, what, params), what)
 
     async def create_queue(
-        self, name: str, blocks: list[Mapping[str, Any]], description: str = ""
+        self,
+        name: str,
+        blocks: list[Mapping[str, Any]],
+        description: str = "",
+        review_percent: int | None = None,
     ) -> models.QueueDetail:
-        """B12."""
+        """B12; `review_percent` (B19) only when given."""
         what = f"Creating queue {name!r}"
         await self._require_extensions(what)
-        body = {"name": name, "description": description, "data": [dict(b) for b in blocks]}
+        body: dict[str, Any] = {"name": name, "description": description, "data": [dict(b) for b in blocks]}
+        if review_percent is not None:
+            body["review_percent"] = review_percent
         response = await self._request(
             "POST", f"/orgs/{await self.org()}/queues", what, json=body, idempotent=False
         )
@@ -968,6 +1084,7 @@ class QueueDeskClient:
         name: str | None = None,
         description: str | None = None,
         blocks: list[Mapping[str, Any]] | None = None,
+        review_percent: int | None = None,
     ) -> models.QueueDetail:
         """B13. Changes only what is given."""
         what = f"Changing queue {queue_id}"
@@ -979,6 +1096,8 @@ class QueueDeskClient:
             body["description"] = description
         if blocks is not None:
             body["data"] = [dict(b) for b in blocks]
+        if review_percent is not None:
+            body["review_percent"] = review_percent
         response = await self._request("PATCH", path, what, json=body, idempotent=True)
         return self._parse(models.QueueDetail, _body(response, what), what)
 

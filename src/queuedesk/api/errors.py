@@ -117,6 +117,12 @@ class NotSupported(QueueDeskError):
     )
 
 
+class NoReview(NotSupported):
+    """The server has no review (B19): a QueueDesk server older than review, or the original service."""
+
+    hint = "Review needs a QueueDesk server with review (B19); upgrade the server to review work."
+
+
 BY_STATUS: dict[int, type[QueueDeskError]] = {
     400: ValidationError,
     401: AuthenticationError,

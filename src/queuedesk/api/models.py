@@ -102,6 +102,18 @@ class Task(Resource):
     source: str
 
 
+class Review(Resource):
+    """A task's review (B19): drawn (`pending`), claimed (`in_review`), or its verdict."""
+
+    state: str  # pending | in_review | accepted | corrected | redone
+    reviewer: str | None = None
+    reviewed_at: Timestamp | None = None
+    note: str | None = None
+    original: dict[str, Any] | None = None  # the worker's values, when corrected
+    redo_task_id: int | None = None
+    lease_expires_at: Timestamp | None = None
+
+
 class AssignedTask(Task):
     """A task as Part B answers it: with who holds it and until when, and the caller's own draft
     (B6: the values they kept when they last gave it back; None when they kept none, or from a
@@ -109,6 +121,7 @@ class AssignedTask(Task):
 
     assignment: Assignment
     draft: dict[str, Any] | None = None
+    review: Review | None = None  # B19; None when it has none, or from a server without review
 
 
 class Queue(Resource):
@@ -119,6 +132,8 @@ class Queue(Resource):
     # A plain default (pydantic copies it for each model): `default_factory=list` made the first
     # validation ask `inspect.signature(list)`, which imports `tokenize` (≈5 ms of the app's start).
     active_users: list[str] = []
+    # B19: the share of completions drawn for review; a server without review leaves it out.
+    review_percent: int = 0
 
 
 class QueueDetail(Queue):
@@ -152,6 +167,15 @@ class TaskPage(Resource):
 
 
 class PendingPage(Resource):
+    next: str | None
+    previous: str | None
+    count: int
+    tasks: list[AssignedTask]
+
+
+class ReviewPage(Resource):
+    """B19: reviewed tasks, newest verdict first."""
+
     next: str | None
     previous: str | None
     count: int
@@ -238,13 +262,18 @@ class AuditPage(Resource):
 
 
 class WorkerStats(Resource):
-    """One worker's completions in a stats period (B15)."""
+    """One worker's completions in a stats period (B15), and the verdicts on their work given in
+    it (B19; 0 from a server without review)."""
 
     email: str
     name: str | None = None
     completed: int
     median_seconds: float | None = None
     last_completed_at: Timestamp | None = None
+    reviewed: int = 0
+    accepted: int = 0
+    corrected: int = 0
+    redone: int = 0
 
 
 class QueueStats(Resource):
@@ -256,6 +285,7 @@ class QueueStats(Resource):
     in_progress: int
     completed: list[int]
     by_worker: list[WorkerStats]
+    reviews_pending: int | None = None  # B19: None from a server without review
 
 
 class WebhookTestResult(Resource):
@@ -314,6 +344,14 @@ class TaskData(Request):
     data: dict[str, Any]
 
 
+class VerdictRequest(Request):
+    """B19: a review's verdict; `data` (the values to change) with `correct` only."""
+
+    verdict: Literal["accept", "correct", "redo"]
+    data: dict[str, Any] | None = None
+    note: str | None = Field(default=None, max_length=2000)
+
+
 class ReleaseRequest(Request):
     data: dict[str, Any] | None = None
 
@@ -348,12 +386,14 @@ class QueueCreate(Request):
     name: str = Field(min_length=1, max_length=200)
     description: str = Field(default="", max_length=10_000)
     data: list[Block]
+    review_percent: int = Field(default=0, ge=0, le=100)
 
 
 class QueueUpdate(Request):
     name: str | None = Field(default=None, min_length=1, max_length=200)
     description: str | None = Field(default=None, max_length=10_000)
     data: list[Block] | None = None
+    review_percent: int | None = Field(default=None, ge=0, le=100)
 
 
 class User(Resource):

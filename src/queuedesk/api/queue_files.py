@@ -3,6 +3,7 @@
     name = "Categorization"
     description = "Sort incoming reports"
     webhook = "https://hooks.example.com/q"      # optional
+    review_percent = 20                          # optional: the share of completions reviewed (B19)
 
     [[blocks]]
     id = "category"
@@ -30,7 +31,7 @@ import tomli_w
 from queuedesk.api.blocks import BLOCK_TYPES, Problem, is_http_url, validate_blocks, validate_task_data
 from queuedesk.api.models import Block, QueueDetail
 
-KEYS = ("name", "description", "webhook", "blocks", "tasks")
+KEYS = ("name", "description", "webhook", "review_percent", "blocks", "tasks")
 MAX_NAME = 200
 MAX_DESCRIPTION = 10_000
 FileFormat = Literal["toml", "json"]
@@ -48,6 +49,7 @@ class QueueFile:
     name: str | None = None
     description: str | None = None
     webhook: str | None = None  # "" removes the webhook (edit)
+    review_percent: int | None = None
     blocks: list[Block] | None = None
     tasks: list[Mapping[str, Any]] = field(default_factory=list)
 
@@ -114,6 +116,14 @@ def parse_document(document: dict[str, Any], *, for_create: bool) -> tuple[Queue
             problems.append(Problem("invalid_value", "webhook", 'must be an http(s) URL, or "" for none'))
         else:
             found.webhook = webhook
+    if "review_percent" in document:
+        percent = document["review_percent"]
+        if type(percent) is not int or not 0 <= percent <= 100:
+            problems.append(
+                Problem("invalid_value", "review_percent", "must be a whole number from 0 to 100")
+            )
+        else:
+            found.review_percent = percent
     if "blocks" in document or for_create:
         raw_blocks = document.get("blocks", [])
         block_problems = validate_blocks(raw_blocks, "blocks")
@@ -155,9 +165,11 @@ def load_queue_file(path: Path, *, for_create: bool) -> QueueFile:
     found, problems = parse_document(document, for_create=for_create)
     if problems:
         raise QueueFileError("\n".join(f"{path}: {place(p.field, document)}: {p.message}" for p in problems))
-    unchanged = (found.name, found.description, found.webhook, found.blocks) == (None, None, None, None)
-    if not for_create and unchanged:
-        raise QueueFileError(f"{path}: names nothing to change (name, description, webhook or blocks)")
+    declared = (found.name, found.description, found.webhook, found.review_percent, found.blocks)
+    if not for_create and declared == (None,) * len(declared):
+        raise QueueFileError(
+            f"{path}: names nothing to change (name, description, webhook, review_percent or blocks)"
+        )
     return found
 
 
@@ -183,6 +195,8 @@ def describe(queue: QueueDetail, webhook: str | None = None) -> dict[str, Any]:
     document: dict[str, Any] = {"name": queue.name, "description": queue.description}
     if webhook:
         document["webhook"] = webhook
+    if "review_percent" in queue.model_fields_set:  # a server with review (B19) answered it
+        document["review_percent"] = queue.review_percent
     document["blocks"] = [_portable(block_to_dict(b))[0] for b in queue.data]
     return document
 

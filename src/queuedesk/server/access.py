@@ -39,6 +39,9 @@ class Action(Enum):
     LIST_PEOPLE = ("list users", ("admin", "supervisor"))
     MANAGE_PEOPLE = ("manage users and keys", ("admin",))
     READ_AUDIT = ("read the audit log", ("admin",))
+    REVIEW = ("review completed work", ("admin", "supervisor"))
+    # Workers too, but only the reviews of their own work (the handler checks `completed_by=me`).
+    READ_REVIEWS = ("list reviews", ("admin", "supervisor", "worker"))
 
     @property
     def description(self) -> str:

@@ -7,6 +7,7 @@ from typing import NamedTuple
 from queuedesk.api.blocks import MAX_REPORTED, Findings, Problem
 from queuedesk.server.refusals import (
     AlreadyCompleted,
+    AlreadyReviewed,
     ClaimLimit,
     DeliveryNotFound,
     DomainError,
@@ -15,6 +16,10 @@ from queuedesk.server.refusals import (
     LastAdmin,
     NotAssignee,
     NotClaimed,
+    NotCompleted,
+    ReviewClaimLimit,
+    ReviewHeld,
+    ReviewNotClaimed,
     TaskNotFound,
     UserDisabled,
 )
@@ -119,6 +124,22 @@ ANSWERS: dict[type[DomainError], Answer] = {
         "claim_limit",
         "You already hold {e.count} claims in this queue (tasks {e.listed}), the most at once. "
         "Complete or release one (POST .../tasks/{{task}}/complete or .../release) to claim another.",
+    ),
+    ReviewClaimLimit: Answer(
+        409,
+        "claim_limit",
+        "You already hold {e.count} review claims in this queue (tasks {e.listed}), the most at once. "
+        "Give a verdict or release one (POST .../tasks/{{task}}/review or .../review/release) to claim another.",
+    ),
+    NotCompleted: Answer(
+        409, "not_completed", "Task {e.task_id} is not completed: only completed work is reviewed."
+    ),
+    AlreadyReviewed: Answer(409, "already_reviewed", "Task {e.task_id} has been reviewed already."),
+    ReviewHeld: Answer(409, "not_assignee", "Another reviewer holds the review of task {e.task_id}."),
+    ReviewNotClaimed: Answer(
+        409,
+        "not_assignee",
+        "Nobody holds the review of task {e.task_id}: claim reviews with POST .../reviews/next first.",
     ),
     InvalidTaskData: Answer(400),
     DeliveryNotFound: Answer(404, "not_found", "Delivery {e.delivery_id} not found for this queue."),

@@ -34,6 +34,22 @@ class NotAssignee(TaskRefusal):
     """Another worker holds the task."""
 
 
+class NotCompleted(TaskRefusal):
+    """Only a completed task can be reviewed."""
+
+
+class AlreadyReviewed(TaskRefusal):
+    """The task's review has its verdict."""
+
+
+class ReviewHeld(TaskRefusal):
+    """Another reviewer holds the task's review."""
+
+
+class ReviewNotClaimed(TaskRefusal):
+    """Nobody holds the task's review: it is pending, or the task was never drawn."""
+
+
 class DeliveryNotFound(DomainError):
     """No such webhook delivery for the queue."""
 
@@ -56,6 +72,10 @@ class ClaimLimit(DomainError):
     @property
     def listed(self) -> str:
         return ", ".join(str(task_id) for task_id in self.held)
+
+
+class ReviewClaimLimit(ClaimLimit):
+    """The caller already holds the most live review claims one may hold in a queue."""
 
 
 class InvalidTaskData(DomainError):

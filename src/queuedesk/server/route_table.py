@@ -12,6 +12,7 @@ from starlette.responses import Response
 from queuedesk.api import models
 from queuedesk.server.access import Action
 from queuedesk.server.asgi import Router
+from queuedesk.server.claiming import CLAIM_LIMIT, MAX_EXCLUDE
 from queuedesk.server.http import JSONResponse
 from queuedesk.server.openapi import ID, openapi_document
 from queuedesk.server.route_spec import (
@@ -30,6 +31,7 @@ from queuedesk.server.routes import (
     audit,
     imports,
     queues,
+    reviews,
     stats,
     tasks,
     users,
@@ -37,7 +39,6 @@ from queuedesk.server.routes import (
     webhook_ping,
     work,
 )
-from queuedesk.server.work import CLAIM_LIMIT, MAX_EXCLUDE
 
 QUEUE = QUEUES + "/{queue}"
 TASK = QUEUE + "/tasks/{task}"
@@ -111,7 +112,28 @@ NOTHING_CLAIMABLE = {
         },
     }
 }
-WITH_ASSIGNMENT = "The task with its assignment."
+WITH_ASSIGNMENT = "The task with its assignment and review."
+NO_REVIEW_CLAIMABLE = {
+    "204": {
+        "description": "No review is pending.",
+        "headers": {
+            "X-Reviews-Held": {
+                "schema": {"type": "integer"},
+                "description": "reviews under others' live claims",
+            }
+        },
+    }
+}
+REVIEW_FILTERS = (
+    {
+        "name": "verdict",
+        "in": "query",
+        "schema": {"type": "string"},
+        "description": "comma list of accept, correct, redo (or accepted, corrected, redone)",
+    },
+    {"name": "completed_by", "in": "query", "schema": {"type": "string"}, "description": "an email, or `me`"},
+    {"name": "reviewer", "in": "query", "schema": {"type": "string"}, "description": "an email, or `me`"},
+)
 
 
 async def serve_openapi(request: Request) -> Response:
@@ -354,6 +376,55 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         Action.READ_STATS,
         stats.get_stats,
         Doc("B15 Queue stats", models.QueueStats, query=STATS_QUERY),
+    ),
+    in_queue(
+        QUEUE + "/reviews/next",
+        POST,
+        Action.REVIEW,
+        reviews.claim_next,
+        Doc(
+            "B19 Claim the next review",
+            models.AssignedTask,
+            WITH_ASSIGNMENT,
+            other_answers=NO_REVIEW_CLAIMABLE,
+            body=CLAIM_REQUEST,
+            body_optional=True,
+            conflicts=f"`claim_limit`: the caller holds {CLAIM_LIMIT} live review claims in the queue.",
+        ),
+    ),
+    in_queue(
+        TASK + "/review",
+        POST,
+        Action.REVIEW,
+        reviews.give_verdict,
+        Doc(
+            "B19 Give a verdict: accept, correct or redo",
+            models.AssignedTask,
+            WITH_ASSIGNMENT,
+            body=models.VerdictRequest,
+            conflicts="`not_completed`, `already_reviewed`, or `not_assignee` (another reviewer holds it).",
+        ),
+    ),
+    in_queue(
+        TASK + "/review/heartbeat",
+        POST,
+        Action.REVIEW,
+        reviews.heartbeat,
+        Doc("B19 Extend the review lease", models.Review, conflicts=True),
+    ),
+    in_queue(
+        TASK + "/review/release",
+        POST,
+        Action.REVIEW,
+        reviews.release,
+        Doc("B19 Release a review claim", models.AssignedTask, WITH_ASSIGNMENT, conflicts=True),
+    ),
+    in_queue(
+        QUEUE + "/reviews",
+        GET,
+        Action.READ_REVIEWS,
+        reviews.list_reviews,
+        Doc("B19 Reviewed tasks, newest verdict first", models.PendingPage, query=PAGING + REVIEW_FILTERS),
     ),
     in_org(USERS, GET, Action.LIST_PEOPLE, users.list_users, Doc("B17 List users", models.User, array=True)),
     in_org(

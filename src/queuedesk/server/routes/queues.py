@@ -17,7 +17,7 @@ from queuedesk.server.routes import db_of
 from queuedesk.server.store import audit, queues, tasks
 from queuedesk.server.store.records import Principal, QueueRecord
 
-QUEUE_FIELDS = ("name", "description", "data")
+QUEUE_FIELDS = ("name", "description", "data", "review_percent")
 
 
 async def list_queues(request: Request, principal: Principal) -> Response:
@@ -53,6 +53,16 @@ def _check_queue_fields(body: dict[str, Any]) -> list[Problem]:
                 problems.append(Problem("invalid_value", "description", problem))
     if "data" in body:
         problems += validate_blocks(body["data"])
+    if "review_percent" in body:
+        percent = body["review_percent"]
+        if type(percent) is not int or not 0 <= percent <= 100:  # bool is not a percent
+            problems.append(
+                Problem(
+                    "invalid_value",
+                    "review_percent",
+                    f"must be a whole number from 0 to 100, not {percent!r:.40}",
+                )
+            )
     return problems
 
 
@@ -76,6 +86,7 @@ async def create_queue(request: Request, principal: Principal) -> Response:
             body.get("description", ""),
             body["data"],
             now,
+            review_percent=body.get("review_percent", 0),
         )
         detail = {"name": record.name, "blocks": [block.id for block in record.blocks]}
         audit.record(conn, principal, "queue.create", record.id, {"queue_id": record.id}, detail, at=now)
@@ -101,6 +112,8 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
         changes["description"] = body["description"]
     if "data" in body:
         changes["blocks"] = body["data"]
+    if "review_percent" in body:
+        changes["review_percent"] = body["review_percent"]
     db = db_of(request)
 
     def change(conn: Connection) -> None:

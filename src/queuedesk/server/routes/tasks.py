@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from queuedesk.api.blocks import Problem, first_problems, task_data_problems
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server import serialize, work
+from queuedesk.server import review, serialize, work
 from queuedesk.server.access import QueueCaller
 from queuedesk.server.http import (
     JSONResponse,
@@ -22,7 +22,6 @@ from queuedesk.server.http import (
     read_json,
 )
 from queuedesk.server.http_errors import forbidden, invalid
-from queuedesk.server.refusals import TaskNotFound
 from queuedesk.server.routes import db_of, settings_of
 from queuedesk.server.store import audit, tasks
 from queuedesk.server.store.records import Principal, QueueRecord
@@ -88,9 +87,7 @@ async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
 
 async def get_task(request: Request, caller: QueueCaller) -> Response:
     task_id = request.path_params["task"]
-    row = await db_of(request).read(tasks.get_task, caller.queue.id, task_id, caller.principal.user_id)
-    if row is None:
-        raise TaskNotFound(task_id)
+    row = await db_of(request).read(review.task_with_review, caller.queue.id, task_id, caller.principal.user_id)
     body = serialize.task(row, with_assignment=True)
     if not may_read(caller.principal, body):
         raise forbidden("A worker may read only tasks not completed, or completed by them.")

@@ -84,6 +84,7 @@ def signing_secrets(conn: Connection, queue_id: int, now: datetime) -> list[str]
 # --- events -------------------------------------------------------------------------------------
 
 
+COMPLETED = "task.completed"  # the completion callback; review verdicts send task.corrected and task.redo
 ENQUEUE = Sql(
     """INSERT INTO deliveries (queue_id, task_id, event_id, type, target, payload, status, attempts, retry_step,
     next_attempt_at, created_at) VALUES (:queue_id, :task_id, :event_id, :type, :target, :payload, 'pending',
@@ -98,7 +99,7 @@ def enqueue(
     target: str,
     payload: bytes,
     now: datetime,
-    event_type: str = "task.completed",
+    event_type: str = COMPLETED,
 ) -> str:
     """Queue an event for the webhook (in the transaction of what it tells); its id."""
     event_id = new_event_id()

@@ -91,6 +91,9 @@ queues = Table(
     # every change of a task's state (create, import, complete, flush), so listing queues reads a
     # column instead of counting every backlog.
     Column("n_tasks", BigInteger, nullable=False, default=0, server_default="0"),
+    # The share (0-100) of completions drawn for review (B19). Read in the completing transaction,
+    # not from the access cache, so no access-version trigger watches it.
+    Column("review_percent", Integer, nullable=False, default=0, server_default="0"),
     UniqueConstraint("organization_id", "name", name="uq_queues_org_name"),
 )
 
@@ -224,4 +227,26 @@ audit_events = Table(
     Index("ix_audit_events_org", "organization_id", "id"),
     Index("ix_audit_events_at", "at"),
     sqlite_autoincrement=True,
+)
+
+# B19: one row per completed task drawn for review (or spot-checked), from the draw to the verdict.
+# `state`: pending | in_review (claimed, held by `reviewer_id` until `lease_expires_at`) | accepted |
+# corrected | redone. Claims use the same statements as tasks' (store/claims.py).
+reviews = Table(
+    "reviews",
+    metadata,
+    Column("task_id", ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True, autoincrement=False),
+    Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("reviewer_id", ForeignKey("users.id", ondelete="SET NULL")),
+    Column("claimed_at", Timestamp),
+    Column("lease_expires_at", Timestamp),
+    Column("reviewed_at", Timestamp),
+    Column("note", Text),
+    Column("original", Text),  # the worker's values, as JSON, when corrected
+    Column("redo_task_id", Id),
+    # Review claims: by queue and state, oldest task first.
+    Index("ix_reviews_queue_state_task", "queue_id", "state", "task_id"),
+    # GET .../reviews: newest verdict first; stats over a period.
+    Index("ix_reviews_queue_reviewed", "queue_id", "reviewed_at", "task_id"),
 )

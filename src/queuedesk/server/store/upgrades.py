@@ -300,3 +300,29 @@ def v10_audit_log(conn: Connection) -> None:
         sqlite_autoincrement=True,
     )
     frozen.create_all(conn, tables=[frozen.tables["audit_events"]])
+
+
+def v11_review(conn: Connection) -> None:
+    """Review (B19): queues' review share and the reviews of completed tasks."""
+    conn.execute(text("ALTER TABLE queues ADD COLUMN review_percent INTEGER NOT NULL DEFAULT 0"))
+    frozen = MetaData()
+    Table("queues", frozen, Column("id", Id, primary_key=True))
+    Table("users", frozen, Column("id", Id, primary_key=True))
+    Table("tasks", frozen, Column("id", Id, primary_key=True))
+    Table(
+        "reviews",
+        frozen,
+        Column("task_id", ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True, autoincrement=False),
+        Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+        Column("state", String(16), nullable=False),
+        Column("reviewer_id", ForeignKey("users.id", ondelete="SET NULL")),
+        Column("claimed_at", Timestamp),
+        Column("lease_expires_at", Timestamp),
+        Column("reviewed_at", Timestamp),
+        Column("note", Text),
+        Column("original", Text),
+        Column("redo_task_id", Id),
+        Index("ix_reviews_queue_state_task", "queue_id", "state", "task_id"),
+        Index("ix_reviews_queue_reviewed", "queue_id", "reviewed_at", "task_id"),
+    )
+    frozen.create_all(conn, tables=[frozen.tables["reviews"]])
