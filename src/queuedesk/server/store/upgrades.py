@@ -303,8 +303,12 @@ def v10_audit_log(conn: Connection) -> None:
 
 
 def v11_review(conn: Connection) -> None:
-    """Review (B19): queues' review share and the reviews of completed tasks."""
-    conn.execute(text("ALTER TABLE queues ADD COLUMN review_percent INTEGER NOT NULL DEFAULT 0"))
+    """Review (B19): queues' review share and the reviews of completed tasks. Only what is still
+    missing is made, as in versions 9 and 10."""
+    if "review_percent" not in {column["name"] for column in inspect(conn).get_columns("queues")}:
+        conn.execute(text("ALTER TABLE queues ADD COLUMN review_percent INTEGER NOT NULL DEFAULT 0"))
+    if inspect(conn).has_table("reviews"):
+        return
     frozen = MetaData()
     Table("queues", frozen, Column("id", Id, primary_key=True))
     Table("users", frozen, Column("id", Id, primary_key=True))
