@@ -91,6 +91,7 @@ class QueueDeskApp(App[None]):
         way, a screen's CSS_PATH, parses every style source again from scratch and restyles every
         node on the screen's first visit (21-35 ms of CPU each); these files style only their own
         screen's widgets, so each is parsed alone when it arrives and the rest stays as it is.
+        A private method of Textual's, listed in compat/textual_private.py.
         """
         added = [path for path in getattr(screen, "STYLE_FILES", ()) if not self.stylesheet.has_source(path)]
         for path in added:
