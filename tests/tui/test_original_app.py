@@ -1,6 +1,7 @@
 """The app against the original service's stand-in (issue 30): the new-task form's pre-check and
 failures, and what the app says where the original differs from QueueDesk's own server."""
 
+import pytest
 from textual.pilot import Pilot
 
 from queuedesk.tui.app import QueueDeskApp
@@ -9,16 +10,10 @@ from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.screens.create import CreateTaskScreen
 from queuedesk.tui.settings import Target
 from tests.api.test_original_service import ORG as BASIC_ORG
-from tests.api.test_original_service import (  # noqa: F401  (fixtures)
-    RECEIPTS,
-    TAGGING,
-    OriginalService,
-    further,
-    original,
-    service,
-)
+from tests.api.test_original_service import QUEUE as BASIC_QUEUE
+from tests.api.test_original_service import RECEIPTS, TAGGING, OriginalService, further, original, service  # noqa: F401  (fixtures)
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
-from tests.tui.test_app import home, notes, screen_text, settle, until
+from tests.tui.test_app import home, notes, open_queue, screen_text, settle, until
 
 SIZE = (110, 34)
 
@@ -71,3 +66,36 @@ async def test_a_failed_create_on_the_original_says_it_was_probably_saved(
         assert "probably saved anyway" in said and "Do not send it again" in said, said
         assert "<h1>" not in said and "(r)" not in said and "try again" not in said.lower(), said
     assert further.creates == 1
+
+
+def painted_header(app: QueueDeskApp) -> str:
+    return screen_text(app).splitlines()[0]
+
+
+@pytest.mark.parametrize("width", [120, 100, 80])
+async def test_the_basic_notice_never_hides_the_queue_nor_not_answering(
+    clock: ManualClock, width: int
+) -> None:
+    stand_in = OriginalService()  # of this test alone: it is stopped
+    try:
+        app = basic_app(stand_in, clock)
+        async with app.run_test(size=(width, 30), notifications=True) as pilot:
+            screen = await home(app, pilot)
+            assert painted_header(app).count("basic API") == 1, painted_header(app)
+            queue = await open_queue(app, pilot, BASIC_QUEUE)
+            assert "/ Categorization" in painted_header(app), painted_header(app)
+            stand_in.stop()
+            for _ in range(3):
+                clock.advance(5)
+                await settle(app, pilot)
+            assert queue.poller.stale
+            line = painted_header(app)
+            assert "/ Categorization" in line and "not answering" in line, line
+            await pilot.press("escape")
+            await until(app, pilot, lambda: app.screen is screen, "back on the queue list")
+            for _ in range(3):
+                clock.advance(5)
+                await settle(app, pilot)
+            assert screen.poller.stale and "not answering" in painted_header(app), painted_header(app)
+    finally:
+        stand_in.stop()
