@@ -64,6 +64,9 @@ from tests.support import queuedesk_command
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "original"
 TOKEN = "9f2c4e1a7b3d5f6e8a0c2b4d6f8e0a1c3b5d7f9e"  # 40 hex, as the original issues them
+# A key of a member who is not the organization's admin: refused the completed tasks (403), yet the
+# original lets it flush (it checks only that the queue is among the caller's organizations).
+MEMBER_TOKEN = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"
 ORG = 1
 OTHER_ORG = 2
 QUEUE = 7
@@ -248,7 +251,8 @@ class OriginalService:
         return answer
 
     @staticmethod
-    def authenticate(headers: dict[str, str]) -> None:
+    def authenticate(headers: dict[str, str]) -> bool:
+        """Raises the original's 401s; True for the member's (non-admin) key."""
         header = {k.lower(): v for k, v in headers.items()}.get("authorization")
         auth = {"WWW-Authenticate": "Token"}
         if header is None:
@@ -259,8 +263,9 @@ class OriginalService:
         if len(words) == 1:
             message = "Invalid token header. No credentials provided."
             raise Denied(_json(401, {"status_code": 401, "errors": [{"message": message}]}, **auth))
-        if words[1] != TOKEN:
+        if words[1] not in (TOKEN, MEMBER_TOKEN):
             raise Denied(_json(401, fixture("error_401_invalid_token.json"), **auth))
+        return words[1] == MEMBER_TOKEN
 
     def route(self, method: str, path: str, query: dict, headers: dict[str, str], body: Any) -> Answer:
         match = re.fullmatch(r"/orgs/(\d+)/(queues|workflows)(?:/(\d+)(/.*)?)?", path)
@@ -300,7 +305,7 @@ class OriginalService:
             return _json(
                 405, {"status_code": 405, "errors": [{"message": f'Method "{method}" not allowed.'}]}
             )
-        self.authenticate(headers)
+        member = self.authenticate(headers)
         queue_id = int(queue)
         if rest == "/flush":
             return self.flush(org, spelling, queue_id, method)
@@ -314,7 +319,7 @@ class OriginalService:
             return _json(404, fixture("error_404.json"))
         if rest == "/tasks/create":
             return self.create(queue_id, body)
-        if self.forbid_completed:
+        if self.forbid_completed or member:
             return _json(403, fixture("error_403.json"))
         answer = self.completed(queue_id, query, headers)
         if self.between_pages is not None:
