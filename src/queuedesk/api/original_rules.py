@@ -54,6 +54,15 @@ def refusals(blocks: Iterable[Block], data: Mapping[str, Any]) -> list[Refusal]:
                     )
                 )
             continue
+        if block.type == "named_entity_recognition" and isinstance(value, dict) and "text" not in value:
+            found.append(
+                Refusal(
+                    block.id,
+                    "a named_entity_recognition value needs 'text' on this server "
+                    f"({_none(block)} for none): without it the task is saved and then fails (500)",
+                )
+            )
+            continue
         if value is not None:
             continue
         if block.type in SAVED_THEN_FAILS:
@@ -81,4 +90,7 @@ def is_number_id(block: Block) -> bool:
 
 
 def _none(block: Block) -> str:
+    """The empty value the original takes for the block (a `{}` named-entity value fails there too)."""
+    if block.type == "named_entity_recognition":
+        return '{"text": "", "entities": []}'
     return "{}" if block.type in OBJECT_TYPES else "[]"
