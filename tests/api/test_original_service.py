@@ -71,8 +71,9 @@ MEMBER_TOKEN = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"
 ORG = 1
 OTHER_ORG = 2
 QUEUE = 7
-SERVER_ERROR = b'\n<!doctype html>\n<html lang="en">\n<head>\n  <title>Server Error (500)</title>\n</head>\n<body>\n  <h1>Server Error (500)</h1><p></p>\n</body>\n</html>\n'
-NOT_FOUND = b'\n<!doctype html>\n<html lang="en">\n<head>\n  <title>Not Found</title>\n</head>\n<body>\n  <h1>Not Found</h1><p>The requested resource was not found on this server.</p>\n</body>\n</html>\n'
+# The real 1.0.51's pages (Django 2.2 with DEBUG off: bare fragments, `Content-Type: text/html`).
+SERVER_ERROR = b"<h1>Server Error (500)</h1>"
+NOT_FOUND = b"<h1>Not Found</h1><p>The requested resource was not found on this server.</p>"
 ODD_204 = b'{"status_code":204}'
 # What a create leaving a block out gets, by the block's type (observed on 1.0.51, 2026-11-25):
 SAVED_THEN_FAILS = {"list", "named_entity_recognition"}  # saved, then HTML 500
@@ -124,7 +125,7 @@ def _json(status: int, body: Any, **headers: str) -> Answer:
 
 
 def _html(status: int, page: bytes) -> Answer:
-    return Answer(status, page, "text/html; charset=utf-8")
+    return Answer(status, page, "text/html")
 
 
 class Denied(Exception):
