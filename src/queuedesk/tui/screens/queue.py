@@ -277,8 +277,7 @@ class QueueScreen(AppScreen):
             parts.append(basic_filter_note(bool(self.filters.get("completed_by"))))
         if self.history_forbidden:
             self.query_one("#history-note", Static).update(
-                "Not allowed: the server refuses this key the completed tasks (403), so none are shown; "
-                "they are not 0. Ask an admin for a key that may read them."
+                "Not allowed: this key may not read completed tasks here (403), so none are shown. Ask an admin."
             )
             return
         text = tasks(total) + (f" ({', '.join(parts)})" if parts else "") + ", newest first"
