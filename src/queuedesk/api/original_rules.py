@@ -11,6 +11,9 @@ docs/original-service.md):
 | bounding_boxes                  | 500, nothing saved                                          |
 | multiple_selection, text_sequence, every other type | 201                                     |
 
+A named-entity value without `text` (`{}`) is as bad as none: the task is saved, then 500. Checked
+against a real 1.0.51 on 2026-11-25 (docs/original-service.md says how).
+
 A block whose id the original keeps as a JSON number (`{"id": 7}`) gets no value from a create:
 the original looks the value up by the number while JSON keys are strings, so it stores null.
 """
