@@ -64,14 +64,20 @@ from tests.support import queuedesk_command
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "original"
 TOKEN = "9f2c4e1a7b3d5f6e8a0c2b4d6f8e0a1c3b5d7f9e"  # 40 hex, as the original issues them
+# A key of a member who is not the organization's admin: creates, the completed tasks and the
+# webhook need an org admin (403), yet the original lets it flush (that view checks only that the
+# queue is among the caller's organizations) and read the queues.
+MEMBER_TOKEN = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"
 ORG = 1
 OTHER_ORG = 2
 QUEUE = 7
-SERVER_ERROR = b'\n<!doctype html>\n<html lang="en">\n<head>\n  <title>Server Error (500)</title>\n</head>\n<body>\n  <h1>Server Error (500)</h1><p></p>\n</body>\n</html>\n'
-NOT_FOUND = b'\n<!doctype html>\n<html lang="en">\n<head>\n  <title>Not Found</title>\n</head>\n<body>\n  <h1>Not Found</h1><p>The requested resource was not found on this server.</p>\n</body>\n</html>\n'
+# The real 1.0.51's pages (Django 2.2 with DEBUG off: bare fragments, `Content-Type: text/html`).
+SERVER_ERROR = b"<h1>Server Error (500)</h1>"
+NOT_FOUND = b"<h1>Not Found</h1><p>The requested resource was not found on this server.</p>"
 ODD_204 = b'{"status_code":204}'
 # What a create leaving a block out gets, by the block's type (observed on 1.0.51, 2026-11-25):
 SAVED_THEN_FAILS = {"list", "named_entity_recognition"}  # saved, then HTML 500
+NO_ENTITIES = {"text": "", "entities": []}  # a named-entity value the original takes as "none"
 FAILS_UNSAVED = {"bounding_boxes"}  # HTML 500, nothing saved
 # multiple_selection, text_sequence and every other type left out: 201
 URL = re.compile(r"^(https?|ftps?)://[^\s/:?#]+(:\d{2,5})?(/\S*)?$")
@@ -119,7 +125,7 @@ def _json(status: int, body: Any, **headers: str) -> Answer:
 
 
 def _html(status: int, page: bytes) -> Answer:
-    return Answer(status, page, "text/html; charset=utf-8")
+    return Answer(status, page, "text/html")
 
 
 class Denied(Exception):
@@ -248,7 +254,8 @@ class OriginalService:
         return answer
 
     @staticmethod
-    def authenticate(headers: dict[str, str]) -> None:
+    def authenticate(headers: dict[str, str]) -> bool:
+        """Raises the original's 401s; True for the member's (non-admin) key."""
         header = {k.lower(): v for k, v in headers.items()}.get("authorization")
         auth = {"WWW-Authenticate": "Token"}
         if header is None:
@@ -259,8 +266,9 @@ class OriginalService:
         if len(words) == 1:
             message = "Invalid token header. No credentials provided."
             raise Denied(_json(401, {"status_code": 401, "errors": [{"message": message}]}, **auth))
-        if words[1] != TOKEN:
+        if words[1] not in (TOKEN, MEMBER_TOKEN):
             raise Denied(_json(401, fixture("error_401_invalid_token.json"), **auth))
+        return words[1] == MEMBER_TOKEN
 
     def route(self, method: str, path: str, query: dict, headers: dict[str, str], body: Any) -> Answer:
         match = re.fullmatch(r"/orgs/(\d+)/(queues|workflows)(?:/(\d+)(/.*)?)?", path)
@@ -300,11 +308,13 @@ class OriginalService:
             return _json(
                 405, {"status_code": 405, "errors": [{"message": f'Method "{method}" not allowed.'}]}
             )
-        self.authenticate(headers)
+        member = self.authenticate(headers)
         queue_id = int(queue)
         if rest == "/flush":
             return self.flush(org, spelling, queue_id, method)
         if org != ORG:
+            return _json(403, fixture("error_403.json"))
+        if member and rest in ("/webhook", "/tasks/create", "/tasks/completed"):
             return _json(403, fixture("error_403.json"))
         if rest == "" or rest == "/webhook":
             if spelling == "queues":  # kwargs["workflow_id"] on a route that names it queue_id
@@ -397,6 +407,8 @@ class OriginalService:
                 return _json(400, error)
             values[key] = value
         left_out = {b["type"] for b in blocks if values[str(b["id"])] is None}
+        if any(b["type"] == "named_entity_recognition" and _textless(values[str(b["id"])]) for b in blocks):
+            left_out.add("named_entity_recognition")  # it never sets the entities its answer reads
         if left_out & FAILS_UNSAVED:
             return _html(500, SERVER_ERROR)  # before the save
         task = {**fixture("task_created.json"), **self._task(queue_id, self.next_id, values, None, None)}
@@ -451,6 +463,10 @@ class OriginalService:
             "tasks": everything[offset : offset + limit],
         }
         return _json(200, page)
+
+
+def _textless(value: Any) -> bool:
+    return isinstance(value, dict) and "text" not in value
 
 
 def _utc_day(text: str) -> str:
@@ -922,12 +938,13 @@ def test_the_stand_in_gives_the_further_answers(further: OriginalService) -> Non
         def create(queue_id: int, data: dict[str, Any]) -> httpx.Response:
             return http.post(f"/orgs/{ORG}/workflows/{queue_id}/tasks/create", json={"data": data})
 
-        for left_out in ({"text": "x", "ner": {}}, {"text": "x", "tags": []}):  # list, then NER missing
+        no_text = {"text": "x", "tags": [], "ner": {}}  # a named-entity value without text: as missing
+        for left_out in ({"text": "x", "ner": NO_ENTITIES}, {"text": "x", "tags": []}, no_text):
             saved_then_failed = create(TAGGING, left_out)
             assert saved_then_failed.status_code == 500 and b"Server Error" in saved_then_failed.content
             assert further.created[-1]["data"]["text"] == "x"
-        assert further.n_tasks[TAGGING] == 2
-        assert create(TAGGING, {"text": "x", "tags": [], "ner": {}}).status_code == 201
+        assert further.n_tasks[TAGGING] == 3
+        assert create(TAGGING, {"text": "x", "tags": [], "ner": NO_ENTITIES}).status_code == 201
         assert create(RECEIPTS, {"receipt": "x"}).status_code == 201  # list-valued, left out: fine
         assert further.n_tasks[RECEIPTS] == 1
         unsaved = create(BOXES, {"photo": "https://example.com/r.png"})
@@ -1048,7 +1065,10 @@ async def test_the_client_refuses_what_the_original_fails_on_and_nothing_else(
         assert set(caught.value.fields) == {"data.7"} and "as a number" in str(caught.value)
         assert further.creates == 0  # nothing was sent
         receipt = await qd.create_task(RECEIPTS, {"receipt": "x"})  # the original answers 201
-        tagged = await qd.create_task(TAGGING, {"text": "x", "tags": [], "ner": {}})
+        tagged = await qd.create_task(TAGGING, {"text": "x", "tags": [], "ner": NO_ENTITIES})
+        with pytest.raises(ValidationError) as caught:
+            await qd.create_task(TAGGING, {"text": "x", "tags": [], "ner": {}})
+        assert set(caught.value.fields) == {"data.ner"} and "needs 'text'" in str(caught.value)
         kind_only = await qd.create_task(INTAKE, {"kind": "bug"})
     assert [receipt.data["receipt"], tagged.data["tags"], kind_only.data["kind"]] == ["x", [], "bug"]
     assert further.creates == 3
@@ -1115,8 +1135,9 @@ def write_rows(path: Path, header: list[str], rows: list[list[str]]) -> Path:
 
 def test_cli_import_refuses_a_left_out_list_block_before_sending(further: OriginalService, tmp_path) -> None:
     header = ["text", "tags", "ner"]
+    ner = json.dumps(NO_ENTITIES)
     path = write_rows(
-        tmp_path / "tags.csv", header, [["one", "a", "{}"], ["two", "", "{}"], ["three", "[]", "{}"]]
+        tmp_path / "tags.csv", header, [["one", "a", ner], ["two", "", ner], ["three", "[]", ner]]
     )
     result = cli(further, "import", "Tagging", str(path))
     assert result.code == 2, result
@@ -1125,7 +1146,9 @@ def test_cli_import_refuses_a_left_out_list_block_before_sending(further: Origin
     no_ner = write_rows(tmp_path / "no-ner.csv", ["text", "tags"], [["one", "[]"]])
     missing = cli(further, "import", "Tagging", str(no_ner))
     assert missing.code == 2 and "row 1 (line 2): ner:" in missing.err, missing
-    single = cli(further, "tasks", "create", "Tagging", "--data", '{"text": "no tags", "ner": {}}')
+    single = cli(
+        further, "tasks", "create", "Tagging", "--data", json.dumps({"text": "no tags", "ner": NO_ENTITIES})
+    )
     assert single.code == 2 and "nothing was sent" in single.err and "tags" in single.err, single
     assert further.creates == 0 and further.n_tasks[TAGGING] == 0
 

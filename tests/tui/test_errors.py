@@ -27,6 +27,7 @@ KINDS: list[tuple[errors.QueueDeskError, str, str]] = [
         "organization",
     ),
     (errors.NotFound("Reading queue 3 failed", status=404), "may have been deleted", "Not found"),
+    (errors.WrongAddress("Listing queues failed", status=404), "server's root", "Wrong address"),
     (errors.Conflict("Completing task 4 failed: already completed", status=409), "refresh (r)", "changed"),
     (errors.ValidationError("Creating a task failed: name: required", status=400), "Correct", "refused"),
     (errors.PayloadTooLarge("Creating a task failed", status=413), "1 MiB", "Too large"),

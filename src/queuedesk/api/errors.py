@@ -150,10 +150,14 @@ _TITLE = re.compile(r"<title[^>]*>(.*?)</title>|<h1[^>]*>(.*?)</h1>", re.IGNOREC
 _TAG = re.compile(r"<[^>]+>")
 
 
+_CLOSING_TAG = re.compile(r"</[A-Za-z][A-Za-z0-9]*\s*>")
+
+
 def html_title(text: str) -> str | None:
-    """The title of an HTML page ("" when it has none); None when the text is not HTML."""
-    head = text.lstrip()[:200].lower()
-    if not (head.startswith("<!doctype html") or head.startswith("<html") or "<body" in head):
+    """The title of an HTML page or fragment ("" when it has none); None when the text is not HTML.
+
+    The original service (Django, DEBUG off) answers a bare `<h1>Server Error (500)</h1>`."""
+    if not text.lstrip().startswith("<") or _CLOSING_TAG.search(text[:4096]) is None:
         return None
     found = _TITLE.search(text)
     if found is None:

@@ -11,6 +11,9 @@ docs/original-service.md):
 | bounding_boxes                  | 500, nothing saved                                          |
 | multiple_selection, text_sequence, every other type | 201                                     |
 
+A named-entity value without `text` (`{}`) is as bad as none: the task is saved, then 500. Checked
+against a real 1.0.51 on 2026-11-25 (docs/original-service.md says how).
+
 A block whose id the original keeps as a JSON number (`{"id": 7}`) gets no value from a create:
 the original looks the value up by the number while JSON keys are strings, so it stores null.
 """
@@ -54,6 +57,15 @@ def refusals(blocks: Iterable[Block], data: Mapping[str, Any]) -> list[Refusal]:
                     )
                 )
             continue
+        if block.type == "named_entity_recognition" and isinstance(value, dict) and "text" not in value:
+            found.append(
+                Refusal(
+                    block.id,
+                    "a named_entity_recognition value needs 'text' on this server "
+                    f"({_none(block)} for none): without it the task is saved and then fails (500)",
+                )
+            )
+            continue
         if value is not None:
             continue
         if block.type in SAVED_THEN_FAILS:
@@ -81,4 +93,7 @@ def is_number_id(block: Block) -> bool:
 
 
 def _none(block: Block) -> str:
+    """The empty value the original takes for the block (a `{}` named-entity value fails there too)."""
+    if block.type == "named_entity_recognition":
+        return '{"text": "", "entities": []}'
     return "{}" if block.type in OBJECT_TYPES else "[]"

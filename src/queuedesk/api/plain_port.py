@@ -73,22 +73,31 @@ async def send_watching(
     """`send(watch)`'s answer; `PlainPort` as soon as a stalled handshake meets a plain HTTP port."""
     watch = HandshakeWatch()
     sending = asyncio.ensure_future(send(watch))
-    while True:
-        done, _ = await asyncio.wait({sending}, timeout=TLS_STALL_SECONDS)
-        if done:
-            try:
-                return sending.result()
-            except httpx.TimeoutException:
-                if not watch.handshake_failed:
-                    raise
-                raise PlainPort(
-                    f"{url.host}:{url.port or 443} accepted the connection but never answered the TLS "
-                    "handshake: it probably speaks plain HTTP, and the address should start with "
-                    "http://, not https://."
-                ) from None
-        if watch.in_handshake and await answers_plain_http(url):
+    try:
+        while True:
+            done, _ = await asyncio.wait({sending}, timeout=TLS_STALL_SECONDS)
+            if done:
+                return _result(sending, watch, url)
+            if watch.in_handshake and await answers_plain_http(url):
+                raise PlainPort(advice(url))
+    finally:
+        if not sending.done():  # also when the caller is cancelled: the request goes with it
             sending.cancel()
-            raise PlainPort(advice(url))
+
+
+def _result(
+    sending: "asyncio.Future[httpx.Response]", watch: HandshakeWatch, url: httpx.URL
+) -> httpx.Response:
+    try:
+        return sending.result()
+    except httpx.TimeoutException:
+        if not watch.handshake_failed:
+            raise
+        raise PlainPort(
+            f"{url.host}:{url.port or 443} accepted the connection but never answered the TLS "
+            "handshake: it probably speaks plain HTTP, and the address should start with "
+            "http://, not https://."
+        ) from None
 
 
 class PlainPort(Exception):

@@ -1,9 +1,15 @@
 """`queuedesk queues`, `queuedesk flush QUEUE --yes`, `queuedesk webhook get|set|remove QUEUE`."""
 
 import argparse
+import sys
 
 from queuedesk.api.blocks import is_http_url
 from queuedesk.commands.common import OK, USAGE, client_from, fail, find_queue, print_json, print_table
+
+BASIC_FLUSH_NOTE = (
+    " This server (the original service) does not check who may flush: any key of the organization "
+    "can, whatever its role."
+)
 
 
 async def list_queues(args: argparse.Namespace) -> int:
@@ -25,12 +31,15 @@ async def list_queues(args: argparse.Namespace) -> int:
 async def flush(args: argparse.Namespace) -> int:
     async with client_from(args) as client:
         queue = await find_queue(client, args.queue)
+        unchecked = "" if await client.supports_extensions() else BASIC_FLUSH_NOTE
         if not args.yes:
             return fail(
                 f"flushing deletes every pending task of queue {queue.id} {queue.name!r} "
-                f"({queue.n_tasks} now); completed tasks stay. Add --yes to do it.",
+                f"({queue.n_tasks} now); completed tasks stay.{unchecked} Add --yes to do it.",
                 USAGE,
             )
+        if unchecked:
+            print(f"queuedesk:{unchecked}", file=sys.stderr)
         await client.flush(queue.id)
     if args.json:
         print_json({"queue_id": queue.id, "flushed": True, "pending_before": queue.n_tasks})

@@ -13,6 +13,21 @@ from queuedesk.api.models import Queue
 from queuedesk.tui.base import AppModal, styles
 from queuedesk.tui.present import tasks
 
+BASIC_FLUSH = (
+    "Every task that is not completed is deleted for good, including tasks people are working on now. "
+    "Completed tasks stay. This server does not check who may flush: any key of the organization can, "
+    "whatever its role."
+)
+
+
+def flush_explanation(extensions: bool) -> str:
+    if not extensions:
+        return BASIC_FLUSH
+    return (
+        "Every task that is not completed is deleted for good: new, open and in progress, "
+        "including tasks people are working on now. Completed tasks and their webhook deliveries stay."
+    )
+
 
 class FlushScreen(AppModal[bool]):
     """Dismisses with True only after the server flushed the queue."""
@@ -28,11 +43,7 @@ class FlushScreen(AppModal[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="flush-box"):
             yield Label(f"Flush “{self.queue.name}”?", id="flush-title", markup=False)
-            yield Static(
-                "Every task that is not completed is deleted for good: new, open and in progress, "
-                "including tasks people are working on now. Completed tasks and their webhook deliveries stay.",
-                id="flush-explain",
-            )
+            yield Static(flush_explanation(self.session.extensions), id="flush-explain")
             yield LoadingIndicator(id="flush-loading")
             yield Static("", id="flush-counts")
             yield Label("Type the queue's name to confirm:")

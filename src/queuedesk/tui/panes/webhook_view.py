@@ -234,7 +234,9 @@ class WebhookView(AppAccess, Vertical):
     @on(Input.Changed, "#webhook-target")
     def _typed(self) -> None:
         if self.problem is not None:  # once a problem was said, it goes away as soon as it is fixed
-            self._set_problem(target_problem(self.field_value) if self.field_value else None)
+            self._set_problem(
+                target_problem(self.field_value, signed=self.extensions) if self.field_value else None
+            )
 
     @on(Input.Submitted, "#webhook-target")
     def _submitted(self) -> None:
@@ -245,7 +247,7 @@ class WebhookView(AppAccess, Vertical):
             else:
                 self._set_problem(f"Type the address that should receive completions, like {EXAMPLE}.")
             return
-        problem = target_problem(typed)
+        problem = target_problem(typed, signed=self.extensions)
         if problem is not None:
             self._set_problem(problem)
             return
@@ -305,7 +307,9 @@ class WebhookView(AppAccess, Vertical):
             ConfirmScreen(
                 "Remove the webhook target?",
                 f"Completions are no longer sent to {self.target}. Deliveries already queued still go "
-                "there; the signing secret is kept for when a target is set again.",
+                "there; the signing secret is kept for when a target is set again."
+                if self.extensions
+                else f"Completions are no longer sent to {self.target}.",
                 "Remove",
             ),
             confirmed,

@@ -18,6 +18,7 @@ class QueuesScreen(AppScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", id="queues.open"),
         Binding("w", "work", "Work", id="queues.work"),
+        Binding("w", "no_claiming", show=False),  # a basic server: says why, never in the footer
         Binding("n", "create", "New task", id="queues.create"),
         Binding("F", "flush", "Flush", id="queues.flush"),
         Binding("N", "new_queue", "New queue", show=False, id="queues.new_queue"),
@@ -128,7 +129,9 @@ class QueuesScreen(AppScreen):
         if action in ("flush", "create", "new_queue", "edit_queue"):
             return session.is_admin
         if action == "work":
-            return session.can_work or not session.extensions
+            return session.can_work and session.extensions
+        if action == "no_claiming":
+            return not session.extensions
         if action == "people":
             return session.manages_people
         return True
@@ -144,6 +147,9 @@ class QueuesScreen(AppScreen):
         queue = self.selected()
         if queue is not None:
             self.qd.open_work(queue)
+
+    def action_no_claiming(self) -> None:
+        self.action_work()  # on a basic server: says there is no claiming there
 
     def action_create(self) -> None:
         queue = self.selected()
