@@ -63,7 +63,10 @@ def test_a_worker_lists_the_reviews_of_their_own_work(cli, admin, worker, org_id
     mine = cli("reviews", "list", name, "--completed-by", "me", "--json", token=KEYS["worker"])
     assert mine.code == 0, mine
     assert [t["id"] for t in mine.json()["tasks"]] == ids[::-1]
-    refused = cli("reviews", "list", name, token=KEYS["worker"])
+    by_default = cli("reviews", "list", name, "--json", token=KEYS["worker"])  # a worker's own, unasked
+    assert by_default.code == 0, by_default
+    assert by_default.json() == mine.json()
+    refused = cli("reviews", "list", name, "--completed-by", "wyn@acme.test", token=KEYS["worker"])
     assert refused.code != 0
     assert "completed_by=me" in refused.err and "Traceback" not in refused.err
     wrong = cli("reviews", "list", name, "--verdict", "maybe")

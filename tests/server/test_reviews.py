@@ -49,6 +49,8 @@ def test_only_an_admin_sets_review_percent(clients, org_id, queue) -> None:
     for role in ("supervisor", "worker"):
         client: httpx.Client = clients[role]
         assert_envelope(client.patch(qpath, json={"review_percent": 50}), 403, "forbidden")
+    assert body_of(clients["supervisor"].get(qpath))["review_percent"] == 0  # the refusals changed nothing
+    assert body_of(clients["admin"].patch(qpath, json={"review_percent": 50}))["review_percent"] == 50
 
 
 # --- helpers --------------------------------------------------------------------------------------

@@ -31,10 +31,17 @@ def _short(text: str | None) -> str:
 async def list_reviews(args: argparse.Namespace) -> int:
     async with client_from(args) as client:
         queue = await find_queue(client, args.queue)
+        completed_by = args.completed_by
+        if (
+            completed_by is None
+            and await client.supports_extensions()
+            and (await client.me()).role == "worker"
+        ):
+            completed_by = "me"  # all a worker may list: the reviews of their own work
         page = await client.reviews(
             queue.id,
             verdict=args.verdict,
-            completed_by=args.completed_by,
+            completed_by=completed_by,
             reviewer=args.reviewer,
             offset=args.offset,
             limit=args.limit,
@@ -65,13 +72,15 @@ def add_parsers(
     listing = actions.add_parser(
         "list",
         parents=[connection],
-        help="reviewed tasks of a queue, newest verdict first (workers: --completed-by me)",
+        help="reviewed tasks of a queue, newest verdict first (a worker: the reviews of their own work)",
     )
     listing.add_argument("queue", help="queue id or name")
     listing.add_argument(
         "--verdict", help="accept, correct or redo (a comma list), e.g. --verdict correct,redo"
     )
-    listing.add_argument("--completed-by", metavar="EMAIL", help="whose work: an email, or 'me'")
+    listing.add_argument(
+        "--completed-by", metavar="EMAIL", help="whose work: an email, or 'me' (a worker's default)"
+    )
     listing.add_argument("--reviewer", metavar="EMAIL", help="who reviewed: an email, or 'me'")
     listing.add_argument("--limit", type=int, default=100, help="at most this many (1-1000; default 100)")
     listing.add_argument("--offset", type=int, default=0, help="skip this many (default 0)")

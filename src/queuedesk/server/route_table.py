@@ -424,7 +424,7 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         GET,
         Action.READ_REVIEWS,
         reviews.list_reviews,
-        Doc("B19 Reviewed tasks, newest verdict first", models.PendingPage, query=PAGING + REVIEW_FILTERS),
+        Doc("B19 Reviewed tasks, newest verdict first", models.ReviewPage, query=PAGING + REVIEW_FILTERS),
     ),
     in_org(USERS, GET, Action.LIST_PEOPLE, users.list_users, Doc("B17 List users", models.User, array=True)),
     in_org(
