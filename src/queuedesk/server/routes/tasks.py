@@ -19,9 +19,11 @@ from queuedesk.server.http import (
     bad_parameter,
     json_object,
     moment_parameter,
+    order_parameter,
     page_body,
     paging,
     read_json,
+    search_parameter,
 )
 from queuedesk.server.routes import db_of, settings_of
 from queuedesk.server.store import audit, tasks
@@ -53,12 +55,15 @@ async def completed_tasks(request: Request, caller: QueueCaller) -> Response:
         raise bad_parameter("completed_by", "'completed_by' must be an email address or 'me'")
     start = moment_parameter(params, "start_date", end_of_day=False)
     end = moment_parameter(params, "end_date", end_of_day=True)
+    q = search_parameter(params)
+    oldest_first = order_parameter(params, "desc") == "asc"
     # The first pages of the unfiltered history are quick on the loop; a deep offset or a filtered
     # count goes through many rows, so it runs on a reader.
-    long = offset >= SCAN_OFFSET or completed_by is not None or start is not None or end is not None
+    filtered = completed_by is not None or start is not None or end is not None or q is not None
+    long = offset >= SCAN_OFFSET or filtered
     db = db_of(request)
     page = await (db.scan if long else db.read)(
-        tasks.list_completed, caller.queue, offset, limit, completed_by, start, end
+        tasks.list_completed, caller.queue, offset, limit, completed_by, start, end, q, oldest_first
     )
     items = [serialize.task(row) for row in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
@@ -77,10 +82,20 @@ def _statuses(raw: str | None) -> tuple[str, ...]:
 
 
 async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
-    offset, limit = paging(request.query_params)
-    statuses = _statuses(request.query_params.get("status"))
+    params = request.query_params
+    offset, limit = paging(params)
+    statuses = _statuses(params.get("status"))
+    q = search_parameter(params)
+    newest_first = order_parameter(params, "asc") == "desc"
     page = await db_of(request).scan(
-        tasks.list_pending, caller.queue.id, statuses, offset, limit, caller.principal.user_id
+        tasks.list_pending,
+        caller.queue.id,
+        statuses,
+        offset,
+        limit,
+        caller.principal.user_id,
+        q,
+        newest_first,
     )
     items = [serialize.task(row, with_assignment=True) for row in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))

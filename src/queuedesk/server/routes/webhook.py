@@ -11,7 +11,15 @@ from queuedesk.server import serialize
 from queuedesk.server.access import QueueCaller
 from queuedesk.server.domain_errors import DeliveryNotFound
 from queuedesk.server.errors import conflict, error, not_found
-from queuedesk.server.http import JSONResponse, empty, json_object, page_body, paging, read_json
+from queuedesk.server.http import (
+    JSONResponse,
+    empty,
+    json_object,
+    order_parameter,
+    page_body,
+    paging,
+    read_json,
+)
 from queuedesk.server.routes import db_of, settings_of
 from queuedesk.server.serialize import ts
 from queuedesk.server.store import audit, deliveries, queues
@@ -75,7 +83,8 @@ async def rotate_secret(request: Request, caller: QueueCaller) -> Response:
 
 async def list_deliveries(request: Request, caller: QueueCaller) -> Response:
     offset, limit = paging(request.query_params)
-    page = await db_of(request).scan(deliveries.list_deliveries, caller.queue.id, offset, limit)
+    oldest_first = order_parameter(request.query_params, "desc") == "asc"
+    page = await db_of(request).scan(deliveries.list_deliveries, caller.queue.id, offset, limit, oldest_first)
     items = [serialize.delivery(row) for row in page.rows]
     return JSONResponse(
         page_body(request, settings_of(request), offset, limit, page.count, "deliveries", items)
