@@ -142,28 +142,8 @@ async def import_tasks(request: Request, caller: QueueCaller) -> Response:
 
     def import_and_record(conn: Connection) -> list[int]:
         ids = tasks.import_tasks(conn, caller.queue, items, source, utcnow())
-        record_import(conn, caller, source, ids, {})
+        audit.record_import(conn, caller.principal, caller.queue, source, ids)
         return ids
 
     ids = await db_of(request).write(import_and_record)
     return JSONResponse({"created": len(ids), "ids": ids})
-
-
-def record_import(
-    conn: Connection, caller: QueueCaller, source: str, ids: list[int], subject: dict[str, Any]
-) -> None:
-    """`import.commit` in the audit log: how many tasks, from which source, their first and last id."""
-    detail = {
-        "created": len(ids),
-        "source": source,
-        "first_id": min(ids, default=None),
-        "last_id": max(ids, default=None),
-    }
-    audit.record(
-        conn,
-        caller.principal,
-        "import.commit",
-        caller.queue.id,
-        {"queue_id": caller.queue.id, **subject},
-        detail,
-    )
