@@ -363,7 +363,7 @@ def test_delivery_log_pages_newest_first(admin, worker, org_id, receiver) -> Non
     assert first["count"] == 3 and first["previous"] is None
     assert [d["task_id"] for d in first["deliveries"]] == tasks[::-1][:2]
     assert list(first["deliveries"][0]) == [
-        "id", "event_id", "task_id", "target", "status", "attempts", "last_status_code",
+        "id", "event_id", "type", "task_id", "target", "status", "attempts", "last_status_code",
         "last_error", "next_attempt_at", "created_at", "delivered_at",
     ]  # fmt: skip
     second = httpx.get(first["next"], headers=admin.headers).json()
