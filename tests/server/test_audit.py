@@ -301,3 +301,15 @@ def test_prune_removes_old_audit_events_only(own_server: ServerProcess, admin, o
     assert done.returncode == 0, done.stderr
     assert "removed 1 audit events" in done.stdout
     assert [e["action"] for e in _events(admin, org, queue_id=queue["id"])] == ["queue.update"]
+
+
+def test_what_a_seed_made_is_logged_without_an_actor(admin, org) -> None:
+    events = _events(admin, org)
+    wes = [(e["action"], e["actor"]) for e in events if e["subject"].get("email") == "wes@acme.test"]
+    assert wes == [("key.create", None), ("user.create", None)]
+    seeded = body_of(admin.get(f"/orgs/{org}/queues"))[0]
+    made = [
+        (e["action"], e["actor"], e["detail"].get("created"))
+        for e in _events(admin, org, queue_id=seeded["id"])
+    ]
+    assert made == [("import.commit", None, 1), ("queue.create", None, None)]

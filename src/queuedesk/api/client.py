@@ -597,16 +597,26 @@ class QueueDeskClient:
         completed_by: str | None = None,
         start_date: Moment | None = None,
         end_date: Moment | None = None,
+        q: str | None = None,
+        order: Literal["asc", "desc"] | None = None,
     ) -> models.TaskPage:
-        """A2. One page of completed tasks, newest first. Dates are inclusive; a plain date is a UTC day.
+        """A2. One page of completed tasks, newest first (`order="asc"`: oldest first). Dates are
+        inclusive; a plain date is a UTC day. `q` finds text in any block's value, in any case.
 
         A server without QueueDesk's extensions takes only plain dates and no `completed_by`: there
         the client walks every page the dates allow and cuts this page from what matches, so `count`
-        is exact and `next`/`previous` repeat this query (follow them through this client)."""
+        is exact and `next`/`previous` repeat this query (follow them through this client). `q` and
+        `order` need a QueueDesk server (`NotSupported` otherwise)."""
         _check_page(offset, limit)
         what = f"Listing completed tasks of queue {queue_id}"
         wanted = _Wanted.of(completed_by, start_date, end_date)
         path = f"{await self._queue_path(queue_id)}/tasks/completed"
+        if q is not None or order is not None:
+            await self._require_extensions(what)
+            extra = {"q": q, "order": order}
+            return await self._completed_page(
+                path, offset, limit, {**wanted.params(True, None), **extra}, what
+            )
         if not wanted.any or await self._filters_on_server(wanted, what):
             return await self._completed_page(path, offset, limit, wanted.params(True, None), what)
         matching: list[models.Task] = []
@@ -714,13 +724,27 @@ class QueueDeskClient:
     # --- Part B -------------------------------------------------------------------------------------
 
     async def pending_tasks(
-        self, queue_id: int, *, status: list[str] | None = None, offset: int = 0, limit: int = 100
+        self,
+        queue_id: int,
+        *,
+        status: list[str] | None = None,
+        offset: int = 0,
+        limit: int = 100,
+        q: str | None = None,
+        order: Literal["asc", "desc"] | None = None,
     ) -> models.PendingPage:
-        """B2. Tasks not completed, oldest first, with their assignment."""
+        """B2. Tasks not completed, oldest first (`order="desc"`: newest first), with their
+        assignment; `q` finds text in any block's value, in any case."""
         _check_page(offset, limit)
         what = f"Listing pending tasks of queue {queue_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/tasks"
-        params = {"offset": offset, "limit": limit, "status": ",".join(status) if status else None}
+        params = {
+            "offset": offset,
+            "limit": limit,
+            "status": ",".join(status) if status else None,
+            "q": q,
+            "order": order,
+        }
         return self._parse(models.PendingPage, await self._get(path, what, params), what)
 
     async def iter_pending(
@@ -841,14 +865,15 @@ class QueueDeskClient:
         response = await self._request("POST", path, what, idempotent=False)
         return self._parse(models.WebhookSecret, _body(response, what), what).secret
 
-    async def deliveries(self, queue_id: int, *, offset: int = 0, limit: int = 100) -> models.DeliveryPage:
-        """B10. The webhook delivery log, newest first."""
+    async def deliveries(
+        self, queue_id: int, *, offset: int = 0, limit: int = 100, order: Literal["asc", "desc"] | None = None
+    ) -> models.DeliveryPage:
+        """B10. The webhook delivery log, newest first (`order="asc"`: oldest first)."""
         _check_page(offset, limit)
         what = f"Listing webhook deliveries of queue {queue_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/webhook/deliveries"
-        return self._parse(
-            models.DeliveryPage, await self._get(path, what, {"offset": offset, "limit": limit}), what
-        )
+        params = {"offset": offset, "limit": limit, "order": order}
+        return self._parse(models.DeliveryPage, await self._get(path, what, params), what)
 
     async def delivery(self, queue_id: int, delivery_id: int) -> models.DeliveryDetail:
         what = f"Reading webhook delivery {delivery_id}"

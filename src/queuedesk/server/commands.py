@@ -143,11 +143,9 @@ def _create_key(conn: Connection, args: argparse.Namespace) -> int:
             raise ValueError(f"no user {args.email}: give --org (and --role, --name) to create one")
         name = args.name or args.email
         user_id = accounts.create_user(conn, org_id, args.email, name, args.role, now)
-        subject = {"user_id": user_id, "email": args.email}
-        detail = {"name": name, "role": args.role}
-        audit.record(conn, None, "user.create", None, subject, detail, organization_id=org_id, at=now)
+        audit.record_host_user(conn, org_id, user_id, args.email, name, args.role)
     key = accounts.new_key()
-    _record_key(conn, "key.create", accounts.add_key(conn, user_id, key, now))
+    audit.record_host_key(conn, "key.create", accounts.add_key(conn, user_id, key, now))
     print(key)
     print("Store this key now: QueueDesk keeps only its hash and cannot show it again.", file=sys.stderr)
     return 0
@@ -168,19 +166,10 @@ def _list_keys(conn: Connection, args: argparse.Namespace) -> int:
     return 0
 
 
-def _record_key(conn: Connection, action: str, key_id: int) -> None:
-    """A key issued or revoked on the host: an audit event without an actor, in its organization."""
-    owner = accounts.key_owner(conn, key_id)
-    assert owner is not None, "the key was just issued or revoked"
-    org_id, user_id, email, prefix = owner
-    subject = {"user_id": user_id, "email": email, "key_id": key_id, "prefix": prefix}
-    audit.record(conn, None, action, None, subject, {}, organization_id=org_id)
-
-
 def _revoke_key(conn: Connection, args: argparse.Namespace) -> int:
     if not accounts.revoke_key(conn, args.key_id, utcnow()):
         return _fail(f"no active API key with id {args.key_id} (see 'queuedesk admin-keys list')")
-    _record_key(conn, "key.revoke", args.key_id)
+    audit.record_host_key(conn, "key.revoke", args.key_id)
     print(f"revoked API key {args.key_id}", file=sys.stderr)
     return 0
 

@@ -223,6 +223,27 @@ def moment_parameter(params: Mapping[str, str], name: str, *, end_of_day: bool) 
         raise bad_parameter(name, wrong) from None
 
 
+MAX_SEARCH = 200  # characters of a search (`q`)
+
+
+def order_parameter(params: Mapping[str, str], default: str) -> str:
+    """`order`: `asc` or `desc` (the list's own order when absent), so any list pages from either end."""
+    raw = params.get("order", default)
+    if raw not in ("asc", "desc"):
+        raise bad_parameter("order", f"'order' must be asc or desc, not {_shown(raw)}")
+    return raw
+
+
+def search_parameter(params: Mapping[str, str]) -> str | None:
+    """`q`: text to find in task values, any case; absent or empty, no search."""
+    raw = params.get("q")
+    if not raw:
+        return None
+    if len(raw) > MAX_SEARCH or "\x00" in raw:
+        raise bad_parameter("q", f"'q' must be at most {MAX_SEARCH} characters, without NUL")
+    return raw
+
+
 def page_links(
     request: Request, settings: Settings, offset: int, limit: int, count: int
 ) -> tuple[str | None, str | None]:

@@ -58,6 +58,27 @@ HISTORY_FILTERS = (
     {"name": "start_date", "in": "query", "schema": {"type": "string"}, "description": "ISO 8601, inclusive"},
     {"name": "end_date", "in": "query", "schema": {"type": "string"}, "description": "ISO 8601, inclusive"},
 )
+SEARCH = (
+    {
+        "name": "q",
+        "in": "query",
+        "schema": {"type": "string", "maxLength": 200},
+        "description": "text found in any block's value, in any case",
+    },
+)
+
+
+def order(default: str) -> tuple[dict[str, Any], ...]:
+    return (
+        {
+            "name": "order",
+            "in": "query",
+            "schema": {"type": "string", "enum": ["asc", "desc"], "default": default},
+            "description": "asc: oldest first; desc: newest first",
+        },
+    )
+
+
 STATUS_FILTER = (
     {
         "name": "status",
@@ -175,7 +196,11 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         GET,
         Action.READ_HISTORY,
         tasks.completed_tasks,
-        Doc("A2 List completed tasks", models.TaskPage, query=PAGING + HISTORY_FILTERS),
+        Doc(
+            "A2 List completed tasks",
+            models.TaskPage,
+            query=PAGING + HISTORY_FILTERS + SEARCH + order("desc"),
+        ),
         legacy=True,
     ),
     in_queue(
@@ -214,7 +239,7 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         GET,
         Action.READ_PENDING,
         tasks.pending_tasks,
-        Doc("B2 Pending tasks", models.PendingPage, query=PAGING + STATUS_FILTER),
+        Doc("B2 Pending tasks", models.PendingPage, query=PAGING + STATUS_FILTER + SEARCH + order("asc")),
     ),
     in_queue(
         QUEUE + "/tasks/import",
@@ -341,7 +366,7 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         GET,
         Action.READ_WEBHOOK,
         webhook.list_deliveries,
-        Doc("B10 Delivery log", models.DeliveryPage, query=PAGING),
+        Doc("B10 Delivery log", models.DeliveryPage, query=PAGING + order("desc")),
     ),
     in_queue(
         DELIVERY,

@@ -20,9 +20,9 @@ from queuedesk.server.access import QueueCaller
 from queuedesk.server.http import JSONResponse, json_object, read_json
 from queuedesk.server.http_errors import ServiceError, conflict, error, invalid, not_found
 from queuedesk.server.routes import db_of
-from queuedesk.server.routes.tasks import CSV_SOURCE, MAX_IMPORT, record_import
+from queuedesk.server.routes.tasks import CSV_SOURCE, MAX_IMPORT
 from queuedesk.server.serialize import ts
-from queuedesk.server.store import imports
+from queuedesk.server.store import audit, imports
 from queuedesk.server.store.imports import CommitOutcome, Session
 
 MAX_SESSION_ROWS = 1_000_000
@@ -173,7 +173,9 @@ async def commit_import(request: Request, caller: QueueCaller) -> Response:
         done = imports.commit(conn, caller.queue.id, session_id, utcnow())
         if done is not None and done[1] is CommitOutcome.COMMITTED:
             session = done[0]
-            record_import(conn, caller, session.source, session.ids or [], {"import_id": session.id})
+            audit.record_import(
+                conn, caller.principal, caller.queue, session.source, session.ids or [], session.id
+            )
         return done
 
     done = await db_of(request).write(commit_and_record)

@@ -88,8 +88,7 @@ async def create_queue(request: Request, principal: Principal) -> Response:
             now,
             review_percent=body.get("review_percent", 0),
         )
-        detail = {"name": record.name, "blocks": [block.id for block in record.blocks]}
-        audit.record(conn, principal, "queue.create", record.id, {"queue_id": record.id}, detail, at=now)
+        audit.record_queue_created(conn, principal, record)
         return record
 
     try:

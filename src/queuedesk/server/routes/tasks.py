@@ -17,9 +17,11 @@ from queuedesk.server.http import (
     bad_parameter,
     json_object,
     moment_parameter,
+    order_parameter,
     page_body,
     paging,
     read_json,
+    search_parameter,
 )
 from queuedesk.server.http_errors import forbidden, invalid
 from queuedesk.server.routes import db_of, settings_of
@@ -52,12 +54,15 @@ async def completed_tasks(request: Request, caller: QueueCaller) -> Response:
         raise bad_parameter("completed_by", "'completed_by' must be an email address or 'me'")
     start = moment_parameter(params, "start_date", end_of_day=False)
     end = moment_parameter(params, "end_date", end_of_day=True)
+    q = search_parameter(params)
+    oldest_first = order_parameter(params, "desc") == "asc"
     # The first pages of the unfiltered history are quick on the loop; a deep offset or a filtered
     # count goes through many rows, so it runs on a reader.
-    long = offset >= SCAN_OFFSET or completed_by is not None or start is not None or end is not None
+    filtered = completed_by is not None or start is not None or end is not None or q is not None
+    long = offset >= SCAN_OFFSET or filtered
     db = db_of(request)
     page = await (db.scan if long else db.read)(
-        tasks.list_completed, caller.queue, offset, limit, completed_by, start, end
+        tasks.list_completed, caller.queue, offset, limit, completed_by, start, end, q, oldest_first
     )
     items = [serialize.task(row) for row in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
@@ -76,10 +81,20 @@ def _statuses(raw: str | None) -> tuple[str, ...]:
 
 
 async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
-    offset, limit = paging(request.query_params)
-    statuses = _statuses(request.query_params.get("status"))
+    params = request.query_params
+    offset, limit = paging(params)
+    statuses = _statuses(params.get("status"))
+    q = search_parameter(params)
+    newest_first = order_parameter(params, "asc") == "desc"
     page = await db_of(request).scan(
-        tasks.list_pending, caller.queue.id, statuses, offset, limit, caller.principal.user_id
+        tasks.list_pending,
+        caller.queue.id,
+        statuses,
+        offset,
+        limit,
+        caller.principal.user_id,
+        q,
+        newest_first,
     )
     items = [serialize.task(row, with_assignment=True) for row in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
@@ -134,28 +149,8 @@ async def import_tasks(request: Request, caller: QueueCaller) -> Response:
 
     def import_and_record(conn: Connection) -> list[int]:
         ids = tasks.import_tasks(conn, caller.queue, items, source, utcnow())
-        record_import(conn, caller, source, ids, {})
+        audit.record_import(conn, caller.principal, caller.queue, source, ids)
         return ids
 
     ids = await db_of(request).write(import_and_record)
     return JSONResponse({"created": len(ids), "ids": ids})
-
-
-def record_import(
-    conn: Connection, caller: QueueCaller, source: str, ids: list[int], subject: dict[str, Any]
-) -> None:
-    """`import.commit` in the audit log: how many tasks, from which source, their first and last id."""
-    detail = {
-        "created": len(ids),
-        "source": source,
-        "first_id": min(ids, default=None),
-        "last_id": max(ids, default=None),
-    }
-    audit.record(
-        conn,
-        caller.principal,
-        "import.commit",
-        caller.queue.id,
-        {"queue_id": caller.queue.id, **subject},
-        detail,
-    )

@@ -9,7 +9,15 @@ from starlette.responses import Response
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.http import JSONResponse, empty, json_object, page_body, paging, read_json
+from queuedesk.server.http import (
+    JSONResponse,
+    empty,
+    json_object,
+    order_parameter,
+    page_body,
+    paging,
+    read_json,
+)
 from queuedesk.server.http_errors import conflict, error, not_found
 from queuedesk.server.refusals import DeliveryNotFound
 from queuedesk.server.routes import db_of, settings_of
@@ -86,7 +94,8 @@ async def rotate_secret(request: Request, caller: QueueCaller) -> Response:
 
 async def list_deliveries(request: Request, caller: QueueCaller) -> Response:
     offset, limit = paging(request.query_params)
-    page = await db_of(request).scan(deliveries.list_deliveries, caller.queue.id, offset, limit)
+    oldest_first = order_parameter(request.query_params, "desc") == "asc"
+    page = await db_of(request).scan(deliveries.list_deliveries, caller.queue.id, offset, limit, oldest_first)
     items = [_shown_delivery(caller, row) for row in page.rows]
     return JSONResponse(
         page_body(request, settings_of(request), offset, limit, page.count, "deliveries", items)

@@ -14,7 +14,8 @@ from sqlalchemy import Connection
 
 from queuedesk.api.models import AUDIT_ACTIONS
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server.store.records import Page, Principal
+from queuedesk.server.store import accounts
+from queuedesk.server.store.records import Page, Principal, QueueRecord
 from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.types import to_micros
 from queuedesk.server.webhook_targets import masked
@@ -63,6 +64,63 @@ def record(
         subject=orjson.dumps(subject).decode(),
         detail=orjson.dumps(detail).decode(),
     )
+
+
+def record_queue_created(conn: Connection, actor: Principal | None, queue: QueueRecord) -> None:
+    detail = {"name": queue.name, "blocks": [block.id for block in queue.blocks]}
+    record(
+        conn,
+        actor,
+        "queue.create",
+        queue.id,
+        {"queue_id": queue.id},
+        detail,
+        organization_id=queue.organization_id,
+    )
+
+
+def record_import(
+    conn: Connection,
+    actor: Principal | None,
+    queue: QueueRecord,
+    source: str,
+    ids: list[int],
+    import_id: int | None = None,
+) -> None:
+    """`import.commit`: how many tasks, from which source, their first and last id (B8, B18, a seed)."""
+    subject = {"queue_id": queue.id} if import_id is None else {"queue_id": queue.id, "import_id": import_id}
+    detail = {
+        "created": len(ids),
+        "source": source,
+        "first_id": min(ids, default=None),
+        "last_id": max(ids, default=None),
+    }
+    record(conn, actor, "import.commit", queue.id, subject, detail, organization_id=queue.organization_id)
+
+
+def record_host_user(
+    conn: Connection, organization_id: int, user_id: int, email: str, name: str, role: str
+) -> None:
+    """A user made by a command on the server's host (`admin-keys create`, a seed): no actor."""
+    subject = {"user_id": user_id, "email": email}
+    record(
+        conn,
+        None,
+        "user.create",
+        None,
+        subject,
+        {"name": name, "role": role},
+        organization_id=organization_id,
+    )
+
+
+def record_host_key(conn: Connection, action: str, key_id: int) -> None:
+    """A key issued or revoked by a command on the server's host: no actor, the key's organization."""
+    owner = accounts.key_owner(conn, key_id)
+    assert owner is not None, "the key was just issued or revoked"
+    organization_id, user_id, email, prefix = owner
+    subject = {"user_id": user_id, "email": email, "key_id": key_id, "prefix": prefix}
+    record(conn, None, action, None, subject, {}, organization_id=organization_id)
 
 
 def masked_target(target: str | None) -> str | None:

@@ -110,11 +110,17 @@ def _sqlite_engine(url: str, *, readers: int = 0) -> Engine:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
+        # Unicode case folding for searches in task values (SQLite's lower() folds ASCII only).
+        dbapi_connection.create_function("qd_fold", 1, _fold, deterministic=True)
         if readers:
             cursor.execute("PRAGMA query_only=ON")
         cursor.close()
 
     return engine
+
+
+def _fold(value: Any) -> Any:
+    return value.casefold() if isinstance(value, str) else value
 
 
 class _OneStatementGuard:

@@ -117,12 +117,14 @@ def enqueue(
     return event_id
 
 
-def list_deliveries(conn: Connection, queue_id: int, offset: int, limit: int) -> Page:
+def list_deliveries(
+    conn: Connection, queue_id: int, offset: int, limit: int, oldest_first: bool = False
+) -> Page:
+    """The queue's delivery log, newest first (or oldest first)."""
     condition = deliveries.c.queue_id == queue_id
     count = conn.execute(select(func.count()).select_from(deliveries).where(condition)).scalar_one()
-    rows = conn.execute(
-        select(*LOG_COLUMNS).where(condition).order_by(deliveries.c.id.desc()).offset(offset).limit(limit)
-    )
+    order = deliveries.c.id.asc() if oldest_first else deliveries.c.id.desc()
+    rows = conn.execute(select(*LOG_COLUMNS).where(condition).order_by(order).offset(offset).limit(limit))
     return Page(count, [dict(row._mapping) for row in rows])
 
 

@@ -143,11 +143,27 @@ def import_tasks(
     return ids
 
 
+# A search (`q`) matches a task whose value of any block holds the text, in any case: strings as
+# written, lists and objects as their JSON. SQLite folds with Python's casefold (see database.py),
+# PostgreSQL with lower(); the parameter comes folded the same way.
+SEARCH = {
+    "sqlite": "EXISTS (SELECT 1 FROM json_each(data) WHERE instr(qd_fold(CAST(value AS TEXT)), :q) > 0)",
+    "postgresql": "EXISTS (SELECT 1 FROM jsonb_each_text(CAST(data AS jsonb)) WHERE strpos(lower(value), :q) > 0)",
+}
+
+
+def search_term(dialect: str, q: str) -> str:
+    return q.casefold() if dialect == "sqlite" else q.lower()
+
+
 def _history_filter(
-    completed_by: str | None, start: datetime | None, end: datetime | None
+    completed_by: str | None, start: datetime | None, end: datetime | None, q: str | None, dialect: str
 ) -> tuple[str, dict[str, Any]]:
     where = "queue_id = :queue_id AND completed_at IS NOT NULL"
     params: dict[str, Any] = {}
+    if q is not None:
+        where += " AND " + SEARCH[dialect]
+        params["q"] = search_term(dialect, q)
     if completed_by is not None:
         where += " AND completed_by = :completed_by"
         params["completed_by"] = completed_by
@@ -160,7 +176,7 @@ def _history_filter(
     return where, params
 
 
-_history: dict[str, tuple[Sql, Sql]] = {}
+_history: dict[tuple[str, bool], tuple[Sql, Sql]] = {}
 COMPLETED_COUNT = Sql("SELECT completed_count FROM queues WHERE id = :queue_id")
 
 
@@ -169,18 +185,20 @@ COMPLETED_COUNT = Sql("SELECT completed_count FROM queues WHERE id = :queue_id")
 HISTORY_COLUMNS = "t.id, t.status, t.created_at, t.completed_at, t.completed_by, t.queue_id, t.data, t.source"
 
 
-def _history_statements(where: str) -> tuple[Sql, Sql]:
-    """The count and the page for one combination of filters (at most eight; made once each)."""
-    if where not in _history:
+def _history_statements(where: str, oldest_first: bool) -> tuple[Sql, Sql]:
+    """The count and the page for one combination of filters and order (made once each)."""
+    key = (where, oldest_first)
+    if key not in _history:
+        way = "ASC" if oldest_first else "DESC"
         count = Sql(f"SELECT count(*) FROM tasks WHERE {where}")
         page = Sql(
             f"""SELECT {HISTORY_COLUMNS} FROM tasks t WHERE t.id IN (
                 SELECT id FROM tasks WHERE {where}
-                ORDER BY completed_at DESC, id DESC LIMIT :limit OFFSET :offset)
-            ORDER BY t.completed_at DESC, t.id DESC"""
+                ORDER BY completed_at {way}, id {way} LIMIT :limit OFFSET :offset)
+            ORDER BY t.completed_at {way}, t.id {way}"""
         )
-        _history[where] = (count, page)
-    return _history[where]
+        _history[key] = (count, page)
+    return _history[key]
 
 
 def _history_task(row: tuple[Any, ...], queue_name: str) -> dict[str, Any]:
@@ -207,40 +225,57 @@ def list_completed(
     completed_by: str | None = None,
     start: datetime | None = None,
     end: datetime | None = None,
+    q: str | None = None,
+    oldest_first: bool = False,
 ) -> Page:
-    """Rows for `serialize.task` without the assignment (which the history does not show)."""
-    where, params = _history_filter(completed_by, start, end)
-    count_sql, page_sql = _history_statements(where)
+    """Rows for `serialize.task` without the assignment (which the history does not show); newest
+    completion first, or oldest first."""
+    where, params = _history_filter(completed_by, start, end, q, conn.dialect.name)
+    count_sql, page_sql = _history_statements(where, oldest_first)
     total = one(conn, COMPLETED_COUNT if not params else count_sql, queue_id=queue.id, **params)
     found = rows(conn, page_sql, queue_id=queue.id, limit=limit, offset=offset, **params)
     return Page(total[0] if total else 0, [_history_task(row, queue.name) for row in found])
 
 
-_pending: dict[tuple[str, ...], tuple[Sql, Sql]] = {}
+_pending: dict[tuple[tuple[str, ...], str | None, bool], tuple[Sql, Sql]] = {}
 
 
-def _pending_statements(statuses: tuple[str, ...]) -> tuple[Sql, Sql]:
-    key = tuple(sorted(set(statuses)))
+def _pending_statements(statuses: tuple[str, ...], search: str | None, newest_first: bool) -> tuple[Sql, Sql]:
+    chosen = tuple(sorted(set(statuses)))
+    key = (chosen, search, newest_first)
     if key not in _pending:
-        listed = ", ".join(f"'{s}'" for s in key if s in PENDING)
+        listed = ", ".join(f"'{s}'" for s in chosen if s in PENDING)
         where = f"queue_id = :queue_id AND status IN ({listed})"
+        if search is not None:
+            where += f" AND {search}"
+        way = "DESC" if newest_first else "ASC"
         count = Sql(f"SELECT count(*) FROM tasks WHERE {where}")
         page = Sql(
             f"""SELECT {TASK_COLUMNS} {TASK_FROM} WHERE t.id IN (
-                SELECT id FROM tasks WHERE {where} ORDER BY id LIMIT :limit OFFSET :offset)
-            ORDER BY t.id"""
+                SELECT id FROM tasks WHERE {where} ORDER BY id {way} LIMIT :limit OFFSET :offset)
+            ORDER BY t.id {way}"""
         )
         _pending[key] = (count, page)
     return _pending[key]
 
 
 def list_pending(
-    conn: Connection, queue_id: int, statuses: tuple[str, ...], offset: int, limit: int, viewer_id: int = 0
+    conn: Connection,
+    queue_id: int,
+    statuses: tuple[str, ...],
+    offset: int,
+    limit: int,
+    viewer_id: int = 0,
+    q: str | None = None,
+    newest_first: bool = False,
 ) -> Page:
-    """A page of pending tasks, each with `viewer_id`'s draft of it."""
-    count_sql, page_sql = _pending_statements(statuses)
-    total = one(conn, count_sql, queue_id=queue_id)
-    found = rows(conn, page_sql, queue_id=queue_id, limit=limit, offset=offset, viewer_id=viewer_id)
+    """A page of pending tasks, oldest first (or newest first), each with `viewer_id`'s draft of it."""
+    dialect = conn.dialect.name
+    search = None if q is None else SEARCH[dialect]
+    count_sql, page_sql = _pending_statements(statuses, search, newest_first)
+    term = {} if q is None else {"q": search_term(dialect, q)}
+    total = one(conn, count_sql, queue_id=queue_id, **term)
+    found = rows(conn, page_sql, queue_id=queue_id, limit=limit, offset=offset, viewer_id=viewer_id, **term)
     return Page(total[0] if total else 0, [task_row(row) for row in found])
 
 
