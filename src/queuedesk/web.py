@@ -26,10 +26,14 @@ reverse proxy with TLS in front that passes WebSockets on, and give the address 
   #                      proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade";
   #                      proxy_set_header Host $host; }
 
-Anyone who reaches the page can start an app process: restrict who reaches it at the proxy
-(single sign-on, basic auth or an allow-list) when it is not on a private network.
+An app process starts only for a browser that has this run's key: the address it prints
+carries one, new at every start (or give --password and type it on the page). A WebSocket from
+any other page (another Origin) is refused, and at most --max-sessions (8) run at once. Still,
+restrict who reaches the page at the proxy (single sign-on, basic auth or an allow-list) when it
+is not on a private network.
 """
 
+PASSWORD_VARIABLE = "QUEUEDESK_WEB_PASSWORD"
 # This machine's connection: never handed to a browser session.
 HOST_CONNECTION_VARIABLES = (
     "QUEUEDESK_URL",
@@ -37,6 +41,7 @@ HOST_CONNECTION_VARIABLES = (
     "QUEUEDESK_ORG",
     "QUEUEDESK_PROFILE",
     "QUEUEDESK_CONFIG",
+    PASSWORD_VARIABLE,
 )
 
 
@@ -52,6 +57,14 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     web.add_argument("--port", type=int, default=8100, help="port to listen on (default 8100)")
     web.add_argument("--public-url", metavar="URL", help="the address browsers use, behind a reverse proxy")
     web.add_argument("--server-url", metavar="URL", help="the QueueDesk server the Connect screen offers")
+    web.add_argument(
+        "--password",
+        help="a password to type on the page, instead of the key in the printed address "
+        "(also read from QUEUEDESK_WEB_PASSWORD)",
+    )
+    web.add_argument(
+        "--max-sessions", type=int, default=8, help="browser sessions (app processes) at once (default 8)"
+    )
 
 
 def session_environment(base: dict[str, str], server_url: str | None) -> dict[str, str]:
@@ -65,25 +78,54 @@ def session_environment(base: dict[str, str], server_url: str | None) -> dict[st
     return environment
 
 
-def serve_web(host: str, port: int, *, demo_url: str | None = None, public_url: str | None = None) -> int:
+def serve_web(
+    host: str,
+    port: int,
+    *,
+    demo_url: str | None = None,
+    public_url: str | None = None,
+    password: str | None = None,
+    max_sessions: int = 8,
+) -> int:
     try:
-        from textual_serve.server import Server
+        from queuedesk.web_guard import GuardedServer, new_secret
     except ModuleNotFoundError:
         print("queuedesk: the web mode needs textual-serve: pip install textual-serve", file=sys.stderr)
         return 2
+    if max_sessions < 1:
+        print("queuedesk: --max-sessions must be at least 1", file=sys.stderr)
+        return 2
+    password = password or os.environ.pop(PASSWORD_VARIABLE, None) or None
     # textual-serve starts each session with a copy of this process's environment.
     environment = session_environment(dict(os.environ), demo_url)
     os.environ.clear()
     os.environ.update(environment)
     command = f"{shlex.quote(sys.executable)} -m queuedesk"
-    where = public_url or f"http://{host}:{port}"
+    where = (public_url or f"http://{host}:{port}").rstrip("/")
+    secret = password or new_secret()
+    address = f"{where}/" if password else f"{where}/?key={secret}"
     print(
-        f"queuedesk web: the app on {where} (each browser session signs in; stop with Ctrl+C)",
+        f"queuedesk web: the app on {address} (each browser session signs in; stop with Ctrl+C)",
         file=sys.stderr,
     )
-    Server(command, host=host, port=port, title="QueueDesk", public_url=public_url).serve()
+    GuardedServer(
+        command,
+        host=host,
+        port=port,
+        public_url=public_url,
+        secret=secret,
+        password_given=password is not None,
+        max_sessions=max_sessions,
+    ).serve()
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
-    return serve_web(args.host, args.port, demo_url=args.server_url, public_url=args.public_url)
+    return serve_web(
+        args.host,
+        args.port,
+        demo_url=args.server_url,
+        public_url=args.public_url,
+        password=args.password,
+        max_sessions=args.max_sessions,
+    )
