@@ -44,6 +44,7 @@ from textual.widgets import Static
 
 from queuedesk.api.blocks import is_http_url
 from queuedesk.api.numbers import plain_int
+from queuedesk.tui.settings import web_session
 
 
 class _NotATerminal:
@@ -542,8 +543,12 @@ def open_externally(url: str) -> None:
     """Hand an http(s) address to the system's viewer and return at once.
 
     Raises `ImageUnavailable` for an address that is not http(s) or when there is no viewer to ask.
-    A console browser is never started: it would fight the app for the terminal.
+    A console browser is never started: it would fight the app for the terminal. In a browser
+    session (`queuedesk web`) nothing is launched at all: the program would run on the host, for
+    whoever drives the page.
     """
+    if web_session():
+        raise ImageUnavailable("opening an address is off in the browser mode: copy it from the task instead")
     check_address(url)
     quiet: dict[str, Any] = {
         "stdin": subprocess.DEVNULL,
