@@ -12,6 +12,8 @@ import os
 import shlex
 import sys
 
+from queuedesk.tui.browser_rules import ALLOWED_SERVERS_VARIABLE
+
 WEB_HELP = """\
 The app in a browser: each browser session runs its own app and signs in with its own key.
 Nothing is saved on this machine for a session (no profile, no journal of unsent work).
@@ -34,6 +36,7 @@ is not on a private network.
 """
 
 PASSWORD_VARIABLE = "QUEUEDESK_WEB_PASSWORD"
+LOCAL_SERVERS = ("http://127.0.0.1:8000", "http://localhost:8000")  # `queuedesk serve`'s default
 # This machine's connection: never handed to a browser session.
 HOST_CONNECTION_VARIABLES = (
     "QUEUEDESK_URL",
@@ -58,6 +61,14 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     web.add_argument("--public-url", metavar="URL", help="the address browsers use, behind a reverse proxy")
     web.add_argument("--server-url", metavar="URL", help="the QueueDesk server the Connect screen offers")
     web.add_argument(
+        "--allow-server",
+        metavar="URL",
+        action="append",
+        nargs="+",
+        help="a QueueDesk server the sessions may connect to (repeatable; default: --server-url, or "
+        "the local one, http://127.0.0.1:8000)",
+    )
+    web.add_argument(
         "--password",
         help="a password to type on the page, instead of the key in the printed address "
         "(also read from QUEUEDESK_WEB_PASSWORD)",
@@ -67,14 +78,20 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
 
 
-def session_environment(base: dict[str, str], server_url: str | None) -> dict[str, str]:
-    """What each browser session's app process gets: this environment without the host's connection."""
+def session_environment(
+    base: dict[str, str], server_url: str | None, allowed: list[str] | None = None
+) -> dict[str, str]:
+    """What each browser session's app process gets: this environment without the host's connection,
+    and the servers it may connect to."""
     environment = {name: value for name, value in base.items() if name not in HOST_CONNECTION_VARIABLES}
     environment["QUEUEDESK_WEB_SESSION"] = "1"
     environment["QUEUEDESK_IMAGE_RENDERER"] = "halfcell"
     environment.pop("QUEUEDESK_WEB_SERVER_URL", None)
     if server_url:
         environment["QUEUEDESK_WEB_SERVER_URL"] = server_url
+    if not allowed:
+        allowed = [server_url] if server_url else list(LOCAL_SERVERS)
+    environment[ALLOWED_SERVERS_VARIABLE] = " ".join(allowed)
     return environment
 
 
@@ -86,6 +103,7 @@ def serve_web(
     public_url: str | None = None,
     password: str | None = None,
     max_sessions: int = 8,
+    allowed_servers: list[str] | None = None,
 ) -> int:
     try:
         from queuedesk.web_guard import GuardedServer, new_secret
@@ -97,7 +115,7 @@ def serve_web(
         return 2
     password = password or os.environ.pop(PASSWORD_VARIABLE, None) or None
     # textual-serve starts each session with a copy of this process's environment.
-    environment = session_environment(dict(os.environ), demo_url)
+    environment = session_environment(dict(os.environ), demo_url, allowed_servers)
     os.environ.clear()
     os.environ.update(environment)
     command = f"{shlex.quote(sys.executable)} -m queuedesk"
@@ -128,4 +146,5 @@ def run(args: argparse.Namespace) -> int:
         public_url=args.public_url,
         password=args.password,
         max_sessions=args.max_sessions,
+        allowed_servers=[url for group in args.allow_server or [] for url in group],
     )

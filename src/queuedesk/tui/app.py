@@ -12,13 +12,14 @@ from textual.screen import Screen
 
 from queuedesk.api import errors
 from queuedesk.api.models import Queue
+from queuedesk.tui.browser_rules import check_allowed
 from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
 from queuedesk.tui.errors import explain
 from queuedesk.tui.journal import Entry, Journal, journal_path
 from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.session import NeedsOrganization, Session, WrongOrganization, open_session
-from queuedesk.tui.settings import AppSettings, SaveProfile, Target
+from queuedesk.tui.settings import AppSettings, SaveProfile, Target, web_session
 
 MAX_LISTED = 5  # tasks named in one notification
 # Seconds after the app is mounted until the garbage collector runs again: past the first painted
@@ -237,6 +238,8 @@ class QueueDeskApp(App[None]):
         if failed is not None and failed[0] == target:
             raise failed[1]  # the start's attempt just failed: say why without asking the server again
         assert target.token is not None
+        if web_session():
+            check_allowed(target.url)  # before any request leaves the serving machine
         return await open_session(target.url, target.token, target.org)
 
     def report(self, exc: BaseException, *, doing: str = "") -> None:
