@@ -350,3 +350,16 @@ def test_a_browser_session_launches_nothing_on_the_host(
         open_externally("https://example.com/p.png")
     time.sleep(0.5)
     assert not mark.exists()
+
+
+async def test_a_browser_session_fetches_no_image_from_an_internal_address(
+    image_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In `queuedesk web` the serving machine fetches for whoever drives the page: an image at a
+    loopback or private address is refused by the webhooks' guard, and nothing is asked of it."""
+    monkeypatch.setenv("QUEUEDESK_WEB_SESSION", "1")
+    port = image_server.rsplit(":", 1)[1]
+    async with aclosing(ImageFetcher()) as fetcher:
+        for url in (f"{image_server}/good.png", f"http://localhost:{port}/good.png", "http://10.0.0.1/p.png"):
+            assert "not a public address" in await reason(fetcher, url)
+    assert Handler.hits["/good.png"] == 0
