@@ -10,6 +10,7 @@ from sqlalchemy import Connection, inspect, select, update
 
 from queuedesk.server.store import access_version
 from queuedesk.server.store.tables import metadata, schema_version
+from queuedesk.server.store.upgrade_v12 import v12_import_progress
 from queuedesk.server.store.upgrades import (
     v2_webhook_outbox,
     v3_completed_count,
@@ -31,8 +32,10 @@ UPGRADES: dict[int, Upgrade] = {
     6: v6_pending_count,
     7: v7_import_sessions,
     8: v8_people,
+    # 9 to 11 are other branches' (drafts, task ids, audit log; review); 12 comes after them.
+    12: v12_import_progress,
 }
-LATEST = 1 + len(UPGRADES)
+LATEST = max(UPGRADES)
 
 
 class SchemaTooNew(RuntimeError):
@@ -60,6 +63,9 @@ def upgrade(conn: Connection) -> tuple[int, int]:
         conn.execute(schema_version.insert().values(version=LATEST))
         return found, LATEST
     for version in range(found + 1, LATEST + 1):
-        UPGRADES[version](conn)
+        step = UPGRADES.get(version)
+        if step is None:  # a version number this branch does not have (see UPGRADES)
+            continue
+        step(conn)
         conn.execute(update(schema_version).values(version=version))
     return found, LATEST
