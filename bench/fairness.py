@@ -1,8 +1,12 @@
-"""Whether one organization's long reads hold up another's: `GET /orgs/{globex}/queues` timed one
-request at a time on an unloaded server, then while Acme's admin keeps asking for B15 stats over 7
-days in hourly buckets on a queue with 1,000,000 completions in those 7 days (20 workers).
+"""Whether one organization's long work holds up another's: `GET /orgs/{globex}/queues` timed one
+request at a time on an unloaded server, then while Acme's admin keeps doing one long thing:
 
-    .venv/bin/python bench/fairness.py [--total 1000000] [--rounds 300] [--src DIR]
+- `stats`: B15 stats over 7 days in hourly buckets on a queue with `--total` completions in them;
+- `import`: reading the progress of an import session of `--total` staged rows whose first row is
+  missing (the case that used to recount every row);
+- `commit`: committing import sessions of `--total` rows (a long write), one after another.
+
+    .venv/bin/python bench/fairness.py [--mode stats|import|commit] [--total 1000000] [--rounds 300] [--src DIR]
 
 `--src DIR` runs another checkout's code (e.g. /work/main/src, to compare).
 """
@@ -70,7 +74,11 @@ def main() -> None:
     parser.add_argument("--total", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--src", help="run this src/ directory's queuedesk instead (e.g. main's)")
+    parser.add_argument("--mode", choices=("stats", "import", "commit"), default="stats")
     args = parser.parse_args()
+    if args.mode != "stats":
+        imports_beside_reads(args)
+        return
     if args.src:
         os.environ["PYTHONPATH"] = f"{args.src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
     with tempfile.TemporaryDirectory() as tmp:
@@ -110,6 +118,74 @@ def main() -> None:
             asker.join()
             print(f"other organization, stats running:   {summary(loaded)}")
             print(f"stats while measured:                {summary(sorted(asked))} ({len(asked)} requests)")
+            ratio = loaded[int(len(loaded) * 0.99)] / quiet[int(len(quiet) * 0.99)]
+            print(f"p99 loaded / unloaded: {ratio:.2f}")
+        finally:
+            server.stop()
+
+
+def stage_rows(db_path: Path, queue_id: int, key: str, total: int, first: int) -> None:
+    """An import session with rows `first` to `total - 1` staged, written into the file directly."""
+    now = int(time.time() * 1_000_000)
+    with sqlite3.connect(db_path) as conn:
+        session = conn.execute(
+            "INSERT INTO import_sessions (queue_id, key, source, total, status, created_at, expires_at, "
+            "staged_rows, first_missing) VALUES (?, ?, 'bench.csv', ?, 'staged', ?, ?, ?, ?)",
+            (queue_id, key, total, now, now + 86_400_000_000, total - first, 0),
+        ).lastrowid
+        data = '{"paragraph":"p","category":null,"photo":null}'
+        conn.executemany(
+            "INSERT INTO import_rows (session_id, position, data) VALUES (?, ?, ?)",
+            ((session, n, data) for n in range(first, total)),
+        )
+
+
+def imports_beside_reads(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        db_path = Path(tmp) / "fair.db"
+        org, (queue,) = seeded_queues(db_path, ["Big"])
+        server = ServerProcess(db_path, [*UNLIMITED]).start()  # brought to the current schema
+        server.stop()
+        sessions = 3 if args.mode == "commit" else 1
+        for n in range(sessions):
+            stage_rows(db_path, queue["id"], f"bench-{n}", args.total, 1 if args.mode == "import" else 0)
+        server = ServerProcess(db_path, [*UNLIMITED]).start()
+        try:
+            globex = httpx.Client(
+                base_url=server.url, headers={"Authorization": f"Token {KEYS['other_admin']}"}
+            )
+            acme = httpx.Client(
+                base_url=server.url, headers={"Authorization": f"Token {KEYS['admin']}"}, timeout=300
+            )
+            other = f"/orgs/{globex.get('/me').json()['organization_id']}/queues"
+            qpath = f"/orgs/{org}/queues/{queue['id']}"
+            paths = [f"{qpath}/imports/{n + 1}" for n in range(sessions)]
+            timings(globex, other, 20)
+            quiet = timings(globex, other, args.rounds)
+            print(f"other organization, unloaded:        {summary(quiet)}")
+            done: list[float] = []
+            stop = threading.Event()
+
+            def keep_working() -> None:
+                for path in paths if args.mode == "commit" else iter(lambda: paths[0], None):
+                    if stop.is_set():
+                        return
+                    started = time.perf_counter()
+                    if args.mode == "commit":
+                        acme.post(f"{path}/commit").raise_for_status()
+                    else:
+                        progress = acme.get(path).json()
+                        assert progress["next_offset"] == 0, progress
+                    done.append((time.perf_counter() - started) * 1000)
+
+            worker = threading.Thread(target=keep_working)
+            worker.start()
+            loaded = timings(globex, other, args.rounds)
+            stop.set()
+            worker.join()
+            what = f"{args.mode} of {args.total:,} rows"
+            print(f"other organization, {what} running: {summary(loaded)}")
+            print(f"{what}: {summary(sorted(done))} ({len(done)} requests)")
             ratio = loaded[int(len(loaded) * 0.99)] / quiet[int(len(quiet) * 0.99)]
             print(f"p99 loaded / unloaded: {ratio:.2f}")
         finally:
