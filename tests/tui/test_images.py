@@ -2,12 +2,14 @@
 
 import asyncio
 import io
+import os
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import aclosing
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -327,3 +329,35 @@ def test_fit_cells_keeps_the_proportions() -> None:
     assert image_view.fit_cells((cell.width * 40, cell.height * 10), columns=100, rows=12) == (48, 12)
     assert image_view.fit_cells((4000, 100), columns=30, rows=12) == (30, 1)  # wide: limited by columns
     assert image_view.fit_cells((100, 4000), columns=30, rows=12)[1] == 12  # tall: limited by rows
+
+
+
+def test_a_browser_session_launches_nothing_on_the_host(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`o` in `queuedesk web` would run the viewer on the host for whoever drives the page: a real
+    `xdg-open` on the PATH that leaves a mark when run is never run."""
+    mark = tmp_path / "ran"
+    viewer = tmp_path / "bin" / "xdg-open"
+    viewer.parent.mkdir()
+    viewer.write_text(f"#!/bin/sh\ntouch {mark}\n")
+    viewer.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{viewer.parent}:{os.environ['PATH']}")
+    monkeypatch.setenv("QUEUEDESK_WEB_SESSION", "1")
+    with pytest.raises(ImageUnavailable, match="off in the browser mode"):
+        open_externally("https://example.com/p.png")
+    time.sleep(0.5)
+    assert not mark.exists()
+
+
+async def test_a_browser_session_fetches_no_image_from_an_internal_address(
+    image_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In `queuedesk web` the serving machine fetches for whoever drives the page: an image at a
+    loopback or private address is refused by the webhooks' guard, and nothing is asked of it."""
+    monkeypatch.setenv("QUEUEDESK_WEB_SESSION", "1")
+    port = image_server.rsplit(":", 1)[1]
+    async with aclosing(ImageFetcher()) as fetcher:
+        for url in (f"{image_server}/good.png", f"http://localhost:{port}/good.png", "http://10.0.0.1/p.png"):
+            assert "not a public address" in await reason(fetcher, url)
+    assert Handler.hits["/good.png"] == 0

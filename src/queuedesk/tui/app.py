@@ -15,13 +15,14 @@ from queuedesk.api.config import AppSettings
 from queuedesk.api.models import Queue
 from queuedesk.api.terminal_text import shown
 from queuedesk.tui import terminal_guard
+from queuedesk.tui.browser_rules import check_allowed
 from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
 from queuedesk.tui.explanations import explain
 from queuedesk.tui.journal import Entry, Journal, journal_path
 from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.session import Session, open_session
-from queuedesk.tui.settings import SaveProfile, Target
+from queuedesk.tui.settings import SaveProfile, Target, web_session
 
 MAX_LISTED = 5  # tasks named in one notification
 
@@ -244,6 +245,8 @@ class QueueDeskApp(App[None]):
         if failed is not None and failed[0] == target:
             raise failed[1]  # the start's attempt just failed: say why without asking the server again
         assert target.token is not None
+        if web_session():
+            check_allowed(target.url)  # before any request leaves the serving machine
         return await open_session(target.url, target.token.get_secret_value(), target.org)
 
     def report(self, exc: BaseException, *, doing: str = "") -> None:

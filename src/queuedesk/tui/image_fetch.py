@@ -20,6 +20,8 @@ from PIL import Image as PILImage
 
 from queuedesk.api.blocks import is_http_url
 from queuedesk.api.numbers import plain_int
+from queuedesk.api.public_addresses import BlockedTarget, Route, checked_address, pinned
+from queuedesk.tui.settings import web_session
 
 MIB = 1024 * 1024
 MAX_IMAGE_BYTES = 10 * MIB
@@ -195,7 +197,8 @@ class ImageFetcher:
         check_address(url)
         try:
             async with asyncio.timeout(self.timeout):
-                data, content_type = await self._read(url)
+                route = await _browser_route(url) if web_session() else Route(url)
+                data, content_type = await self._read(route)
                 picture = await asyncio.to_thread(decode_image, data, content_type)
         except TimeoutError as error:
             raise ImageUnavailable(f"no answer within {_seconds_text(self.timeout)}") from error
@@ -212,9 +215,14 @@ class ImageFetcher:
             raise ImageUnavailable(f"download failed ({type(error).__name__})") from error
         return data, picture
 
-    async def _read(self, url: str) -> tuple[bytes, str]:
+    async def _read(self, route: Route) -> tuple[bytes, str]:
         too_large = ImageUnavailable(f"larger than {_size_text(self.max_bytes)}")
-        async with self.client.stream("GET", url) as response:
+        headers = {"Host": route.host_header} if route.host_header else None
+        extensions = {"sni_hostname": route.sni_hostname} if route.sni_hostname else None
+        request = self.client.build_request("GET", route.url, headers=headers, extensions=extensions)
+        async with contextlib.aclosing(await self.client.send(request, stream=True)) as response:
+            if response.is_redirect and web_session():
+                raise ImageUnavailable("redirects are not followed in the browser mode")
             if not response.is_success:
                 raise ImageUnavailable(f"HTTP {response.status_code}")
             content_type = response.headers.get("content-type", "").split(";")[0].strip()
@@ -234,7 +242,8 @@ class ImageFetcher:
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
             self._client = httpx.AsyncClient(
-                follow_redirects=True,
+                # In a browser session a redirect could lead anywhere: each address must be checked.
+                follow_redirects=not web_session(),
                 timeout=httpx.Timeout(self.timeout),
                 headers={"Accept": "image/*"},
                 limits=httpx.Limits(max_connections=8, max_keepalive_connections=4),
@@ -248,3 +257,15 @@ class ImageFetcher:
         if self._client is not None and self._own_client:
             await self._client.aclose()
             self._client = None
+
+
+async def _browser_route(url: str) -> Route:
+    """In a browser session the serving machine fetches images for whoever drives the page: only
+    from public addresses (the webhooks' guard), connecting to the address that was checked."""
+    try:
+        address = await checked_address(url)
+    except BlockedTarget as refused:
+        raise ImageUnavailable("not a public address (the browser mode fetches only those)") from refused
+    except OSError as failed:
+        raise ImageUnavailable(f"the host does not resolve ({failed})") from failed
+    return pinned(url, address)

@@ -8,14 +8,19 @@ import webbrowser
 from typing import Any
 
 from queuedesk.tui.image_fetch import ImageUnavailable, check_address
+from queuedesk.tui.settings import web_session
 
 
 def open_externally(url: str) -> None:
     """Hand an http(s) address to the system's viewer and return at once.
 
     Raises `ImageUnavailable` for an address that is not http(s) or when there is no viewer to ask.
-    A console browser is never started: it would fight the app for the terminal.
+    A console browser is never started: it would fight the app for the terminal. In a browser
+    session (`queuedesk web`) nothing is launched at all: the program would run on the host, for
+    whoever drives the page.
     """
+    if web_session():
+        raise ImageUnavailable("opening an address is off in the browser mode: copy it from the task instead")
     check_address(url)
     quiet: dict[str, Any] = {
         "stdin": subprocess.DEVNULL,

@@ -100,7 +100,8 @@ async def open_import(request: Request, caller: QueueCaller) -> Response:
 
 async def get_import(request: Request, caller: QueueCaller) -> Response:
     session_id = request.path_params["import"]
-    session = await db_of(request).read(imports.get_session, caller.queue.id, session_id, utcnow())
+    # Counting a big session's staged rows is a long read: on a reader, off the event loop.
+    session = await db_of(request).scan(imports.get_session, caller.queue.id, session_id, utcnow())
     if session is None:
         raise _missing(session_id)
     return JSONResponse(session_body(session))

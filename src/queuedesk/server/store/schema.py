@@ -10,6 +10,7 @@ from sqlalchemy import Connection, inspect, select, update
 
 from queuedesk.server.store import access_version
 from queuedesk.server.store.tables import metadata, schema_version
+from queuedesk.server.store.upgrade_v12 import v12_import_progress
 from queuedesk.server.store.upgrades import (
     v2_webhook_outbox,
     v3_completed_count,
@@ -37,6 +38,7 @@ UPGRADES: dict[int, Upgrade] = {
     9: v9_drafts_apart_and_ids_never_reused,
     10: v10_audit_log,
     11: v11_review,
+    12: v12_import_progress,
 }
 LATEST = 1 + len(UPGRADES)
 

@@ -194,6 +194,9 @@ import_sessions = Table(
     Column("committed_at", Timestamp),
     Column("created", BigInteger),
     Column("ids", Text),  # the created tasks' ids, a JSON list in row order
+    # Kept as rows are staged (version 12), so that progress is never counted from the rows.
+    Column("staged_rows", BigInteger, nullable=False, server_default="0"),
+    Column("first_missing", BigInteger, nullable=False, server_default="0"),
     UniqueConstraint("queue_id", "key", name="uq_import_sessions_queue_key"),
     Index("ix_import_sessions_expires", "expires_at"),
 )

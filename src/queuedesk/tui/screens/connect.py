@@ -12,6 +12,7 @@ from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Stat
 from queuedesk.api import errors
 from queuedesk.api.numbers import plain_int
 from queuedesk.tui.base import KeysInOrder, styles
+from queuedesk.tui.browser_rules import ServerNotAllowed
 from queuedesk.tui.explanations import explain
 from queuedesk.tui.session import KeyNotInOrganization, NeedsOrganization
 from queuedesk.tui.settings import Target, web_session
@@ -28,9 +29,11 @@ def why_not(exc: BaseException, url: str) -> str:
         return f"{url} did not answer in time. Check the address, or try again when the server is less busy."
     if isinstance(exc, errors.ConnectionFailed):
         return f"Cannot reach {url}. Is the server running, and is the address right (scheme, host, port)?"
-    if isinstance(exc, KeyNotInOrganization | NeedsOrganization):
+    if isinstance(exc, KeyNotInOrganization | NeedsOrganization | ServerNotAllowed):
         return str(exc)
     if isinstance(exc, errors.UnexpectedResponse | errors.NotFound):
+        if web_session():  # what another server answered is never shown to whoever drives the page
+            return f"{url} does not answer like a task queue server. Check the address."
         return f"{url} does not answer like a task queue server. Check the address. ({exc})"
     return explain(exc).message
 
