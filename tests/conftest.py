@@ -1,6 +1,7 @@
 """Fixtures: one real server for the suite, a fresh queue per test, a client per role."""
 
 import itertools
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -8,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.receiver import Receiver
 from tests.support import (
     CORE_BLOCKS,
     ROLES_SEED,
@@ -17,8 +19,14 @@ from tests.support import (
     next_organization,
     with_spare_organizations,
 )
+from tests.support.tiers import mark_tiers
 
 _names = itertools.count(1)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tiers by convention (tests.support.tiers): slow, postgres, tmux, browser."""
+    mark_tiers(items)
 
 
 @pytest.fixture(scope="session")
@@ -97,9 +105,17 @@ def other_org(clients: dict[str, httpx.Client]) -> dict[str, int]:
 
 
 def make_queue(
-    admin: httpx.Client, org: int, blocks: list[dict[str, Any]] | None = None, **extra: Any
+    admin: httpx.Client,
+    org: int,
+    blocks: list[dict[str, Any]] | None = None,
+    *,
+    label: str | None = None,
+    **extra: Any,
 ) -> dict:
-    body = {"name": f"Queue {next(_names)}", "data": CORE_BLOCKS if blocks is None else blocks, **extra}
+    """A new queue (the core blocks unless `blocks`). Named `Queue <n>`, or with `label`, `<label>
+    <6 hex digits>`: a name no other queue's contains, so a filter on it finds this queue alone."""
+    name = f"Queue {next(_names)}" if label is None else f"{label} {uuid.uuid4().hex[:6]}"
+    body = {"name": name, "data": CORE_BLOCKS if blocks is None else blocks, **extra}
     response = admin.post(f"/orgs/{org}/queues", json=body)
     assert response.status_code == 200, response.text
     return response.json()
@@ -114,3 +130,11 @@ def queue(admin: httpx.Client, org_id: int) -> dict:
 @pytest.fixture
 def qpath(org_id: int, queue: dict) -> str:
     return f"/orgs/{org_id}/queues/{queue['id']}"
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A webhook receiver on loopback of the test's own (tests/receiver.py)."""
+    made = Receiver().start()
+    yield made
+    made.stop()

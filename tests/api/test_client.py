@@ -152,13 +152,6 @@ def silent_listener() -> Iterator[str]:
     sock.close()
 
 
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    made = Receiver().start()
-    yield made
-    made.stop()
-
-
 # --- configuration --------------------------------------------------------------------------------
 
 

@@ -6,7 +6,6 @@ applied, so an upgrade that moves it fails here instead of passing blind). Web f
 fetched here; that request is aborted.
 """
 
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,26 +14,10 @@ import pytest
 
 from tests.demo.support import ADMIN_KEY, DemoService
 from tests.demo.web_support import WebProcess, start_web
+from tests.support.browser import CHROMIUM
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TERMINAL_CREATED = "this.terminal=new v.Terminal("
 KEEP_TERMINAL = "this.terminal=window.queuedeskTerminal=new v.Terminal("
-
-
-def _browser_missing() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed (pip install playwright; it is in the dev extra)"
-    if not Path(CHROMIUM).exists():
-        return "chromium is not installed (apt-get install -y chromium)"
-    return None
-
-
-missing = _browser_missing()
-if missing:
-    print(f"\nbrowser test skipped: {missing}")  # said out loud as well as in the skip summary
-pytestmark = pytest.mark.skipif(missing is not None, reason=f"browser test: {missing}")
 
 
 @pytest.fixture

@@ -42,13 +42,6 @@ def wait_log(
         time.sleep(0.05)
 
 
-@pytest.fixture
-def receiver():
-    made = Receiver().start()
-    yield made
-    made.stop()
-
-
 def test_completion_reaches_the_receiver_signed(admin, worker, org_id, receiver) -> None:
     qpath = hooked_queue(admin, org_id, receiver.url)
     task = complete_one(admin, worker, qpath)

@@ -22,8 +22,9 @@ from queuedesk.tui.screens.queues import QueuesScreen
 from queuedesk.tui.widgets.paged_table import PagedTable
 from tests.conftest import make_queue
 from tests.support import KEYS, ServerProcess, queuedesk_command
+from tests.support.pilot import settle, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import SIZE, header, home, notes, open_queue, paste, settle, show_tab, until
+from tests.tui.test_app import SIZE, header, home, notes, open_queue, paste, show_tab
 
 _names = itertools.count(1)
 

@@ -28,8 +28,9 @@ from queuedesk.tui.screens.queue_editor import QueueEditorScreen
 from queuedesk.tui.screens.queues import QueuesScreen
 from tests.conftest import make_queue
 from tests.support import KEYS, Organization, ServerProcess
+from tests.support.pilot import settle, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import home, settle, until
+from tests.tui.test_app import home
 from tests.tui.test_people import open_people
 from tests.tui.test_work import open_work, shown_task
 

@@ -19,8 +19,9 @@ from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
 from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
 from tests.conftest import make_queue
+from tests.support.pilot import screen_text, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import complete, home, notes, screen_text, shows, until
+from tests.tui.test_app import complete, home, notes, shows
 
 SIZE = (120, 40)
 _names = itertools.count(1)

@@ -15,8 +15,9 @@ from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.modals.flush import FlushScreen
 from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.screens.work import WorkScreen
+from tests.support.pilot import settle, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import SIZE, home, settle, until
+from tests.tui.test_app import SIZE, home
 
 
 def screen_classes() -> list[type[Screen]]:
