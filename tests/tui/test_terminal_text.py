@@ -83,7 +83,9 @@ class Hostile:
         admin.post(f"{path}/tasks/{done['id']}/complete", json={"data": {"category": "a"}}).raise_for_status()
         every = admin.post(f"{path}/tasks/create", json={"data": {"message": ALL_HOSTILE}}).json()
         assert admin.post(f"{path}/tasks/next").json()["id"] == every["id"]
-        admin.post(f"{path}/tasks/{every['id']}/complete", json={"data": {"category": "a"}}).raise_for_status()
+        admin.post(
+            f"{path}/tasks/{every['id']}/complete", json={"data": {"category": "a"}}
+        ).raise_for_status()
         self.completed = [done["id"], every["id"]]
         self.task = admin.post(f"{path}/tasks/create", json={"data": {"message": ALL_HOSTILE}}).json()
         data = json.dumps({"message": ALL_HOSTILE, "link": HOSTILE_LINK}).replace("'", "''")

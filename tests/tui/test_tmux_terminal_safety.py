@@ -163,7 +163,9 @@ def test_the_cli_shows_hostile_names_and_text_as_symbols_and_leaves_the_terminal
         f"webhook get {hostile.legacy['id']}",
         f"export {hostile.queue['id']} --format csv",
     ]
-    terminal.keys("; ".join(f"{QUEUEDESK} {command}" for command in commands) + "; echo CLI-$((40 + 2))-DONE", "Enter")
+    terminal.keys(
+        "; ".join(f"{QUEUEDESK} {command}" for command in commands) + "; echo CLI-$((40 + 2))-DONE", "Enter"
+    )
     screen = terminal.wait_for("CLI-42-DONE")
     for shown in (
         "Legacy ␛]0;pwned-title␇\\x9b2J␡⟪U+202E⟫abc",  # queues (the first command: never wiped)
