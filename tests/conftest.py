@@ -1,14 +1,22 @@
 """Fixtures: one real server for the suite, a fresh queue per test, a client per role."""
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.support import CORE_BLOCKS, ROLES_SEED, ServerProcess, drop_databases
+from tests.support import (
+    CORE_BLOCKS,
+    ROLES_SEED,
+    Organization,
+    ServerProcess,
+    drop_databases,
+    next_organization,
+    with_spare_organizations,
+)
 
 _names = itertools.count(1)
 
@@ -28,7 +36,8 @@ def _drop_postgres_databases() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def server(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     db_path: Path = tmp_path_factory.mktemp(f"server-{backend}") / "queuedesk.db"
-    process = ServerProcess(db_path, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
+    seed = with_spare_organizations(ROLES_SEED)
+    process = ServerProcess(db_path, ["--allow-private-webhooks"], seed=seed, backend=backend).start()
     yield process
     process.stop()
 
@@ -55,6 +64,27 @@ def worker(clients: dict[str, httpx.Client]) -> httpx.Client:
 @pytest.fixture(scope="session")
 def org_id(clients: dict[str, httpx.Client]) -> int:
     return clients["admin"].get("/me").json()["organization_id"]
+
+
+@pytest.fixture
+def new_org(server: ServerProcess) -> Iterator[Callable[[], Organization]]:
+    """`new_org()`: another organization of this test's own on the session server (see own_org)."""
+    made: list[Organization] = []
+
+    def make() -> Organization:
+        made.append(next_organization(server))
+        return made[-1]
+
+    yield make
+    for organization in made:
+        organization.close()
+
+
+@pytest.fixture
+def own_org(new_org: Callable[[], Organization]) -> Organization:
+    """An organization of this test's own on the session server, with an admin, a supervisor and a
+    worker: for every test that adds, changes or disables people or revokes keys."""
+    return new_org()
 
 
 @pytest.fixture(scope="session")

@@ -713,7 +713,9 @@ def test_config_show_says_where_each_value_comes_from(cli, server, org_id, tmp_p
     rows = {line.split()[0]: line for line in plain.out.splitlines()[3:] if line.strip()}
     assert "http://queues.example" in rows["url"] and "flags (--url)" in rows["url"]
     assert "not set" in rows["token"] and "asked from the server" in rows["org"]
-    assert load_config(config).profiles["demo"].token == KEYS["supervisor"]  # show changes nothing
+    assert (
+        load_config(config).profiles["demo"].token.get_secret_value() == KEYS["supervisor"]
+    )  # show changes nothing
 
 
 # --- issue 11 on a QueueDesk server -------------------------------------------------------------------

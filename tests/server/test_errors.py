@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.conftest import make_queue
-from tests.support import KEYS, ServerProcess, assert_envelope, run_cli
+from tests.support import KEYS, Organization, ServerProcess, assert_envelope, run_cli
 
 MIB = 1024 * 1024
 NO_SUCH_ID = 987654321
@@ -417,10 +417,11 @@ def _cli(*args: str) -> str:
     return done.stdout
 
 
-def test_revoked_key_is_401(server: ServerProcess, clients, org_id):
+def test_revoked_key_is_401(server: ServerProcess, clients, own_org: Organization):
+    org_id = own_org.id
     email = f"temp-{uuid.uuid4().hex[:12]}@acme.test"
     printed = _cli(
-        "keys", "create", "--db", server.db_url, "--email", email, "--org", "Acme", "--role", "worker"
+        "keys", "create", "--db", server.db_url, "--email", email, "--org", own_org.name, "--role", "worker"
     )
     key = printed.split()[0]
     with httpx.Client(base_url=server.url, headers={"Authorization": f"Token {key}"}, timeout=30) as temp:

@@ -5,9 +5,10 @@ from collections.abc import Callable
 
 import pytest
 
+from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.settings import AppSettings, Target
+from queuedesk.tui.settings import Target
 from tests.support import KEYS, ServerProcess
 
 os.environ.setdefault("QUEUEDESK_IMAGE_RENDERER", "halfcell")
@@ -33,9 +34,15 @@ def make_app(server: ServerProcess, clock: ManualClock) -> MakeApp:
     """An app for `role` against the real server (or `url`), on the manual clock."""
 
     def make(
-        role: str = "admin", *, url: str | None = None, token: str | None = None, **settings: object
+        role: str = "admin",
+        *,
+        url: str | None = None,
+        token: str | None = None,
+        config_file: str = "",
+        **settings: object,
     ) -> QueueDeskApp:
         target = Target(url or server.url, token if token is not None else KEYS[role], None, "test")
-        return QueueDeskApp(target, settings=AppSettings(**settings), clock=clock)  # type: ignore[arg-type]
+        settings_in_force = AppSettings(**settings)  # type: ignore[arg-type]
+        return QueueDeskApp(target, settings=settings_in_force, clock=clock, config_file=config_file)
 
     return make

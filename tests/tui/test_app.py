@@ -21,12 +21,12 @@ from textual.widgets import Button, DataTable, Input, Static, TabbedContent
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.modals.flush import FlushScreen
+from queuedesk.tui.modals.keys import KeysScreen
+from queuedesk.tui.modals.task import TaskScreen
 from queuedesk.tui.screens.connect import ConnectScreen
-from queuedesk.tui.screens.flush import FlushScreen
-from queuedesk.tui.screens.keys import KeysScreen
 from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.screens.queues import QueuesScreen
-from queuedesk.tui.screens.task import TaskScreen
 from queuedesk.tui.settings import Target
 from queuedesk.tui.widgets.context_bar import ContextBar
 from tests.api.test_original_service import ORG as BASIC_ORG
@@ -34,7 +34,7 @@ from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
 from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
 from tests.conftest import make_queue
-from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql, free_port, run_cli
+from tests.support import KEYS, ROLES_SEED, Organization, ServerProcess, execute_sql, free_port, run_cli
 from tests.tui.conftest import MakeApp
 
 SIZE = (100, 30)
@@ -771,9 +771,10 @@ async def test_the_palette_opens_a_queue(make_app: MakeApp, fresh) -> None:
 
 
 async def test_a_key_revoked_mid_session_returns_to_connect_with_a_word(
-    make_app: MakeApp, clock: ManualClock, server: ServerProcess
+    make_app: MakeApp, clock: ManualClock, server: ServerProcess, own_org: Organization
 ) -> None:
-    made = run_cli(["keys", "create", "--db", server.db_url, "--email", "sue@acme.test"])
+    email = own_org.email("supervisor")
+    made = run_cli(["keys", "create", "--db", server.db_url, "--email", email])
     assert made.returncode == 0, made.stderr
     app = make_app("supervisor", token=made.stdout.strip())
     async with app.run_test(size=SIZE) as pilot:
@@ -781,7 +782,7 @@ async def test_a_key_revoked_mid_session_returns_to_connect_with_a_word(
         execute_sql(
             server.db_url,
             "UPDATE api_keys SET revoked_at = created_at WHERE id = (SELECT max(id) FROM api_keys"
-            " WHERE user_id = (SELECT id FROM users WHERE email = 'sue@acme.test'))",
+            f" WHERE user_id = (SELECT id FROM users WHERE email = '{email}'))",
         )
         clock.advance(5)
         said = await connect_problem(app, pilot, "no longer accepts the key")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
 from queuedesk.api.config import load_config
 from queuedesk.cli import build_parser
@@ -194,10 +195,10 @@ async def test_the_connect_screen_saves_a_profile_the_next_start_connects_with(
     config = load_config(saved)
     assert config.default_profile == "default"
     profile = config.profiles["default"]
-    assert (profile.url, profile.token) == (server.url, KEYS["supervisor"])
+    assert (profile.url, profile.token.get_secret_value()) == (server.url, KEYS["supervisor"])
 
     again = prepare(nothing)  # a restart with no flags and no variables
-    assert again.target is not None and again.target.token == KEYS["supervisor"]
+    assert again.target is not None and again.target.token == SecretStr(KEYS["supervisor"])
     assert again.target.source == "profile 'default'"
     app = QueueDeskApp(again.target, settings=again.settings, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
@@ -240,10 +241,10 @@ def test_the_chosen_profiles_settings_fall_back_to_the_default_profiles(
     assert begun.target is not None
     assert (begun.target.url, begun.target.token, begun.target.org) == (
         "http://home.example",
-        "home-key",
+        SecretStr("home-key"),
         None,
     )
     assert (begun.settings.refresh_seconds, begun.settings.theme) == (1.5, "nord")
-    assert begun.settings.keys == {"queues.refresh": "f5"} and begun.settings.profile_name == "home"
+    assert begun.settings.keys == {"queues.refresh": "f5"} and begun.profile_name == "home"
     flagged = prepare(argparse.Namespace(**{**vars(chosen), "refresh": 0.5}))
     assert flagged.settings.refresh_seconds == 0.5  # the flag wins over every profile

@@ -4,7 +4,7 @@ import pytest
 
 from queuedesk.api import errors
 from queuedesk.tui import session
-from queuedesk.tui.errors import explain
+from queuedesk.tui.explanations import explain
 
 # kind, a phrase of its advice, its title
 KINDS: list[tuple[errors.QueueDeskError, str, str]] = [
@@ -22,7 +22,7 @@ KINDS: list[tuple[errors.QueueDeskError, str, str]] = [
         "Wrong organization",
     ),
     (
-        session.WrongOrganization("The key has no access to organization 9."),
+        session.KeyNotInOrganization("The key has no access to organization 9."),
         "organization id",
         "organization",
     ),

@@ -15,15 +15,12 @@ from PIL import Image
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from queuedesk.tui import images
-from queuedesk.tui.images import (
-    MAX_IMAGE_BYTES,
-    ImageFetcher,
-    ImageScreen,
-    ImageUnavailable,
-    ImageView,
-    open_externally,
-)
+from queuedesk.tui import image_fetch, system_viewer
+from queuedesk.tui.image_fetch import MAX_IMAGE_BYTES, ImageFetcher, ImageUnavailable
+from queuedesk.tui.modals.image import ImageScreen
+from queuedesk.tui.system_viewer import open_externally
+from queuedesk.tui.widgets import image_view
+from queuedesk.tui.widgets.image_view import ImageView
 
 
 def png_bytes(size: tuple[int, int] = (40, 30)) -> bytes:
@@ -181,7 +178,7 @@ async def test_a_server_that_never_answers_times_out(image_server: str) -> None:
 async def test_the_default_limits_are_10_mib_and_10_s() -> None:
     fetcher = ImageFetcher()
     assert (fetcher.max_bytes, fetcher.timeout) == (10 * 1024 * 1024, 10.0)
-    assert images._seconds_text(fetcher.timeout) == "10 s"
+    assert image_fetch._seconds_text(fetcher.timeout) == "10 s"
 
 
 @pytest.mark.parametrize(
@@ -302,31 +299,31 @@ def test_open_externally_starts_the_viewer_without_waiting(monkeypatch: pytest.M
         def __init__(self, args: list[str], **kwargs: Any) -> None:
             started.append((args, kwargs))
 
-    monkeypatch.setattr(images.sys, "platform", "linux")
-    monkeypatch.setattr(images.shutil, "which", lambda name: f"/usr/bin/{name}")
-    monkeypatch.setattr(images.subprocess, "Popen", FakePopen)
+    monkeypatch.setattr(system_viewer.sys, "platform", "linux")
+    monkeypatch.setattr(system_viewer.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(system_viewer.subprocess, "Popen", FakePopen)
     open_externally("https://example.com/p.png")
     assert started[0][0] == ["/usr/bin/xdg-open", "https://example.com/p.png"]
     assert started[0][1]["start_new_session"] is True  # never tied to the app's terminal
     with pytest.raises(ImageUnavailable, match="only http and https"):
         open_externally("file:///etc/passwd")
-    monkeypatch.setattr(images.shutil, "which", lambda name: None)
+    monkeypatch.setattr(system_viewer.shutil, "which", lambda name: None)
     with pytest.raises(ImageUnavailable, match="no system viewer"):
         open_externally("https://example.com/p.png")
     assert len(started) == 1
 
 
 def test_the_renderer_setting(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert images.image_widget_class("halfcell").__name__ == "HalfcellImage"
-    assert images.image_widget_class("auto") is images.image_widgets.Image
+    assert image_view.image_widget_class("halfcell").__name__ == "HalfcellImage"
+    assert image_view.image_widget_class("auto") is image_view.image_widgets.Image
     # Imported inside a running app the terminal was not asked: half cells, which work everywhere.
-    monkeypatch.setattr(images, "TERMINAL_ASKED", False)
-    assert images.image_widget_class("auto").__name__ == "HalfcellImage"
+    monkeypatch.setattr(image_view, "TERMINAL_ASKED", False)
+    assert image_view.image_widget_class("auto").__name__ == "HalfcellImage"
 
 
 def test_fit_cells_keeps_the_proportions() -> None:
-    cell = images.get_cell_size()
+    cell = image_view.get_cell_size()
     # 40 x 10 cells of picture grow to the 12 rows allowed, keeping 4:1.
-    assert images.fit_cells((cell.width * 40, cell.height * 10), columns=100, rows=12) == (48, 12)
-    assert images.fit_cells((4000, 100), columns=30, rows=12) == (30, 1)  # wide: limited by columns
-    assert images.fit_cells((100, 4000), columns=30, rows=12)[1] == 12  # tall: limited by rows
+    assert image_view.fit_cells((cell.width * 40, cell.height * 10), columns=100, rows=12) == (48, 12)
+    assert image_view.fit_cells((4000, 100), columns=30, rows=12) == (30, 1)  # wide: limited by columns
+    assert image_view.fit_cells((100, 4000), columns=30, rows=12)[1] == 12  # tall: limited by rows

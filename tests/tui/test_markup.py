@@ -15,20 +15,21 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, OptionList, Static, TextArea
 
+from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.form import TaskForm
-from queuedesk.tui.screens.confirm import ConfirmScreen
+from queuedesk.tui.modals.confirm import ConfirmScreen
+from queuedesk.tui.modals.flush import FlushScreen
+from queuedesk.tui.modals.task import TaskScreen
+from queuedesk.tui.modals.user_dialogs import RoleScreen
+from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.screens.connect import ConnectScreen
 from queuedesk.tui.screens.create import CreateTaskScreen
-from queuedesk.tui.screens.flush import FlushScreen
-from queuedesk.tui.screens.people import RoleScreen
 from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.screens.queue_editor import BlockList, QueueEditorScreen
-from queuedesk.tui.screens.task import TaskScreen
 from queuedesk.tui.screens.work import WorkScreen
-from queuedesk.tui.settings import AppSettings, Target
-from queuedesk.tui.widgets.webhook_view import WebhookView
+from queuedesk.tui.settings import Target
 from tests.conftest import make_queue
 from tests.support import KEYS, ROLES_SEED, ServerProcess
 from tests.tui.test_app import header, home, notes, open_queue, plain, screen_text, settle, shows, until

@@ -16,13 +16,14 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
+from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.screens.confirm import ConfirmScreen
-from queuedesk.tui.screens.people import AddUserScreen, IssuedKeyScreen, RoleScreen
+from queuedesk.tui.modals.confirm import ConfirmScreen
+from queuedesk.tui.modals.user_dialogs import AddUserScreen, IssuedKeyScreen, RoleScreen
+from queuedesk.tui.panes.users_and_keys import PeopleView, ago
 from queuedesk.tui.screens.people_screen import PeopleScreen
-from queuedesk.tui.settings import AppSettings, Target
-from queuedesk.tui.widgets.people_view import PeopleView, ago
+from queuedesk.tui.settings import Target
 from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql
 from tests.tui.test_app import home, screen_text, settle, until
 from tests.tui.test_snapshots import settle as settle_picture

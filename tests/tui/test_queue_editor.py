@@ -8,8 +8,8 @@ import httpx
 from textual.widgets import Input, TextArea
 
 from queuedesk.tui.app import QueueDeskApp
-from queuedesk.tui.screens.block_type_picker import BlockTypePicker
-from queuedesk.tui.screens.confirm import ConfirmScreen
+from queuedesk.tui.modals.block_type_picker import BlockTypePicker
+from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.screens.queue_editor import BlockList, QueueEditorScreen, who_is_affected
 from queuedesk.tui.screens.queues import QueuesScreen

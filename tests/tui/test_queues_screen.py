@@ -162,7 +162,7 @@ async def test_what_waits_for_a_slow_server_shows_it_is_loading(
     make_app: MakeApp, server: ServerProcess
 ) -> None:
     """The pending list and the flush guard's counts say they are loading while the answer is held."""
-    from queuedesk.tui.screens.flush import FlushScreen
+    from queuedesk.tui.modals.flush import FlushScreen
     from queuedesk.tui.screens.queue import QueueScreen
     from queuedesk.tui.widgets.paged_table import PagedTable
 

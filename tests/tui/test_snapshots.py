@@ -12,9 +12,10 @@ import httpx
 import pytest
 from textual.pilot import Pilot
 
+from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.settings import AppSettings, Target
+from queuedesk.tui.settings import Target
 from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql
 from tests.tui.test_images import image_server  # noqa: F401  (the fixture, used by name)
 

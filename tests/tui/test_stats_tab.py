@@ -16,8 +16,8 @@ from textual.widgets import DataTable, Static
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.settings import Target
-from queuedesk.tui.widgets.stats_view import StatsView
 from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN

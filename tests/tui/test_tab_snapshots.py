@@ -21,9 +21,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.settings import AppSettings, Target
+from queuedesk.tui.settings import Target
 from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql
 from tests.tui.test_snapshots import FAR_FUTURE, steps
 

@@ -19,12 +19,13 @@ from rich.style import Style
 from textual.strip import Strip
 from textual.widgets import Input
 
+from queuedesk.api.config import AppSettings
 from queuedesk.tui import terminal_guard
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.screens.work import WorkScreen
-from queuedesk.tui.settings import AppSettings, Target
-from queuedesk.tui.widgets.webhook_view import WebhookView
+from queuedesk.tui.settings import Target
 from tests.conftest import make_queue
 from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql
 from tests.support.hostile import ALL_HOSTILE, HOSTILE, obeyed_in, sqlite_text

@@ -17,12 +17,12 @@ from textual.widgets import Button, Input, Static, TabbedContent
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.screens.confirm import ConfirmScreen
-from queuedesk.tui.screens.delivery import DeliveryScreen
+from queuedesk.tui.modals.confirm import ConfirmScreen
+from queuedesk.tui.modals.delivery import DeliveryScreen
+from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.settings import Target
 from queuedesk.tui.webhook_target import target_problem
-from queuedesk.tui.widgets.webhook_view import WebhookView
 from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN

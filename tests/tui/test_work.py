@@ -18,16 +18,17 @@ from textual.pilot import Pilot
 from textual.widgets import TextArea
 from textual.worker import WorkerCancelled
 
+from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.form import TaskForm
-from queuedesk.tui.images import ImageView
 from queuedesk.tui.journal import data_dir
+from queuedesk.tui.modals.task import TaskScreen
 from queuedesk.tui.outbox import UNDO_SECONDS
 from queuedesk.tui.screens.create import CreateTaskScreen
-from queuedesk.tui.screens.task import TaskScreen
 from queuedesk.tui.screens.work import EMPTY_POLL_SECONDS, WorkScreen
-from queuedesk.tui.settings import AppSettings, Target
+from queuedesk.tui.settings import Target
+from queuedesk.tui.widgets.image_view import ImageView
 from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN

@@ -93,14 +93,16 @@ async def test_a_task_given_back_with_a_draft_never_comes_back_to_the_screen(
         await advance(app, pilot, clock, PAST_GRACE)
     task = task_on_server(admin, org_id, queue, held)
     assert (task["status"], task["assignment"]["assigned_to"]) == ("open", None)
-    assert task["data"]["category"] == "green"  # the draft is kept on it
+    assert task["data"]["category"] is None  # the draft is kept apart, the worker's own
+    mine = worker.get(f"/orgs/{org_id}/queues/{queue['id']}/tasks/{held}").json()
+    assert mine["draft"] == {"category": "green"}
     done = completed(admin, org_id, queue)
     assert held not in done and len(done) == 2
 
 
 @pytest.mark.parametrize("way_out", [("escape",), ("tab", "escape", "escape"), ("ctrl+q",)])
 async def test_leaving_or_quitting_with_input_on_the_task_keeps_it_as_a_draft(
-    make_app: MakeApp, admin: httpx.Client, org_id: int, way_out: tuple[str, ...]
+    make_app: MakeApp, admin: httpx.Client, worker: httpx.Client, org_id: int, way_out: tuple[str, ...]
 ) -> None:
     blocks = [MESSAGE, CATEGORY, NOTE]
     queue = new_queue(admin, org_id, blocks)
@@ -120,7 +122,9 @@ async def test_leaving_or_quitting_with_input_on_the_task_keeps_it_as_a_draft(
     task = task_on_server(admin, org_id, queue, first)
     assert (task["status"], task["assignment"]["assigned_to"]) == ("open", None)
     note = "took a while" if way_out[0] == "tab" else None
-    assert task["data"] == stored(blocks, message="a", category="blue", note=note)
+    assert task["data"] == stored(blocks, message="a")  # the draft is kept apart, the worker's own
+    mine = worker.get(f"/orgs/{org_id}/queues/{queue['id']}/tasks/{first}").json()["draft"]
+    assert (mine["category"], mine.get("note")) == ("blue", note)
     ahead = task_on_server(admin, org_id, queue, second)  # nothing entered there: given back as it was
     assert ahead["assignment"]["assigned_to"] is None and ahead["data"] == stored(blocks, message="b")
 

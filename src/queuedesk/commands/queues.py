@@ -2,6 +2,7 @@
 
 import argparse
 
+from queuedesk.api.blocks import is_http_url
 from queuedesk.commands.common import OK, USAGE, client_from, fail, find_queue, print_json, print_table
 
 
@@ -44,6 +45,12 @@ async def webhook(args: argparse.Namespace) -> int:
         if args.action == "set":
             if not args.target:
                 return fail("webhook set needs a TARGET URL", USAGE)
+            if not is_http_url(args.target):  # the app's rule too: a receiver is called over http(s)
+                return fail(
+                    f"{args.target!r} is not an http(s) address: only http:// and https:// targets can be "
+                    "called, e.g. https://hooks.example.com/queuedesk",
+                    USAGE,
+                )
             await client.set_webhook(queue.id, args.target)
         elif args.action == "remove":
             await client.remove_webhook(queue.id)

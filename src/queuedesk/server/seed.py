@@ -103,8 +103,13 @@ def _seed_queue(conn: Connection, org_id: int, queue: dict[str, Any], where: str
     webhook = queue.get("webhook") or None
     if webhook is not None and (problem := shape_problem(str(webhook))):
         raise SeedError(f"{where}.webhook: {problem}")
+    review_percent = queue.get("review_percent", 0)
+    if type(review_percent) is not int or not 0 <= review_percent <= 100:
+        raise SeedError(f"{where}.review_percent: must be a whole number from 0 to 100")
     now = utcnow()
-    record = queues.create_queue(conn, org_id, name, queue.get("description", ""), blocks, now, webhook)
+    record = queues.create_queue(
+        conn, org_id, name, queue.get("description", ""), blocks, now, webhook, review_percent
+    )
     report.created.append(f"queue {name!r}")
     items: list[dict[str, Any]] = []
     for t_index, task in enumerate(queue.get("tasks", [])):

@@ -29,9 +29,38 @@ IPV4_IN_LOW_BITS = (
 )
 # Never public, whatever they carry: local-use NAT64 (its IPv4 may sit anywhere in the prefix,
 # depending on the operator's prefix length) and site-local (deprecated, still routed inside sites).
-NEVER_PUBLIC = (
+NEVER_PUBLIC_V6 = (
     ipaddress.IPv6Network("64:ff9b:1::/48"),
     ipaddress.IPv6Network("fec0::/10"),
+    # IANA's special-purpose blocks that are not globally reachable, whatever the standard library
+    # of the day says (its lists lag the registry): IETF protocol assignments, documentation, SRv6.
+    ipaddress.IPv6Network("2001::/23"),
+    ipaddress.IPv6Network("2001:db8::/32"),
+    ipaddress.IPv6Network("3fff::/20"),
+    ipaddress.IPv6Network("5f00::/16"),
+    ipaddress.IPv6Network("100::/64"),
+)
+# The IPv4 blocks IANA's special-purpose registry marks not globally reachable, and 192.88.99.0/24
+# (the deprecated 6to4 relay anycast). All of 192.0.0.0/24, its two anycast services included.
+NEVER_PUBLIC_V4 = tuple(
+    ipaddress.IPv4Network(block)
+    for block in (
+        "0.0.0.0/8",
+        "10.0.0.0/8",
+        "100.64.0.0/10",
+        "127.0.0.0/8",
+        "169.254.0.0/16",
+        "172.16.0.0/12",
+        "192.0.0.0/24",
+        "192.0.2.0/24",
+        "192.88.99.0/24",
+        "192.168.0.0/16",
+        "198.18.0.0/15",
+        "198.51.100.0/24",
+        "203.0.113.0/24",
+        "240.0.0.0/4",
+        "255.255.255.255/32",
+    )
 )
 
 
@@ -52,20 +81,17 @@ def carried_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
 def is_public(address: IPAddress) -> bool:
     """Global unicast only: no loopback, private, link-local, CGNAT, unique-local or site-local
     address, and no IPv6 form carrying an IPv4 address that is not public itself."""
-    if isinstance(address, ipaddress.IPv6Address):
-        if any(address in network for network in NEVER_PUBLIC):
+    if isinstance(address, ipaddress.IPv4Address):
+        if any(address in network for network in NEVER_PUBLIC_V4):
+            return False
+    else:
+        if any(address in network for network in NEVER_PUBLIC_V6):
             return False
         if not all(is_public(v4) for v4 in carried_ipv4(address)):
             return False
         if address.ipv4_mapped is not None:
             return True  # the standard library calls the whole mapped range non-global: the IPv4 decides
     return address.is_global and not address.is_multicast
-
-
-def _shown(address: IPAddress) -> str:
-    """An address for a refusal, with the IPv4 it carries: `::7f00:1 (127.0.0.1)`."""
-    carried = carried_ipv4(address) if isinstance(address, ipaddress.IPv6Address) else []
-    return f"{address} ({', '.join(map(str, carried))})" if carried else str(address)
 
 
 async def resolve(host: str, port: int) -> list[IPAddress]:
@@ -96,10 +122,10 @@ async def checked_address(target: str) -> IPAddress:
         addresses = await resolve(host, port)
     except OSError as exc:
         raise BlockedTarget(f"The host {host!r} does not resolve ({exc.strerror or exc}).") from None
-    blocked = sorted({_shown(a) for a in addresses if not is_public(a)})
-    if blocked or not addresses:
+    if not addresses or not all(is_public(a) for a in addresses):
+        # What the name resolved to is not said: an admin would learn the server's inside from it.
         raise BlockedTarget(
-            f"The host {host!r} is or resolves to a non-public address ({', '.join(blocked)}); "
+            f"The host {host!r} is not a public address; "
             "start the server with --allow-private-webhooks to allow it."
         )
     return addresses[0]
@@ -111,6 +137,16 @@ async def address_problem(target: str) -> str | None:
     except BlockedTarget as exc:
         return str(exc)
     return None
+
+
+def masked(target: str) -> str:
+    """The target with any password in it replaced by `***` (`user:***@host`), for non-admins."""
+    parts = urlsplit(target)
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    if not at or ":" not in userinfo:
+        return target
+    user = userinfo.partition(":")[0]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{hostport}"))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from textual.fuzzy import Matcher
 from queuedesk.api.terminal_text import shown
 
 if TYPE_CHECKING:
-    from queuedesk.tui.app import QueueDeskApp
+    from queuedesk.tui.host import AppHost
 
 
 # Moving about a list or a field is what keys are for, not a palette entry.
@@ -57,8 +57,8 @@ def offers(binding: Binding) -> bool:
 
 class QueueCommands(Provider):
     @property
-    def qd(self) -> "QueueDeskApp":
-        return cast("QueueDeskApp", self.app)
+    def qd(self) -> "AppHost":
+        return cast("AppHost", self.app)
 
     def _commands(self) -> list[tuple[str, object, str]]:
         found: list[tuple[str, object, str]] = []

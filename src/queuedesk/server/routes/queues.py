@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 from starlette.responses import Response
@@ -10,13 +11,13 @@ from queuedesk.api.blocks import Problem, control_problem, validate_blocks
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.errors import conflict, invalid
 from queuedesk.server.http import JSONResponse, empty, json_object, read_json
+from queuedesk.server.http_errors import conflict, invalid
 from queuedesk.server.routes import db_of
-from queuedesk.server.store import queues, tasks
-from queuedesk.server.store.records import Principal
+from queuedesk.server.store import audit, queues, tasks
+from queuedesk.server.store.records import Principal, QueueRecord
 
-QUEUE_FIELDS = ("name", "description", "data")
+QUEUE_FIELDS = ("name", "description", "data", "review_percent")
 
 
 async def list_queues(request: Request, principal: Principal) -> Response:
@@ -52,6 +53,16 @@ def _check_queue_fields(body: dict[str, Any]) -> list[Problem]:
                 problems.append(Problem("invalid_value", "description", problem))
     if "data" in body:
         problems += validate_blocks(body["data"])
+    if "review_percent" in body:
+        percent = body["review_percent"]
+        if type(percent) is not int or not 0 <= percent <= 100:  # bool is not a percent
+            problems.append(
+                Problem(
+                    "invalid_value",
+                    "review_percent",
+                    f"must be a whole number from 0 to 100, not {percent!r:.40}",
+                )
+            )
     return problems
 
 
@@ -66,15 +77,23 @@ async def create_queue(request: Request, principal: Principal) -> Response:
         raise invalid(problems)
     db = db_of(request)
     now = utcnow()
-    try:
-        record = await db.write(
-            queues.create_queue,
+
+    def create(conn: Connection) -> QueueRecord:
+        record = queues.create_queue(
+            conn,
             principal.organization_id,
             body["name"].strip(),
             body.get("description", ""),
             body["data"],
             now,
+            review_percent=body.get("review_percent", 0),
         )
+        detail = {"name": record.name, "blocks": [block.id for block in record.blocks]}
+        audit.record(conn, principal, "queue.create", record.id, {"queue_id": record.id}, detail, at=now)
+        return record
+
+    try:
+        record = await db.write(create)
     except IntegrityError:
         raise _name_taken(body["name"]) from None
     detail = await db.read(queues.queue_detail, record, now)
@@ -93,9 +112,20 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
         changes["description"] = body["description"]
     if "data" in body:
         changes["blocks"] = body["data"]
+    if "review_percent" in body:
+        changes["review_percent"] = body["review_percent"]
     db = db_of(request)
+
+    def change(conn: Connection) -> None:
+        queues.update_queue(conn, caller.queue.id, changes)
+        detail = _changed(caller.queue, changes)
+        if detail["fields"]:
+            audit.record(
+                conn, caller.principal, "queue.update", caller.queue.id, {"queue_id": caller.queue.id}, detail
+            )
+
     try:
-        await db.write(queues.update_queue, caller.queue.id, changes)
+        await db.write(change)
     except IntegrityError:
         raise _name_taken(body["name"]) from None
     record = await db.read(queues.get_queue, caller.principal.organization_id, caller.queue.id)
@@ -104,6 +134,31 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
     return JSONResponse(serialize.queue_detail(detail))
 
 
+def _changed(queue: QueueRecord, changes: dict[str, Any]) -> dict[str, Any]:
+    """What an update changed, for the audit log: the fields, the name's old and new value, the
+    blocks added and removed (the description's text is not repeated)."""
+    detail: dict[str, Any] = {"fields": []}
+    if "name" in changes and changes["name"] != queue.name:
+        detail["fields"].append("name")
+        detail["name"] = {"from": queue.name, "to": changes["name"]}
+    if "description" in changes and changes["description"] != queue.description:
+        detail["fields"].append("description")
+    if "blocks" in changes and changes["blocks"] != queue.raw_blocks:
+        detail["fields"].append("data")
+        before = [block["id"] for block in queue.raw_blocks]
+        after = [block["id"] for block in changes["blocks"]]
+        detail["blocks_added"] = [block for block in after if block not in before]
+        detail["blocks_removed"] = [block for block in before if block not in after]
+    return detail
+
+
 async def flush(request: Request, caller: QueueCaller) -> Response:
-    await db_of(request).write(tasks.flush, caller.queue.id)
+    def flush_and_record(conn: Connection) -> None:
+        deleted = tasks.flush(conn, caller.queue.id)
+        detail = {"deleted": sum(deleted.values()), "by_status": deleted}
+        audit.record(
+            conn, caller.principal, "queue.flush", caller.queue.id, {"queue_id": caller.queue.id}, detail
+        )
+
+    await db_of(request).write(flush_and_record)
     return empty()

@@ -4,15 +4,14 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from sqlalchemy import Connection
 from starlette.requests import Request
 from starlette.responses import Response
 
 from queuedesk.api.blocks import Problem, first_problems, task_data_problems
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server import serialize, work
+from queuedesk.server import review, serialize, work
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.domain_errors import TaskNotFound
-from queuedesk.server.errors import forbidden, invalid
 from queuedesk.server.http import (
     JSONResponse,
     bad_parameter,
@@ -22,9 +21,10 @@ from queuedesk.server.http import (
     paging,
     read_json,
 )
+from queuedesk.server.http_errors import forbidden, invalid
 from queuedesk.server.routes import db_of, settings_of
-from queuedesk.server.store import tasks
-from queuedesk.server.store.records import QueueRecord
+from queuedesk.server.store import audit, tasks
+from queuedesk.server.store.records import Principal, QueueRecord
 
 MAX_IMPORT = 10_000
 CSV_SOURCE = re.compile(r"[^/\\\x00-\x1f]{1,251}\.csv")  # fullmatch: `$` would let a newline end it
@@ -78,17 +78,27 @@ def _statuses(raw: str | None) -> tuple[str, ...]:
 async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
     offset, limit = paging(request.query_params)
     statuses = _statuses(request.query_params.get("status"))
-    page = await db_of(request).scan(tasks.list_pending, caller.queue.id, statuses, offset, limit)
+    page = await db_of(request).scan(
+        tasks.list_pending, caller.queue.id, statuses, offset, limit, caller.principal.user_id
+    )
     items = [serialize.task(row, with_assignment=True) for row in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
 
 
 async def get_task(request: Request, caller: QueueCaller) -> Response:
     task_id = request.path_params["task"]
-    row = await db_of(request).read(tasks.get_task, caller.queue.id, task_id)
-    if row is None:
-        raise TaskNotFound(task_id)
-    return JSONResponse(serialize.task(row, with_assignment=True))
+    row = await db_of(request).read(review.task_with_review, caller.queue.id, task_id, caller.principal.user_id)
+    body = serialize.task(row, with_assignment=True)
+    if not may_read(caller.principal, body):
+        raise forbidden("A worker may read only tasks not completed, or completed by them.")
+    return JSONResponse(body)
+
+
+def may_read(principal: Principal, task: dict[str, Any]) -> bool:
+    """A worker reads a completed task only if they completed it; others read every task."""
+    return (
+        principal.role != "worker" or task["status"] != "completed" or task["completed_by"] == principal.email
+    )
 
 
 def _import_problems(queue: QueueRecord, body: dict[str, Any]) -> Iterator[Problem]:
@@ -120,5 +130,32 @@ async def import_tasks(request: Request, caller: QueueCaller) -> Response:
     if problems:
         raise invalid(problems)
     items = [item["data"] for item in body["tasks"]]
-    ids = await db_of(request).write(tasks.import_tasks, caller.queue, items, body["source"], utcnow())
+    source = body["source"]
+
+    def import_and_record(conn: Connection) -> list[int]:
+        ids = tasks.import_tasks(conn, caller.queue, items, source, utcnow())
+        record_import(conn, caller, source, ids, {})
+        return ids
+
+    ids = await db_of(request).write(import_and_record)
     return JSONResponse({"created": len(ids), "ids": ids})
+
+
+def record_import(
+    conn: Connection, caller: QueueCaller, source: str, ids: list[int], subject: dict[str, Any]
+) -> None:
+    """`import.commit` in the audit log: how many tasks, from which source, their first and last id."""
+    detail = {
+        "created": len(ids),
+        "source": source,
+        "first_id": min(ids, default=None),
+        "last_id": max(ids, default=None),
+    }
+    audit.record(
+        conn,
+        caller.principal,
+        "import.commit",
+        caller.queue.id,
+        {"queue_id": caller.queue.id, **subject},
+        detail,
+    )

@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from queuedesk.server.store import reviews
 from queuedesk.server.store.sql import Sql, rows
 from queuedesk.server.store.types import to_micros
 
@@ -52,6 +53,9 @@ def queue_stats(
         if work_micros is not None and work_micros >= 0:
             worker.seconds.append(work_micros / 1_000_000)
     pending, in_progress = rows(conn, WORK_NOW, queue_id=queue_id, now=until)[0]
+    verdicts = reviews.verdicts_by_worker(conn, queue_id, start, until + 1)
+    for email in verdicts:
+        workers.setdefault(email, _Worker())  # reviewed in the period, completed before it
     names = dict(rows(conn, NAMES, org_id=org_id)) if workers else {}
     by_worker = [
         {
@@ -59,7 +63,8 @@ def queue_stats(
             "name": names.get(email),
             "completed": worker.completed,
             "median_seconds": round(median(worker.seconds), 3) if worker.seconds else None,
-            "last_completed_at": worker.last,
+            "last_completed_at": worker.last or None,
+            **_verdicts(verdicts.get(email, {})),
         }
         for email, worker in sorted(workers.items(), key=lambda item: (-item[1].completed, item[0] or ""))
     ]
@@ -70,4 +75,16 @@ def queue_stats(
         "in_progress": in_progress,
         "completed": buckets,
         "by_worker": by_worker,
+        "reviews_pending": reviews.waiting(conn, queue_id),
+    }
+
+
+def _verdicts(states: dict[str, int]) -> dict[str, int]:
+    """B19's counts of one worker: reviewed, then each verdict."""
+    accepted, corrected, redone = (states.get(state, 0) for state in reviews.VERDICT_STATES)
+    return {
+        "reviewed": accepted + corrected + redone,
+        "accepted": accepted,
+        "corrected": corrected,
+        "redone": redone,
     }

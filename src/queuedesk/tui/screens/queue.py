@@ -15,16 +15,16 @@ from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, Tab
 
 from queuedesk.api import errors
 from queuedesk.api.models import AssignedTask, Block, Queue, QueueDetail, Task
+from queuedesk.tui.base import AppScreen, styles
 from queuedesk.tui.clock import duration
 from queuedesk.tui.live import Poller
 from queuedesk.tui.local_history import LocalHistory
+from queuedesk.tui.panes.stats_view import StatsView
+from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.present import answers_first, minute, settings_text, summary, tasks
-from queuedesk.tui.screens.base import AppScreen, styles
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 from queuedesk.tui.widgets.row_table import RowTable
-from queuedesk.tui.widgets.stats_view import StatsView
-from queuedesk.tui.widgets.webhook_view import WebhookView
 
 PENDING_COLUMNS = [
     ("id", "Task", 7),
@@ -436,7 +436,7 @@ class QueueScreen(AppScreen):
         assert isinstance(table, PagedTable)
         task = table.item_at_cursor()
         if task is not None and self.detail is not None:
-            from queuedesk.tui.screens.task import TaskScreen
+            from queuedesk.tui.modals.task import TaskScreen
 
             self.app.push_screen(TaskScreen(self.detail, task))
 

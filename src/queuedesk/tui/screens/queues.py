@@ -8,8 +8,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Input, Static
 
 from queuedesk.api.models import Queue
+from queuedesk.tui.base import AppScreen
 from queuedesk.tui.live import Poller
-from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.queue_table import COLUMNS, SORTS, QueueTable, View, cell_values
 

@@ -1,0 +1,101 @@
+"""Textual's private names QueueDesk uses (Textual 8.2)."""
+
+from queuedesk.compat import PrivateName
+
+PRIVATE_NAMES = (
+    # The last guard (tui/terminal_guard.py): every strip is checked once before it is written.
+    *(
+        PrivateName(
+            f"textual.strip.Strip.{name}",
+            2,
+            "A strip's segments and its rendered text: the guard shows any control character left "
+            "in a segment as a symbol before the strip is first rendered (render is cached after).",
+            "tui/terminal_guard.py _render",
+            on_instances=True,
+        )
+        for name in ("_segments", "_render_cache")
+    ),
+    PrivateName(
+        "textual.app.App._loop",
+        2,
+        "The running app's event loop: on SIGTERM the signal handler (on the loop's own thread, "
+        "where call_from_thread refuses) asks it to run the app's quit, as ctrl+q does.",
+        "tui/terminal_session.py quits_on_sigterm",
+        on_instances=True,
+    ),
+    PrivateName(
+        "textual.app.App._load_screen_css",
+        2,
+        "Overridden to add a screen's own style files (STYLE_FILES) the first time it is shown: "
+        "Textual's public way, a screen's CSS_PATH, re-parses every style source and restyles every "
+        "node on the screen's first visit (21-35 ms each).",
+        "tui/app.py QueueDeskApp._load_screen_css",
+    ),
+    PrivateName(
+        "textual._context.active_app",
+        2,
+        "Whether an app is running when textual-image is first imported: then the terminal must not "
+        "be asked (its answer would arrive as typed keys). No public accessor exists.",
+        "compat/textual_private.py app_is_running",
+    ),
+    # KeysInOrder (tui/base.py) and the work screen: the keys of a burst kept in order (issue 25
+    # may take these out).
+    PrivateName(
+        "textual.screen.Screen._forward_event",
+        2,
+        "Where the app hands a key to the screen when nothing on it has the focus: overridden to "
+        "hold keys until a field takes the focus, and called to hand them on.",
+        "tui/base.py KeysInOrder._forward_event, _release",
+    ),
+    PrivateName(
+        "textual.widget.Widget._forward_event",
+        2,
+        "How the keys held while no field had the focus are handed, in order, to the field that "
+        "takes it (as the app would have handed them).",
+        "tui/base.py KeysInOrder._release",
+    ),
+    PrivateName(
+        "textual.dom.DOMNode._bindings",
+        2,
+        "A node's own key bindings (BindingsMap): whether a field keeps tab for itself, which "
+        "bindings act for a key while a focus move waits, which keys end the task.",
+        "tui/base.py KeysInOrder.focus_step_for, _on_key; tui/screens/work.py _transition_keys",
+        on_instances=True,
+    ),
+    PrivateName(
+        "textual.binding.BindingsMap.key_to_bindings",
+        2,
+        "The bindings of each key in a node's BindingsMap (read through `_bindings`).",
+        "tui/base.py, tui/screens/work.py",
+        on_instances=True,
+    ),
+    PrivateName(
+        "textual.screen.Screen._on_mount",
+        2,
+        "A handler name Textual calls for Mount besides `on_mount`; KeysInOrder defines its own "
+        "`_on_mount` so that a subclass's `on_mount` needs no super() call.",
+        "tui/base.py KeysInOrder._on_mount",
+    ),
+    PrivateName(
+        "textual.widget.Widget._on_key",
+        2,
+        "The private Key handler name; KeysInOrder's `_on_key` acts on keys a field left behind.",
+        "tui/base.py KeysInOrder._on_key",
+    ),
+    PrivateName(
+        "textual.widgets._text_area.TextArea",
+        3,
+        "Looked up in sys.modules by this module name so that the first screen (which has no "
+        "TextArea) does not import it (≈5 ms of the start) for an isinstance check.",
+        "tui/base.py _text_area_class",
+    ),
+)
+
+
+def app_is_running() -> bool:
+    """Whether a Textual app is running in this context."""
+    try:
+        from textual._context import active_app
+    except ImportError:  # pragma: no cover - the test of PRIVATE_NAMES says so first
+        return False
+    return active_app.get(None) is not None
