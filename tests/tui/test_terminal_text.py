@@ -161,8 +161,7 @@ async def test_the_history_shows_task_text_as_symbols(hostile: Hostile) -> None:
     app = hostile.app()
     async with app.run_test(size=SIZE) as pilot:
         await open_history(app, pilot, hostile.queue["id"])
-        await settle(app, pilot)
-        assert CELL_SHOWN in screen_text(app)
+        await until(app, pilot, lambda: CELL_SHOWN in screen_text(app), "the values are shown")
         nothing_obeyed(app)
 
 

@@ -93,7 +93,7 @@ def app_pid(pane: Pane) -> int:
 
 def test_the_app_shows_a_hostile_task_as_symbols_and_leaves_the_terminal_as_found(terminal: Pane) -> None:
     terminal.keys(f"{QUEUEDESK}; echo QD-EXIT-$?-", "Enter")
-    terminal.wait_for("Hostile work")
+    terminal.wait_for("Hostile work", timeout=30)  # the start under load
     terminal.wait_for("Legacy ␛]0;pwned-title␇\\x9b2J")  # the name column is cut after it
     as_found(terminal, alternate=True)  # the Kitty question at start no longer titles the pane
 
@@ -134,7 +134,7 @@ def test_the_app_shows_a_hostile_task_as_symbols_and_leaves_the_terminal_as_foun
 
 def test_sigterm_quits_the_app_and_leaves_the_terminal_as_found(terminal: Pane) -> None:
     terminal.keys(f"{QUEUEDESK}; echo QD-EXIT-$?-", "Enter")
-    terminal.wait_for("Hostile work")
+    terminal.wait_for("Hostile work", timeout=30)  # the start under load
     subprocess.run(["kill", "-TERM", str(app_pid(terminal))], check=True)
     _, after = exited(terminal)
     assert "Hostile work" not in after, after
