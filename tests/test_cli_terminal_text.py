@@ -145,3 +145,14 @@ def test_queues_prints_names_as_text_never_markup(hostile):
     printed = hostile.on_terminal("queues")
     for name in MARKUP_NAMES:
         assert name in printed, printed
+
+
+def test_an_error_naming_a_hostile_file_is_shown_as_symbols(hostile, tmp_path: Path):
+    path = tmp_path / "tasks\x1b]0;pwned-title\x07.csv"
+    path.write_text("nope\nx\n")
+    code, raw = run_on_terminal(
+        [*queuedesk_command(), "import", str(hostile.tasks["id"]), str(path)], hostile.env()
+    )
+    assert code == 2, raw
+    assert obeyed_in(raw) == [], raw
+    assert "tasks␛]0;pwned-title␇.csv: column(s) 'nope'" in raw.decode()

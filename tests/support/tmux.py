@@ -11,13 +11,24 @@ needs_tmux = pytest.mark.tmux
 
 
 class Pane:
-    def __init__(self, name: str) -> None:
+    """A pane of tmux's default server, or of a private one (`socket`, tmux -L: its own options and
+    environment, gone with `kill_server`)."""
+
+    def __init__(self, name: str, socket: str | None = None) -> None:
         self.name = name
+        self.tmux = ["tmux", "-L", socket] if socket else ["tmux"]
 
     def text(self) -> str:
         return subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
+            [*self.tmux, "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
         ).stdout
+
+    def ask(self, *args: str) -> str:
+        """A tmux command's output (`display -p '#{pane_title}'`, `list-buffers`)."""
+        return subprocess.run([*self.tmux, *args], capture_output=True, text=True).stdout
+
+    def kill_server(self) -> None:
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True)
 
     def wait_for(self, needle: str, timeout: float = 15) -> str:
         deadline = time.monotonic() + timeout
@@ -29,4 +40,4 @@ class Pane:
         raise AssertionError(f"{needle!r} never appeared; the screen:\n{self.text()}")
 
     def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, *keys], check=True)

@@ -47,22 +47,26 @@ _BIDI_CLASS = "\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
 # Most text holds nothing to show: one regex search (in C) finds that, and `translate` (a lookup per
 # character, several times slower) only runs on text that needs it.
 _UNSAFE = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI_CLASS}]")
+_NOT_IN_A_LINK = re.compile(f"[\\s\\x00-\\x1f\\x7f-\\x9f{_BIDI_CLASS}]")
 _UNSAFE_ON_ONE_LINE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI_CLASS}]")
 
 
 def shown(text: str) -> str:
     """`text` as the terminal may be given it: every control character visible, none obeyed."""
-    return text if _UNSAFE.search(text) is None else text.translate(_TABLE)
+    # isprintable (a loop in C) is False for every character shown here, and True for most text.
+    return text if text.isprintable() or _UNSAFE.search(text) is None else text.translate(_TABLE)
 
 
 def shown_on_one_line(text: str) -> str:
     """Like `shown`, with line feeds and tabs made visible too (`␊`, `␉`)."""
-    return text if _UNSAFE_ON_ONE_LINE.search(text) is None else text.translate(_ONE_LINE_TABLE)
+    if text.isprintable() or _UNSAFE_ON_ONE_LINE.search(text) is None:
+        return text
+    return text.translate(_ONE_LINE_TABLE)
 
 
 def is_safe(text: str) -> bool:
     """Whether `text` holds nothing `shown` would change."""
-    return _UNSAFE.search(text) is None
+    return text.isprintable() or _UNSAFE.search(text) is None
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -85,6 +89,4 @@ def described(char: str) -> str:
 def link_target(url: str | None) -> str | None:
     """A URL fit to be drawn as a terminal hyperlink (OSC 8), or None: a URL holding any control or
     bidi character, or a space, is never made a link (its text is still shown by the rule)."""
-    if not url or not is_safe(url) or any(char.isspace() for char in url):
-        return None
-    return url
+    return url if url and _NOT_IN_A_LINK.search(url) is None else None

@@ -16,6 +16,14 @@ PRIVATE_NAMES = (
         for name in ("_segments", "_render_cache")
     ),
     PrivateName(
+        "textual.app.App._loop",
+        2,
+        "The running app's event loop: on SIGTERM the signal handler (on the loop's own thread, "
+        "where call_from_thread refuses) asks it to run the app's quit, as ctrl+q does.",
+        "tui/terminal_session.py quits_on_sigterm",
+        on_instances=True,
+    ),
+    PrivateName(
         "textual.app.App._load_screen_css",
         2,
         "Overridden to add a screen's own style files (STYLE_FILES) the first time it is shown: "

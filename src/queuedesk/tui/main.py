@@ -145,17 +145,20 @@ def run_app(args: argparse.Namespace, *, save_profiles: bool = True) -> int:
         print(f"queuedesk: {exc}", file=sys.stderr)
         return 2
     target = start.target
-    asking = _ask_the_terminal()
-    try:
-        # What the first screen needs, imported while the terminal is being asked; httpx imports
-        # its transport (httpcore, anyio, h11) only when the first client is made.
-        for name in _FIRST_SCREEN_NEEDS if target and target.token else _FIRST_SCREEN_NEEDS_TO_CONNECT:
-            _import_quietly(name)
-        from queuedesk.tui.app import QueueDeskApp
-    finally:
-        # Also after ctrl+c: the thread sets the terminal back as it found it. And
-        # queuedesk.tui.widgets.image_view, imported where pictures are shown, relies on the answers.
-        asking.join()
+    from queuedesk.tui.terminal_session import quits_on_sigterm, title_kept
+
+    with title_kept():  # the Kitty question sets tmux's pane title (terminal_session.py)
+        asking = _ask_the_terminal()
+        try:
+            # What the first screen needs, imported while the terminal is being asked; httpx imports
+            # its transport (httpcore, anyio, h11) only when the first client is made.
+            for name in _FIRST_SCREEN_NEEDS if target and target.token else _FIRST_SCREEN_NEEDS_TO_CONNECT:
+                _import_quietly(name)
+            from queuedesk.tui.app import QueueDeskApp
+        finally:
+            # Also after ctrl+c: the thread sets the terminal back as it found it. And
+            # queuedesk.tui.widgets.image_view, imported where pictures are shown, relies on the answers.
+            asking.join()
     app = QueueDeskApp(
         target,
         settings=start.settings,
@@ -164,5 +167,6 @@ def run_app(args: argparse.Namespace, *, save_profiles: bool = True) -> int:
         config_file=start.config_file,
     )
     collector.freeze_the_apps_start()  # it stays off until the first screen is up (QueueDeskApp.on_mount)
-    app.run()
+    with title_kept(), quits_on_sigterm(app):
+        app.run()
     return app.return_code or 0

@@ -13,6 +13,7 @@ purpose) and the cursor move written right after one are left as they are: text 
 
 import re
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 
 from rich.console import Console
 from rich.segment import Segment
@@ -21,6 +22,7 @@ from textual.strip import Strip
 from queuedesk.api.terminal_text import is_safe, link_target, shown
 
 _CURSOR_MOVE = re.compile(r"\x1b\[\d+;\d+H")
+_text_of = itemgetter(0)  # a segment's text
 
 
 def guarded(segments: Sequence[Segment]) -> list[Segment] | None:
@@ -49,8 +51,17 @@ _textual_render: Callable[[Strip, Console], str] = Strip.render
 
 
 def _render(self: Strip, console: Console) -> str:
-    if self._render_cache is None and (safe := guarded(self._segments)) is not None:
-        self._segments = safe
+    if self._render_cache is not None:
+        return self._render_cache
+    rendered = _textual_render(self, console)
+    # The common case, checked cheaply: the line's text is printable (a loop in C) and it holds
+    # no link (a substring search of what was rendered).
+    if "\x1b]8;" not in rendered and "".join(map(_text_of, self._segments)).isprintable():
+        return rendered
+    safe = guarded(self._segments)
+    if safe is None:
+        return rendered
+    self._segments, self._render_cache = safe, None
     return _textual_render(self, console)
 
 
