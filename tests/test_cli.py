@@ -206,9 +206,9 @@ def test_tasks_create(cli, admin, org_id, queue) -> None:
 @pytest.mark.parametrize(
     ("data", "named"),
     [
-        ('{"category": "purple"}', ["data.category", "purple"]),
+        ('{"category": "purple"}', ["nothing was sent", "category", "purple"]),
         ('{"colour": "red"}', ["colour"]),
-        ('{"photo": "not a url"}', ["data.photo"]),
+        ('{"photo": "not a url"}', ["nothing was sent", "photo", "not an http(s) URL"]),
         ("{}", ["data"]),
         ('{"paragraph": ', ["--data is not valid JSON"]),
     ],

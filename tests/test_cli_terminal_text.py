@@ -65,6 +65,7 @@ class Hostile:
             "QUEUEDESK_URL": self.server.url,
             "QUEUEDESK_TOKEN": KEYS["admin"],
             "QUEUEDESK_CONFIG": "/nonexistent/config.toml",
+            "COLUMNS": "800",  # as wide as the terminal: whatever another test left in the environment
         }
 
     def on_terminal(self, *args: str) -> str:
