@@ -3,6 +3,7 @@ session's environment and journal."""
 
 import asyncio
 import io
+import json
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -80,7 +81,8 @@ def test_bringing_to_now_shifts_every_time_points_links_at_the_side_server_and_f
         )
         db.execute(  # the simulated reviewer held a review when the demo was killed
             "INSERT INTO reviews (task_id, queue_id, state, reviewer_id, claimed_at, lease_expires_at) "
-            "SELECT id, queue_id, 'in_review', ?, 1, 2 FROM tasks WHERE status = 'completed' LIMIT 1",
+            "SELECT id, queue_id, 'in_review', ?, 1, 2 FROM tasks WHERE status = 'completed' "
+            "AND id NOT IN (SELECT task_id FROM reviews) LIMIT 1",
             (noor,),
         )
     before = rows(path, "SELECT max(completed_at), min(created_at) FROM tasks")[0]
@@ -99,7 +101,10 @@ def test_bringing_to_now_shifts_every_time_points_links_at_the_side_server_and_f
         ("http://127.0.0.1:5002/webhook",)
     ]
     assert rows(path, "SELECT count(*) FROM tasks WHERE status = 'in_progress'") == [(0,)]
-    assert rows(path, "SELECT state, reviewer_id, lease_expires_at FROM reviews") == [("pending", None, None)]
+    assert rows(path, "SELECT count(*) FROM reviews WHERE state = 'in_review'") == [(0,)]
+    assert rows(path, "SELECT count(*) FROM reviews WHERE state = 'pending' AND reviewer_id IS NOT NULL") == [
+        (0,)
+    ]
 
 
 def test_the_lock_tells_a_running_demo_and_lets_go_when_released(tmp_path: Path) -> None:
@@ -169,3 +174,26 @@ def test_a_web_session_journal_stays_in_memory(tmp_path: Path, monkeypatch: pyte
         Entry(id="1", queue_id=1, queue_name="Q", task_id=7, data={})
     )
     assert (tmp_path / "journal" / "x.json").exists()
+
+
+def test_the_history_has_reviews_of_a_fifth_of_it(tmp_path: Path) -> None:
+    """The drawn fifth of the history: checked by the simulated reviewer (slips corrected), the last
+    minutes' still pending; so the stats show accept rates from the demo's first start."""
+    path = tmp_path / "demo.db"
+    build(path)
+    noor = rows(path, "SELECT id FROM users WHERE email = 'noor@demo.test'")[0][0]
+    drawn = rows(
+        path,
+        "SELECT r.task_id, r.state, r.reviewer_id, r.original, t.data FROM reviews r JOIN tasks t ON t.id = r.task_id",
+    )
+    completed = rows(path, "SELECT id FROM tasks WHERE status = 'completed'")
+    assert {task_id for task_id, *_ in drawn} == {
+        task_id for (task_id,) in completed if task_id * 2654435761 % 2**32 % 100 < 20
+    }
+    states = [state for _, state, *_ in drawn]
+    assert states.count("accepted") > 10 * states.count("corrected") > 0 and "pending" in states
+    for _, state, reviewer, original, values in drawn:
+        assert reviewer == (None if state == "pending" else noor)
+        assert (original is not None) == (state == "corrected")
+        if original is not None:
+            assert json.loads(original) != json.loads(values)

@@ -20,12 +20,23 @@ from typing import Any
 import orjson
 from sqlalchemy import Connection, text, update
 
-from queuedesk.demo.content import IMAGE_BASE_PLACEHOLDER, QUEUES, WEBHOOK_QUEUE, answer, new_task
+from queuedesk.demo.content import (
+    IMAGE_BASE_PLACEHOLDER,
+    QUEUES,
+    SLIP_CHANCE,
+    WEBHOOK_QUEUE,
+    answer,
+    expected,
+    new_task,
+    slip,
+)
 from queuedesk.server import serialize
+from queuedesk.server.review_draw import drawn_for_review
 from queuedesk.server.seed import apply_seed, load_seed
 from queuedesk.server.store import accounts, deliveries
 from queuedesk.server.store.queues import find_queue_by_name
 from queuedesk.server.store.tables import metadata, queues
+from queuedesk.server.store.tables import reviews as reviews_table
 from queuedesk.server.store.tables import tasks as tasks_table
 from queuedesk.server.store.types import Timestamp, to_micros
 
@@ -33,6 +44,7 @@ SEED = 18
 ORGANIZATION = "Demo Co"
 COLLEAGUES = ("priya@demo.test", "tomas@demo.test", "lena@demo.test", "kofi@demo.test")
 REVIEWER = "noor@demo.test"  # the simulated reviewer (demo/bots.py)
+REVIEW_PERCENT = 20  # as demo_data.toml's queues
 HISTORY_PEOPLE = (*COLLEAGUES, "wren@demo.test", "admin@demo.test")
 PENDING = {QUEUES[0]: 140, QUEUES[1]: 110, QUEUES[2]: 90}
 COMPLETED = {QUEUES[0]: 1500, QUEUES[1]: 1100, QUEUES[2]: 800}
@@ -61,16 +73,23 @@ def build(conn: Connection, now: datetime) -> Built:
     assert org_id is not None
     rng = random.Random(SEED)
     rows: list[dict[str, Any]] = []
+    queue_names: dict[int, str] = {}
     for name in QUEUES:
         record = find_queue_by_name(conn, org_id, name)
         assert record is not None
+        queue_names[record.id] = name
         rows.extend(_history(record.id, name, rng, now))
         rows.extend(_pending(record.id, name, rng, now))
     rows.sort(key=lambda row: (row["created_at"], row["queue_id"]))
     first_id = (conn.execute(text("SELECT coalesce(max(id), 0) FROM tasks")).scalar() or 0) + 1
     for offset, row in enumerate(rows):
         row["id"] = first_id + offset
+    reviewer_id = accounts.find_user(conn, org_id, REVIEWER)
+    assert reviewer_id is not None
+    reviewed = _review_history(rows, queue_names, reviewer_id, rng, now)
     conn.execute(tasks_table.insert(), rows)
+    if reviewed:
+        conn.execute(reviews_table.insert(), reviewed)
     conn.execute(
         text(
             "UPDATE queues SET n_tasks = (SELECT count(*) FROM tasks t WHERE t.queue_id = queues.id AND "
@@ -103,6 +122,8 @@ def _history(queue_id: int, name: str, rng: random.Random, now: datetime) -> lis
         work = timedelta(seconds=rng.lognormvariate(3.0, 0.5))  # a median of ~20 s
         created_at = completed_at - work - timedelta(minutes=rng.randrange(1, 240))
         data = answer(name, new_task(name, rng, completed_at.date(), IMAGE_BASE_PLACEHOLDER), rng)
+        if rng.random() < SLIP_CHANCE:
+            data = slip(name, data, rng)
         rows.append(
             {
                 "queue_id": queue_id,
@@ -117,6 +138,43 @@ def _history(queue_id: int, name: str, rng: random.Random, now: datetime) -> lis
             }
         )
     return rows
+
+
+def _review_history(
+    rows: list[dict[str, Any]], names: dict[int, str], reviewer_id: int, rng: random.Random, now: datetime
+) -> list[dict[str, Any]]:
+    """The reviews of the history's drawn tasks: the older ones checked by the simulated reviewer as
+    the demo's bots would (accepted, or a slip corrected), the last minutes' still pending.
+    A correction changes the row's data (the worker's values kept as `original`)."""
+    reviewed: list[dict[str, Any]] = []
+    for row in rows:
+        if row["status"] != "completed" or not drawn_for_review(row["id"], REVIEW_PERCENT):
+            continue
+        review: dict[str, Any] = {
+            "task_id": row["id"],
+            "queue_id": row["queue_id"],
+            "state": "pending",
+            "reviewer_id": None,
+            "reviewed_at": None,
+            "note": None,
+            "original": None,
+        }
+        reviewed.append(review)
+        at = row["completed_at"] + timedelta(minutes=rng.uniform(5, 40))
+        if at > now - timedelta(minutes=2):
+            continue  # not reached yet
+        name = names[row["queue_id"]]
+        wrong = {k: v for k, v in expected(name, row["data"]).items() if row["data"].get(k) != v}
+        review.update(reviewer_id=reviewer_id, reviewed_at=at, state="accepted")
+        if wrong:
+            field, value = next(iter(wrong.items()))
+            review.update(
+                state="corrected",
+                original=orjson.dumps(row["data"]).decode(),
+                note=f"{field} should be {value!r}, not {row['data'].get(field)!r}",
+            )
+            row["data"] = {**row["data"], **wrong}
+    return reviewed
 
 
 def _pending(queue_id: int, name: str, rng: random.Random, now: datetime) -> list[dict[str, Any]]:
