@@ -413,7 +413,7 @@ async def test_a_value_the_server_refuses_is_shown_on_its_field(
 
 
 async def test_skip_gives_the_task_back_and_ctrl_s_keeps_a_draft_on_it(
-    make_app: MakeApp, admin: httpx.Client, org_id: int
+    make_app: MakeApp, admin: httpx.Client, worker: httpx.Client, org_id: int
 ) -> None:
     blocks = [MESSAGE, CATEGORY, NOTE]
     queue = make_queue(admin, org_id, blocks, label="Work")
@@ -434,7 +434,9 @@ async def test_skip_gives_the_task_back_and_ctrl_s_keeps_a_draft_on_it(
         await settle(app, pilot)
         drafted = task_on_server(admin, org_id, queue, second)
         assert drafted["status"] == "open" and drafted["assignment"]["assigned_to"] is None
-        assert drafted["data"] == stored(blocks, message="m1", category="blue", note="ask sue")
+        assert drafted["data"] == stored(blocks, message="m1")  # the draft is kept apart, the worker's own
+        draft = worker.get(f"/orgs/{org_id}/queues/{queue['id']}/tasks/{second}").json()["draft"]
+        assert (draft["category"], draft["note"]) == ("blue", "ask sue")
         assert "skipped 2" in status(app)
         assert form_of(app).editor("category").value() is None  # nothing carried over
     assert completed(admin, org_id, queue) == {}
