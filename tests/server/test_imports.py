@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -397,16 +396,3 @@ def test_a_version_8_database_keeps_its_sessions_progress(backend, tmp_path):
             assert (staged["staged"], staged["next_offset"]) == (7, 7)
     finally:
         server.stop()
-
-
-def test_a_committed_sessions_rows_are_deleted_after_the_commit(server, admin, qpath):
-    """The commit's transaction leaves the moved rows; they go right after it, a batch at a time."""
-    session = open_session(admin, qpath, 5)
-    body_of(stage(admin, qpath, session, 0, rows(5)))
-    assert body_of(admin.post(f"{qpath}/imports/{session['id']}/commit"))["created"] == 5
-    deadline = time.monotonic() + 20
-    count = f"SELECT count(*) FROM import_rows WHERE session_id = {session['id']}"
-    while query_value(server.db_url, count) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert query_value(server.db_url, count) == 0
-    assert body_of(admin.post(f"{qpath}/imports/{session['id']}/commit"))["created"] == 5  # the same answer

@@ -6,8 +6,6 @@ makes every staged row a task in one transaction (committing again answers the s
 `GET .../imports/{id}` says where it stands.
 """
 
-import asyncio
-import logging
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -24,10 +22,7 @@ from queuedesk.server.routes import db_of
 from queuedesk.server.routes.tasks import CSV_SOURCE, MAX_IMPORT
 from queuedesk.server.serialize import ts
 from queuedesk.server.store import imports
-from queuedesk.server.store.database import Database
 from queuedesk.server.store.imports import CommitOutcome, Session
-
-log = logging.getLogger("queuedesk.server")
 
 MAX_SESSION_ROWS = 1_000_000
 KEY = re.compile(r"[A-Za-z0-9_.:-]{1,128}")  # fullmatch: `$` would let a final newline through
@@ -183,21 +178,4 @@ async def commit_import(request: Request, caller: QueueCaller) -> Response:
             f"Import {session.id} has {session.staged} of its {session.total} rows staged: stage the rest "
             f"(from row {session.next_offset}) before committing. Nothing was created.",
         )
-    if outcome is CommitOutcome.COMMITTED:
-        cleanup = asyncio.create_task(_drop_staged_rows(db_of(request), session.id, session.total))
-        _cleanups.add(cleanup)
-        cleanup.add_done_callback(_cleanups.discard)
     return JSONResponse({"created": session.created, "ids": session.ids})
-
-
-_cleanups: set["asyncio.Task[None]"] = set()  # held, so that none is collected half-way
-
-
-async def _drop_staged_rows(db: Database, session_id: int, total: int) -> None:
-    """The committed rows, a batch per transaction, letting other requests in between."""
-    try:
-        for start in range(0, total, imports.DROP_BATCH):
-            await db.write(imports.drop_staged_rows, session_id, start)
-            await asyncio.sleep(0)
-    except Exception:  # left for the session's expiry to take
-        log.exception("could not delete the staged rows of import %d", session_id)

@@ -2,7 +2,7 @@
 
 Rows are staged in `import_rows`, which no list or claim reads; committing moves every staged row
 into `tasks` in one transaction and keeps the answer (the ids) on the session, so committing again
-answers the same. The moved rows are deleted after it, a batch per transaction. Each function is one unit of work: run it with `Database.write`.
+answers the same. Each function is one unit of work: run it with `Database.write`.
 
 On PostgreSQL the session's row is locked (`FOR UPDATE`) by staging and committing, so a chunk never
 lands in a session while it is being committed and two commits never both insert.
@@ -83,10 +83,7 @@ MARK_COMMITTED = Sql(
     """UPDATE import_sessions SET status = 'committed', committed_at = :now, expires_at = :expires_at,
     created = :created, ids = :ids WHERE id = :session_id"""
 )
-DROP_ROWS = Sql(
-    "DELETE FROM import_rows WHERE session_id = :session_id AND position >= :start AND position < :stop"
-)
-DROP_BATCH = 20_000  # staged rows of a committed session deleted per transaction
+DROP_ROWS = Sql("DELETE FROM import_rows WHERE session_id = :session_id")
 
 
 def _session(row: tuple[Any, ...]) -> Session:
@@ -214,14 +211,8 @@ def commit(
         ids=orjson.dumps(ids).decode(),
         session_id=session_id,
     )
+    run(conn, DROP_ROWS, session_id=session_id)
     committed = session._replace(
         status="committed", committed_at=now, expires_at=now + ANSWER_KEPT_FOR, created=len(ids), ids=ids
     )
     return committed, CommitOutcome.COMMITTED
-
-
-def drop_staged_rows(conn: Connection, session_id: int, start: int) -> None:
-    """Delete a committed session's staged rows from `start`, one batch: the commit leaves them, so
-    that its transaction is no longer than it must be (rows of a committed session are never read;
-    whatever is left goes with the session when it expires)."""
-    run(conn, DROP_ROWS, session_id=session_id, start=start, stop=start + DROP_BATCH)
