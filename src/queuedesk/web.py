@@ -12,7 +12,7 @@ import os
 import shlex
 import sys
 
-from queuedesk.tui.browser_rules import ALLOWED_SERVERS_VARIABLE
+from queuedesk.tui.browser_rules import ALLOWED_SERVERS_VARIABLE, IMAGE_ORIGINS_VARIABLE
 
 WEB_HELP = """\
 The app in a browser: each browser session runs its own app and signs in with its own key.
@@ -79,7 +79,10 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def session_environment(
-    base: dict[str, str], server_url: str | None, allowed: list[str] | None = None
+    base: dict[str, str],
+    server_url: str | None,
+    allowed: list[str] | None = None,
+    image_origins: list[str] | None = None,
 ) -> dict[str, str]:
     """What each browser session's app process gets: this environment without the host's connection,
     and the servers it may connect to."""
@@ -92,6 +95,7 @@ def session_environment(
     if not allowed:
         allowed = [server_url] if server_url else list(LOCAL_SERVERS)
     environment[ALLOWED_SERVERS_VARIABLE] = " ".join(allowed)
+    environment[IMAGE_ORIGINS_VARIABLE] = " ".join(image_origins or [])
     return environment
 
 
@@ -104,6 +108,7 @@ def serve_web(
     password: str | None = None,
     max_sessions: int = 8,
     allowed_servers: list[str] | None = None,
+    image_origins: list[str] | None = None,
 ) -> int:
     try:
         from queuedesk.web_guard import GuardedServer, new_secret
@@ -115,7 +120,7 @@ def serve_web(
         return 2
     password = password or os.environ.pop(PASSWORD_VARIABLE, None) or None
     # textual-serve starts each session with a copy of this process's environment.
-    environment = session_environment(dict(os.environ), demo_url, allowed_servers)
+    environment = session_environment(dict(os.environ), demo_url, allowed_servers, image_origins)
     os.environ.clear()
     os.environ.update(environment)
     command = f"{shlex.quote(sys.executable)} -m queuedesk"

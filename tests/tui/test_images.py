@@ -361,3 +361,14 @@ async def test_a_browser_session_fetches_no_image_from_an_internal_address(
         for url in (f"{image_server}/good.png", f"http://localhost:{port}/good.png", "http://10.0.0.1/p.png"):
             assert "not a public address" in await reason(fetcher, url)
     assert Handler.hits["/good.png"] == 0
+
+
+async def test_a_browser_session_fetches_from_an_image_server_the_operator_named(
+    image_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The demo's pictures are on loopback: `queuedesk demo --web` names their server, and only it."""
+    monkeypatch.setenv("QUEUEDESK_WEB_SESSION", "1")
+    monkeypatch.setenv("QUEUEDESK_WEB_IMAGE_ORIGINS", image_server)
+    async with aclosing(ImageFetcher()) as fetcher:
+        assert await fetcher.fetch(f"{image_server}/good.png") == PNG
+        assert "not a public address" in await reason(fetcher, "http://10.0.0.1/p.png")

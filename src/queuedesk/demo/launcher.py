@@ -178,7 +178,9 @@ def run_demo(args: argparse.Namespace) -> int:
             from queuedesk.web import serve_web
 
             print(keys_text(url), file=sys.stderr)
-            return serve_web("127.0.0.1", args.web_port, demo_url=url)
+            side = files.read_state().get("side_base")  # the demo's pictures, on loopback
+            images = [side] if isinstance(side, str) and side else None
+            return serve_web("127.0.0.1", args.web_port, demo_url=url, image_origins=images)
         return open_app(url, args.role)
     finally:
         if service is not None:

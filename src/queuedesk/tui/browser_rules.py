@@ -7,6 +7,8 @@ import os
 from urllib.parse import urlsplit
 
 ALLOWED_SERVERS_VARIABLE = "QUEUEDESK_WEB_ALLOWED_SERVERS"  # space-separated addresses
+# Image servers the operator trusts although they are not public (the demo's picture server).
+IMAGE_ORIGINS_VARIABLE = "QUEUEDESK_WEB_IMAGE_ORIGINS"
 
 
 class ServerNotAllowed(Exception):
@@ -40,3 +42,9 @@ def check_allowed(url: str) -> None:
         f"In the browser this app connects only to the servers its operator allows ({listing}). "
         "Ask them to add yours with `queuedesk web --allow-server URL`."
     )
+
+
+def trusted_image_origin(url: str) -> bool:
+    """Whether images at `url` come from a server the operator named (fetched without the guard)."""
+    named = {origin(server) for server in os.environ.get(IMAGE_ORIGINS_VARIABLE, "").split()}
+    return bool(origin(url)) and origin(url) in named
