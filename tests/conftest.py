@@ -24,6 +24,7 @@ from tests.support.tiers import mark_tiers
 _names = itertools.count(1)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tiers by convention (tests.support.tiers): slow, postgres, tmux, browser."""
     mark_tiers(items)
