@@ -3,7 +3,6 @@ wrong, against a real `queuedesk serve`. A burst is every key in the app's queue
 terminal driver hands over what a fast typist (or an SSH link after a stall) delivers."""
 
 import httpx
-import pytest
 from textual.pilot import Pilot
 
 from queuedesk.tui.app import QueueDeskApp
@@ -67,7 +66,6 @@ async def submitted(app: QueueDeskApp, pilot: Pilot, clock: ManualClock) -> None
     await settle(app, pilot)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25: fixed in the next commits")
 async def test_a_task_that_arrives_on_the_waiting_screen_has_its_first_field_focused(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
@@ -87,7 +85,6 @@ async def test_a_task_that_arrives_on_the_waiting_screen_has_its_first_field_foc
     assert values_sent(admin, org_id, queue, "kind") == {new: ("red",)}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25: fixed in the next commits")
 async def test_keys_after_a_tab_in_a_burst_go_to_the_field_the_tab_went_to(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
@@ -102,7 +99,6 @@ async def test_keys_after_a_tab_in_a_burst_go_to_the_field_the_tab_went_to(
     assert values_sent(admin, org_id, queue, "kind", "priority", "note") == {first: ("red", "high", "note")}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25: fixed in the next commits")
 async def test_the_form_never_freezes_after_a_burst_with_a_letter_key_in_it(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
@@ -121,7 +117,6 @@ async def test_the_form_never_freezes_after_a_burst_with_a_letter_key_in_it(
     assert values_sent(admin, org_id, queue, "kind", "note") == {first: ("blue", "sure")}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25: fixed in the next commits")
 async def test_text_typed_and_submitted_in_one_burst_is_sent_whole(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
@@ -136,7 +131,6 @@ async def test_text_typed_and_submitted_in_one_burst_is_sent_whole(
     assert values_sent(admin, org_id, queue, "note") == {first: ("race text after error",)}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25: fixed in the next commits")
 async def test_a_second_enter_right_after_a_submit_never_submits_the_next_task(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
@@ -158,7 +152,6 @@ async def test_a_second_enter_right_after_a_submit_never_submits_the_next_task(
     assert values_sent(admin, org_id, queue, "kind") == {first: ("red",)}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25: fixed in the next commits")
 async def test_undo_keeps_what_was_typed_on_the_next_task_as_its_draft(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
@@ -180,7 +173,6 @@ async def test_undo_keeps_what_was_typed_on_the_next_task_as_its_draft(
         await submitted(app, pilot, clock)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25: fixed in the next commits")
 async def test_a_submit_before_the_claim_ahead_has_come_shows_the_next_task_never_the_one_sent(
     clock: ManualClock, server: ServerProcess, admin: httpx.Client, org_id: int
 ) -> None:
@@ -214,7 +206,6 @@ async def test_a_submit_before_the_claim_ahead_has_come_shows_the_next_task_neve
     assert task_on_server(admin, org_id, queue, ids[3])["status"] == "in_progress"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25: fixed in the next commits")
 async def test_the_connect_screen_takes_the_api_key_typed_and_submitted_in_one_burst(
     server: ServerProcess,
 ) -> None:

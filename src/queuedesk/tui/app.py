@@ -4,7 +4,7 @@ import gc
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, InvalidThemeError
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
@@ -16,6 +16,7 @@ from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
 from queuedesk.tui.errors import explain
 from queuedesk.tui.journal import Entry, Journal, journal_path
+from queuedesk.tui.keys_read import KeysRead
 from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.session import NeedsOrganization, Session, WrongOrganization, open_session
 from queuedesk.tui.settings import AppSettings, SaveProfile, Target
@@ -53,6 +54,9 @@ class QueueDeskApp(App[None]):
         self.known_queues: list[Queue] = []  # the last list the queues screen saw (for the palette)
         self.outbox: Outbox | None = None  # submissions on their way (servers with claiming only)
         self.outbox_changed_listeners: list[Callable[[], None]] = []
+        self.keys_read = (
+            KeysRead()
+        )  # the last two keys, as the app read them (the work screen's double enter)
         self._failed_at_start: tuple[Target, Exception] | None = None
         self._theme_problem = ""
         if self.settings.theme:
@@ -76,6 +80,11 @@ class QueueDeskApp(App[None]):
         servers' words, and one "[/b]" among them raised MarkupError (then again in the report of it).
         No notification of the app's uses markup; a widget's `notify` comes here too."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self.keys_read.read(event.key, self.clock.now())  # before any binding acts on it
+        await super().on_event(event)
 
     def _load_screen_css(self, screen: Screen[Any]) -> None:
         """Also add a screen's own style files (its `STYLE_FILES`) the first time it is shown.

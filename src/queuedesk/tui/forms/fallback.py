@@ -52,7 +52,8 @@ class FallbackEditor(BlockEditor):
         return "enter new line · esc leaves field" if self.is_text else "JSON · esc leaves field"
 
     def _parsed(self) -> tuple[Any, str | None]:
-        text = self._text
+        areas = self.query(TextArea) if self.editable and self.composed else None
+        text = areas.first().text if areas else self._text  # as the field holds it now
         if not text.strip():
             return None, None
         if self.is_text:

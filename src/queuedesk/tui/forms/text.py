@@ -44,7 +44,8 @@ class TextEditor(InputEditor):
 
     def value(self) -> Any:
         # Text is sent as typed (line breaks and inner spaces kept); only blank text is empty.
-        return self._text if self._text.strip() else None
+        text = self.current_text()
+        return text if text.strip() else None
 
     def set_value(self, value: Any) -> None:
         self._area = self.editable and (self._area or wants_area(shown_text(value)))

@@ -3,11 +3,17 @@
 The next task is claimed ahead (B4 with `exclude`) and its images fetched while the worker is on
 this one, so after a submit it is on screen at once. Submissions wait out a short undo grace in the
 outbox (on disk first); claims held here are heartbeated and given back when the worker leaves.
-A key that arrives while no task is on screen is not applied to anything, and the screen says so.
+Keys (the one mechanism of `tui/ordered_keys.py`): every decision (submit, skip, undo, keep draft,
+leave) is a priority binding, read in the order typed; it takes the focus away at once and acts once
+the fields have handled every key typed before it (`after_keys`). A key typed after it, before the
+next task is painted, reaches the screen and is refused out loud; the next task's first field takes
+the focus once it is painted. A second `enter` within `DOUBLE_ENTER_SECONDS` of a submit is refused
+too, though the next task may already be there: it was meant for the task just sent.
 """
 
 import contextlib
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
@@ -16,6 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Footer, Input, LoadingIndicator, Static, TextArea
 
 from queuedesk.api import errors
@@ -23,6 +30,7 @@ from queuedesk.api.models import AssignedTask, Queue, QueueDetail
 from queuedesk.tui.clock import Cancellable, duration
 from queuedesk.tui.forms.base import BlockEditor
 from queuedesk.tui.forms.form import TaskForm
+from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.journal import Entry
 from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.screens.base import AppScreen, styles
@@ -32,6 +40,8 @@ SELECTION_TYPES = ("single_selection", "multiple_selection", "binary")
 IDLE_AFTER_SECONDS = 120
 EMPTY_POLL_SECONDS = 5.0
 MIN_HEARTBEAT_SECONDS = 5.0
+DOUBLE_ENTER_SECONDS = 0.3
+CHOICE_KEYS = (*"1234567890", "y", "n")
 
 
 def held_message(task_id: int) -> str:
@@ -44,24 +54,39 @@ def retried_message(task_id: int) -> str:
 
 class WorkScreen(AppScreen):
     STYLE_FILES: ClassVar = styles("editing.tcss", "forms.tcss")
+    # Priority bindings: they act in the order the keys were typed (see the module's docstring).
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "submit", "Submit", id="work.submit"),
-        Binding("ctrl+j", "submit", "Submit", show=False, priority=True, id="work.submit_anywhere"),
-        Binding("s", "skip", "Skip", id="work.skip"),
-        Binding("u", "undo", "Undo", id="work.undo"),
-        Binding("z", "zoom", "Image", id="work.zoom"),
-        Binding("o", "open_image", "Open image", show=False, id="work.open_image"),
-        Binding("ctrl+s", "release_draft", "Keep draft", id="work.release_draft"),
+        Binding("enter", "submit", "Submit", priority=True, id="work.submit"),
+        Binding("ctrl+j", "submit_anywhere", "Submit", show=False, priority=True, id="work.submit_anywhere"),
+        Binding("s", "skip", "Skip", priority=True, id="work.skip"),
+        Binding("u", "undo", "Undo", priority=True, id="work.undo"),
+        Binding("z", "zoom", "Image", priority=True, id="work.zoom"),
+        Binding("o", "open_image", "Open image", show=False, priority=True, id="work.open_image"),
+        Binding("ctrl+s", "release_draft", "Keep draft", priority=True, id="work.release_draft"),
         Binding(
-            "ctrl+t", "toggle_submit_on_choice", "Submit on choice", show=False, id="work.submit_on_choice"
+            "ctrl+t",
+            "toggle_submit_on_choice",
+            "Submit on choice",
+            show=False,
+            priority=True,
+            id="work.submit_on_choice",
         ),
         # The same actions from inside a text field, where letters are text.
         # (Actions of their own: `check_action` turns the letters' off inside a field, not these.)
-        Binding("f6", "anywhere('skip')", "Skip", show=False, id="work.skip_anywhere"),
-        Binding("f7", "anywhere('undo')", "Undo", show=False, id="work.undo_anywhere"),
-        Binding("f8", "anywhere('zoom')", "Image", show=False, id="work.zoom_anywhere"),
-        Binding("f9", "anywhere('open_image')", "Open image", show=False, id="work.open_image_anywhere"),
-        Binding("escape", "leave", "Back", id="work.back"),
+        Binding("f6", "anywhere('skip')", "Skip", show=False, priority=True, id="work.skip_anywhere"),
+        Binding("f7", "anywhere('undo')", "Undo", show=False, priority=True, id="work.undo_anywhere"),
+        Binding("f8", "anywhere('zoom')", "Image", show=False, priority=True, id="work.zoom_anywhere"),
+        Binding(
+            "f9",
+            "anywhere('open_image')",
+            "Open image",
+            show=False,
+            priority=True,
+            id="work.open_image_anywhere",
+        ),
+        Binding("escape", "escape", "Back", priority=True, id="work.back"),
+        # With "submit on choice" the choosing key is the submitting key (`check_action` says when).
+        *[Binding(key, f"choice_key('{key}')", show=False, priority=True) for key in CHOICE_KEYS],
     ]
 
     def __init__(self, queue: Queue) -> None:
@@ -86,10 +111,14 @@ class WorkScreen(AppScreen):
         self.last_key_at: datetime | None = None
         self.started_at: datetime | None = None
         self.message = ""
-        self.refused: tuple[int, list[str]] | None = None  # keys not applied (the gate's hold, the keys)
+        self.refusal = ""  # the last key refused (no task on screen for it), until the next decision
+        self.drafts: dict[int, dict[str, Any]] = {}  # what was typed on a task undo put back aside
+        self.submitted_at: datetime | None = None  # when the last submitting key was read
+        self._choice_by_key = False  # a choice key submits: its `Chosen` message is no second submit
         self.paused = False  # a modal (the image full screen, help) covers the screen
         self.submit_on_choice = False
         self.had_images = False
+        self._refocus: Widget | None = None  # the field a decision took the focus from
         self._heartbeat: Cancellable | None = None
         self._poll: Cancellable | None = None
 
@@ -254,26 +283,22 @@ class WorkScreen(AppScreen):
                 fetcher.prefetch(value)
 
     def _show(self, task: AssignedTask, values: dict[str, Any] | None = None) -> None:
+        """Put `task` on screen; it takes keys once painted (`_painted`), those before are refused."""
         assert self.detail is not None
         self._stop_polling()
+        self._set_ready(False)
         self.current = task
-        data = {**task.data, **(values or {})}
+        draft = self.drafts.pop(task.id, None)
+        data = {**task.data, **(draft or {}), **(values or {})}
         self._drop_loading()
         self.query_one("#work-waiting").display = False
         form = self.form
         if form is None:
             form = TaskForm(self.detail.data, data, mode="work")
-            form.key_gate.enabled = True
-            form.key_gate.transition_keys = self._transition_keys()
-            form.key_gate.freeze_on_choice = self._submits_on_choice(form)
-            self.query_one("#work-body").mount(form)
-            self.call_after_refresh(self._first_paint)  # keys wait until the form is there
+            self.run_worker(self._paint_once_mounted(self.query_one("#work-body").mount(form), task))
         else:
-            self._set_ready(True)  # first: a disabled form cannot take the focus
-            form.key_gate.hold()  # no key for this task before it is painted
             form.display = True
             form.set_data(data)
-            self._focus_form()
             self.call_after_refresh(self._painted, task)
         self._count_time()  # what ran until now belonged to the task before
         self.task_seconds = 0.0
@@ -289,45 +314,16 @@ class WorkScreen(AppScreen):
         for indicator in self.query("#work-loading"):
             indicator.remove()
 
-    def _transition_keys(self) -> set[str]:
-        """The keys that end the task on screen (submit, skip, keep draft): the form freezes at them."""
-        ends = ("submit", "skip", "release_draft", "anywhere('skip')")
-        return {
-            key
-            for key, bindings in self._bindings.key_to_bindings.items()
-            if any(binding.action in ends and not binding.priority for binding in bindings)
-        }
+    async def _paint_once_mounted(self, mounting: Awaitable[object], task: AssignedTask) -> None:
+        await mounting  # the form's fields exist: the first one can take the focus
+        self.call_after_refresh(self._painted, task)
 
     def _painted(self, task: AssignedTask) -> None:
-        form = self.form
-        if form is not None and self.current is task:
-            form.key_gate.release()
-
-    def _gate_values(self, form: TaskForm) -> dict[str, Any] | None:
-        """The values as they were at the key being handled (frozen by the form at that key), or the
-        form's now; None when the form holds its keys for another reason (the task is not painted)."""
-        gate = form.key_gate
-        snapshot = gate.take_snapshot()
-        if snapshot is not None:
-            return snapshot
-        return None if gate.held else form.values()
-
-    @on(TaskForm.KeyRefused)
-    def _key_refused(self, event: TaskForm.KeyRefused) -> None:
-        event.stop()
-        keys = self.refused[1] if self.refused and self.refused[0] == event.hold else []
-        self.refused = (event.hold, [*keys, event.key])
-        self._show_status()
-
-    def _forget_refused(self, form: TaskForm) -> None:
-        """A transition key taken: the keys refused before it are old news (not those refused
-        during the hold it began, which may be reported before or after this)."""
-        if self.refused and self.refused[0] < form.key_gate.holds:
-            self.refused = None
-
-    def _first_paint(self) -> None:
-        self._focus_form()
+        """The task is on screen: from now on keys are for it; its first field has the focus."""
+        if self.current is not task or self.leaving:
+            return
         self._set_ready(True)
+        self._focus_form()
         self.refresh_bindings()
 
     def _focus_form(self) -> None:
@@ -346,6 +342,25 @@ class WorkScreen(AppScreen):
         self.ready = ready
         if not ready:
             self.set_focus(None)
+
+    def _decide(self, then: Callable[[], object]) -> None:
+        """A decision key was read: keys typed after it are not for this task (the focus goes), and
+        `then` runs once the fields have handled every key typed before it."""
+        self._refocus = self.focused
+        self.refusal = ""
+        self._set_ready(False)
+        self.after_keys(then)
+
+    def _resume(self) -> None:
+        """A decision that did not end the task (refused values, nothing to undo): keys for it again."""
+        if self.current is None or self.leaving:
+            return
+        self.ready = True
+        back = self._refocus
+        if back is not None and back.is_attached and back.focusable:
+            self.set_focus(back)
+        else:
+            self._focus_form()
 
     # --- heartbeats --------------------------------------------------------------------------------
 
@@ -391,20 +406,35 @@ class WorkScreen(AppScreen):
     # --- keys --------------------------------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
+        # Keys reach the screen itself while no field has the focus: no task is on screen to take them.
         self._worker_active()
-        bound = self.active_bindings.get(event.key)
-        if bound is not None and bound.binding.action == "undo":
-            return  # undo acts on the last submission, not on a task on screen: also while waiting
         if not self.ready and (event.is_printable or event.key == "enter") and not self.leaving:
             event.stop()
             event.prevent_default()
-            self.message = f"“{event.key}” was not applied: no task was on screen yet."
+            self.refusal = f"“{event.key}” was not applied: no task was on screen yet."
             self._show_status()
 
     def _in_text_field(self) -> bool:
         return isinstance(self.focused, Input | TextArea)
 
+    def _choice_editor(self) -> OptionsEditor | None:
+        """The editor a choice key submits from ("submit on choice": the task's one selection)."""
+        form, focused = self.form, self.focused
+        if form is None or not self.ready or not isinstance(focused, OptionsEditor):
+            return None
+        if not self._submits_on_choice(form) or focused.filtering or focused.count > 10:
+            return None
+        return focused
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action.startswith("keys_"):
+            return super().check_action(action, parameters)
+        if action == "choice_key":
+            editor = self._choice_editor()
+            return editor is not None and editor.takes_key(str(parameters[0]))
+        if action == "submit" and isinstance(self.focused, TextArea | Input):
+            # A new line in a multi-line field; the options' filter picks with enter. (ctrl+j submits.)
+            return not (isinstance(self.focused, TextArea) or self.focused.has_class("option-filter"))
         if action in ("zoom", "open_image") or (
             action == "anywhere" and parameters and parameters[0] in ("zoom", "open_image")
         ):
@@ -417,7 +447,7 @@ class WorkScreen(AppScreen):
     def action_anywhere(self, action: str) -> None:
         """f6 to f9: the single-letter actions, also from inside a text field."""
         {
-            "skip": self.action_skip,
+            "skip": lambda: self.action_skip("Skip"),
             "undo": self.action_undo,
             "zoom": self.action_zoom,
             "open_image": self.action_open_image,
@@ -428,14 +458,45 @@ class WorkScreen(AppScreen):
         if not self.ready or form is None or task is None:
             self._not_applied("Enter")
             return
-        values = self._gate_values(form)
-        if values is None:
-            self._not_applied("Enter")
+        now = self.clock.now()
+        if self.submitted_at is not None and self.qd.keys_read.repeated_within("enter", DOUBLE_ENTER_SECONDS):
+            self.message = (
+                f"Enter again within {DOUBLE_ENTER_SECONDS:g} s of a submit: not applied to task {task.id}."
+            )
+            self._show_status()
             return
-        self._forget_refused(form)
+        self.submitted_at = now
+        self._decide(lambda: self._submit(form, task))
+
+    def action_submit_anywhere(self) -> None:
+        """ctrl+j: submit, also from a multi-line field (where enter is a new line)."""
+        self.action_submit()
+
+    def action_choice_key(self, key: str) -> None:
+        editor, form, task = self._choice_editor(), self.form, self.current
+        if editor is None or form is None or task is None:
+            return
+
+        def choose_and_submit() -> None:
+            if self.current is not task:
+                return
+            self._choice_by_key = True
+            editor.type_key(key)
+            self.submitted_at = self.clock.now()
+            self._submit(form, task)
+
+        self._decide(choose_and_submit)
+
+    def _submit(self, form: TaskForm, task: AssignedTask) -> None:
+        """Send `task` with the form's values as every key typed before the submit left them."""
+        if self.current is not task or self.leaving:
+            return
+        form.commit_keys()
+        values = form.values()
         problems = form.problems()
         if problems:
-            form.key_gate.release()
+            self.submitted_at = None
+            self._resume()
             form.show_problems(problems)
             missing = form.missing_required()
             self.message = (
@@ -458,38 +519,51 @@ class WorkScreen(AppScreen):
 
     def _not_applied(self, key: str) -> None:
         """A key for the task on screen while there is none: said out loud, never dropped silently."""
-        self.message = f"{key} was not applied: no task was on screen yet."
+        self.refusal = f"{key} was not applied: no task was on screen yet."
         self._show_status()
 
     def action_undo(self) -> None:
+        self._decide(self._undo)
+
+    def _undo(self) -> None:
+        if self.leaving:
+            return
         if self.last_submission is None:
             self.message = "Nothing to undo."
             self._show_status()
+            self._resume()
             return
         entry_id, task = self.last_submission
         entry = self._outbox.undo(entry_id)
         if entry is None:
             self.message = f"Too late to undo: task {task.id} was already sent."
             self._show_status()
+            self._resume()
             return
         self.last_submission = None
         self.done -= 1
         spent = self.seconds_of.pop(entry.id, 0.0)
         self.seconds_done -= spent
         if self.current is not None:
+            entered = self._entered()
+            if entered is not None:  # kept for when it comes back, right after this one
+                self.drafts[self.current.id] = entered
             self.ahead.insert(0, self.current)
         self._show(task, entry.data)
         self.task_seconds = spent  # the clock goes on where it stopped
         self.message = f"Task {task.id} is back, with what you chose."
         self._show_status()
 
-    def action_skip(self) -> None:
-        task, form = self.current, self.form
-        if not self.ready or task is None or (form is not None and self._gate_values(form) is None):
-            self._not_applied("Skip")
+    def action_skip(self, key: str = "“s”") -> None:
+        task = self.current
+        if not self.ready or task is None:
+            self._not_applied(key)
             return
-        if form is not None:
-            self._forget_refused(form)
+        self._decide(lambda: self._skip(task))
+
+    def _skip(self, task: AssignedTask) -> None:
+        if self.current is not task or self.leaving:
+            return
         self.skipped += 1
         self.message = f"Skipped task {task.id}: it goes back to the queue."
         self.current = None
@@ -498,12 +572,16 @@ class WorkScreen(AppScreen):
 
     def action_release_draft(self) -> None:
         task, form = self.current, self.form
-        draft = self._gate_values(form) if self.ready and form is not None else None
-        if task is None or draft is None:
+        if not self.ready or task is None or form is None:
             self._not_applied("Ctrl+s")
             return
-        if form is not None:
-            self._forget_refused(form)
+        self._decide(lambda: self._release_draft(task, form))
+
+    def _release_draft(self, task: AssignedTask, form: TaskForm) -> None:
+        if self.current is not task or self.leaving:
+            return
+        form.commit_keys()
+        draft = form.values()
         self.skipped += 1
         self.message = f"Task {task.id} given back with your draft kept on it."
         self.current = None
@@ -567,9 +645,6 @@ class WorkScreen(AppScreen):
 
     def action_toggle_submit_on_choice(self) -> None:
         self.submit_on_choice = not self.submit_on_choice
-        form = self.form
-        if form is not None:
-            form.key_gate.freeze_on_choice = self._submits_on_choice(form)
         self.message = f"Submit on choice {'on' if self.submit_on_choice else 'off'}."
         self._show_status()
 
@@ -579,9 +654,12 @@ class WorkScreen(AppScreen):
 
     @on(BlockEditor.Chosen)
     def _chosen(self, event: BlockEditor.Chosen) -> None:
+        if self._choice_by_key:  # the choice key submitted already (`action_choice_key`)
+            self._choice_by_key = False
+            return
         form = self.form
-        if form is not None and form.key_gate.freeze_on_choice:
-            self.action_submit()  # with the values frozen at the choice
+        if form is not None and self.submit_on_choice and self._submits_on_choice(form):
+            self.action_submit()  # a choice by other means (a click, more than ten options)
 
     def _image_url(self) -> str | None:
         form = self.form
@@ -609,6 +687,17 @@ class WorkScreen(AppScreen):
             open_externally(url)
         except ImageUnavailable as exc:
             self.notify(exc.reason, title="Cannot open the image", severity="warning")
+
+    def action_escape(self) -> None:
+        """`escape`: out of a text field (to the form), out of the options' filter, else back."""
+        form = self.form
+        focused = self.focused
+        if form is not None and self.ready and form.leave_field():
+            return
+        if isinstance(focused, OptionsEditor) and focused.filtering:
+            self.run_worker(focused.close_filter(), exit_on_error=False)
+            return
+        self._decide(lambda: self.run_worker(self.action_leave(), group="work-leave", exit_on_error=False))
 
     async def action_leave(self) -> None:
         await self.leave()
@@ -643,7 +732,7 @@ class WorkScreen(AppScreen):
     def _entered(self) -> dict[str, Any] | None:
         """What the worker entered on the task on screen (as `ctrl+s` keeps it), None when nothing."""
         form, task = self.form, self.current
-        if form is None or task is None or not self.ready:
+        if form is None or task is None or self.query("#work-loading"):
             return None
         values = form.values()
         if values == {block_id: task.data.get(block_id) for block_id in values}:
@@ -732,11 +821,7 @@ class WorkScreen(AppScreen):
             parts.append("submit on choice")
         line = Content(" · ").join(parts)  # the queue's name and the message are never markup
         self._update_held_message()
-        message = self.message
-        if self.refused:
-            keys = ", ".join(f"“{key}”" for key in self.refused[1])
-            refused = f"{keys} ignored: typed before this task showed."
-            message = f"{message} {refused}" if message else refused
+        message = " ".join(part for part in (self.message, self.refusal) if part)
         if message:
             line += f"\n{message}"
         self.query_one("#work-status", Static).update(line)
