@@ -79,6 +79,8 @@ class FallbackEditor(BlockEditor):
         self._raw = value
         self._text = "" if value is None else shown_value(value)
         if self.composed:
+            for area in self.query(TextArea):  # read before the recompose is done
+                area.text = self._text
             self.refresh(recompose=True)
         self.value_changed()
 

@@ -216,6 +216,8 @@ class TaskForm(Widget):
     def on_key(self, event: events.Key) -> None:
         if event.key == "escape" and self.leave_field():
             event.stop()
+        elif event.key in ("tab", "shift+tab") and self.focus_step(1 if event.key == "tab" else -1):
+            event.stop()  # on a screen without `KeysInOrder` (whose priority `tab` asks `focus_step`)
 
     def leave_field(self) -> bool:
         """`escape` in a text field of the form: the focus goes to the form itself; False elsewhere."""

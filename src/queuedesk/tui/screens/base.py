@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from textual import events
+from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen, ScreenResultType
 from textual.widget import Widget
@@ -111,17 +112,15 @@ class KeysInOrder(Screen[ScreenResultType]):
             return 0
         return step
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "keys_next_on_enter":
-            return self.focus_step_for("enter") != 0
-        if action == "keys_focus_step":
-            return self.focus_step_for("tab") != 0
-        return True
-
+    # Not `check_action`: screens override it, and a binding it turns off is still shown as one.
     def action_keys_focus_step(self, step: int) -> None:
+        if self.focus_step_for("tab") == 0:
+            raise SkipAction()  # the key goes on to the focused widget (a TextArea indenting)
         self.move_focus(step)
 
     def action_keys_next_on_enter(self) -> None:
+        if self.focus_step_for("enter") == 0:
+            raise SkipAction()  # the key goes its usual way: the screen's own `enter`, the widget's
         self.move_focus(1)
 
     def move_focus(self, step: int) -> None:

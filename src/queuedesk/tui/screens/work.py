@@ -11,23 +11,20 @@ the focus once it is painted. A second `enter` within `DOUBLE_ENTER_SECONDS` of 
 too, though the next task may already be there: it was meant for the task just sent.
 """
 
-import contextlib
-import uuid
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Footer, Input, LoadingIndicator, Static, TextArea
 
 from queuedesk.api import errors
 from queuedesk.api.models import AssignedTask, Queue, QueueDetail
-from queuedesk.tui.clock import Cancellable, duration
+from queuedesk.tui.clock import Cancellable
 from queuedesk.tui.forms.base import BlockEditor
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.forms.options import OptionsEditor
@@ -35,9 +32,10 @@ from queuedesk.tui.journal import Entry
 from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.screens.base import AppScreen, styles
 from queuedesk.tui.widgets.context_bar import ContextBar
+from queuedesk.tui.widgets.work_status import WorkStatus
+from queuedesk.tui.work_session import WorkSession
 
 SELECTION_TYPES = ("single_selection", "multiple_selection", "binary")
-IDLE_AFTER_SECONDS = 120
 EMPTY_POLL_SECONDS = 5.0
 MIN_HEARTBEAT_SECONDS = 5.0
 DOUBLE_ENTER_SECONDS = 0.3
@@ -93,29 +91,12 @@ class WorkScreen(AppScreen):
         super().__init__()
         self.queue = queue
         self.detail: QueueDetail | None = None
-        self.current: AssignedTask | None = None
-        self.ahead: list[AssignedTask] = []
-        # Tasks given back from here (skip, keep draft): never claimed again by this screen by itself;
-        # those whose release is still on its way are `releasing`.
-        self.given_back: list[int] = []
-        self.releasing: set[int] = set()
+        self._work: WorkSession | None = None
         self.ready = False
-        self.leaving = False
-        self.last_submission: tuple[str, AssignedTask] | None = None
-        self.done = 0
-        self.skipped = 0
-        self.seconds_done = 0.0
-        self.seconds_of: dict[str, float] = {}  # each held submission's time on its task (undo takes it back)
-        self.task_seconds = 0.0
-        self.tick_at: datetime | None = None
-        self.last_key_at: datetime | None = None
-        self.started_at: datetime | None = None
         self.message = ""
         self.refusal = ""  # the last key refused (no task on screen for it), until the next decision
-        self.drafts: dict[int, dict[str, Any]] = {}  # what was typed on a task undo put back aside
         self.submitted_at: datetime | None = None  # when the last submitting key was read
         self._choice_by_key = False  # a choice key submits: its `Chosen` message is no second submit
-        self.paused = False  # a modal (the image full screen, help) covers the screen
         self.submit_on_choice = False
         self.had_images = False
         self._refocus: Widget | None = None  # the field a decision took the focus from
@@ -127,12 +108,11 @@ class WorkScreen(AppScreen):
         with Vertical(id="work-body"):
             yield LoadingIndicator(id="work-loading")
             yield Static("", id="work-waiting", markup=False)
-        yield Static("", id="work-status")
+        yield WorkStatus("", id="work-status")
         yield Footer()
 
     def on_mount(self) -> None:
         self.submit_on_choice = self.qd.settings.submit_on_choice
-        self.started_at = self.tick_at = self.last_key_at = self.clock.now()
         self.query_one("#work-waiting").display = False
         self.qd.outbox_changed_listeners.append(self._show_status)
         self._tick()
@@ -153,6 +133,36 @@ class WorkScreen(AppScreen):
         return outbox
 
     @property
+    def work_session(self) -> WorkSession:
+        """The tasks held and the counts, without the screen (`tui/work_session.py`)."""
+        if self._work is None:
+            self._work = WorkSession(
+                self.session.client, self.queue.id, self.queue.name, self._outbox, self.clock.now()
+            )
+        return self._work
+
+    @property
+    def current(self) -> AssignedTask | None:
+        """The task on screen (or being put there)."""
+        return self.work_session.current
+
+    @current.setter
+    def current(self, task: AssignedTask | None) -> None:
+        self.work_session.current = task
+
+    @property
+    def ahead(self) -> list[AssignedTask]:
+        return self.work_session.ahead
+
+    @property
+    def last_submission(self) -> tuple[str, AssignedTask] | None:
+        return self.work_session.last_submission
+
+    @property
+    def leaving(self) -> bool:
+        return self._work is not None and self._work.leaving
+
+    @property
     def form(self) -> TaskForm | None:
         found = self.query(TaskForm)
         return found.first() if found else None
@@ -169,29 +179,11 @@ class WorkScreen(AppScreen):
             return
         await self._next()
 
-    def _held_ids(self) -> list[int]:
-        ids = [t.id for t in ([self.current] if self.current else []) + self.ahead]
-        return ids + [i for i in self.qd.outbox_task_ids(self.queue.id) if i not in ids]
-
-    async def _claim(self) -> tuple[AssignedTask | None, int]:
-        for _ in range(3):
-            held = self._held_ids()
-            given_back = [i for i in reversed(self.given_back) if i not in held]  # the latest first
-            claim = await self.session.client.claim_next(self.queue.id, exclude=(held + given_back)[:10])
-            task = claim.task
-            if task is None or task.id not in self.given_back:
-                return task, claim.held_by_others
-            # Given back here (more than ten to exclude): not shown again. A claim made after the
-            # release is ours now and goes back; one from before goes with the release under way.
-            if task.id not in self.releasing:
-                with contextlib.suppress(errors.QueueDeskError):
-                    await self.session.client.release(self.queue.id, task.id)
-        return None, 0
-
     def _advance(self) -> None:
         """The next task: at once when it was claimed ahead, else claimed now (keys wait meanwhile)."""
-        if self.ahead:
-            self._show(self.ahead.pop(0))
+        task = self.work_session.take_ahead()
+        if task is not None:
+            self._show(task)
             self._prefetch()
         else:
             self._set_ready(False)
@@ -200,31 +192,28 @@ class WorkScreen(AppScreen):
     async def _next(self) -> None:
         """Show the task claimed ahead, or claim one; then claim the one after it."""
         self._set_ready(False)
-        if self.ahead:
-            self._show(self.ahead.pop(0))
-        else:
-            try:
-                task, held = await self._claim()
-            except errors.Conflict as exc:
-                if exc.code == "claim_limit":
-                    # Our own claims fill the limit: finish the ones waiting in the outbox first.
-                    task, held = None, 0
-                    self.message = "Waiting for your last submissions to reach the server…"
-                else:
-                    raise
-            except Exception as exc:
-                self._wait(f"Could not claim a task: {exc}. Retrying in a few seconds.")
-                self.qd.report(exc, doing="Claiming a task")
-                return
-            if task is None:
-                if held:
-                    self._wait(
-                        f"All {held} open tasks are being worked on by others. Waiting for one to come back…"
-                    )
-                else:
-                    self._wait("The queue is empty. New tasks will show here as soon as they arrive.")
-                return
-            self._show(task)
+        try:
+            task, held = await self.work_session.next_task()
+        except errors.Conflict as exc:
+            if exc.code == "claim_limit":
+                # Our own claims fill the limit: finish the ones waiting in the outbox first.
+                task, held = None, 0
+                self.message = "Waiting for your last submissions to reach the server…"
+            else:
+                raise
+        except Exception as exc:
+            self._wait(f"Could not claim a task: {exc}. Retrying in a few seconds.")
+            self.qd.report(exc, doing="Claiming a task")
+            return
+        if task is None:
+            if held:
+                self._wait(
+                    f"All {held} open tasks are being worked on by others. Waiting for one to come back…"
+                )
+            else:
+                self._wait("The queue is empty. New tasks will show here as soon as they arrive.")
+            return
+        self._show(task)
         self._prefetch()
 
     def _wait(self, text: str) -> None:
@@ -250,26 +239,12 @@ class WorkScreen(AppScreen):
         if self.current is None and not self.leaving:
             self.run_worker(self._next(), group="work-open", exclusive=True, exit_on_error=False)
 
-    @work(exclusive=True, group="work-prefetch", exit_on_error=False)
+    @work(group="work-prefetch", exit_on_error=False)
     async def _prefetch(self) -> None:
-        if self.ahead or self.leaving:
-            return
-        last = self.last_submission[0] if self.last_submission else None
-        await self._outbox.send_held_now(keep=last)
-        try:
-            task, _held = await self._claim()
-        except errors.QueueDeskError:
-            return  # claiming ahead is a nicety; the next submit claims in the open
-        if task is None:
-            return
-        if self.leaving:  # claimed while the worker was leaving: not held by anyone here
-            with contextlib.suppress(errors.QueueDeskError):
-                await self.session.client.release(self.queue.id, task.id)
-            return
-        if self.current is not None and task.id == self.current.id:
-            return
-        self.ahead.append(task)
-        self._warm_images(task)
+        # Not exclusive: a claim cancelled half way may leave a task claimed that nobody here knows of.
+        task = await self.work_session.claim_ahead()
+        if task is not None:
+            self._warm_images(task)
 
     def _warm_images(self, task: AssignedTask) -> None:
         if self.detail is None:
@@ -282,14 +257,14 @@ class WorkScreen(AppScreen):
             if block.type == "image" and isinstance(value, str) and value:
                 fetcher.prefetch(value)
 
-    def _show(self, task: AssignedTask, values: dict[str, Any] | None = None) -> None:
-        """Put `task` on screen; it takes keys once painted (`_painted`), those before are refused."""
+    def _show(self, task: AssignedTask, values: dict[str, Any] | None = None, seconds: float = 0.0) -> None:
+        """Put `task` on screen (`seconds` already spent on it); it takes keys once painted
+        (`_painted`), those before are refused."""
         assert self.detail is not None
         self._stop_polling()
         self._set_ready(False)
-        self.current = task
-        draft = self.drafts.pop(task.id, None)
-        data = {**task.data, **(draft or {}), **(values or {})}
+        draft = self.work_session.shown(task, self.clock.now(), seconds)
+        data = {**task.data, **draft, **(values or {})}
         self._drop_loading()
         self.query_one("#work-waiting").display = False
         form = self.form
@@ -300,8 +275,6 @@ class WorkScreen(AppScreen):
             form.display = True
             form.set_data(data)
             self.call_after_refresh(self._painted, task)
-        self._count_time()  # what ran until now belonged to the task before
-        self.task_seconds = 0.0
         self._schedule_heartbeat()
         has_images = bool(form.image_urls())
         if has_images != self.had_images:
@@ -367,41 +340,27 @@ class WorkScreen(AppScreen):
     def _schedule_heartbeat(self) -> None:
         if self._heartbeat is not None:
             self._heartbeat.stop()
-        task = self.current
-        if task is None or task.assignment.lease_expires_at is None:
-            return
-        left = (task.assignment.lease_expires_at - self.clock.now()).total_seconds()
-        self._heartbeat = self.clock.call_later(self, max(MIN_HEARTBEAT_SECONDS, left / 3), self._beat)
+        delay = self.work_session.heartbeat_delay(self.clock.now(), MIN_HEARTBEAT_SECONDS)
+        if delay is not None:
+            self._heartbeat = self.clock.call_later(self, delay, self._beat)
 
     def _beat(self) -> None:
         self._heartbeat = None
         self.run_worker(self._renew(), group="work-heartbeat", exit_on_error=False)
 
     async def _renew(self) -> None:
-        client = self.session.client
-        for task in [t for t in [self.current, *self.ahead] if t is not None]:
-            try:
-                task.assignment = await client.heartbeat(self.queue.id, task.id)
-            except (errors.Conflict, errors.NotFound):
-                await self._lost(task)
-            except errors.QueueDeskError:
-                pass  # the network: try again at the next beat, the lease has room
+        for task in await self.work_session.renew():
+            if self.current is task:
+                self.notify(
+                    f"Task {task.id} is no longer yours (its lease ran out and someone else took it, "
+                    "or it was flushed). Here is the next one.",
+                    title="Task lost",
+                    severity="warning",
+                    timeout=8,
+                )
+                self.current = None
+                await self._next()
         self._schedule_heartbeat()
-
-    async def _lost(self, task: AssignedTask) -> None:
-        if task in self.ahead:
-            self.ahead.remove(task)
-            return
-        if self.current is task:
-            self.notify(
-                f"Task {task.id} is no longer yours (its lease ran out and someone else took it, "
-                "or it was flushed). Here is the next one.",
-                title="Task lost",
-                severity="warning",
-                timeout=8,
-            )
-            self.current = None
-            await self._next()
 
     # --- keys --------------------------------------------------------------------------------------
 
@@ -427,8 +386,6 @@ class WorkScreen(AppScreen):
         return focused
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action.startswith("keys_"):
-            return super().check_action(action, parameters)
         if action == "choice_key":
             editor = self._choice_editor()
             return editor is not None and editor.takes_key(str(parameters[0]))
@@ -506,15 +463,8 @@ class WorkScreen(AppScreen):
             )
             self._show_status()
             return
-        entry = Entry(str(uuid.uuid4()), self.queue.id, self.queue.name, task.id, values)
-        self._outbox.hold(entry)
-        self.last_submission = (entry.id, task)
-        self._count_time()
-        self.done += 1
-        self.seconds_done += self.task_seconds
-        self.seconds_of[entry.id] = self.task_seconds
+        self.work_session.submit(task, values, self.clock.now())
         self.message = held_message(task.id)
-        self.current = None
         self._advance()
 
     def _not_applied(self, key: str) -> None:
@@ -528,29 +478,19 @@ class WorkScreen(AppScreen):
     def _undo(self) -> None:
         if self.leaving:
             return
-        if self.last_submission is None:
-            self.message = "Nothing to undo."
+        last = self.last_submission
+        back = self.work_session.undo(self._entered())
+        if back is None:
+            self.message = (
+                "Nothing to undo."
+                if last is None
+                else f"Too late to undo: task {last[1].id} was already sent."
+            )
             self._show_status()
             self._resume()
             return
-        entry_id, task = self.last_submission
-        entry = self._outbox.undo(entry_id)
-        if entry is None:
-            self.message = f"Too late to undo: task {task.id} was already sent."
-            self._show_status()
-            self._resume()
-            return
-        self.last_submission = None
-        self.done -= 1
-        spent = self.seconds_of.pop(entry.id, 0.0)
-        self.seconds_done -= spent
-        if self.current is not None:
-            entered = self._entered()
-            if entered is not None:  # kept for when it comes back, right after this one
-                self.drafts[self.current.id] = entered
-            self.ahead.insert(0, self.current)
-        self._show(task, entry.data)
-        self.task_seconds = spent  # the clock goes on where it stopped
+        task, entry, spent = back
+        self._show(task, entry.data, seconds=spent)  # the clock goes on where it stopped
         self.message = f"Task {task.id} is back, with what you chose."
         self._show_status()
 
@@ -564,9 +504,8 @@ class WorkScreen(AppScreen):
     def _skip(self, task: AssignedTask) -> None:
         if self.current is not task or self.leaving:
             return
-        self.skipped += 1
+        self.work_session.counts.skipped += 1
         self.message = f"Skipped task {task.id}: it goes back to the queue."
-        self.current = None
         self._give_back(task, None)
         self._advance()
 
@@ -582,30 +521,21 @@ class WorkScreen(AppScreen):
             return
         form.commit_keys()
         draft = form.values()
-        self.skipped += 1
+        self.work_session.counts.skipped += 1
         self.message = f"Task {task.id} given back with your draft kept on it."
-        self.current = None
         self._give_back(task, draft)
         self._advance()
 
     def _give_back(self, task: AssignedTask, draft: dict[str, Any] | None) -> None:
-        # Noted at once: the claim ahead that follows must not take the task back.
-        if task.id in self.given_back:
-            self.given_back.remove(task.id)
-        self.given_back.append(task.id)
-        self.releasing.add(task.id)
+        self.work_session.give_back(task)  # at once: the claim ahead that follows must not take it back
         self._release_task(task, draft)
 
     @work(group="work-release", exit_on_error=False)
     async def _release_task(self, task: AssignedTask, draft: dict[str, Any] | None) -> None:
         try:
-            await self.session.client.release(self.queue.id, task.id, draft)
-        except (errors.Conflict, errors.NotFound):
-            pass  # no longer ours: nothing to give back
+            await self.work_session.release(task, draft)
         except Exception as exc:
             self.qd.report(exc, doing=f"Giving task {task.id} back")
-        finally:
-            self.releasing.discard(task.id)
 
     @work(group="work-take-back", exit_on_error=False)
     async def take_back(self, entry: Entry) -> None:
@@ -630,13 +560,8 @@ class WorkScreen(AppScreen):
             form = self.form
             if form is not None:
                 await form.remove()
-        if self.current is not None and self.current.id != task.id:
-            self.ahead.insert(0, self.current)
-        self.done = max(0, self.done - 1)
-        spent = self.seconds_of.pop(entry.id, 0.0)
-        self.seconds_done = max(0.0, self.seconds_done - spent)
-        self._show(task, entry.data)
-        self.task_seconds = spent
+        spent = self.work_session.came_back(task, entry)
+        self._show(task, entry.data, seconds=spent)
         form = self.form
         if form is not None:
             self.call_after_refresh(form.show_problems, fields)
@@ -707,27 +632,18 @@ class WorkScreen(AppScreen):
         """Send what waits for the undo grace, and give back every claim held here."""
         if self.leaving:
             return
-        self.leaving = True
-        current, draft = self.current, self._entered()
+        draft = self._entered()
         self._set_ready(False)
-        await self._outbox.send_held_now()
-        client = self.session.client
-        for task in [t for t in [current, *self.ahead] if t is not None]:
-            kept = draft if task is current else None
-            try:
-                await client.release(self.queue.id, task.id, kept)
-            except errors.QueueDeskError as exc:  # else its lease runs out on its own
-                if kept is not None:
-                    self.qd.report(exc, doing=f"Keeping your draft on task {task.id}")
-                continue
-            if kept is not None:
+        for task, problem in await self.work_session.leave(draft):
+            if problem is not None:
+                self.qd.report(problem, doing=f"Keeping your draft on task {task.id}")
+            else:
                 self.notify(
                     f"Task {task.id} given back with what you entered kept as a draft: "
                     "it is filled in again when the task is next opened.",
                     title="Draft kept",
                     timeout=8,
                 )
-        self.current, self.ahead = None, []
 
     def _entered(self) -> dict[str, Any] | None:
         """What the worker entered on the task on screen (as `ctrl+s` keeps it), None when nothing."""
@@ -750,30 +666,24 @@ class WorkScreen(AppScreen):
     def _count_time(self) -> None:
         """Add the time since the last count to the task on screen: not while a modal covers the
         screen, and not past the moment the worker went idle."""
-        now = self.clock.now()
-        if self.tick_at is not None and self.current is not None and not self.paused:
-            end = now
-            if self.last_key_at is not None:
-                end = min(now, self.last_key_at + timedelta(seconds=IDLE_AFTER_SECONDS))
-            self.task_seconds += max(0.0, (end - self.tick_at).total_seconds())
-        self.tick_at = now
+        self.work_session.time.count(self.clock.now(), on_task=self.current is not None)
 
     def _worker_active(self) -> None:
         now = self.clock.now()
         was_idle = self._idle(now)
         self._count_time()  # the idle stretch before this key is not counted
-        self.last_key_at = now
+        self.work_session.time.last_key_at = now
         if was_idle:
             self._show_status()  # "idle" goes at once, not at the next tick
 
     def on_screen_suspend(self) -> None:
         self._count_time()
-        self.paused = True
+        self.work_session.time.paused = True
 
     def on_screen_resume(self) -> None:
         self._count_time()
-        self.paused = False
-        self.last_key_at = self.clock.now()  # the key that closed the modal
+        self.work_session.time.paused = False
+        self.work_session.time.last_key_at = self.clock.now()  # the key that closed the modal
         self._show_status()
 
     @on(TaskForm.Changed)
@@ -782,7 +692,7 @@ class WorkScreen(AppScreen):
         self._worker_active()
 
     def _idle(self, now: datetime) -> bool:
-        return self.last_key_at is not None and (now - self.last_key_at).total_seconds() > IDLE_AFTER_SECONDS
+        return self.work_session.time.idle(now)
 
     def _update_held_message(self) -> None:
         """ "sent in 5 s — u undoes" holds only while the last submission waits for its grace."""
@@ -802,26 +712,11 @@ class WorkScreen(AppScreen):
     def _show_status(self) -> None:
         if not self.is_attached:
             return
-        now = self.clock.now()
-        parts: list[str | Content] = [self.queue.name]
-        if self.current is not None:
-            on_task = "idle" if self._idle(now) else duration(self.task_seconds)
-            parts.append(f"task {self.current.id} · {on_task}")
-        parts.append(f"done {self.done} · skipped {self.skipped}")
-        if self.done:
-            average = self.seconds_done / self.done
-            parts.append(f"avg {average:.1f} s")
-            if self.started_at is not None and (now - self.started_at).total_seconds() >= 60:
-                hours = max((now - self.started_at).total_seconds(), 1) / 3600
-                parts.append(f"{self.done / hours:,.0f}/h")
-        unsent = self.qd.outbox.unsent if self.qd.outbox is not None else 0
-        if unsent:
-            parts.append(Content.styled(f" {unsent} unsent ", "bold reverse"))
-        if self.submit_on_choice:
-            parts.append("submit on choice")
-        line = Content(" · ").join(parts)  # the queue's name and the message are never markup
         self._update_held_message()
-        message = " ".join(part for part in (self.message, self.refusal) if part)
-        if message:
-            line += f"\n{message}"
-        self.query_one("#work-status", Static).update(line)
+        self.query_one(WorkStatus).show(
+            self.work_session,
+            self.clock.now(),
+            unsent=self.qd.outbox.unsent if self.qd.outbox is not None else 0,
+            submit_on_choice=self.submit_on_choice,
+            message=" ".join(part for part in (self.message, self.refusal) if part),
+        )
