@@ -83,7 +83,10 @@ class QueueDeskApp(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
-            self.keys_read.read(event.key, self.clock.now())  # before any binding acts on it
+            self.keys_read.read(event.key, event.time)  # before any binding acts on it
+            refuses = getattr(self.screen, "refuses_key", None)
+            if callable(refuses) and refuses(event):
+                return  # typed before what it would act on was shown (the work screen says so)
         await super().on_event(event)
 
     def _load_screen_css(self, screen: Screen[Any]) -> None:

@@ -29,6 +29,7 @@ from queuedesk.tui.forms.base import BlockEditor
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.journal import Entry
+from queuedesk.tui.keys_read import key_time
 from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.screens.base import AppScreen, styles
 from queuedesk.tui.widgets.context_bar import ContextBar
@@ -39,6 +40,8 @@ SELECTION_TYPES = ("single_selection", "multiple_selection", "binary")
 EMPTY_POLL_SECONDS = 5.0
 MIN_HEARTBEAT_SECONDS = 5.0
 DOUBLE_ENTER_SECONDS = 0.3
+# Keys that act on no task on screen (leave, undo the last submission, help, quit): never refused.
+KEYS_FOR_NO_TASK = frozenset({"escape", "u", "f7", "f1", "question_mark", "ctrl+q", "ctrl+c"})
 CHOICE_KEYS = (*"1234567890", "y", "n")
 
 
@@ -95,7 +98,8 @@ class WorkScreen(AppScreen):
         self.ready = False
         self.message = ""
         self.refusal = ""  # the last key refused (no task on screen for it), until the next decision
-        self.submitted_at: datetime | None = None  # when the last submitting key was read
+        self.submitted_at: datetime | None = None
+        self.shown_at = 0.0  # when the task on screen was put there (on the keys' clock)  # when the last submitting key was read
         self._choice_by_key = False  # a choice key submits: its `Chosen` message is no second submit
         self.submit_on_choice = False
         self.had_images = False
@@ -264,6 +268,7 @@ class WorkScreen(AppScreen):
         self._stop_polling()
         self._set_ready(False)
         draft = self.work_session.shown(task, self.clock.now(), seconds)
+        self.shown_at = key_time()  # keys read before this moment are not for this task
         data = {**task.data, **draft, **(values or {})}
         self._drop_loading()
         self.query_one("#work-waiting").display = False
@@ -274,7 +279,7 @@ class WorkScreen(AppScreen):
         else:
             form.display = True
             form.set_data(data)
-            self.call_after_refresh(self._painted, task)
+            self.app.call_later(self._painted, task)
         self._schedule_heartbeat()
         has_images = bool(form.image_urls())
         if has_images != self.had_images:
@@ -289,10 +294,15 @@ class WorkScreen(AppScreen):
 
     async def _paint_once_mounted(self, mounting: Awaitable[object], task: AssignedTask) -> None:
         await mounting  # the form's fields exist: the first one can take the focus
-        self.call_after_refresh(self._painted, task)
+        self.app.call_later(self._painted, task)
 
     def _painted(self, task: AssignedTask) -> None:
-        """The task is on screen: from now on keys are for it; its first field has the focus."""
+        """The task is on screen: from now on keys are for it; its first field has the focus.
+
+        Run from the app's own queue (`app.call_later`), behind the keys it has already read: those
+        were typed before the task was shown and are refused. Not after the next refresh: the frame
+        showing the task can be on the terminal a long moment before such a callback runs (seen in
+        tmux: a worker's key 60 ms after the paint was refused)."""
         if self.current is not task or self.leaving:
             return
         self._set_ready(True)
@@ -315,6 +325,12 @@ class WorkScreen(AppScreen):
         self.ready = ready
         if not ready:
             self.set_focus(None)
+
+    def move_focus(self, step: int) -> None:
+        if not self.ready:  # no task on screen: `tab` would focus the form of the task just sent
+            self._not_applied("“tab”" if step > 0 else "“shift+tab”")
+            return
+        super().move_focus(step)
 
     def _decide(self, then: Callable[[], object]) -> None:
         """A decision key was read: keys typed after it are not for this task (the focus goes), and
@@ -363,6 +379,20 @@ class WorkScreen(AppScreen):
         self._schedule_heartbeat()
 
     # --- keys --------------------------------------------------------------------------------------
+
+    def refuses_key(self, event: events.Key) -> bool:
+        """Asked by the app for every key it reads, before routing it: a key read before the task on
+        screen was put there, handled only now (a burst, a stall), was meant for the one before."""
+        if (
+            self.leaving
+            or self.current is None
+            or event.time >= self.shown_at
+            or event.key in KEYS_FOR_NO_TASK
+        ):
+            return False
+        self.refusal = f"“{event.key}” was not applied: no task was on screen yet."
+        self._show_status()
+        return True
 
     def on_key(self, event: events.Key) -> None:
         # Keys reach the screen itself while no field has the focus: no task is on screen to take them.
@@ -416,7 +446,7 @@ class WorkScreen(AppScreen):
             self._not_applied("Enter")
             return
         now = self.clock.now()
-        if self.submitted_at is not None and self.qd.keys_read.repeated_within("enter", DOUBLE_ENTER_SECONDS):
+        if self.submitted_at is not None and self._second_enter():
             self.message = (
                 f"Enter again within {DOUBLE_ENTER_SECONDS:g} s of a submit: not applied to task {task.id}."
             )
@@ -424,6 +454,17 @@ class WorkScreen(AppScreen):
             return
         self.submitted_at = now
         self._decide(lambda: self._submit(form, task))
+
+    def _second_enter(self) -> bool:
+        """The enter just read follows the enter of a submit with no key between, within
+        `DOUBLE_ENTER_SECONDS` of it, or of this task being put on screen (after a stall both come
+        at once, whatever time the worker left between them)."""
+        keys = self.qd.keys_read
+        if not keys.repeated("enter"):
+            return False
+        return keys.repeated_within("enter", DOUBLE_ENTER_SECONDS) or keys.read_within(
+            DOUBLE_ENTER_SECONDS, self.shown_at
+        )
 
     def action_submit_anywhere(self) -> None:
         """ctrl+j: submit, also from a multi-line field (where enter is a new line)."""
