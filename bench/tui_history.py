@@ -40,10 +40,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from textual.widgets import TabbedContent
 
 from bench import UNLIMITED
+from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.screens.queue import QueueScreen
-from queuedesk.tui.settings import AppSettings, Target
+from queuedesk.tui.settings import Target
 from queuedesk.tui.widgets.paged_table import NEAR, PagedTable
 from tests.support import KEYS, ROLES_SEED, ServerProcess
 

@@ -25,10 +25,11 @@ os.environ.setdefault("QUEUEDESK_DATA_DIR", tempfile.mkdtemp())
 import httpx
 
 from bench import UNLIMITED
+from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.screens.work import WorkScreen
-from queuedesk.tui.settings import AppSettings, Target
+from queuedesk.tui.settings import Target
 from tests.support import KEYS, ROLES_SEED, ServerProcess
 
 

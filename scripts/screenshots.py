@@ -27,6 +27,7 @@ import uvicorn
 from textual.pilot import Pilot
 from textual.widgets import Input
 
+from queuedesk.api.config import AppSettings
 from queuedesk.demo import data
 from queuedesk.demo.content import IMAGE_BASE_PLACEHOLDER
 from queuedesk.demo.options import KEYS
@@ -37,7 +38,7 @@ from queuedesk.server.settings import Settings
 from queuedesk.server.store.database import run_once
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.settings import AppSettings, Target
+from queuedesk.tui.settings import Target
 
 os.environ["QUEUEDESK_IMAGE_RENDERER"] = "halfcell"  # read when a picture is shown
 FIXED_NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)

@@ -1,16 +1,32 @@
 """Fixtures: one real server for the suite, a fresh queue per test, a client per role."""
 
 import itertools
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.support import CORE_BLOCKS, ROLES_SEED, ServerProcess, drop_databases
+from tests.receiver import Receiver
+from tests.support import (
+    CORE_BLOCKS,
+    ROLES_SEED,
+    Organization,
+    ServerProcess,
+    drop_databases,
+    next_organization,
+    with_spare_organizations,
+)
+from tests.support.tiers import mark_tiers
 
 _names = itertools.count(1)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tiers by convention (tests.support.tiers): slow, postgres, tmux, browser."""
+    mark_tiers(items)
 
 
 @pytest.fixture(scope="session")
@@ -28,7 +44,8 @@ def _drop_postgres_databases() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def server(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     db_path: Path = tmp_path_factory.mktemp(f"server-{backend}") / "queuedesk.db"
-    process = ServerProcess(db_path, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
+    seed = with_spare_organizations(ROLES_SEED)
+    process = ServerProcess(db_path, ["--allow-private-webhooks"], seed=seed, backend=backend).start()
     yield process
     process.stop()
 
@@ -57,6 +74,27 @@ def org_id(clients: dict[str, httpx.Client]) -> int:
     return clients["admin"].get("/me").json()["organization_id"]
 
 
+@pytest.fixture
+def new_org(server: ServerProcess) -> Iterator[Callable[[], Organization]]:
+    """`new_org()`: another organization of this test's own on the session server (see own_org)."""
+    made: list[Organization] = []
+
+    def make() -> Organization:
+        made.append(next_organization(server))
+        return made[-1]
+
+    yield make
+    for organization in made:
+        organization.close()
+
+
+@pytest.fixture
+def own_org(new_org: Callable[[], Organization]) -> Organization:
+    """An organization of this test's own on the session server, with an admin, a supervisor and a
+    worker: for every test that adds, changes or disables people or revokes keys."""
+    return new_org()
+
+
 @pytest.fixture(scope="session")
 def other_org(clients: dict[str, httpx.Client]) -> dict[str, int]:
     """The other organization's id and one of its queues' ids."""
@@ -67,9 +105,17 @@ def other_org(clients: dict[str, httpx.Client]) -> dict[str, int]:
 
 
 def make_queue(
-    admin: httpx.Client, org: int, blocks: list[dict[str, Any]] | None = None, **extra: Any
+    admin: httpx.Client,
+    org: int,
+    blocks: list[dict[str, Any]] | None = None,
+    *,
+    label: str | None = None,
+    **extra: Any,
 ) -> dict:
-    body = {"name": f"Queue {next(_names)}", "data": CORE_BLOCKS if blocks is None else blocks, **extra}
+    """A new queue (the core blocks unless `blocks`). Named `Queue <n>`, or with `label`, `<label>
+    <6 hex digits>`: a name no other queue's contains, so a filter on it finds this queue alone."""
+    name = f"Queue {next(_names)}" if label is None else f"{label} {uuid.uuid4().hex[:6]}"
+    body = {"name": name, "data": CORE_BLOCKS if blocks is None else blocks, **extra}
     response = admin.post(f"/orgs/{org}/queues", json=body)
     assert response.status_code == 200, response.text
     return response.json()
@@ -84,3 +130,11 @@ def queue(admin: httpx.Client, org_id: int) -> dict:
 @pytest.fixture
 def qpath(org_id: int, queue: dict) -> str:
     return f"/orgs/{org_id}/queues/{queue['id']}"
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A webhook receiver on loopback of the test's own (tests/receiver.py)."""
+    made = Receiver().start()
+    yield made
+    made.stop()

@@ -174,7 +174,7 @@ def test_queues_json(cli, admin, org_id) -> None:
     assert mine["name"] == "Json Queue ✓"
     assert mine["n_tasks"] == 1
     assert mine["active_users"] == []
-    assert set(mine) == {"id", "name", "created_at", "n_tasks", "active_users"}
+    assert set(mine) == {"id", "name", "created_at", "n_tasks", "active_users", "review_percent"}
 
 
 def test_organization_is_asked_from_the_server_when_not_given(cli, admin, org_id, queue) -> None:
@@ -713,7 +713,9 @@ def test_config_show_says_where_each_value_comes_from(cli, server, org_id, tmp_p
     rows = {line.split()[0]: line for line in plain.out.splitlines()[3:] if line.strip()}
     assert "http://queues.example" in rows["url"] and "flags (--url)" in rows["url"]
     assert "not set" in rows["token"] and "asked from the server" in rows["org"]
-    assert load_config(config).profiles["demo"].token == KEYS["supervisor"]  # show changes nothing
+    assert (
+        load_config(config).profiles["demo"].token.get_secret_value() == KEYS["supervisor"]
+    )  # show changes nothing
 
 
 # --- issue 11 on a QueueDesk server -------------------------------------------------------------------

@@ -1,13 +1,15 @@
 """`queuedesk users ...` and `queuedesk keys ...` (over the API) run as real subprocesses against the
 real server; `queuedesk admin-keys` and its old name `keys ... --db` still bootstrap in the database."""
 
+import functools
 import itertools
 from collections.abc import Callable
 
 import httpx
+import pytest
 
 from tests import test_cli
-from tests.support import KEYS, ServerProcess
+from tests.support import Organization, ServerProcess
 from tests.test_cli import Result
 
 cli = test_cli.cli  # the fixture: `cli("users", "list")` runs `queuedesk users list` as the admin
@@ -23,7 +25,14 @@ def _me(server: ServerProcess, key: str) -> httpx.Response:
     return httpx.get(f"{server.url}/me", headers={"Authorization": f"Token {key}"}, timeout=30)
 
 
-def test_users_add_list_set_role_disable_enable(cli: Callable[..., Result]) -> None:
+@pytest.fixture
+def own_cli(cli: Callable[..., Result], own_org: Organization) -> Callable[..., Result]:
+    """`cli` as the admin of an organization of the test's own: these tests change its people."""
+    return functools.partial(cli, token=own_org.key("admin"), org=own_org.id)
+
+
+def test_users_add_list_set_role_disable_enable(own_cli: Callable[..., Result]) -> None:
+    cli = own_cli
     email = _email()
     added = cli("users", "add", email, "--name", "Kim Cli", "--role", "supervisor")
     assert added.code == 0, added
@@ -45,11 +54,14 @@ def test_users_add_list_set_role_disable_enable(cli: Callable[..., Result]) -> N
     assert {u["email"]: u for u in cli("users", "list", "--json").json()}[email]["disabled"] is False
 
 
-def test_refusals_say_what_to_do_with_their_exit_codes(cli: Callable[..., Result]) -> None:
-    last = cli("users", "set-role", "ada@acme.test", "worker")
+def test_refusals_say_what_to_do_with_their_exit_codes(
+    own_cli: Callable[..., Result], own_org: Organization
+) -> None:
+    cli = own_cli
+    last = cli("users", "set-role", own_org.email("admin"), "worker")
     assert last.code == 5, last
     assert "last active admin" in last.err and "make another user admin" in last.err
-    assert cli("users", "disable", "ada@acme.test").code == 5
+    assert cli("users", "disable", own_org.email("admin")).code == 5
 
     email = _email()
     assert cli("users", "add", email).code == 0
@@ -61,11 +73,14 @@ def test_refusals_say_what_to_do_with_their_exit_codes(cli: Callable[..., Result
     unknown = cli("users", "disable", "nobody@acme.test")
     assert unknown.code == 4 and "users list" in unknown.err, unknown
 
-    worker = cli("users", "list", token=KEYS["worker"])
+    worker = cli("users", "list", token=own_org.key("worker"))
     assert worker.code == 3 and "may not manage users and keys" in worker.err, worker
 
 
-def test_keys_create_list_revoke(cli: Callable[..., Result], server: ServerProcess) -> None:
+def test_keys_create_list_revoke(
+    own_cli: Callable[..., Result], own_org: Organization, server: ServerProcess
+) -> None:
+    cli = own_cli
     email = _email()
     assert cli("users", "add", email, "--role", "worker").code == 0
     created = cli("keys", "create", email)
@@ -79,7 +94,7 @@ def test_keys_create_list_revoke(cli: Callable[..., Result], server: ServerProce
     everyone = cli("keys", "list", "--json").json()
     mine = [k for k in everyone if k["email"] == email]
     assert len(mine) == 1 and mine[0]["prefix"] == key[:8] and "key" not in mine[0]
-    assert {"ada@acme.test", "wes@acme.test"} <= {k["email"] for k in everyone}
+    assert {own_org.email("admin"), own_org.email("worker")} <= {k["email"] for k in everyone}
 
     revoked = cli("keys", "revoke", email, str(mine[0]["id"]))
     assert revoked.code == 0 and "no longer works" in revoked.out, revoked

@@ -149,7 +149,10 @@ def test_errors_name_the_file_the_block_and_the_field(cli, admin, org_id, tmp_pa
     result = cli("queue", "create", str(path))
     assert result.code == 2, result
     lines = result.err.removeprefix("queuedesk: ").splitlines()
-    assert f"{path}: colour: unknown key (valid: name, description, webhook, blocks, tasks)" in lines
+    assert (
+        f"{path}: colour: unknown key (valid: name, description, webhook, review_percent, blocks, tasks)"
+        in lines
+    )
     assert f"{path}: blocks[1] ('a').id: block id 'a' is used twice" in lines
     assert any(
         line.startswith(f"{path}: blocks[1] ('a').single_selection.options: must be") for line in lines
@@ -198,3 +201,26 @@ def test_the_original_service_cannot_create_queues(original: OriginalService, tm
     shown = original_cli(original, "queue", "show", "7")
     assert shown.code == 0, shown
     assert tomllib.loads(shown.out)["blocks"]
+
+
+def test_review_percent_in_queue_files_creates_edits_and_shows(cli, admin, org_id, tmp_path) -> None:
+    path = write(
+        tmp_path,
+        "reviewed.toml",
+        TRIAGE_TOML.format(name="Reviewed from TOML").replace(
+            'description = "Sort', 'review_percent = 20\ndescription = "Sort'
+        ),
+    )
+    made = cli("queue", "create", str(path), "--json")
+    assert made.code == 0, made
+    queue_id = made.json()["id"]
+    assert detail(admin, org_id, queue_id)["review_percent"] == 20
+    assert (
+        cli("queue", "edit", str(queue_id), str(write(tmp_path, "r.json", '{"review_percent": 5}'))).code == 0
+    )
+    assert detail(admin, org_id, queue_id)["review_percent"] == 5
+    shown = cli("queue", "show", str(queue_id), "--format", "toml")
+    assert tomllib.loads(shown.out)["review_percent"] == 5
+    wrong = cli("queue", "edit", str(queue_id), str(write(tmp_path, "w.json", '{"review_percent": 101}')))
+    assert wrong.code != 0 and "review_percent: must be a whole number from 0 to 100" in wrong.err
+    assert detail(admin, org_id, queue_id)["review_percent"] == 5

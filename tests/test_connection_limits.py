@@ -4,8 +4,10 @@ Small limits (1-2 s timeouts, 16 connections) keep each test to a few seconds. T
 no part here, so SQLite alone.
 """
 
+import json
 import re
 import resource
+import select
 import socket
 import time
 from collections.abc import Iterator
@@ -184,3 +186,116 @@ def test_the_open_file_limit_is_raised_to_what_the_cap_needs(capped: ServerProce
         pytest.skip(f"the hard open-file limit ({hard}) is below {needed}")
     assert capped.process is not None
     assert _soft_open_file_limit(capped.process.pid) >= needed
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    server = ServerProcess(tmp_path_factory.mktemp("plain") / "qd.db", seed=ROLES_SEED).start()
+    yield server
+    server.stop()
+
+
+def _send_then_answer(server: ServerProcess, *pieces: bytes) -> tuple[int, dict]:
+    """Send the pieces, stopping as soon as the server answers, then read its answer."""
+    sock = _connect(server)
+    try:
+        for piece in pieces:
+            if select.select([sock], [], [], 0)[0]:  # answered before the request was all sent
+                break
+            sock.sendall(piece)
+    except OSError:  # answered and closed while we were still sending
+        pass
+    sock.settimeout(10)
+    data = b""
+    try:
+        while chunk := sock.recv(65536):
+            data += chunk
+            if b"\r\n\r\n" in data and _whole(data):
+                break
+    except OSError:
+        pass
+    sock.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 "), data[:200]
+    assert b"content-type: application/json" in head.lower(), head
+    return int(head.split()[1]), json.loads(body)
+
+
+def _whole(data: bytes) -> bool:
+    head, _, body = data.partition(b"\r\n\r\n")
+    match = re.search(rb"content-length: (\d+)", head, re.IGNORECASE)
+    return match is not None and len(body) >= int(match.group(1))
+
+
+def _envelope(status: int, body: dict, expected_status: int, code: str) -> None:
+    assert status == expected_status, body
+    assert body["status_code"] == expected_status
+    assert [e["code"] for e in body["errors"]] == [code], body
+
+
+def test_a_request_line_over_8_kib_is_a_414_with_the_envelope(plain: ServerProcess) -> None:
+    status, body = _send_then_answer(plain, b"GET /" + b"a" * 8200 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+    _envelope(status, body, 414, "uri_too_long")
+
+
+def test_a_request_line_just_under_8_kib_is_served(plain: ServerProcess) -> None:
+    status, body = _send_then_answer(plain, b"GET /healthz?" + b"a" * 8000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == 200, body
+
+
+def test_a_request_line_growing_in_pieces_is_refused_when_it_passes_8_kib(plain: ServerProcess) -> None:
+    pieces = [b"GET /"] + [b"a" * 1024] * 64  # 64 KiB if it were all read
+    status, body = _send_then_answer(plain, *pieces)
+    _envelope(status, body, 414, "uri_too_long")
+
+
+def test_more_than_100_headers_is_a_431(plain: ServerProcess) -> None:
+    headers = b"".join(b"X-H%d: v\r\n" % i for i in range(101))
+    status, body = _send_then_answer(plain, b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + headers + b"\r\n")
+    _envelope(status, body, 431, "headers_too_large")
+
+
+def test_99_headers_are_served(plain: ServerProcess) -> None:
+    headers = b"".join(b"X-H%d: v\r\n" % i for i in range(99))
+    status, _ = _send_then_answer(plain, b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + headers + b"\r\n")
+    assert status == 200
+
+
+def test_headers_over_64_kib_in_all_are_a_431(plain: ServerProcess) -> None:
+    headers = b"".join(b"X-H%d: %s\r\n" % (i, b"v" * 8000) for i in range(9))
+    status, body = _send_then_answer(plain, b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + headers + b"\r\n")
+    _envelope(status, body, 431, "headers_too_large")
+
+
+def test_one_endless_header_is_refused_before_it_is_all_sent(plain: ServerProcess) -> None:
+    """20 MiB of one header value: the 431 comes back, and the server's memory does not grow by it."""
+    assert plain.process is not None
+    before = _rss_mib(plain.process.pid)
+    pieces = [b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: "] + [b"v" * 65536] * 320
+    status, body = _send_then_answer(plain, *pieces)
+    _envelope(status, body, 431, "headers_too_large")
+    assert _rss_mib(plain.process.pid) - before < 10
+
+
+def _rss_mib(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    match = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
+    assert match is not None
+    return int(match.group(1)) / 1024
+
+
+def test_a_duplicate_content_length_is_a_400_with_the_envelope(plain: ServerProcess) -> None:
+    status, body = _send_then_answer(
+        plain, b"POST /me HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n{}"
+    )
+    _envelope(status, body, 400, "malformed_request")
+
+
+def test_a_nul_in_a_header_is_a_400_with_the_envelope(plain: ServerProcess) -> None:
+    status, body = _send_then_answer(plain, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n")
+    _envelope(status, body, 400, "malformed_request")
+
+
+def test_after_the_refusals_the_server_still_serves(plain: ServerProcess) -> None:
+    _send_then_answer(plain, b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\n\r\n")
+    assert httpx.get(f"{plain.url}/healthz").status_code == 200

@@ -159,3 +159,40 @@ def test_retry_after_as_seconds_or_an_http_date_capped() -> None:
     assert retry_after_seconds("٣", now) is None
     assert RetryPolicy(max_retry_after=30).delay(0, "3600") == 30
     assert RetryPolicy().delay(0, "2") == 2
+
+
+def test_guesses_from_many_addresses_of_one_ipv6_64_share_one_count(limited: ServerProcess) -> None:
+    with httpx.Client(base_url=limited.url, timeout=10) as client:
+        answers = [
+            client.get("/me", headers=_auth(f"qd_guess{i:04d}", f"2001:db8:77:1::{i + 1:x}"))
+            for i in range(FAILURE_BURST + 10)
+        ]
+        statuses = [a.status_code for a in answers]
+        assert 429 in statuses, statuses
+        _assert_rate_limited(next(a for a in answers if a.status_code == 429))
+        # The next /64 has a count of its own.
+        assert client.get("/me", headers=_auth("qd_guess", "2001:db8:77:2::1")).status_code == 401
+
+
+def test_a_users_many_keys_share_a_limit(limited: ServerProcess) -> None:
+    """Keys minted for one user do not multiply what the user may send: round-robin over five of
+    them, a 429 comes while no key has spent its own burst."""
+    with httpx.Client(base_url=limited.url, timeout=10, headers=_auth("admin")) as admin:
+        org = admin.get("/me").json()["organization_id"]
+        user = admin.post(
+            f"/orgs/{org}/users", json={"email": "many@acme.test", "name": "Many", "role": "worker"}
+        )
+        assert user.status_code == 200, user.text
+        keys = [admin.post(f"/orgs/{org}/users/{user.json()['id']}/keys").json()["key"] for _ in range(5)]
+    used = dict.fromkeys(keys, 0)
+    with httpx.Client(base_url=limited.url, timeout=10) as client:
+        for turn in range(10 * 2 * KEY_RATE):
+            key = keys[turn % len(keys)]
+            answer = client.get("/me", headers=_auth(key))
+            if answer.status_code == 429:
+                _assert_rate_limited(answer)
+                assert "this user over all their API keys" in answer.text, answer.text
+                assert max(used.values()) < 2 * KEY_RATE, used
+                return
+            used[key] += 1
+    raise AssertionError(f"no request was refused: {used}")

@@ -1,11 +1,10 @@
 """The `queuedesk` command."""
 
 import argparse
-import gc
 import sys
 from collections.abc import Sequence
 
-from queuedesk import __version__, lean_start
+from queuedesk import __version__, collector, lean_start
 
 # Building the parser imports nothing heavy (the app's start counts every import), nor anything of
 # the server: each command imports what it needs when it runs, and the server's modules load only
@@ -15,7 +14,18 @@ from queuedesk import __version__, lean_start
 
 def build_parser() -> argparse.ArgumentParser:
     from queuedesk import web
-    from queuedesk.commands import config, export, importing, queue_files, queues, service, tasks, users
+    from queuedesk.commands import (
+        audit,
+        config,
+        export,
+        importing,
+        queue_files,
+        queues,
+        reviews,
+        service,
+        tasks,
+        users,
+    )
     from queuedesk.commands.common import EXIT_HELP, connection_options
     from queuedesk.tui.main import add_app_options
 
@@ -32,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     service.add_parsers(commands)
     web.add_parser(commands)
     connection = connection_options()
-    for module in (queues, queue_files, tasks, importing, export, config, users):
+    for module in (queues, queue_files, tasks, reviews, importing, export, config, users, audit):
         module.add_parsers(commands, connection)
     return parser
 
@@ -53,14 +63,8 @@ def app_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # A start allocates a few hundred thousand objects (modules, classes, pydantic's schemas) and
-    # next to no garbage, yet the collector went over them some 150 times: ≈70 ms of the app's
-    # start. It is off until the command runs; the app freezes what the start made (run_app).
-    gc.disable()
-    try:
+    with collector.off_while_starting():
         return _run(argv)
-    finally:
-        gc.enable()
 
 
 def _run(argv: Sequence[str] | None) -> int:
@@ -83,7 +87,7 @@ def _run(argv: Sequence[str] | None) -> int:
         from queuedesk.tui.main import run_app
 
         return run_app(args)
-    gc.enable()
+    collector.on_for_a_command()
     if getattr(args, "service_command", None) is not None:
         from queuedesk.commands import service
 
@@ -93,6 +97,9 @@ def _run(argv: Sequence[str] | None) -> int:
 
         return web.run(args)
     if getattr(args, "client_command", None) is not None:
-        return run(args.client_command, args)
+        from queuedesk.commands.terminal_streams import shown_streams
+
+        with shown_streams():  # on a terminal, every line by the display rule (api/terminal_text.py)
+            return run(args.client_command, args)
     parser.print_help()
     return 0

@@ -7,7 +7,6 @@ each leaves the library's own code in place whenever it could matter.
 
 import os
 import sys
-import types
 
 
 def without_httpx_cli() -> None:
@@ -16,7 +15,9 @@ def without_httpx_cli() -> None:
     httpx imports it with itself, used or not: ≈45 ms of the app's start. Marked as absent, httpx
     falls back to a stub `httpx.main` that QueueDesk never calls.
     """
-    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None marks a module absent
+    from queuedesk.compat.httpx_private import without_command_line
+
+    without_command_line()
 
 
 def pydantic_plugins_may_exist() -> bool:
@@ -62,7 +63,7 @@ def without_pydantic_plugin_search() -> None:
     pydantic looks for plugins (the `pydantic` entry-point group) when it builds its first
     validator: it imports `importlib.metadata` and reads every installed distribution's metadata,
     ≈25-35 ms of the app's start, to find nothing in almost every environment. pydantic asks
-    `pydantic.plugin._loader.get_plugins()`; with none installed its answer is empty, and the module
+    `pydantic.plugin._loader.get_plugins()` (compat/pydantic_private.py); with none installed its answer is empty, and the module
     put in its place gives the same answer without the search. With a possible plugin nothing
     changes.
 
@@ -70,8 +71,8 @@ def without_pydantic_plugin_search() -> None:
     `queuedesk export`'s peak-memory growth from 2,000 to 20,000 tasks went from 2.3 to 9.8 MiB in
     an earlier measurement, for a reason not found, and a command's start time is not measured.
     """
-    if "pydantic.plugin._loader" in sys.modules or pydantic_plugins_may_exist():
+    from queuedesk.compat.pydantic_private import PLUGIN_LOADER, answer_no_plugins
+
+    if PLUGIN_LOADER in sys.modules or pydantic_plugins_may_exist():
         return
-    loader = types.ModuleType("pydantic.plugin._loader", "No pydantic plugin is installed (queuedesk).")
-    loader.get_plugins = tuple  # type: ignore[attr-defined]  # get_plugins() -> (): no plugins
-    sys.modules["pydantic.plugin._loader"] = loader
+    answer_no_plugins()

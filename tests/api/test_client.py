@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
 from queuedesk import __version__
 from queuedesk.api import models
@@ -151,13 +152,6 @@ def silent_listener() -> Iterator[str]:
     sock.close()
 
 
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    made = Receiver().start()
-    yield made
-    made.stop()
-
-
 # --- configuration --------------------------------------------------------------------------------
 
 
@@ -166,7 +160,7 @@ async def test_configuration_from_arguments(server: ServerProcess, org_id: int, 
     monkeypatch.setenv("QUEUEDESK_ORG", "999")
     async with QueueDeskClient(server.url + "/", KEYS["admin"], org_id) as qd:
         assert qd.base_url == server.url
-        assert qd.token == KEYS["admin"]  # arguments win over the environment
+        assert qd.token == SecretStr(KEYS["admin"])  # arguments win over the environment
         assert qd.organization_id == org_id
         assert (await qd.me()).role == "admin"
         assert await qd.org() == org_id
@@ -178,7 +172,7 @@ async def test_configuration_from_environment(server: ServerProcess, org_id: int
     monkeypatch.setenv("QUEUEDESK_ORG", str(org_id))
     async with QueueDeskClient() as qd:
         assert qd.base_url == server.url
-        assert qd.token == KEYS["worker"]
+        assert qd.token == SecretStr(KEYS["worker"])
         assert qd.organization_id == org_id
         assert (await qd.me()).email == "wes@acme.test"
         assert queue["id"] in [q.id for q in await qd.queues()]
@@ -189,7 +183,11 @@ async def test_configuration_from_the_default_profile(
 ) -> None:
     save_profile("demo", Profile(url=server.url, token=KEYS["supervisor"], org=org_id), path=own_settings)
     async with QueueDeskClient() as qd:  # the README's example: no arguments, no variables
-        assert (qd.base_url, qd.token, qd.organization_id) == (server.url, KEYS["supervisor"], org_id)
+        assert (qd.base_url, qd.token, qd.organization_id) == (
+            server.url,
+            SecretStr(KEYS["supervisor"]),
+            org_id,
+        )
         assert qd.connection.source == "profile 'demo'" and qd.connection.profile == "demo"
         assert (await qd.me()).email == "sue@acme.test"
 
@@ -209,7 +207,7 @@ async def test_the_environment_wins_over_the_profile(
         QueueDeskClient()  # the variable's key never goes to the profile's server
     monkeypatch.delenv("QUEUEDESK_TOKEN")
     async with QueueDeskClient() as profiled:
-        assert (profiled.base_url, profiled.token) == ("http://127.0.0.1:1", KEYS["supervisor"])
+        assert (profiled.base_url, profiled.token) == ("http://127.0.0.1:1", SecretStr(KEYS["supervisor"]))
 
 
 async def test_a_key_is_never_sent_to_a_url_it_was_not_given_for(
@@ -567,11 +565,13 @@ async def test_release_with_and_without_a_draft(server: ServerProcess, queue) ->
         )
         assert isinstance(released, models.AssignedTask)
         assert released.status == "open"
-        assert released.data == {"paragraph": "half done", "category": "green", "photo": None}
+        assert released.data == {"paragraph": "original", "category": None, "photo": None}
+        assert released.draft == {"paragraph": "half done", "category": "green"}  # apart, the worker's
         assert released.assignment == models.Assignment()
-        await worker.claim_next(queue["id"])
+        claimed = await worker.claim_next(queue["id"])
+        assert claimed.task is not None and claimed.task.draft == released.draft  # to restore it
         plain = await worker.release(queue["id"], created.id)
-        assert plain.status == "open" and plain.data["paragraph"] == "half done"  # the draft was kept
+        assert plain.status == "open" and plain.draft == released.draft  # the draft was kept
 
 
 async def test_complete(server: ServerProcess, queue) -> None:

@@ -4,6 +4,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
 from queuedesk.api.config import (
     AppSettings,
@@ -161,7 +162,7 @@ def test_a_named_profile_wins_over_the_default(saved: Path) -> None:
 def test_the_environment_wins_over_the_profile(saved: Path) -> None:
     found = resolve(saved, ENV)
     assert found == Connection(
-        "https://env.example", ENV["QUEUEDESK_TOKEN"], 5, "environment (QUEUEDESK_*)", None
+        "https://env.example", SecretStr(ENV["QUEUEDESK_TOKEN"]), 5, "environment (QUEUEDESK_*)", None
     )
     assert found.origins == {
         "url": "environment (QUEUEDESK_URL)",
@@ -172,10 +173,10 @@ def test_the_environment_wins_over_the_profile(saved: Path) -> None:
 
 def test_flags_win_over_everything(saved: Path) -> None:
     found = resolve(saved, ENV, url="http://flag.example/", token="flag-key", org=9, profile="home")
-    assert found == Connection("http://flag.example", "flag-key", 9, "flags", None)
+    assert found == Connection("http://flag.example", SecretStr("flag-key"), 9, "flags", None)
 
 
-def test_the_process_environment_is_read_through_pydantic_settings(saved: Path, monkeypatch) -> None:
+def test_the_process_environment_is_read_when_no_mapping_is_given(saved: Path, monkeypatch) -> None:
     for name, value in ENV.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("QUEUEDESK_PROFILE", "")
@@ -224,7 +225,7 @@ def test_a_lower_layers_key_is_used_for_the_same_url(saved: Path) -> None:
     assert same == Connection(WORK.url, WORK.token, 3, "flags", "work")
     assert same.origins == {"url": "flags (--url)", "token": "profile 'work'", "org": "profile 'work'"}
     from_env = resolve(saved, {"QUEUEDESK_URL": WORK.url, "QUEUEDESK_TOKEN": "env-key"})
-    assert from_env is not None and (from_env.token, from_env.org) == ("env-key", 3)
+    assert from_env is not None and (from_env.token, from_env.org) == (SecretStr("env-key"), 3)
 
 
 def test_a_higher_layers_key_never_goes_with_a_lower_layers_url(saved: Path) -> None:
@@ -272,12 +273,12 @@ def test_a_lower_layers_key_is_not_used_for_another_url(saved: Path) -> None:
 
 def test_an_empty_token_flag_without_a_url_sends_no_key(saved: Path) -> None:
     found = resolve(saved, token="")
-    assert found is not None and (found.url, found.token, found.org) == (WORK.url, "", 3)
+    assert found is not None and (found.url, found.token, found.org) == (WORK.url, SecretStr(""), 3)
 
 
 def test_an_empty_token_flag_means_no_key(saved: Path) -> None:
     found = resolve(saved, url=WORK.url, token="")
-    assert found is not None and found.token == ""
+    assert found is not None and found.token == SecretStr("")
 
 
 # --- the chosen profile, then the default profile ---------------------------------------------------------
@@ -288,7 +289,7 @@ def test_a_chosen_profile_takes_the_defaults_organization_only_for_the_same_url(
     save_profile("alias", Profile(url=WORK.url, token="alias-key"), make_default=False, path=path)
     save_profile("home", HOME, make_default=False, path=path)
     alias = resolve(path, profile="alias")
-    assert alias is not None and (alias.url, alias.token, alias.org) == (WORK.url, "alias-key", 3)
+    assert alias is not None and (alias.url, alias.token, alias.org) == (WORK.url, SecretStr("alias-key"), 3)
     assert alias.origins == {"url": "profile 'alias'", "token": "profile 'alias'", "org": "profile 'work'"}
     home = resolve(path, profile="home")
     assert home == Connection(HOME.url, HOME.token, None, "profile 'home'", "home")

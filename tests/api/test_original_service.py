@@ -22,10 +22,12 @@ gives each (`test_the_stand_in_gives_the_further_answers` sends the requests and
 | no bulk import: tasks get source `api`                            | `/tasks/import` -> HTML 404; source `api`     |
 | completions between two page requests shift later pages by one    | `between_pages`: a completion after a page    |
 
-Beyond the reference, `fail_creates` makes chosen creates answer HTML 500 without saving: a row
-that fails for a reason nobody could check beforehand (the database was locked, a worker died).
+Beyond the reference, `fail_creates` makes chosen creates answer HTML 500 without saving, and
+`fail_after_save` after saving: a row that fails for a reason nobody could check beforehand (the
+database was locked, a worker died).
 """
 
+import asyncio
 import csv
 import json
 import os
@@ -48,6 +50,7 @@ from queuedesk.api import models
 from queuedesk.api.client import QueueDeskClient
 from queuedesk.api.errors import (
     AuthenticationError,
+    ConnectionFailed,
     Forbidden,
     NotConfigured,
     NotFound,
@@ -56,16 +59,27 @@ from queuedesk.api.errors import (
     ServerError,
     ValidationError,
 )
+from queuedesk.api.queue_files import load_queue_file
 from tests.support import queuedesk_command
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "original"
 TOKEN = "9f2c4e1a7b3d5f6e8a0c2b4d6f8e0a1c3b5d7f9e"  # 40 hex, as the original issues them
+# A key of a member who is not the organization's admin: creates, the completed tasks and the
+# webhook need an org admin (403), yet the original lets it flush (that view checks only that the
+# queue is among the caller's organizations) and read the queues.
+MEMBER_TOKEN = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"
 ORG = 1
 OTHER_ORG = 2
 QUEUE = 7
-SERVER_ERROR = b'\n<!doctype html>\n<html lang="en">\n<head>\n  <title>Server Error (500)</title>\n</head>\n<body>\n  <h1>Server Error (500)</h1><p></p>\n</body>\n</html>\n'
-NOT_FOUND = b'\n<!doctype html>\n<html lang="en">\n<head>\n  <title>Not Found</title>\n</head>\n<body>\n  <h1>Not Found</h1><p>The requested resource was not found on this server.</p>\n</body>\n</html>\n'
+# The real 1.0.51's pages (Django 2.2 with DEBUG off: bare fragments, `Content-Type: text/html`).
+SERVER_ERROR = b"<h1>Server Error (500)</h1>"
+NOT_FOUND = b"<h1>Not Found</h1><p>The requested resource was not found on this server.</p>"
 ODD_204 = b'{"status_code":204}'
+# What a create leaving a block out gets, by the block's type (observed on 1.0.51, 2026-11-25):
+SAVED_THEN_FAILS = {"list", "named_entity_recognition"}  # saved, then HTML 500
+NO_ENTITIES = {"text": "", "entities": []}  # a named-entity value the original takes as "none"
+FAILS_UNSAVED = {"bounding_boxes"}  # HTML 500, nothing saved
+# multiple_selection, text_sequence and every other type left out: 201
 URL = re.compile(r"^(https?|ftps?)://[^\s/:?#]+(:\d{2,5})?(/\S*)?$")
 
 
@@ -111,7 +125,7 @@ def _json(status: int, body: Any, **headers: str) -> Answer:
 
 
 def _html(status: int, page: bytes) -> Answer:
-    return Answer(status, page, "text/html; charset=utf-8")
+    return Answer(status, page, "text/html")
 
 
 class Denied(Exception):
@@ -169,17 +183,22 @@ class OriginalService:
         self.finished: dict[int, list[dict[str, Any]]] = {QUEUE: recorded, 8: []}
         self.creates = 0
         self.fail_creates: set[int] = set()  # these creates (1 = the first) fail without saving
+        self.fail_after_save: set[int] = set()  # these creates save the task, then fail
         self.between_pages: Callable[[], object] | None = None  # runs after each completed page
+        self.forbid_completed = False  # a key that may not read the history (403, as to a non-admin)
 
-    def add_queue(self, queue_id: int, name: str, blocks: list[dict[str, Any]]) -> None:
+    def add_queue(
+        self, queue_id: int, name: str, blocks: list[dict[str, Any]], org: int = ORG, description: str = ""
+    ) -> None:
+        """A queue of `org`; the original finds any queue by its id alone, in every route but the list."""
         self.extra_queues[queue_id] = {
             "id": queue_id,
             "name": name,
             "created_at": "2026-11-23T09:00:00.000+00:00",
             "n_tasks": 0,
             "active_users": [],
-            "description": "",
-            "org_id": ORG,
+            "task_description": description,  # the original's name for the description
+            "org_id": org,
             "data": blocks,
         }
         self.n_tasks[queue_id] = 0
@@ -235,7 +254,8 @@ class OriginalService:
         return answer
 
     @staticmethod
-    def authenticate(headers: dict[str, str]) -> None:
+    def authenticate(headers: dict[str, str]) -> bool:
+        """Raises the original's 401s; True for the member's (non-admin) key."""
         header = {k.lower(): v for k, v in headers.items()}.get("authorization")
         auth = {"WWW-Authenticate": "Token"}
         if header is None:
@@ -246,8 +266,9 @@ class OriginalService:
         if len(words) == 1:
             message = "Invalid token header. No credentials provided."
             raise Denied(_json(401, {"status_code": 401, "errors": [{"message": message}]}, **auth))
-        if words[1] != TOKEN:
+        if words[1] not in (TOKEN, MEMBER_TOKEN):
             raise Denied(_json(401, fixture("error_401_invalid_token.json"), **auth))
+        return words[1] == MEMBER_TOKEN
 
     def route(self, method: str, path: str, query: dict, headers: dict[str, str], body: Any) -> Answer:
         match = re.fullmatch(r"/orgs/(\d+)/(queues|workflows)(?:/(\d+)(/.*)?)?", path)
@@ -277,6 +298,7 @@ class OriginalService:
             listed = [
                 {k: q[k] for k in ("id", "name", "created_at", "active_users")}
                 for q in self.extra_queues.values()
+                if q["org_id"] == org
             ]
             extra = [{**q, "n_tasks": self.n_tasks[q["id"]]} for q in listed]
             return _json(200, fixture("queues.json") + extra)
@@ -286,11 +308,13 @@ class OriginalService:
             return _json(
                 405, {"status_code": 405, "errors": [{"message": f'Method "{method}" not allowed.'}]}
             )
-        self.authenticate(headers)
+        member = self.authenticate(headers)
         queue_id = int(queue)
         if rest == "/flush":
             return self.flush(org, spelling, queue_id, method)
         if org != ORG:
+            return _json(403, fixture("error_403.json"))
+        if member and rest in ("/webhook", "/tasks/create", "/tasks/completed"):
             return _json(403, fixture("error_403.json"))
         if rest == "" or rest == "/webhook":
             if spelling == "queues":  # kwargs["workflow_id"] on a route that names it queue_id
@@ -300,6 +324,8 @@ class OriginalService:
             return _json(404, fixture("error_404.json"))
         if rest == "/tasks/create":
             return self.create(queue_id, body)
+        if self.forbid_completed:
+            return _json(403, fixture("error_403.json"))
         answer = self.completed(queue_id, query, headers)
         if self.between_pages is not None:
             self.between_pages()
@@ -324,7 +350,7 @@ class OriginalService:
             detail = dict(self.extra_queues[queue_id])
         elif queue_id in self.n_tasks:
             listed = {str(q["id"]): q for q in fixture("queues.json")}[str(queue_id)]
-            detail = {**listed, "description": "", "org_id": ORG, "data": []}
+            detail = {**listed, "task_description": "", "org_id": ORG, "data": []}
         else:
             return _json(404, fixture("error_404.json"))
         detail["n_tasks"] = self.n_tasks[queue_id]
@@ -366,9 +392,11 @@ class OriginalService:
         if isinstance(data, list):
             return _html(500, SERVER_ERROR)
         values = {}
-        for block in self.blocks(queue_id):
+        blocks = self.blocks(queue_id)
+        for block in blocks:
             key = str(block["id"])
-            value = data.get(key) if isinstance(data, dict) else None
+            # The value is looked up by the block's id as stored: a number never matches a JSON key.
+            value = data.get(block["id"]) if isinstance(data, dict) else None
             if value is not None and block["type"] == "text" and not isinstance(value, str):
                 error = fixture("error_400_text.json")
                 error["errors"][0]["message"] = f"Data item with id {key} must be a string"
@@ -378,16 +406,18 @@ class OriginalService:
                 error["errors"][0]["message"] = f"Invalid url value: {value}"
                 return _json(400, error)
             values[key] = value
+        left_out = {b["type"] for b in blocks if values[str(b["id"])] is None}
+        if any(b["type"] == "named_entity_recognition" and _textless(values[str(b["id"])]) for b in blocks):
+            left_out.add("named_entity_recognition")  # it never sets the entities its answer reads
+        if left_out & FAILS_UNSAVED:
+            return _html(500, SERVER_ERROR)  # before the save
         task = {**fixture("task_created.json"), **self._task(queue_id, self.next_id, values, None, None)}
         task.update(id=str(self.next_id), queue_id=str(queue_id))
         self.next_id += 1
         self.n_tasks[queue_id] += 1
         self.created.append(task)
-        list_blocks = [
-            b for b in self.blocks(queue_id) if b["type"] in ("multiple_selection", "list", "text_sequence")
-        ]
-        if any(values.get(str(b["id"])) is None for b in list_blocks):
-            return _html(500, SERVER_ERROR)  # iterating over the missing list, after the save
+        if left_out & SAVED_THEN_FAILS or self.creates in self.fail_after_save:
+            return _html(500, SERVER_ERROR)  # iterating over the missing value, after the save
         return _json(201, task)
 
     def completed(self, queue_id: int, query: dict[str, list[str]], headers: dict[str, str]) -> Answer:
@@ -433,6 +463,10 @@ class OriginalService:
             "tasks": everything[offset : offset + limit],
         }
         return _json(200, page)
+
+
+def _textless(value: Any) -> bool:
+    return isinstance(value, dict) and "text" not in value
 
 
 def _utc_day(text: str) -> str:
@@ -596,7 +630,7 @@ async def test_queue_detail_keeps_unknown_fields_and_block_types(original: Origi
     }
     assert paragraph.read_only is True and paragraph.is_required is False
     assert [o.id for o in category.options] == ["red", "blue"] and category.is_required is False
-    assert photo.settings == {"placeholder": "https://example.com/p.png"}
+    assert photo.settings == {"placeholder": "https://example.com/p.png", "read_only": False}
     assert (sketch.id, sketch.type) == ("sketch", "freehand_drawing")  # unknown type, kept
     assert sketch.settings == {"stroke": 3, "palette": ["#000", "#f00"]}
     assert sketch.options == [] and sketch.is_required is False
@@ -790,8 +824,9 @@ async def test_unknown_queue_is_not_found(original: OriginalService) -> None:
     async with connect(original) as qd:
         with pytest.raises(NotFound) as caught:
             await qd.create_task(99, {"paragraph": "x"})
-        assert (caught.value.status, caught.value.code) == (404, None)
-        assert "Creating a task in queue 99 failed: Not found." in str(caught.value)
+        assert "Creating a task in queue 99 failed: queue 99 is not a queue of organization 1" in str(
+            caught.value
+        )
         with pytest.raises(NotFound, match=r"Reading queue 99 failed: Not found\."):
             await qd.queue(99)
         with pytest.raises(NotFound):
@@ -824,7 +859,10 @@ async def test_validation_errors_keep_the_servers_message_and_field(original: Or
 # --- issue 11: the further answers of the original, and what the client makes of them --------------
 
 INTAKE = 9  # integer block ids
-TAGGING = 10  # a list block
+TAGGING = 10  # a list block and a named-entity block: left out, saved and then 500
+RECEIPTS = 11  # multiple_selection and text_sequence: left out, 201
+BOXES = 12  # bounding boxes: left out, 500 before the save
+ELSEWHERE = 20  # a queue of the other organization
 INTAKE_BLOCKS = [
     {"id": 7, "name": "Note", "type": "text", "text": {"placeholder": ""}, "value": None},
     {
@@ -836,12 +874,22 @@ INTAKE_BLOCKS = [
 ]
 TAGGING_BLOCKS = [
     {"id": "text", "name": "Text", "type": "text", "text": {}, "value": None},
+    {"id": "tags", "name": "Tags", "type": "list", "list": {"subtype": "text"}},
+    {"id": "ner", "name": "Entities", "type": "named_entity_recognition", "named_entity_recognition": {}},
+]
+RECEIPTS_BLOCKS = [
+    {"id": "receipt", "name": "Receipt", "type": "text", "text": {}, "value": None},
     {
-        "id": "tags",
-        "name": "Tags",
+        "id": "labels",
+        "name": "Labels",
         "type": "multiple_selection",
         "multiple_selection": {"options": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}]},
     },
+    {"id": "lines", "name": "Lines", "type": "text_sequence", "text_sequence": {}},
+]
+BOXES_BLOCKS = [
+    {"id": "photo", "name": "Photo", "type": "image", "image": {}},
+    {"id": "boxes", "name": "Boxes", "type": "bounding_boxes", "bounding_boxes": {}},
 ]
 
 
@@ -850,6 +898,9 @@ def further(original: OriginalService) -> OriginalService:
     """The stand-in with the queues the further answers need."""
     original.add_queue(INTAKE, "Intake", INTAKE_BLOCKS)
     original.add_queue(TAGGING, "Tagging", TAGGING_BLOCKS)
+    original.add_queue(RECEIPTS, "Receipt checks", RECEIPTS_BLOCKS)
+    original.add_queue(BOXES, "Boxes", BOXES_BLOCKS)
+    original.add_queue(ELSEWHERE, "Billing", RECEIPTS_BLOCKS, org=OTHER_ORG)
     return original
 
 
@@ -884,15 +935,27 @@ def test_the_stand_in_gives_the_further_answers(further: OriginalService) -> Non
             "ada@acme.test",
         }
 
-        created = f"/orgs/{ORG}/workflows/{TAGGING}/tasks/create"
-        saved_then_failed = http.post(created, json={"data": {"text": "no tags"}})
-        assert saved_then_failed.status_code == 500 and b"Server Error" in saved_then_failed.content
-        assert further.n_tasks[TAGGING] == 1 and further.created[-1]["data"] == {
-            "text": "no tags",
-            "tags": None,
-        }
-        tagged = http.post(created, json={"data": {"text": "tagged", "tags": []}})
-        assert tagged.status_code == 201
+        def create(queue_id: int, data: dict[str, Any]) -> httpx.Response:
+            return http.post(f"/orgs/{ORG}/workflows/{queue_id}/tasks/create", json={"data": data})
+
+        no_text = {"text": "x", "tags": [], "ner": {}}  # a named-entity value without text: as missing
+        for left_out in ({"text": "x", "ner": NO_ENTITIES}, {"text": "x", "tags": []}, no_text):
+            saved_then_failed = create(TAGGING, left_out)
+            assert saved_then_failed.status_code == 500 and b"Server Error" in saved_then_failed.content
+            assert further.created[-1]["data"]["text"] == "x"
+        assert further.n_tasks[TAGGING] == 3
+        assert create(TAGGING, {"text": "x", "tags": [], "ner": NO_ENTITIES}).status_code == 201
+        assert create(RECEIPTS, {"receipt": "x"}).status_code == 201  # list-valued, left out: fine
+        assert further.n_tasks[RECEIPTS] == 1
+        unsaved = create(BOXES, {"photo": "https://example.com/r.png"})
+        assert unsaved.status_code == 500 and further.n_tasks[BOXES] == 0
+        number = create(INTAKE, {"7": "a note", "kind": "bug"})
+        assert number.status_code == 201 and number.json()["data"] == {"7": None, "kind": "bug"}
+        elsewhere = http.post(
+            f"/orgs/{ORG}/workflows/{ELSEWHERE}/tasks/create", json={"data": {"receipt": "x"}}
+        )
+        assert elsewhere.status_code == 201 and further.n_tasks[ELSEWHERE] == 1  # by id alone
+        assert ELSEWHERE not in [q["id"] for q in http.get(f"/orgs/{ORG}/workflows").json()]
 
         unchecked = http.post(
             f"/orgs/{ORG}/workflows/{QUEUE}/tasks/create", json={"data": {"category": "zzz"}}
@@ -984,12 +1047,56 @@ async def test_health_on_the_original_is_not_supported(original: OriginalService
     assert "Check the organization" not in str(caught.value)
 
 
-async def test_a_list_block_left_out_is_a_500_after_the_save(further: OriginalService) -> None:
-    """What the command line checks before sending: the client itself never retries a create."""
+async def test_the_client_refuses_what_the_original_fails_on_and_nothing_else(
+    further: OriginalService,
+) -> None:
     async with connect(further) as qd:
-        with pytest.raises(ServerError):
+        with pytest.raises(ValidationError) as caught:
             await qd.create_task(TAGGING, {"text": "no tags"})
-    assert further.n_tasks[TAGGING] == 1 and len(requests_to(further, r"/tasks/create$")) == 1
+        assert set(caught.value.fields) == {"data.tags", "data.ner"}
+        assert "nothing was sent" in str(caught.value) and "saves the task and then fails" in str(
+            caught.value
+        )
+        with pytest.raises(ValidationError) as caught:
+            await qd.create_task(BOXES, {"photo": "https://example.com/r.png"})
+        assert set(caught.value.fields) == {"data.boxes"} and "{} for none" in str(caught.value)
+        with pytest.raises(ValidationError) as caught:
+            await qd.create_task(INTAKE, {"7": "a note", "kind": "bug"})
+        assert set(caught.value.fields) == {"data.7"} and "as a number" in str(caught.value)
+        assert further.creates == 0  # nothing was sent
+        receipt = await qd.create_task(RECEIPTS, {"receipt": "x"})  # the original answers 201
+        tagged = await qd.create_task(TAGGING, {"text": "x", "tags": [], "ner": NO_ENTITIES})
+        with pytest.raises(ValidationError) as caught:
+            await qd.create_task(TAGGING, {"text": "x", "tags": [], "ner": {}})
+        assert set(caught.value.fields) == {"data.ner"} and "needs 'text'" in str(caught.value)
+        kind_only = await qd.create_task(INTAKE, {"kind": "bug"})
+    assert [receipt.data["receipt"], tagged.data["tags"], kind_only.data["kind"]] == ["x", [], "bug"]
+    assert further.creates == 3
+
+
+async def test_the_client_refuses_another_organizations_queue(further: OriginalService) -> None:
+    async with connect(further) as qd:
+        with pytest.raises(NotFound) as caught:
+            await qd.create_task(ELSEWHERE, {"receipt": "x"})
+    assert "queue 20 is not a queue of organization 1" in str(caught.value)
+    assert further.creates == 0 and further.n_tasks[ELSEWHERE] == 0
+
+
+@pytest.mark.parametrize("saved", [True, False], ids=["saved", "not-saved"])
+async def test_a_failed_create_says_whether_the_task_was_probably_saved(
+    further: OriginalService, saved: bool
+) -> None:
+    if saved:
+        further.fail_after_save = {1}
+    else:
+        further.fail_creates = {1}
+    async with connect(further) as qd:
+        with pytest.raises(ServerError) as caught:
+            await qd.create_task(RECEIPTS, {"receipt": "x"})
+    assert caught.value.probably_saved is saved
+    said = str(caught.value)
+    assert ("probably saved anyway" in said) is saved and ("probably not saved" in said) is not saved
+    assert len(requests_to(further, r"/tasks/create$")) == 1  # never retried
 
 
 # --- issue 11: the command line against the original ---------------------------------------------
@@ -1027,48 +1134,72 @@ def write_rows(path: Path, header: list[str], rows: list[list[str]]) -> Path:
 
 
 def test_cli_import_refuses_a_left_out_list_block_before_sending(further: OriginalService, tmp_path) -> None:
-    path = write_rows(tmp_path / "tags.csv", ["text", "tags"], [["one", "a"], ["two", ""], ["three", "[]"]])
+    header = ["text", "tags", "ner"]
+    ner = json.dumps(NO_ENTITIES)
+    path = write_rows(
+        tmp_path / "tags.csv", header, [["one", "a", ner], ["two", "", ner], ["three", "[]", ner]]
+    )
     result = cli(further, "import", "Tagging", str(path))
     assert result.code == 2, result
     assert "nothing was imported" in result.err and "row 2 (line 3): tags:" in result.err
     assert "[] for none" in result.err and "row 1 " not in result.err and "row 3 " not in result.err
-    no_column = write_rows(tmp_path / "no-tags.csv", ["text"], [["one"]])
-    missing = cli(further, "import", "Tagging", str(no_column))
-    assert missing.code == 2 and "row 1 (line 2): tags:" in missing.err, missing
-    single = cli(further, "tasks", "create", "Tagging", "--data", '{"text": "no tags"}')
+    no_ner = write_rows(tmp_path / "no-ner.csv", ["text", "tags"], [["one", "[]"]])
+    missing = cli(further, "import", "Tagging", str(no_ner))
+    assert missing.code == 2 and "row 1 (line 2): ner:" in missing.err, missing
+    single = cli(
+        further, "tasks", "create", "Tagging", "--data", json.dumps({"text": "no tags", "ner": NO_ENTITIES})
+    )
     assert single.code == 2 and "nothing was sent" in single.err and "tags" in single.err, single
     assert further.creates == 0 and further.n_tasks[TAGGING] == 0
 
 
+def test_cli_creates_what_the_original_takes_with_list_blocks_left_out(further: OriginalService) -> None:
+    result = cli(further, "tasks", "create", "Receipt checks", "--data", '{"receipt": "x"}')
+    assert result.code == 0, result
+    assert result.out.strip() == "Created task 101 in queue 11 'Receipt checks'."
+
+
+def test_cli_tasks_create_checks_the_blocks_as_import_does(further: OriginalService) -> None:
+    unknown = cli(further, "tasks", "create", "Receipt checks", "--data", '{"receipt": "x", "recipt": "y"}')
+    assert (
+        unknown.code == 2 and "nothing was sent" in unknown.err and "'recipt' is not a block" in unknown.err
+    )
+    option = cli(further, "tasks", "create", str(QUEUE), "--data", '{"category": "zzz"}')
+    assert option.code == 2 and "category" in option.err and "zzz" in option.err, option
+    number = cli(further, "tasks", "create", "Intake", "--data", '{"7": "a note", "kind": "bug"}')
+    assert number.code == 2 and "7: this server keeps the block's id as a number" in number.err, number
+    assert further.creates == 0
+
+
 def test_cli_import_stops_names_the_rows_created_and_resumes(further: OriginalService, tmp_path) -> None:
-    rows = [[f"note {n}", "bug" if n % 2 else "idea"] for n in range(1, 7)]
-    path = write_rows(tmp_path / "intake.csv", ["7", "kind"], rows)
+    rows = [[f"note {n}", '["a"]' if n % 2 else '["b"]'] for n in range(1, 7)]
+    path = write_rows(tmp_path / "receipts.csv", ["receipt", "labels"], rows)
     further.fail_creates = {4}  # the fourth create fails, unforeseeably
-    result = cli(further, "import", str(INTAKE), str(path))
+    result = cli(further, "import", str(RECEIPTS), str(path))
     assert result.code == 8, result
     assert "stopped at row 4 (line 5)" in result.err
     assert "created before it: 3 task(s): rows 1-3 → ids 101-103" in result.err
     assert "not created: row 4 and every row after it" in result.err
-    assert "row 4 may have been created anyway" in result.err  # a 500 leaves it unknown
+    assert "row 4 was probably not created (the queue's count did not change)" in result.err
     assert "--start-row 4" in result.err
-    assert [t["data"]["7"] for t in further.created] == ["note 1", "note 2", "note 3"]
+    assert [t["data"]["receipt"] for t in further.created] == ["note 1", "note 2", "note 3"]
 
-    resumed = cli(further, "import", str(INTAKE), str(path), "--start-row", "4", "--json")
+    resumed = cli(further, "import", str(RECEIPTS), str(path), "--start-row", "4", "--json")
     assert resumed.code == 0, resumed
     assert json.loads(resumed.out) == {
-        "queue_id": INTAKE,
+        "queue_id": RECEIPTS,
         "created": 3,
         "ids": [104, 105, 106],
         "source": "api",
     }
-    assert [t["data"]["7"] for t in further.created] == [f"note {n}" for n in range(1, 7)]
-    assert [t["data"]["kind"] for t in further.created] == [r[1] for r in rows]
+    assert [t["data"]["receipt"] for t in further.created] == [f"note {n}" for n in range(1, 7)]
+    assert [t["data"]["labels"] for t in further.created] == [json.loads(r[1]) for r in rows]
 
 
 def test_cli_import_reports_a_stop_as_json_too(further: OriginalService, tmp_path) -> None:
-    path = write_rows(tmp_path / "intake.csv", ["7"], [["a"], ["b"], ["c"]])
+    path = write_rows(tmp_path / "receipts.csv", ["receipt"], [["a"], ["b"], ["c"]])
     further.fail_creates = {3}
-    result = cli(further, "import", "Intake", str(path), "--json")
+    result = cli(further, "import", "Receipt checks", str(path), "--json")
     assert result.code == 8, result
     assert json.loads(result.out) == {
         "created": 2,
@@ -1077,20 +1208,20 @@ def test_cli_import_reports_a_stop_as_json_too(further: OriginalService, tmp_pat
         "failed_row": 3,
         "failed_line": 4,
         "error": json.loads(result.out)["error"],
-        "maybe_created": True,
+        "maybe_created": False,  # the queue's count did not change
         "start_row": 3,
     }
     assert "Server Error (500)" in json.loads(result.out)["error"]
-    first = cli(further, "import", "Intake", str(path), "--start-row", "9")
+    first = cli(further, "import", "Receipt checks", str(path), "--start-row", "9")
     assert first.code == 2 and "no rows to import from row 9 on (it has 3)" in first.err, first
 
 
 def test_cli_import_says_the_tasks_get_source_api(further: OriginalService, tmp_path) -> None:
-    path = write_rows(tmp_path / "intake.csv", ["7", "kind"], [["x", "bug"], ["y", ""]])
-    result = cli(further, "import", "Intake", str(path))
+    path = write_rows(tmp_path / "receipts.csv", ["receipt", "labels"], [["x", "a"], ["y", ""]])
+    result = cli(further, "import", "Receipt checks", str(path))
     assert result.code == 0, result
-    assert "has no bulk import" in result.err and "source 'api' (not 'intake.csv')" in result.err
-    assert result.out.strip() == "Imported 2 task(s) into queue 9 'Intake' (ids 101-102)."
+    assert "has no bulk import" in result.err and "source 'api' (not 'receipts.csv')" in result.err
+    assert result.out.strip() == "Imported 2 task(s) into queue 11 'Receipt checks' (ids 101-102)."
     assert {t["source"] for t in further.created} == {"api"}
 
 
@@ -1157,3 +1288,130 @@ def test_cli_without_a_url_names_the_option_and_the_variable(original: OriginalS
     result = cli(original, "queues", QUEUEDESK_URL="")
     assert result.code == 2, result
     assert "--url" in result.err and "QUEUEDESK_URL" in result.err and "base_url" not in result.err
+
+
+# --- issue 30: errors from the original said as a person reads them --------------------------------
+
+
+async def test_an_html_answer_is_said_by_its_title(further: OriginalService) -> None:
+    further.fail_creates = {1}
+    async with connect(further) as qd:
+        with pytest.raises(ServerError) as caught:
+            await qd.create_task(RECEIPTS, {"receipt": "x"})
+    said = str(caught.value)
+    assert "the server answered 500 with a web page (Server Error (500))" in said
+    assert "<" not in said and "doctype" not in said
+
+
+async def test_a_wrong_address_is_named_as_one(original: OriginalService) -> None:
+    async with QueueDeskClient(original.url + "/api", TOKEN, ORG) as qd:
+        with pytest.raises(NotFound) as caught:
+            await qd.queues()
+    assert type(caught.value).__name__ == "WrongAddress"  # the app advises on it apart
+    said = str(caught.value)
+    assert "Check the server URL" in said and "without /api" in said
+    assert "organization, queue and task ids" not in said and "<" not in said
+    result = cli(original, "queues", QUEUEDESK_URL=original.url + "/api")
+    assert result.code == 4 and "Check the server URL" in result.err and "ids" not in result.err, result
+
+
+async def test_https_to_a_plain_http_port_names_the_cause(original: OriginalService) -> None:
+    async with QueueDeskClient(original.url.replace("http://", "https://"), TOKEN, ORG) as qd:
+        with pytest.raises(ConnectionFailed) as caught:
+            await qd.queues()
+    said = str(caught.value)
+    assert f"127.0.0.1:{original.port}" in said and "plain HTTP" in said and "http://, not https://" in said
+    assert "timeout" not in said
+
+
+async def test_https_to_a_plain_port_that_waits_for_the_request_line_is_named_quickly() -> None:
+    """Like gunicorn's workers: the ClientHello is read as the start of a request line and waited on."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        first = await reader.read(1)
+        if first == b"\x16":  # a TLS record: wait for the rest of a line that never comes
+            held.append(writer)
+            return
+        writer.write(b"HTTP/1.0 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with QueueDeskClient(f"https://127.0.0.1:{port}", TOKEN, ORG, timeout=120) as qd:
+            with pytest.raises(ConnectionFailed) as caught:
+                await qd.queues()
+    finally:
+        for writer in held:
+            writer.close()
+        server.close()
+    assert f"127.0.0.1:{port} speaks plain HTTP" in str(caught.value)
+
+
+def test_cli_queue_show_from_the_original_is_read_back_by_queue_create(
+    original: OriginalService, tmp_path
+) -> None:
+    blocks = [
+        {
+            "id": "note",
+            "name": "Note",
+            "type": "text",
+            "text": {"placeholder": "", "value": None},
+            "value": None,
+        },
+        {"id": "photo", "name": "Photo", "type": "image", "image": {"placeholder": "", "read_only": True}},
+    ]
+    original.add_queue(13, "Photos", blocks, description="Check each photo")
+    for kind in ("json", "toml"):
+        path = tmp_path / f"photos.{kind}"
+        shown = cli(original, "queue", "show", "Photos", "--format", kind, "-o", str(path))
+        assert shown.code == 0, shown
+        assert (
+            "left out what a QueueDesk queue does not have: blocks[1] ('photo').image.read_only" in shown.err
+        )
+        read = load_queue_file(path, for_create=True)  # what `queue create` reads; raises when it cannot
+        assert (read.name, read.description) == ("Photos", "Check each photo")
+        assert [b.id for b in read.blocks or []] == ["note", "photo"]
+
+
+# --- issue 30: the small ones --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("offset", "limit"), [(0, 0), (0, 5000), (-1, 10)])
+async def test_the_client_refuses_a_page_no_server_gives_as_asked(
+    original: OriginalService, offset: int, limit: int
+) -> None:
+    async with connect(original) as qd:
+        with pytest.raises(ValueError, match=r"limit must be 1-1000|offset must be 0 or more"):
+            await qd.completed_tasks(QUEUE, offset=offset, limit=limit)
+    assert not requests_to(original, r"/tasks/completed$")
+
+
+def test_cli_webhook_refuses_what_the_app_refuses(original: OriginalService) -> None:
+    result = cli(original, "webhook", "set", str(QUEUE), "ftp://files.example.com/in")
+    assert result.code == 2 and "only http:// and https:// targets" in result.err, result
+    assert not requests_to(original, r"/webhook$")
+
+
+def test_cli_export_refused_writes_nothing_not_even_the_header(original: OriginalService) -> None:
+    original.forbid_completed = True
+    result = cli(original, "export", str(QUEUE))
+    assert result.code == 3, result
+    assert result.out == ""
+
+
+def test_cli_export_refuses_a_start_after_the_end(original: OriginalService) -> None:
+    result = cli(original, "export", str(QUEUE), "--start-date", "2026-11-22", "--end-date", "2026-11-21")
+    assert result.code == 2 and "--start-date (2026-11-22) is after --end-date (2026-11-21)" in result.err
+    assert not requests_to(original, r"/tasks/completed$")
+    same_day = cli(original, "export", str(QUEUE), "--start-date", "2026-11-21", "--end-date", "2026-11-21")
+    assert same_day.code == 0, same_day
+
+
+def test_cli_import_help_says_what_the_source_is_on_each_server(original: OriginalService) -> None:
+    result = cli(original, "import", "--help")
+    assert result.code == 0
+    said = " ".join(result.out.split())
+    assert "its name becomes the tasks' source" in said and "records 'api'" in said

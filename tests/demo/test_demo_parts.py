@@ -71,11 +71,17 @@ def test_bringing_to_now_shifts_every_time_points_links_at_the_side_server_and_f
         run_once(db_url, data.bring_to_now, timedelta(0), IMAGE_BASE_PLACEHOLDER, "http://127.0.0.1:4001")
     )
     priya = rows(path, "SELECT id FROM users WHERE email = 'priya@demo.test'")[0][0]
+    noor = rows(path, "SELECT id FROM users WHERE email = 'noor@demo.test'")[0][0]
     with sqlite3.connect(path) as db:
         db.execute(
             "UPDATE tasks SET status = 'in_progress', assigned_to = ?, assigned_at = 1, lease_expires_at = 2 "
             "WHERE id = (SELECT min(id) FROM tasks WHERE status = 'new')",
             (priya,),
+        )
+        db.execute(  # the simulated reviewer held a review when the demo was killed
+            "INSERT INTO reviews (task_id, queue_id, state, reviewer_id, claimed_at, lease_expires_at) "
+            "SELECT id, queue_id, 'in_review', ?, 1, 2 FROM tasks WHERE status = 'completed' LIMIT 1",
+            (noor,),
         )
     before = rows(path, "SELECT max(completed_at), min(created_at) FROM tasks")[0]
     asyncio.run(
@@ -93,6 +99,7 @@ def test_bringing_to_now_shifts_every_time_points_links_at_the_side_server_and_f
         ("http://127.0.0.1:5002/webhook",)
     ]
     assert rows(path, "SELECT count(*) FROM tasks WHERE status = 'in_progress'") == [(0,)]
+    assert rows(path, "SELECT state, reviewer_id, lease_expires_at FROM reviews") == [("pending", None, None)]
 
 
 def test_the_lock_tells_a_running_demo_and_lets_go_when_released(tmp_path: Path) -> None:

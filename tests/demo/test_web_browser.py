@@ -6,52 +6,31 @@ applied, so an upgrade that moves it fails here instead of passing blind). Web f
 fetched here; that request is aborted.
 """
 
-import shutil
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.demo.support import ADMIN_KEY, QUEUEDESK, DemoService, demo_environment, port_open, wait_until
-from tests.support.processes import free_port
+from tests.demo.support import ADMIN_KEY, DemoService
+from tests.demo.web_support import WebProcess, start_web
+from tests.support.browser import CHROMIUM
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TERMINAL_CREATED = "this.terminal=new v.Terminal("
 KEEP_TERMINAL = "this.terminal=window.queuedeskTerminal=new v.Terminal("
 
 
-def _browser_missing() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed (pip install playwright; it is in the dev extra)"
-    if not Path(CHROMIUM).exists():
-        return "chromium is not installed (apt-get install -y chromium)"
-    return None
-
-
-missing = _browser_missing()
-if missing:
-    print(f"\nbrowser test skipped: {missing}")  # said out loud as well as in the skip summary
-pytestmark = pytest.mark.skipif(missing is not None, reason=f"browser test: {missing}")
-
-
 @pytest.fixture
-def web(tmp_path: Path) -> Iterator[str]:
+def web(tmp_path: Path) -> Iterator[WebProcess]:
     service = DemoService(tmp_path)
-    port = free_port()
-    command = [str(QUEUEDESK), "web", "--port", str(port), "--server-url", service.url]
     # The host's own connection is in the environment on purpose: the sessions must not get it.
-    env = demo_environment(tmp_path, QUEUEDESK_TOKEN=ADMIN_KEY, QUEUEDESK_URL=service.url)
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    process = start_web(
+        tmp_path, "--server-url", service.url, QUEUEDESK_TOKEN=ADMIN_KEY, QUEUEDESK_URL=service.url
+    )
     try:
-        wait_until(lambda: port_open(port), 30, "queuedesk web listening")
-        yield f"http://127.0.0.1:{port}"
+        yield process
     finally:
-        process.terminate()
-        process.wait(timeout=20)
+        process.stop()
         service.stop()
     assert not list(tmp_path.glob("**/journal/*.json")), "a web session wrote a journal"
     assert not (tmp_path / "config.toml").exists() and not (tmp_path / "config").exists(), (
@@ -59,7 +38,7 @@ def web(tmp_path: Path) -> Iterator[str]:
     )
 
 
-def test_browser_signs_in_with_a_demo_key_and_sees_the_queues(web: str) -> None:
+def test_browser_signs_in_with_a_demo_key_and_sees_the_queues(web: WebProcess) -> None:
     from playwright.sync_api import Route, sync_playwright
 
     patched: list[bool] = []
@@ -78,7 +57,7 @@ def test_browser_signs_in_with_a_demo_key_and_sees_the_queues(web: str) -> None:
             page = browser.new_page(viewport={"width": 1200, "height": 800})
             page.route("**/fonts.googleapis.com/**", lambda route: route.abort())
             page.route("**/static/js/textual.js", keep_terminal)
-            page.goto(web)
+            page.goto(web.address)  # with this run's key, as `queuedesk web` printed it
 
             def screen() -> str:
                 return page.evaluate(
@@ -115,3 +94,49 @@ def test_browser_signs_in_with_a_demo_key_and_sees_the_queues(web: str) -> None:
                 assert name in queues
         finally:
             browser.close()
+
+
+CROSS_ORIGIN_PAGE = """<!doctype html><script>
+window.outcome = new Promise((resolve) => {
+  const socket = new WebSocket("ws://127.0.0.1:%d/ws?width=80&height=24");
+  socket.onopen = () => resolve("opened");
+  socket.onerror = () => resolve("refused");
+});
+</script>"""
+
+
+def test_a_cross_origin_page_cannot_open_a_session(web: WebProcess, tmp_path: Path) -> None:
+    """A page on another origin, in a browser that has signed in to `queuedesk web`, tries its
+    WebSocket: refused, and no app process starts."""
+    import http.server
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    page_dir = tmp_path / "elsewhere"
+    page_dir.mkdir()
+    (page_dir / "index.html").write_text(CROSS_ORIGIN_PAGE % web.port)
+    handler = lambda *a: http.server.SimpleHTTPRequestHandler(*a, directory=str(page_dir))  # noqa: E731
+    elsewhere = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=elsewhere.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+            )
+            try:
+                context = browser.new_context()
+                own = context.new_page()
+                own.route("**/fonts.googleapis.com/**", lambda route: route.abort())
+                own.goto(web.address)  # signed in: the browser holds the cookie
+                own.close()
+                started = set(web.app_processes())
+                visitor = context.new_page()
+                visitor.goto(f"http://localhost:{elsewhere.server_address[1]}/index.html")
+                assert visitor.evaluate("window.outcome") == "refused"
+                time.sleep(0.5)
+                assert set(web.app_processes()) <= started
+            finally:
+                browser.close()
+    finally:
+        elsewhere.shutdown()

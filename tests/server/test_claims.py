@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from tests.conftest import make_queue
-from tests.support import ROLES_SEED, ServerProcess, assert_envelope, run_cli
+from tests.support import ROLES_SEED, Organization, ServerProcess, assert_envelope
 
 
 def _import(admin: httpx.Client, qpath: str, n: int) -> list[int]:
@@ -18,12 +18,13 @@ def _import(admin: httpx.Client, qpath: str, n: int) -> list[int]:
     return response.json()["ids"]
 
 
-def test_eight_workers_complete_every_task_exactly_once(server: ServerProcess, admin, org_id) -> None:
+def test_eight_workers_complete_every_task_exactly_once(server: ServerProcess, own_org: Organization) -> None:
+    admin, org_id = own_org.client(), own_org.id
     queue = make_queue(admin, org_id)
     qpath = f"/orgs/{org_id}/queues/{queue['id']}"
     ids = _import(admin, qpath, 300)
     # Eight distinct users: one user's concurrent claims would all resume the same task.
-    keys = [new_worker_key(server, f"crowd{i}@acme.test") for i in range(8)]
+    keys = [new_worker_key(own_org, f"crowd{i}@acme.test") for i in range(8)]
     completed: list[tuple[str, int]] = []
     lock = threading.Lock()
     errors: list[str] = []
@@ -61,12 +62,16 @@ def test_eight_workers_complete_every_task_exactly_once(server: ServerProcess, a
     assert admin.get(qpath).json()["n_tasks"] == 0
 
 
-def new_worker_key(server: ServerProcess, email: str) -> str:
-    result = run_cli(
-        ["keys", "create", "--db", server.db_url, "--email", email, "--org", "Acme", "--role", "worker"]
+def new_worker_key(organization: Organization, email: str) -> str:
+    """A key of a new worker of the test's own organization."""
+    admin = organization.client()
+    made = admin.post(
+        f"/orgs/{organization.id}/users", json={"email": email, "name": email, "role": "worker"}
     )
-    assert result.returncode == 0, result.stderr
-    return result.stdout.strip()
+    assert made.status_code == 200, made.text
+    issued = admin.post(f"/orgs/{organization.id}/users/{made.json()['id']}/keys")
+    assert issued.status_code == 200, issued.text
+    return issued.json()["key"]
 
 
 def test_claim_resumes_own_live_claim(clients, qpath, admin) -> None:
@@ -167,11 +172,12 @@ def test_expired_claim_completed_by_its_holder(short_lease_server: ServerProcess
     worker.close()
 
 
-def test_flush_during_claiming_leaves_no_orphan(server: ServerProcess, admin, org_id) -> None:
+def test_flush_during_claiming_leaves_no_orphan(server: ServerProcess, own_org: Organization) -> None:
+    admin, org_id = own_org.client(), own_org.id
     queue = make_queue(admin, org_id)
     qpath = f"/orgs/{org_id}/queues/{queue['id']}"
     _import(admin, qpath, 400)
-    keys = [new_worker_key(server, f"flusher{i}@acme.test") for i in range(8)]
+    keys = [new_worker_key(own_org, f"flusher{i}@acme.test") for i in range(8)]
     outcomes: dict[int, int] = {}  # task id -> status of its completion
     lock = threading.Lock()
 
@@ -367,11 +373,14 @@ def test_bad_claim_bodies_without_a_field(clients, qpath, admin) -> None:
     assert _held_by(admin, qpath, "wes@acme.test") == []
 
 
-def test_two_workers_claiming_ahead_at_once_never_share_a_task(server: ServerProcess, admin, org_id) -> None:
+def test_two_workers_claiming_ahead_at_once_never_share_a_task(
+    server: ServerProcess, own_org: Organization
+) -> None:
+    admin, org_id = own_org.client(), own_org.id
     queue = make_queue(admin, org_id)
     qpath = f"/orgs/{org_id}/queues/{queue['id']}"
     ids = _import(admin, qpath, 120)
-    keys = [new_worker_key(server, f"ahead{i}@acme.test") for i in range(2)]
+    keys = [new_worker_key(own_org, f"ahead{i}@acme.test") for i in range(2)]
     handed: dict[str, list[int]] = {key: [] for key in keys}  # every task each worker was handed
     completed: list[int] = []
     lock = threading.Lock()
@@ -439,14 +448,15 @@ def _at_once(server: ServerProcess, key: str, qpath: str, exclude: list[int], n:
 
 
 def test_one_worker_claiming_ahead_twice_at_once_stays_within_the_limit(
-    server: ServerProcess, admin, org_id
+    server: ServerProcess, own_org: Organization
 ) -> None:
     """Several tabs of one worker asking for a third task at the same moment: one claims it, the
     others are handed that task back, so the worker never holds a fourth."""
+    admin, org_id = own_org.client(), own_org.id
     queue = make_queue(admin, org_id)
     qpath = f"/orgs/{org_id}/queues/{queue['id']}"
     _import(admin, qpath, 40)
-    key = new_worker_key(server, "twotabs@acme.test")
+    key = new_worker_key(own_org, "twotabs@acme.test")
     with httpx.Client(base_url=server.url, headers={"Authorization": f"Token {key}"}, timeout=30) as client:
         for _round in range(5):
             held = [client.post(f"{qpath}/tasks/next").json()["id"]]
@@ -477,7 +487,8 @@ def test_every_held_claim_can_be_heartbeat_released_and_completed(clients, qpath
         assert done.json()["status"] == "completed" and done.json()["completed_by"] == "wes@acme.test"
     # The released one is claimable again, by anyone.
     again = clients["worker2"].post(f"{qpath}/tasks/next").json()
-    assert again["id"] == held[1] and again["data"]["paragraph"] == "draft"
+    assert again["id"] == held[1] and again["data"]["paragraph"] != "draft" and again["draft"] is None
+    assert worker.get(f"{qpath}/tasks/{held[1]}").json()["draft"] == {"paragraph": "draft"}
     history = admin.get(f"{qpath}/tasks/completed").json()
     assert sorted(t["id"] for t in history["tasks"]) == sorted([ids[0], ids[2]])
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.conftest import make_queue
-from tests.support import KEYS, ServerProcess, assert_envelope, run_cli
+from tests.support import KEYS, Organization, ServerProcess, assert_envelope, run_cli
 
 MIB = 1024 * 1024
 NO_SUCH_ID = 987654321
@@ -417,10 +417,11 @@ def _cli(*args: str) -> str:
     return done.stdout
 
 
-def test_revoked_key_is_401(server: ServerProcess, clients, org_id):
+def test_revoked_key_is_401(server: ServerProcess, clients, own_org: Organization):
+    org_id = own_org.id
     email = f"temp-{uuid.uuid4().hex[:12]}@acme.test"
     printed = _cli(
-        "keys", "create", "--db", server.db_url, "--email", email, "--org", "Acme", "--role", "worker"
+        "keys", "create", "--db", server.db_url, "--email", email, "--org", own_org.name, "--role", "worker"
     )
     key = printed.split()[0]
     with httpx.Client(base_url=server.url, headers={"Authorization": f"Token {key}"}, timeout=30) as temp:
@@ -722,7 +723,7 @@ def _huge_body(size: int = 2 * MIB) -> bytes:
 
 
 @pytest.fixture
-def fresh(server: ServerProcess) -> Iterator[httpx.Client]:
+def own_client(server: ServerProcess) -> Iterator[httpx.Client]:
     """A client of its own, so a connection the server closes early disturbs no other test."""
     with server.client("admin") as client:
         yield client
@@ -732,17 +733,17 @@ def fresh(server: ServerProcess) -> Iterator[httpx.Client]:
     ("method", "suffix"),
     [("POST", "/tasks/create"), ("POST", "/tasks/import"), ("PUT", "/webhook"), ("PATCH", "")],
 )
-def test_body_over_1mib_with_content_length_is_413(fresh, admin, qpath, method, suffix):
+def test_body_over_1mib_with_content_length_is_413(own_client, admin, qpath, method, suffix):
     before = _snapshot(admin, qpath)
     body = _huge_body()
-    response = _raw(fresh, method, qpath + suffix, body)
+    response = _raw(own_client, method, qpath + suffix, body)
     assert response.request.headers["content-length"] == str(len(body))
     assert_envelope(response, 413, "payload_too_large")
     assert _snapshot(admin, qpath) == before
 
 
 @pytest.mark.parametrize("suffix", ["/tasks/create", "/tasks/import"])
-def test_chunked_body_over_1mib_without_content_length_is_413(fresh, admin, qpath, suffix):
+def test_chunked_body_over_1mib_without_content_length_is_413(own_client, admin, qpath, suffix):
     before = _snapshot(admin, qpath)
     body = _huge_body()
 
@@ -750,18 +751,18 @@ def test_chunked_body_over_1mib_without_content_length_is_413(fresh, admin, qpat
         for start in range(0, len(body), 64 * 1024):
             yield body[start : start + 64 * 1024]
 
-    response = fresh.post(qpath + suffix, content=chunks(), headers={"Content-Type": "application/json"})
+    response = own_client.post(qpath + suffix, content=chunks(), headers={"Content-Type": "application/json"})
     assert "content-length" not in response.request.headers
     assert response.request.headers.get("transfer-encoding") == "chunked"
     assert_envelope(response, 413, "payload_too_large")
     assert _snapshot(admin, qpath) == before
 
 
-def test_body_under_1mib_is_not_413(fresh, qpath):
+def test_body_under_1mib_is_not_413(own_client, qpath):
     body = _huge_body(MIB - 4096)
     assert len(body) <= MIB
     assert (
-        fresh.post(
+        own_client.post(
             f"{qpath}/tasks/create", content=body, headers={"Content-Type": "application/json"}
         ).status_code
         != 413

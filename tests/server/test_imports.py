@@ -350,3 +350,49 @@ def test_a_version_6_database_gets_import_sessions_and_expired_ones_go_at_start(
         assert query_value(server.db_url, "SELECT count(*) FROM import_sessions") == 0
     finally:
         server.stop()
+
+
+def test_progress_follows_chunks_in_any_order(admin, qpath):
+    """The session keeps its staged count and first missing row as chunks land (schema 12): in any
+    order, re-sent or not, they say what a count of the rows would."""
+    session = open_session(admin, qpath, 10)
+
+    def progress(offset: int, count: int) -> tuple[int, int]:
+        staged = body_of(stage(admin, qpath, session, offset, rows(count, offset)))
+        return staged["staged"], staged["next_offset"]
+
+    assert progress(4, 2) == (2, 0)
+    assert progress(0, 2) == (4, 2)
+    assert progress(0, 2) == (4, 2)  # re-sent: nothing new
+    assert progress(2, 2) == (6, 6)  # fills the gap up to the rows staged ahead
+    assert progress(8, 2) == (8, 6)
+    assert progress(5, 3) == (10, 10)  # overlaps a staged row
+    read = body_of(admin.get(f"{qpath}/imports/{session['id']}"))
+    assert (read["staged"], read["next_offset"]) == (10, 10)
+    assert body_of(admin.post(f"{qpath}/imports/{session['id']}/commit"))["created"] == 10
+
+
+def test_a_version_8_database_keeps_its_sessions_progress(backend, tmp_path):
+    """Upgrade to 12 on either database: a staged session with a gap keeps its count and its first
+    missing row, worked out once from its rows."""
+    server = ServerProcess(tmp_path / "v8.db", seed=ROLES_SEED, backend=backend).start()
+    try:
+        with server.client("admin") as admin:
+            org = body_of(admin.get("/me"))["organization_id"]
+            qpath = f"/orgs/{org}/queues/{body_of(admin.get(f'/orgs/{org}/queues'))[0]['id']}"
+            session = open_session(admin, qpath, 9)
+            body_of(stage(admin, qpath, session, 0, rows(3)))
+            body_of(stage(admin, qpath, session, 5, rows(2, 5)))
+        server.stop()
+        execute_sql(server.db_url, "ALTER TABLE import_sessions DROP COLUMN staged_rows")
+        execute_sql(server.db_url, "ALTER TABLE import_sessions DROP COLUMN first_missing")
+        execute_sql(server.db_url, "UPDATE schema_version SET version = 8")
+        server = ServerProcess(server.db_path, seed=ROLES_SEED, backend=backend, port=server.port).start()
+        assert query_value(server.db_url, "SELECT version FROM schema_version") == LATEST
+        with server.client("admin") as admin:
+            read = body_of(admin.get(f"{qpath}/imports/{session['id']}"))
+            assert (read["staged"], read["next_offset"]) == (5, 3)
+            staged = body_of(stage(admin, qpath, session, 3, rows(2, 3)))
+            assert (staged["staged"], staged["next_offset"]) == (7, 7)
+    finally:
+        server.stop()

@@ -51,6 +51,7 @@ def test_list_queues_ordered_by_id_with_exact_keys(clients, admin, queue, org_id
         "created_at": queue["created_at"],
         "n_tasks": 0,
         "active_users": [],
+        "review_percent": 0,
     }
     for role in ("supervisor", "worker"):
         assert body_of(clients[role].get(f"/orgs/{org_id}/queues")) == listed

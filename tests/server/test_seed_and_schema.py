@@ -197,6 +197,11 @@ def _schema(db: Path) -> dict[str, object]:
                 for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index' AND sql IS NOT NULL")
             ),
             "triggers": sorted(conn.execute("SELECT name, sql FROM sqlite_master WHERE type='trigger'")),
+            "autoincrement": sorted(
+                r[0]
+                for r in conn.execute("SELECT name, sql FROM sqlite_master WHERE type='table'")
+                if "AUTOINCREMENT" in r[1].upper()
+            ),
         }
 
 

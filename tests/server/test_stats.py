@@ -23,6 +23,9 @@ def complete(admin: httpx.Client, worker: httpx.Client, qpath: str) -> dict:
     return done.json()
 
 
+NOT_REVIEWED = {"reviewed": 0, "accepted": 0, "corrected": 0, "redone": 0}  # B19's counts
+
+
 def place(server: ServerProcess, task_id: int, by: str, at: datetime, seconds: float) -> None:
     """Move a completion to a known moment with a known working time."""
     execute_sql(
@@ -48,7 +51,15 @@ def test_buckets_and_medians_of_two_workers(server, admin, worker, qpath) -> Non
     answer = admin.get(f"{qpath}/stats", params={"since": format_timestamp(since), "bucket_minutes": 15})
     assert answer.status_code == 200, answer.text
     stats = answer.json()
-    assert list(stats) == ["since", "bucket_minutes", "pending", "in_progress", "completed", "by_worker"]
+    assert list(stats) == [
+        "since",
+        "bucket_minutes",
+        "pending",
+        "in_progress",
+        "completed",
+        "by_worker",
+        "reviews_pending",
+    ]
     assert stats["since"] == format_timestamp(since) and stats["bucket_minutes"] == 15
     assert stats["completed"] == [2, 2, 0, 1]
     assert stats["by_worker"] == [
@@ -58,6 +69,7 @@ def test_buckets_and_medians_of_two_workers(server, admin, worker, qpath) -> Non
             "completed": 3,
             "median_seconds": 20.0,
             "last_completed_at": format_timestamp(since + timedelta(minutes=50)),
+            **NOT_REVIEWED,
         },
         {
             "email": "wyn@acme.test",
@@ -65,6 +77,7 @@ def test_buckets_and_medians_of_two_workers(server, admin, worker, qpath) -> Non
             "completed": 2,
             "median_seconds": 40.0,
             "last_completed_at": format_timestamp(since + timedelta(minutes=29)),
+            **NOT_REVIEWED,
         },
     ]
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tests.server.test_users import new_user
-from tests.support import ServerProcess, assert_envelope, query_value
+from tests.support import Organization, ServerProcess, assert_envelope, query_value
 
 KEY_FIELDS = {"id", "prefix", "created_at", "last_used_at"}
 
@@ -32,9 +32,8 @@ def second_server(server: ServerProcess) -> Iterator[ServerProcess]:
     process.stop()
 
 
-def test_a_key_is_shown_once_and_works_for_its_user(
-    server: ServerProcess, admin: httpx.Client, org_id: int
-) -> None:
+def test_a_key_is_shown_once_and_works_for_its_user(server: ServerProcess, own_org: Organization) -> None:
+    admin, org_id = own_org.client(), own_org.id
     user = new_user(admin, org_id, role="supervisor")
     issued = _issue(admin, org_id, user["id"])
     assert set(issued) == {"id", "prefix", "key"}
@@ -54,8 +53,9 @@ def test_a_key_is_shown_once_and_works_for_its_user(
 
 
 def test_a_use_is_recorded_once_a_minute_without_moving_the_access_version(
-    server: ServerProcess, admin: httpx.Client, org_id: int
+    server: ServerProcess, own_org: Organization
 ) -> None:
+    admin, org_id = own_org.client(), own_org.id
     user = new_user(admin, org_id)
     issued = _issue(admin, org_id, user["id"])
     keys_path = f"/orgs/{org_id}/users/{user['id']}/keys"
@@ -74,8 +74,9 @@ def test_a_use_is_recorded_once_a_minute_without_moving_the_access_version(
 
 
 def test_a_revoked_key_is_refused_at_once_here_and_in_another_server(
-    server: ServerProcess, second_server: ServerProcess, admin: httpx.Client, org_id: int
+    server: ServerProcess, second_server: ServerProcess, own_org: Organization
 ) -> None:
+    admin, org_id = own_org.client(), own_org.id
     user = new_user(admin, org_id)
     kept, revoked = _issue(admin, org_id, user["id"]), _issue(admin, org_id, user["id"])
     with _as(server, revoked["key"]) as here, _as(second_server, revoked["key"]) as there:
@@ -91,7 +92,8 @@ def test_a_revoked_key_is_refused_at_once_here_and_in_another_server(
         assert client.get("/me").status_code == 200
 
 
-def test_a_key_is_revoked_only_through_its_own_user(admin: httpx.Client, org_id: int) -> None:
+def test_a_key_is_revoked_only_through_its_own_user(own_org: Organization) -> None:
+    admin, org_id = own_org.client(), own_org.id
     owner, other = new_user(admin, org_id), new_user(admin, org_id)
     issued = _issue(admin, org_id, owner["id"])
     assert_envelope(admin.delete(f"/orgs/{org_id}/users/{other['id']}/keys/{issued['id']}"), 404)
@@ -101,8 +103,9 @@ def test_a_key_is_revoked_only_through_its_own_user(admin: httpx.Client, org_id:
 
 
 def test_a_disabled_users_keys_are_refused_at_once_in_every_server(
-    server: ServerProcess, second_server: ServerProcess, admin: httpx.Client, org_id: int
+    server: ServerProcess, second_server: ServerProcess, own_org: Organization
 ) -> None:
+    admin, org_id = own_org.client(), own_org.id
     user = new_user(admin, org_id)
     path = f"/orgs/{org_id}/users/{user['id']}"
     issued = _issue(admin, org_id, user["id"])
@@ -117,8 +120,9 @@ def test_a_disabled_users_keys_are_refused_at_once_in_every_server(
 
 
 def test_a_disabled_admin_is_refused_even_on_the_users_endpoints(
-    server: ServerProcess, admin: httpx.Client, org_id: int
+    server: ServerProcess, own_org: Organization
 ) -> None:
+    admin, org_id = own_org.client(), own_org.id
     second = new_user(admin, org_id, role="admin")
     issued = _issue(admin, org_id, second["id"])
     with _as(server, issued["key"]) as client:

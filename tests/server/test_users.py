@@ -3,6 +3,7 @@ admin cannot be demoted or disabled; every other role is refused, every other or
 
 import itertools
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,7 +11,14 @@ import httpx
 import pytest
 
 from queuedesk.server.store.schema import LATEST
-from tests.support import ROLES_SEED, ServerProcess, assert_envelope, execute_sql, query_value
+from tests.support import (
+    ROLES_SEED,
+    Organization,
+    ServerProcess,
+    assert_envelope,
+    execute_sql,
+    query_value,
+)
 
 USER_FIELDS = {"id", "email", "name", "role", "disabled", "created_at", "last_seen_at"}
 _numbers = itertools.count(1)
@@ -45,7 +53,8 @@ def test_the_list_holds_the_organizations_users_in_id_order(admin: httpx.Client,
     assert (datetime.now(UTC) - seen).total_seconds() < 120
 
 
-def test_an_added_user_is_answered_and_listed(admin: httpx.Client, org_id: int) -> None:
+def test_an_added_user_is_answered_and_listed(own_org: Organization) -> None:
+    admin, org_id = own_org.client(), own_org.id
     email = f"new.person.{uuid.uuid4().hex[:8]}@acme.test"  # the database outlives one run of this test
     made = admin.post(f"/orgs/{org_id}/users", json={"email": email, "name": " New ", "role": "supervisor"})
     assert made.status_code == 200, made.text
@@ -56,7 +65,8 @@ def test_an_added_user_is_answered_and_listed(admin: httpx.Client, org_id: int) 
     assert _users(admin, org_id)[email] == user
 
 
-def test_a_duplicate_email_is_a_conflict_in_any_case(admin: httpx.Client, org_id: int) -> None:
+def test_a_duplicate_email_is_a_conflict_in_any_case(own_org: Organization) -> None:
+    admin, org_id = own_org.client(), own_org.id
     user = new_user(admin, org_id)
     again = admin.post(
         f"/orgs/{org_id}/users", json={"email": user["email"].upper(), "name": "Twin", "role": "worker"}
@@ -66,11 +76,12 @@ def test_a_duplicate_email_is_a_conflict_in_any_case(admin: httpx.Client, org_id
 
 
 def test_the_same_email_may_be_used_in_another_organization(
-    clients: dict[str, httpx.Client], org_id: int, other_org: dict[str, int]
+    own_org: Organization, new_org: Callable[[], Organization]
 ) -> None:
-    user = new_user(clients["admin"], org_id)
-    made = clients["other_admin"].post(
-        f"/orgs/{other_org['org']}/users", json={"email": user["email"], "name": "Twin", "role": "worker"}
+    other = new_org()
+    user = new_user(own_org.client(), own_org.id)
+    made = other.client().post(
+        f"/orgs/{other.id}/users", json={"email": user["email"], "name": "Twin", "role": "worker"}
     )
     assert made.status_code == 200, made.text
 
@@ -89,13 +100,15 @@ def test_the_same_email_may_be_used_in_another_organization(
     ],
 )
 def test_a_bad_new_user_is_refused_naming_the_field(
-    admin: httpx.Client, org_id: int, body: dict, field: str, code: str
+    own_org: Organization, body: dict, field: str, code: str
 ) -> None:
+    admin, org_id = own_org.client(), own_org.id
     assert_envelope(admin.post(f"/orgs/{org_id}/users", json=body), 400, code, field)
     assert "ok@acme.test" not in _users(admin, org_id)
 
 
-def test_name_role_and_disabled_change(admin: httpx.Client, org_id: int) -> None:
+def test_name_role_and_disabled_change(own_org: Organization) -> None:
+    admin, org_id = own_org.client(), own_org.id
     user = new_user(admin, org_id)
     path = f"/orgs/{org_id}/users/{user['id']}"
     changed = admin.patch(path, json={"name": "Renamed", "role": "supervisor"})
@@ -111,16 +124,16 @@ def test_name_role_and_disabled_change(admin: httpx.Client, org_id: int) -> None
     ("body", "field"),
     [({"role": "boss"}, "role"), ({"disabled": "yes"}, "disabled"), ({"email": "x@y.z"}, "email")],
 )
-def test_a_bad_change_is_refused_naming_the_field(
-    admin: httpx.Client, org_id: int, body: dict, field: str
-) -> None:
+def test_a_bad_change_is_refused_naming_the_field(own_org: Organization, body: dict, field: str) -> None:
+    admin, org_id = own_org.client(), own_org.id
     user = new_user(admin, org_id)
     assert_envelope(admin.patch(f"/orgs/{org_id}/users/{user['id']}", json=body), 400, field=field)
     assert _users(admin, org_id)[user["email"]] == user
 
 
-def test_the_last_active_admin_can_be_neither_demoted_nor_disabled(admin: httpx.Client, org_id: int) -> None:
-    ada = _users(admin, org_id)["ada@acme.test"]
+def test_the_last_active_admin_can_be_neither_demoted_nor_disabled(own_org: Organization) -> None:
+    admin, org_id, email = own_org.client(), own_org.id, own_org.email("admin")
+    ada = _users(admin, org_id)[email]
     ada_path = f"/orgs/{org_id}/users/{ada['id']}"
     for change in (
         {"role": "worker"},
@@ -129,7 +142,7 @@ def test_the_last_active_admin_can_be_neither_demoted_nor_disabled(admin: httpx.
         {"role": "worker", "disabled": True},
     ):
         body = assert_envelope(admin.patch(ada_path, json=change), 409, "last_admin")
-        assert "ada@acme.test" in body["errors"][0]["message"]
+        assert email in body["errors"][0]["message"]
     # A second admin, once disabled, does not count: Ada is still the last active one.
     second = new_user(admin, org_id, role="admin")
     second_path = f"/orgs/{org_id}/users/{second['id']}"
@@ -138,7 +151,7 @@ def test_the_last_active_admin_can_be_neither_demoted_nor_disabled(admin: httpx.
     # While Ada is active, the second admin may be demoted; renaming the last admin is fine.
     assert admin.patch(second_path, json={"disabled": False, "role": "worker"}).status_code == 200
     assert admin.patch(ada_path, json={"name": "Ada"}).json()["role"] == "admin"
-    assert _users(admin, org_id)["ada@acme.test"]["role"] == "admin"
+    assert _users(admin, org_id)[email]["role"] == "admin"
 
 
 def _every_endpoint(org: int, user_id: int, key_id: int) -> list[tuple[str, str, dict | None]]:
@@ -154,57 +167,61 @@ def _every_endpoint(org: int, user_id: int, key_id: int) -> list[tuple[str, str,
 
 
 @pytest.fixture
-def target(admin: httpx.Client, org_id: int) -> tuple[dict, int]:
-    """A worker with one key, for the refusal tests to aim at."""
-    user = new_user(admin, org_id)
-    key = admin.post(f"/orgs/{org_id}/users/{user['id']}/keys").json()
+def target(own_org: Organization) -> tuple[dict, int]:
+    """A worker with one key in the test's own organization, for the refusal tests to aim at."""
+    user = new_user(own_org.client(), own_org.id)
+    key = own_org.client().post(f"/orgs/{own_org.id}/users/{user['id']}/keys").json()
     return user, key["id"]
 
 
 @pytest.mark.parametrize("role", ["supervisor", "worker"])
 def test_other_roles_are_forbidden_every_endpoint(
-    clients: dict[str, httpx.Client], admin: httpx.Client, org_id: int, target: tuple[dict, int], role: str
+    own_org: Organization, target: tuple[dict, int], role: str
 ) -> None:
+    admin, org_id = own_org.client(), own_org.id
     user, key_id = target
     for method, path, body in _every_endpoint(org_id, user["id"], key_id):
-        refused = clients[role].request(method, path, json=body)
+        if role == "supervisor" and (method, path) == ("GET", f"/orgs/{org_id}/users"):
+            continue  # a supervisor lists users (the roles table; tests/server/test_roles_table.py)
+        refused = own_org.client(role).request(method, path, json=body)
         assert_envelope(refused, 403, "forbidden")
     assert _users(admin, org_id)[user["email"]] == user
     assert [key["id"] for key in admin.get(f"/orgs/{org_id}/users/{user['id']}/keys").json()] == [key_id]
 
 
 def test_another_organization_sees_nothing(
-    clients: dict[str, httpx.Client],
-    admin: httpx.Client,
-    org_id: int,
-    other_org: dict[str, int],
-    target: tuple[dict, int],
+    own_org: Organization, new_org: Callable[[], Organization], target: tuple[dict, int]
 ) -> None:
-    """Globex's admin on Acme's paths, and Acme's admin on a Globex user under its own path: 404."""
+    """The other organization's admin on this one's paths, and this one's admin on the other's admin
+    under its own path: 404."""
+    admin, org_id = own_org.client(), own_org.id
+    other = new_org()
+    other_admin = other.client()
     user, key_id = target
     for method, path, body in _every_endpoint(org_id, user["id"], key_id):
-        assert_envelope(clients["other_admin"].request(method, path, json=body), 404, "not_found")
-    gus = _users(clients["other_admin"], other_org["org"])["gus@globex.test"]
+        assert_envelope(other_admin.request(method, path, json=body), 404, "not_found")
+    gus = _users(other_admin, other.id)[other.email("admin")]
     for method, path, body in _every_endpoint(org_id, gus["id"], key_id)[2:]:
         assert_envelope(admin.request(method, path, json=body), 404, "not_found")
-    assert _users(clients["other_admin"], other_org["org"])["gus@globex.test"] == gus
+    assert _users(other_admin, other.id)[other.email("admin")] == gus
 
 
 def test_unknown_users_and_keys_are_not_found_before_the_role_is_checked(
-    clients: dict[str, httpx.Client], org_id: int, target: tuple[dict, int]
+    own_org: Organization, target: tuple[dict, int]
 ) -> None:
+    org_id = own_org.id
     user, key_id = target
-    for client in (clients["admin"], clients["worker"]):
+    for client in (own_org.client("admin"), own_org.client("worker")):
         assert_envelope(client.patch(f"/orgs/{org_id}/users/999999", json={"name": "X"}), 404)
         assert_envelope(client.get(f"/orgs/{org_id}/users/999999/keys"), 404)
         assert_envelope(client.delete(f"/orgs/{org_id}/users/{user['id']}/keys/{key_id + 999}"), 404)
 
 
 def test_without_a_key_every_endpoint_is_unauthenticated(
-    clients: dict[str, httpx.Client], org_id: int, target: tuple[dict, int]
+    clients: dict[str, httpx.Client], own_org: Organization, target: tuple[dict, int]
 ) -> None:
     user, key_id = target
-    for method, path, body in _every_endpoint(org_id, user["id"], key_id):
+    for method, path, body in _every_endpoint(own_org.id, user["id"], key_id):
         assert_envelope(clients["anonymous"].request(method, path, json=body), 401)
 
 
@@ -260,17 +277,17 @@ def test_a_version_7_database_learns_about_people(tmp_path: Path, backend: str) 
 
 
 def test_two_admins_demoting_each_other_at_once_leave_one_admin(
-    server: ServerProcess, clients: dict[str, httpx.Client], other_org: dict[str, int]
+    server: ServerProcess, own_org: Organization
 ) -> None:
-    """Globex's two admins each demote the other at the same moment, a few times: one change wins,
-    never both (changes to one organization's people take turns)."""
+    """The organization's two admins each demote the other at the same moment, a few times: one change
+    wins, never both (changes to one organization's people take turns)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    org = other_org["org"]
-    gus_admin = clients["other_admin"]
-    gus = _users(gus_admin, org)["gus@globex.test"]
+    org = own_org.id
+    gus_admin = own_org.client()
+    gus = _users(gus_admin, org)[own_org.email("admin")]
     for _ in range(3):
-        second = new_user(gus_admin, org, role="admin", email=f"rival{next(_numbers)}@globex.test")
+        second = new_user(gus_admin, org, role="admin", email=f"rival{next(_numbers)}@own.test")
         key = gus_admin.post(f"/orgs/{org}/users/{second['id']}/keys").json()["key"]
         with httpx.Client(
             base_url=server.url, headers={"Authorization": f"Token {key}"}, timeout=30
@@ -289,8 +306,8 @@ def test_two_admins_demoting_each_other_at_once_leave_one_admin(
             winner = gus_admin if answers[0].status_code == 200 else rival
             admins = [u for u in _users(winner, org).values() if u["role"] == "admin" and not u["disabled"]]
             assert len(admins) == 1
-            if winner is rival:  # give Gus his role back for the other tests
+            if winner is rival:  # give the first admin the role back for the next round
                 restored = rival.patch(f"/orgs/{org}/users/{gus['id']}", json={"role": "admin"})
                 assert restored.status_code == 200, restored.text
         gus_admin.patch(f"/orgs/{org}/users/{second['id']}", json={"role": "worker", "disabled": True})
-    assert _users(gus_admin, org)["gus@globex.test"]["role"] == "admin"
+    assert _users(gus_admin, org)[own_org.email("admin")]["role"] == "admin"

@@ -40,7 +40,7 @@ def test_such_a_target_is_refused_when_set_with_the_envelope(guarded, target):
         body = assert_envelope(
             admin.put("/orgs/1/queues/1/webhook", json={"target": target}), 400, "invalid_value", "target"
         )
-        assert "non-public" in body["errors"][0]["message"]
+        assert "not a public address" in body["errors"][0]["message"]
         assert admin.get("/orgs/1/queues/1/webhook").json() == before
 
 

@@ -3,19 +3,11 @@
 import json
 import time
 
-import pytest
 from standardwebhooks import Webhook
 
 from tests.conftest import make_queue
 from tests.receiver import Receiver
 from tests.support import ROLES_SEED, ServerProcess, assert_envelope
-
-
-@pytest.fixture
-def receiver():
-    made = Receiver().start()
-    yield made
-    made.stop()
 
 
 def hooked(admin, org_id: int, target: str) -> str:

@@ -117,7 +117,7 @@ def test_heartbeat_extends_the_lease(admin, worker, queue, qpath):
     assert stored["assignment"]["lease_expires_at"] == assignment["lease_expires_at"]
 
 
-def test_release_reopens_the_task_and_keeps_a_draft(admin, worker, queue, qpath):
+def test_release_reopens_the_task_and_keeps_a_draft_apart(admin, worker, queue, qpath):
     made = create(admin, qpath, paragraph="original", photo="https://example.com/p.png")
     task = claim(worker, qpath)
     released = body_of(worker.post(f"{qpath}/tasks/{task['id']}/release"))
@@ -137,15 +137,16 @@ def test_release_reopens_the_task_and_keeps_a_draft(admin, worker, queue, qpath)
     )
     assert drafted["status"] == "open"
     assert drafted["assignment"] == EMPTY_ASSIGNMENT
-    assert drafted["data"] == {"paragraph": "draft", "category": "blue", "photo": "https://example.com/p.png"}
-    assert body_of(admin.get(f"{qpath}/tasks/{made['id']}"))["data"] == drafted["data"]
+    assert drafted["data"] == made["data"]  # the draft is the worker's, never the task's
+    assert drafted["draft"] == {"paragraph": "draft", "category": "blue"}
+    assert body_of(admin.get(f"{qpath}/tasks/{made['id']}"))["data"] == made["data"]
 
     # An admin may give back a worker's task.
     claim(worker, qpath)
     by_admin = body_of(admin.post(f"{qpath}/tasks/{made['id']}/release"))
     assert by_admin["status"] == "open"
     assert by_admin["assignment"] == EMPTY_ASSIGNMENT
-    assert by_admin["data"] == drafted["data"]
+    assert by_admin["data"] == made["data"]
     assert claim(admin, qpath)["assignment"]["assigned_to"] == ADA[0]
 
 

@@ -104,3 +104,41 @@ CORE_BLOCKS: list[dict[str, Any]] = [
     },
     {"id": "photo", "name": "Photo", "type": "image", "image": {"placeholder": "https://example.com/p.png"}},
 ]
+
+# Organizations the session server holds besides Acme and Globex, one handed to each test that changes
+# users, roles or keys (tests.support.organizations): such a test never touches what the others sign
+# in with. Each has an admin, a supervisor and a worker with known keys.
+SPARE_ORGANIZATIONS = 64
+SPARE_ROLES = ("admin", "supervisor", "worker")
+
+
+def spare_name(number: int) -> str:
+    return f"Own {number:02d}"
+
+
+def spare_key(number: int, role: str) -> str:
+    return f"own{number:02d}-{role}-0123456789abcdef"
+
+
+def spare_email(number: int, role: str) -> str:
+    return f"{role}@own{number:02d}.test"
+
+
+def with_spare_organizations(seed: dict[str, Any], count: int = SPARE_ORGANIZATIONS) -> dict[str, Any]:
+    """`seed` and `count` spare organizations after its own (their ids follow the seed's)."""
+    spares = [
+        {
+            "name": spare_name(number),
+            "users": [
+                {
+                    "email": spare_email(number, role),
+                    "name": f"{role.title()} {number:02d}",
+                    "role": role,
+                    "api_key": spare_key(number, role),
+                }
+                for role in SPARE_ROLES
+            ],
+        }
+        for number in range(1, count + 1)
+    ]
+    return {**seed, "organizations": [*seed["organizations"], *spares]}

@@ -1,14 +1,13 @@
-"""A tmux pane as the tests drive one: keys in, the screen's text out."""
+"""A tmux pane as the tests drive one: keys in, the screen's text out. A module that imports from
+here is in the `tmux` tier (tests.support.tiers)."""
 
-import shutil
 import subprocess
 import time
 
 import pytest
 
-needs_tmux = pytest.mark.skipif(
-    shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)"
-)
+# The `tmux` tier; tests.support.tiers also skips its tests, saying why, where tmux is missing.
+needs_tmux = pytest.mark.tmux
 
 
 class Pane:

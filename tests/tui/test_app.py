@@ -4,7 +4,7 @@ what each failure shows (never a traceback). Time moves only with `clock.advance
 
 import io
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +21,20 @@ from textual.widgets import Button, DataTable, Input, Static, TabbedContent
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.modals.flush import FlushScreen
+from queuedesk.tui.modals.keys import KeysScreen
+from queuedesk.tui.modals.task import TaskScreen
 from queuedesk.tui.screens.connect import ConnectScreen
-from queuedesk.tui.screens.flush import FlushScreen
-from queuedesk.tui.screens.keys import KeysScreen
 from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.screens.queues import QueuesScreen
-from queuedesk.tui.screens.task import TaskScreen
 from queuedesk.tui.settings import Target
 from queuedesk.tui.widgets.context_bar import ContextBar
 from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
 from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
-from tests.conftest import make_queue
-from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql, free_port, run_cli
+from tests.support import KEYS, ROLES_SEED, Organization, ServerProcess, execute_sql, free_port, run_cli
+from tests.support.pilot import screen_text, settle, until
 from tests.tui.conftest import MakeApp
 
 SIZE = (100, 30)
@@ -56,11 +56,6 @@ def plain(widget: Widget) -> str:
     console = Console(width=160, file=io.StringIO(), record=True, color_system=None)
     console.print(content)
     return console.export_text()
-
-
-def screen_text(app: QueueDeskApp) -> str:
-    """Every line the top screen paints now (toasts included when notifications are on)."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 def shows(app: QueueDeskApp, text: str) -> bool:
@@ -99,21 +94,6 @@ async def paste(app: QueueDeskApp, pilot: Pilot, text: str) -> None:
     assert app.focused is not None
     app.focused.post_message(events.Paste(text))
     await pilot.pause()
-
-
-async def settle(app: QueueDeskApp, pilot: Pilot, rounds: int = 3) -> None:
-    for _ in range(rounds):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-
-
-async def until(app: QueueDeskApp, pilot: Pilot, condition: Callable[[], object], what: str) -> None:
-    for _ in range(40):
-        if condition():
-            return
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-    raise AssertionError(f"never happened: {what}\n--- screen ---\n{screen_text(app)}")
 
 
 async def home(app: QueueDeskApp, pilot: Pilot) -> QueuesScreen:
@@ -167,16 +147,6 @@ async def show_tab(app: QueueDeskApp, pilot: Pilot, pane: str) -> None:
 
 
 # --- the server's state, seen by other clients ----------------------------------------------------
-
-
-@pytest.fixture
-def fresh(admin: httpx.Client, org_id: int) -> Callable[[str], dict]:
-    """A new queue named `<label> <n>` (unique in the run)."""
-
-    def make(label: str = "Desk") -> dict:
-        return make_queue(admin, org_id, name=f"{label} {next(_tags)}")
-
-    return make
 
 
 def qpath(org: int, queue: dict) -> str:
@@ -771,9 +741,10 @@ async def test_the_palette_opens_a_queue(make_app: MakeApp, fresh) -> None:
 
 
 async def test_a_key_revoked_mid_session_returns_to_connect_with_a_word(
-    make_app: MakeApp, clock: ManualClock, server: ServerProcess
+    make_app: MakeApp, clock: ManualClock, server: ServerProcess, own_org: Organization
 ) -> None:
-    made = run_cli(["keys", "create", "--db", server.db_url, "--email", "sue@acme.test"])
+    email = own_org.email("supervisor")
+    made = run_cli(["keys", "create", "--db", server.db_url, "--email", email])
     assert made.returncode == 0, made.stderr
     app = make_app("supervisor", token=made.stdout.strip())
     async with app.run_test(size=SIZE) as pilot:
@@ -781,7 +752,7 @@ async def test_a_key_revoked_mid_session_returns_to_connect_with_a_word(
         execute_sql(
             server.db_url,
             "UPDATE api_keys SET revoked_at = created_at WHERE id = (SELECT max(id) FROM api_keys"
-            " WHERE user_id = (SELECT id FROM users WHERE email = 'sue@acme.test'))",
+            f" WHERE user_id = (SELECT id FROM users WHERE email = '{email}'))",
         )
         clock.advance(5)
         said = await connect_problem(app, pilot, "no longer accepts the key")

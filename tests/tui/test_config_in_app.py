@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
 from queuedesk.api.config import load_config
 from queuedesk.cli import build_parser
@@ -21,8 +22,9 @@ from queuedesk.tui.screens.queues import QueuesScreen
 from queuedesk.tui.widgets.paged_table import PagedTable
 from tests.conftest import make_queue
 from tests.support import KEYS, ServerProcess, queuedesk_command
+from tests.support.pilot import settle, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import SIZE, header, home, notes, open_queue, paste, settle, show_tab, until
+from tests.tui.test_app import SIZE, header, home, notes, open_queue, paste, show_tab
 
 _names = itertools.count(1)
 
@@ -194,10 +196,10 @@ async def test_the_connect_screen_saves_a_profile_the_next_start_connects_with(
     config = load_config(saved)
     assert config.default_profile == "default"
     profile = config.profiles["default"]
-    assert (profile.url, profile.token) == (server.url, KEYS["supervisor"])
+    assert (profile.url, profile.token.get_secret_value()) == (server.url, KEYS["supervisor"])
 
     again = prepare(nothing)  # a restart with no flags and no variables
-    assert again.target is not None and again.target.token == KEYS["supervisor"]
+    assert again.target is not None and again.target.token == SecretStr(KEYS["supervisor"])
     assert again.target.source == "profile 'default'"
     app = QueueDeskApp(again.target, settings=again.settings, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
@@ -240,10 +242,10 @@ def test_the_chosen_profiles_settings_fall_back_to_the_default_profiles(
     assert begun.target is not None
     assert (begun.target.url, begun.target.token, begun.target.org) == (
         "http://home.example",
-        "home-key",
+        SecretStr("home-key"),
         None,
     )
     assert (begun.settings.refresh_seconds, begun.settings.theme) == (1.5, "nord")
-    assert begun.settings.keys == {"queues.refresh": "f5"} and begun.settings.profile_name == "home"
+    assert begun.settings.keys == {"queues.refresh": "f5"} and begun.profile_name == "home"
     flagged = prepare(argparse.Namespace(**{**vars(chosen), "refresh": 0.5}))
     assert flagged.settings.refresh_seconds == 0.5  # the flag wins over every profile

@@ -4,7 +4,7 @@ import pytest
 
 from queuedesk.api import errors
 from queuedesk.tui import session
-from queuedesk.tui.errors import explain
+from queuedesk.tui.explanations import explain
 
 # kind, a phrase of its advice, its title
 KINDS: list[tuple[errors.QueueDeskError, str, str]] = [
@@ -22,11 +22,12 @@ KINDS: list[tuple[errors.QueueDeskError, str, str]] = [
         "Wrong organization",
     ),
     (
-        session.WrongOrganization("The key has no access to organization 9."),
+        session.KeyNotInOrganization("The key has no access to organization 9."),
         "organization id",
         "organization",
     ),
     (errors.NotFound("Reading queue 3 failed", status=404), "may have been deleted", "Not found"),
+    (errors.WrongAddress("Listing queues failed", status=404), "server's root", "Wrong address"),
     (errors.Conflict("Completing task 4 failed: already completed", status=409), "refresh (r)", "changed"),
     (errors.ValidationError("Creating a task failed: name: required", status=400), "Correct", "refused"),
     (errors.PayloadTooLarge("Creating a task failed", status=413), "1 MiB", "Too large"),

@@ -18,8 +18,10 @@ from queuedesk.tui.forms.multiple_selection import MultipleSelectionEditor
 from queuedesk.tui.forms.options import OptionItem, OptionsEditor
 from queuedesk.tui.forms.single_selection import SingleSelectionEditor
 from queuedesk.tui.forms.text import TextEditor
-from queuedesk.tui.images import ImageFetcher, ImageView
+from queuedesk.tui.image_fetch import ImageFetcher
+from queuedesk.tui.widgets.image_view import ImageView
 from tests.support import CORE_BLOCKS as STANDARD_BLOCKS
+from tests.support.pilot import settle
 
 PHOTO = "https://example.com/p.png"
 
@@ -144,10 +146,6 @@ class FormApp(App[None]):
         editor = self.form.editor(block_id)
         assert editor is not None
         return editor
-
-
-async def settle(app: FormApp) -> None:
-    await app.workers.wait_for_complete()
 
 
 def stop_blinking(app: App[Any]) -> None:
@@ -461,7 +459,7 @@ async def test_typed_values_reach_the_rules_as_their_types() -> None:
 async def test_set_data_shows_the_next_task_in_place() -> None:
     app = FormApp(CORE_BLOCKS, CORE_DATA)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app)
+        await settle(app, pilot, 1)
         form = app.form
         await pilot.press("2")
         form.show_problems({"paragraph": "too short"})
@@ -535,8 +533,8 @@ async def test_long_text_gets_a_multi_line_area() -> None:
 
 async def test_work_mode_splits_content_from_the_questions() -> None:
     app = FormApp(EVERY_BLOCK, EVERY_VALUE)
-    async with app.run_test(size=(100, 30)):
-        await settle(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot, 1)
         form = app.form
         pane = form.task_pane()
         assert pane is not None
@@ -563,7 +561,7 @@ async def test_work_mode_splits_content_from_the_questions() -> None:
 async def test_the_panes_stack_on_a_narrow_terminal() -> None:
     app = FormApp(CORE_BLOCKS, CORE_DATA)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app)
+        await settle(app, pilot, 1)
         await pilot.pause()
         form, view = app.form, app.query_one(ImageView)
         pane = form.task_pane()

@@ -18,8 +18,9 @@ from queuedesk.tui.widgets.paged_table import PagedTable
 from tests.conftest import make_queue
 from tests.fill import fill_completed
 from tests.support import ServerProcess
+from tests.support.pilot import screen_text, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import open_queue, plain, screen_text, show_tab, until
+from tests.tui.test_app import open_queue, plain, show_tab
 
 SIZE = (100, 30)
 HALF = 2_500  # completed by Wes, and as many by Wyn

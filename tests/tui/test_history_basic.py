@@ -9,7 +9,8 @@ from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
 from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
-from tests.tui.test_app import plain, screen_text, settle, until
+from tests.support.pilot import screen_text, settle, until
+from tests.tui.test_app import plain
 from tests.tui.test_history import SIZE, open_history, press_and_load, rows_note
 
 QUEUE = 9

@@ -2,12 +2,14 @@
 
 import asyncio
 import io
+import os
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import aclosing
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -15,15 +17,12 @@ from PIL import Image
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from queuedesk.tui import images
-from queuedesk.tui.images import (
-    MAX_IMAGE_BYTES,
-    ImageFetcher,
-    ImageScreen,
-    ImageUnavailable,
-    ImageView,
-    open_externally,
-)
+from queuedesk.tui import image_fetch, system_viewer
+from queuedesk.tui.image_fetch import MAX_IMAGE_BYTES, ImageFetcher, ImageUnavailable
+from queuedesk.tui.modals.image import ImageScreen
+from queuedesk.tui.system_viewer import open_externally
+from queuedesk.tui.widgets import image_view
+from queuedesk.tui.widgets.image_view import ImageView
 
 
 def png_bytes(size: tuple[int, int] = (40, 30)) -> bytes:
@@ -181,7 +180,7 @@ async def test_a_server_that_never_answers_times_out(image_server: str) -> None:
 async def test_the_default_limits_are_10_mib_and_10_s() -> None:
     fetcher = ImageFetcher()
     assert (fetcher.max_bytes, fetcher.timeout) == (10 * 1024 * 1024, 10.0)
-    assert images._seconds_text(fetcher.timeout) == "10 s"
+    assert image_fetch._seconds_text(fetcher.timeout) == "10 s"
 
 
 @pytest.mark.parametrize(
@@ -302,31 +301,62 @@ def test_open_externally_starts_the_viewer_without_waiting(monkeypatch: pytest.M
         def __init__(self, args: list[str], **kwargs: Any) -> None:
             started.append((args, kwargs))
 
-    monkeypatch.setattr(images.sys, "platform", "linux")
-    monkeypatch.setattr(images.shutil, "which", lambda name: f"/usr/bin/{name}")
-    monkeypatch.setattr(images.subprocess, "Popen", FakePopen)
+    monkeypatch.setattr(system_viewer.sys, "platform", "linux")
+    monkeypatch.setattr(system_viewer.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(system_viewer.subprocess, "Popen", FakePopen)
     open_externally("https://example.com/p.png")
     assert started[0][0] == ["/usr/bin/xdg-open", "https://example.com/p.png"]
     assert started[0][1]["start_new_session"] is True  # never tied to the app's terminal
     with pytest.raises(ImageUnavailable, match="only http and https"):
         open_externally("file:///etc/passwd")
-    monkeypatch.setattr(images.shutil, "which", lambda name: None)
+    monkeypatch.setattr(system_viewer.shutil, "which", lambda name: None)
     with pytest.raises(ImageUnavailable, match="no system viewer"):
         open_externally("https://example.com/p.png")
     assert len(started) == 1
 
 
 def test_the_renderer_setting(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert images.image_widget_class("halfcell").__name__ == "HalfcellImage"
-    assert images.image_widget_class("auto") is images.image_widgets.Image
+    assert image_view.image_widget_class("halfcell").__name__ == "HalfcellImage"
+    assert image_view.image_widget_class("auto") is image_view.image_widgets.Image
     # Imported inside a running app the terminal was not asked: half cells, which work everywhere.
-    monkeypatch.setattr(images, "TERMINAL_ASKED", False)
-    assert images.image_widget_class("auto").__name__ == "HalfcellImage"
+    monkeypatch.setattr(image_view, "TERMINAL_ASKED", False)
+    assert image_view.image_widget_class("auto").__name__ == "HalfcellImage"
 
 
 def test_fit_cells_keeps_the_proportions() -> None:
-    cell = images.get_cell_size()
+    cell = image_view.get_cell_size()
     # 40 x 10 cells of picture grow to the 12 rows allowed, keeping 4:1.
-    assert images.fit_cells((cell.width * 40, cell.height * 10), columns=100, rows=12) == (48, 12)
-    assert images.fit_cells((4000, 100), columns=30, rows=12) == (30, 1)  # wide: limited by columns
-    assert images.fit_cells((100, 4000), columns=30, rows=12)[1] == 12  # tall: limited by rows
+    assert image_view.fit_cells((cell.width * 40, cell.height * 10), columns=100, rows=12) == (48, 12)
+    assert image_view.fit_cells((4000, 100), columns=30, rows=12) == (30, 1)  # wide: limited by columns
+    assert image_view.fit_cells((100, 4000), columns=30, rows=12)[1] == 12  # tall: limited by rows
+
+
+def test_a_browser_session_launches_nothing_on_the_host(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`o` in `queuedesk web` would run the viewer on the host for whoever drives the page: a real
+    `xdg-open` on the PATH that leaves a mark when run is never run."""
+    mark = tmp_path / "ran"
+    viewer = tmp_path / "bin" / "xdg-open"
+    viewer.parent.mkdir()
+    viewer.write_text(f"#!/bin/sh\ntouch {mark}\n")
+    viewer.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{viewer.parent}:{os.environ['PATH']}")
+    monkeypatch.setenv("QUEUEDESK_WEB_SESSION", "1")
+    with pytest.raises(ImageUnavailable, match="off in the browser mode"):
+        open_externally("https://example.com/p.png")
+    time.sleep(0.5)
+    assert not mark.exists()
+
+
+async def test_a_browser_session_fetches_no_image_from_an_internal_address(
+    image_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In `queuedesk web` the serving machine fetches for whoever drives the page: an image at a
+    loopback or private address is refused by the webhooks' guard, and nothing is asked of it."""
+    monkeypatch.setenv("QUEUEDESK_WEB_SESSION", "1")
+    port = image_server.rsplit(":", 1)[1]
+    async with aclosing(ImageFetcher()) as fetcher:
+        for url in (f"{image_server}/good.png", f"http://localhost:{port}/good.png", "http://10.0.0.1/p.png"):
+            assert "not a public address" in await reason(fetcher, url)
+    assert Handler.hits["/good.png"] == 0

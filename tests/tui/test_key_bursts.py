@@ -15,20 +15,21 @@ from textual.keys import _character_to_key
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, TextArea
 
+from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.form import TaskForm
+from queuedesk.tui.modals.user_dialogs import AddUserScreen
 from queuedesk.tui.screens.connect import ConnectScreen
 from queuedesk.tui.screens.create import CreateTaskScreen
-from queuedesk.tui.screens.people import AddUserScreen
 from queuedesk.tui.screens.people_screen import PeopleScreen
 from queuedesk.tui.screens.queue_editor import QueueEditorScreen
 from queuedesk.tui.screens.queues import QueuesScreen
-from queuedesk.tui.settings import AppSettings
 from tests.conftest import make_queue
-from tests.support import KEYS, ServerProcess
+from tests.support import KEYS, Organization, ServerProcess
+from tests.support.pilot import settle, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import home, settle, until
+from tests.tui.test_app import home
 from tests.tui.test_people import open_people
 from tests.tui.test_work import open_work, shown_task
 
@@ -75,16 +76,16 @@ async def open_add_user(app: QueueDeskApp, pilot: Pilot) -> AddUserScreen:
     return app.screen
 
 
-async def test_tab_in_a_burst_moves_on_in_the_add_user_form(make_app: MakeApp, admin: httpx.Client) -> None:
+async def test_tab_in_a_burst_moves_on_in_the_add_user_form(make_app: MakeApp, own_org: Organization) -> None:
     email = new_email()
-    app = make_app("admin")
+    app = make_app(token=own_org.key("admin"))  # the user is added to an organization of the test's own
     async with app.run_test(size=SIZE) as pilot:
         form = await open_add_user(app, pilot)
         fields = form.query_one("#new-user-email", Input), form.query_one("#new-user-name", Input)
         burst(app, email, "tab", "Kim Lee", "tab", "up", "ctrl+s")  # up: worker -> supervisor
         await until(app, pilot, lambda: isinstance(app.screen, PeopleScreen), "the user is added")
         assert [f.value for f in fields] == [email, "Kim Lee"]
-    added = {u["email"]: u for u in admin.get("/orgs/1/users").json()}[email]
+    added = {u["email"]: u for u in own_org.client().get(f"/orgs/{own_org.id}/users").json()}[email]
     assert (added["name"], added["role"]) == ("Kim Lee", "supervisor")
 
 

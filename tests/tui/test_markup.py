@@ -6,7 +6,6 @@ its tags vanished. Every test here paints such text where the app shows it, on a
 (a user with such a name would show in other tests' queues and people lists).
 """
 
-import itertools
 from collections.abc import Iterator
 from copy import deepcopy
 
@@ -15,23 +14,25 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, OptionList, Static, TextArea
 
+from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.form import TaskForm
-from queuedesk.tui.screens.confirm import ConfirmScreen
+from queuedesk.tui.modals.confirm import ConfirmScreen
+from queuedesk.tui.modals.flush import FlushScreen
+from queuedesk.tui.modals.task import TaskScreen
+from queuedesk.tui.modals.user_dialogs import RoleScreen
+from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.screens.connect import ConnectScreen
 from queuedesk.tui.screens.create import CreateTaskScreen
-from queuedesk.tui.screens.flush import FlushScreen
-from queuedesk.tui.screens.people import RoleScreen
 from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.screens.queue_editor import BlockList, QueueEditorScreen
-from queuedesk.tui.screens.task import TaskScreen
 from queuedesk.tui.screens.work import WorkScreen
-from queuedesk.tui.settings import AppSettings, Target
-from queuedesk.tui.widgets.webhook_view import WebhookView
+from queuedesk.tui.settings import Target
 from tests.conftest import make_queue
 from tests.support import KEYS, ROLES_SEED, ServerProcess
-from tests.tui.test_app import header, home, notes, open_queue, plain, screen_text, settle, shows, until
+from tests.support.pilot import app_for, screen_text, settle, until
+from tests.tui.test_app import header, home, notes, open_queue, plain, shows
 from tests.tui.test_people import open_people, point_at
 
 SIZE = (120, 36)
@@ -39,7 +40,6 @@ ORG = 1
 BROKEN = "Fix [/b] later"  # a closing tag with nothing open: MarkupError
 COLOURED = "[red]Urgent[/red] now"  # a style: coloured, the tags gone
 NAMES = [BROKEN, COLOURED]
-_numbers = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
@@ -69,12 +69,6 @@ def bracket_worker(own_server: ServerProcess, admin: httpx.Client) -> Iterator[h
         yield client
 
 
-def app_for(server: ServerProcess, role: str = "admin") -> QueueDeskApp:
-    return QueueDeskApp(
-        Target(server.url, KEYS[role], None, "test"), settings=AppSettings(), clock=ManualClock()
-    )
-
-
 def blocks() -> list[dict]:
     return [
         {"id": "message", "name": "Message [/b]", "type": "text", "text": {"read_only": True}},
@@ -91,10 +85,6 @@ def blocks() -> list[dict]:
     ]
 
 
-def new_queue(admin: httpx.Client, name: str) -> dict:
-    return make_queue(admin, ORG, blocks(), name=f"{name} {next(_numbers)}")
-
-
 def add_task(admin: httpx.Client, queue: dict, message: str = "Fix [/b] then [red]now[/red]") -> int:
     made = admin.post(f"/orgs/{ORG}/queues/{queue['id']}/tasks/create", json={"data": {"message": message}})
     assert made.status_code == 200, made.text
@@ -103,7 +93,7 @@ def add_task(admin: httpx.Client, queue: dict, message: str = "Fix [/b] then [re
 
 def queue_kim_works_in(admin: httpx.Client, bracket_worker: httpx.Client, name: str) -> dict:
     """A queue of two tasks, one of them held by the worker named like markup."""
-    queue = new_queue(admin, name)
+    queue = make_queue(admin, ORG, blocks(), label=name)
     add_task(admin, queue)
     add_task(admin, queue)
     claimed = bracket_worker.post(f"/orgs/{ORG}/queues/{queue['id']}/tasks/next")
@@ -123,7 +113,7 @@ async def test_the_queue_screen_shows_names_and_who_works_as_written(
     own_server: ServerProcess, admin: httpx.Client, bracket_worker: httpx.Client, name: str
 ) -> None:
     queue = queue_kim_works_in(admin, bracket_worker, name)
-    app = app_for(own_server)
+    app = app_for(own_server, source="test")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await open_queue(app, pilot, queue["id"])
         await settle(app, pilot)
@@ -140,9 +130,9 @@ async def test_the_queue_screen_shows_names_and_who_works_as_written(
 async def test_the_work_screen_shows_blocks_options_and_values_as_written(
     own_server: ServerProcess, admin: httpx.Client
 ) -> None:
-    queue = new_queue(admin, BROKEN)
+    queue = make_queue(admin, ORG, blocks(), label=BROKEN)
     add_task(admin, queue)
-    app = app_for(own_server, "worker")
+    app = app_for(own_server, "worker", source="test")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await from_home(app, pilot, queue, "w")
         await until(
@@ -166,8 +156,8 @@ async def test_the_work_screen_shows_blocks_options_and_values_as_written(
 
 
 async def test_creating_a_task_says_where_as_written(own_server: ServerProcess, admin: httpx.Client) -> None:
-    queue = new_queue(admin, BROKEN)
-    app = app_for(own_server)
+    queue = make_queue(admin, ORG, blocks(), label=BROKEN)
+    app = app_for(own_server, source="test")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await from_home(app, pilot, queue, "n")
         await until(
@@ -189,7 +179,7 @@ async def test_the_flush_guard_shows_the_name_and_who_works_as_written(
     own_server: ServerProcess, admin: httpx.Client, bracket_worker: httpx.Client, name: str
 ) -> None:
     queue = queue_kim_works_in(admin, bracket_worker, name)
-    app = app_for(own_server)
+    app = app_for(own_server, source="test")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await from_home(app, pilot, queue, "F")
         await until(
@@ -220,7 +210,7 @@ async def test_the_flush_guard_shows_the_name_and_who_works_as_written(
 async def test_the_people_screen_shows_a_users_name_as_written(
     own_server: ServerProcess, bracket_worker: httpx.Client
 ) -> None:
-    app = app_for(own_server)
+    app = app_for(own_server, source="test")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         view = await open_people(app, pilot)
         await settle(app, pilot)
@@ -243,8 +233,8 @@ async def test_the_people_screen_shows_a_users_name_as_written(
 async def test_the_queue_editor_lists_block_names_as_written(
     own_server: ServerProcess, admin: httpx.Client
 ) -> None:
-    queue = new_queue(admin, COLOURED)
-    app = app_for(own_server)
+    queue = make_queue(admin, ORG, blocks(), label=COLOURED)
+    app = app_for(own_server, source="test")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await open_queue(app, pilot, queue["id"])
         await pilot.press("E")
@@ -285,8 +275,8 @@ async def test_an_address_that_looks_like_markup_is_said_as_written(own_server: 
 async def test_the_palette_lists_and_opens_a_queue_named_like_markup(
     own_server: ServerProcess, admin: httpx.Client, name: str
 ) -> None:
-    queue = new_queue(admin, name)
-    app = app_for(own_server, "supervisor")
+    queue = make_queue(admin, ORG, blocks(), label=name)
+    app = app_for(own_server, "supervisor", source="test")
     async with app.run_test(size=SIZE) as pilot:
         screen = await home(app, pilot)
         await until(app, pilot, lambda: str(queue["id"]) in screen.table.rows, "the queue is listed")
@@ -306,9 +296,9 @@ async def test_the_palette_lists_and_opens_a_queue_named_like_markup(
 async def test_a_webhook_address_that_looks_like_markup_is_said_as_written(
     own_server: ServerProcess, admin: httpx.Client
 ) -> None:
-    queue = new_queue(admin, COLOURED)
+    queue = make_queue(admin, ORG, blocks(), label=COLOURED)
     target = "http://127.0.0.1:9/hook?q=[/b][red]x[/red]"
-    app = app_for(own_server)
+    app = app_for(own_server, source="test")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await open_queue(app, pilot, queue["id"])
         await pilot.press("5")
@@ -333,12 +323,12 @@ async def test_a_webhook_address_that_looks_like_markup_is_said_as_written(
 async def test_a_multi_line_fields_placeholder_is_shown_as_written(
     own_server: ServerProcess, admin: httpx.Client
 ) -> None:
-    queue = new_queue(admin, COLOURED)
+    queue = make_queue(admin, ORG, blocks(), label=COLOURED)
     made = admin.post(
         f"/orgs/{ORG}/queues/{queue['id']}/tasks/create", json={"data": {"message": "m", "note": "one\ntwo"}}
     )
     assert made.status_code == 200, made.text
-    app = app_for(own_server, "worker")
+    app = app_for(own_server, "worker", source="test")
     async with app.run_test(size=SIZE) as pilot:
         await from_home(app, pilot, queue, "w")
         await until(
@@ -354,7 +344,7 @@ async def test_a_multi_line_fields_placeholder_is_shown_as_written(
 
 async def test_a_filter_typed_like_markup_is_shown_as_written(own_server: ServerProcess) -> None:
     # The "no queue name contains …" line repeated the filter as markup: typing "[/b" stopped the app.
-    app = app_for(own_server)
+    app = app_for(own_server, source="test")
     async with app.run_test(size=(100, 30)) as pilot:
         await home(app, pilot)
         await pilot.press("slash", *"[/b", "]", *"Zq")  # no queue's name holds it (others hold "[/b]")

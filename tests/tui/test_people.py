@@ -18,14 +18,14 @@ from textual.widgets import Input, OptionList
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.screens.confirm import ConfirmScreen
-from queuedesk.tui.screens.people import AddUserScreen, IssuedKeyScreen, RoleScreen
+from queuedesk.tui.modals.confirm import ConfirmScreen
+from queuedesk.tui.modals.user_dialogs import AddUserScreen, IssuedKeyScreen, RoleScreen
+from queuedesk.tui.panes.users_and_keys import PeopleView, ago
 from queuedesk.tui.screens.people_screen import PeopleScreen
-from queuedesk.tui.settings import AppSettings, Target
-from queuedesk.tui.widgets.people_view import PeopleView, ago
-from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql
-from tests.tui.test_app import home, screen_text, settle, until
-from tests.tui.test_snapshots import settle as settle_picture
+from tests.support import ROLES_SEED, ServerProcess, execute_sql
+from tests.support.pilot import app_for, screen_text, settle, until
+from tests.tui.test_app import home
+from tests.tui.test_snapshots import ready_picture
 
 SIZE = (100, 30)
 SIZES = [(80, 24), (200, 60)]
@@ -68,10 +68,6 @@ def acme(people_server: ServerProcess) -> Iterator[httpx.Client]:
         yield admin
 
 
-def app_for(server: ServerProcess, key: str = KEYS["admin"]) -> QueueDeskApp:
-    return QueueDeskApp(Target(server.url, key, None), settings=AppSettings(), clock=ManualClock())
-
-
 def users_of(admin: httpx.Client) -> dict[str, dict]:
     return {user["email"]: user for user in admin.get("/orgs/1/users").json()}
 
@@ -112,7 +108,7 @@ def test_ago_reads_in_the_largest_whole_unit() -> None:
 
 async def test_only_admins_get_the_people_screen(people_server: ServerProcess) -> None:
     for role in ("supervisor", "worker"):
-        app = app_for(people_server, KEYS[role])
+        app = app_for(people_server, role)
         async with app.run_test(size=SIZE) as pilot:
             await home(app, pilot)
             await pilot.press("u")
@@ -299,7 +295,7 @@ def picture(server: ServerProcess, *keys: str) -> Callable[[Pilot[None]], Awaita
             app.screen.query_one("#new-user-name", Input).value = "Kim Lee"
             app.screen.query_one("#new-user-role", OptionList).focus()
             await settle(app, pilot)
-        await settle_picture(pilot)  # the server's address as every picture shows it
+        await ready_picture(pilot)  # the server's address as every picture shows it
 
     return run
 
@@ -307,10 +303,10 @@ def picture(server: ServerProcess, *keys: str) -> Callable[[Pilot[None]], Awaita
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_people_screen(snap_compare, people_server: ServerProcess, size: tuple[int, int]) -> None:
     """The users, and Cat's key (down twice: Ida, Ben, Cat)."""
-    app = app_for(people_server, INITECH_KEY)
+    app = app_for(people_server, token=INITECH_KEY)
     assert snap_compare(app, terminal_size=size, run_before=picture(people_server, "down", "down", "enter"))
 
 
 def test_add_user_form(snap_compare, people_server: ServerProcess) -> None:
-    app = app_for(people_server, INITECH_KEY)
+    app = app_for(people_server, token=INITECH_KEY)
     assert snap_compare(app, terminal_size=(80, 24), run_before=picture(people_server, "a"))

@@ -8,8 +8,8 @@ import httpx
 from textual.widgets import Input, TextArea
 
 from queuedesk.tui.app import QueueDeskApp
-from queuedesk.tui.screens.block_type_picker import BlockTypePicker
-from queuedesk.tui.screens.confirm import ConfirmScreen
+from queuedesk.tui.modals.block_type_picker import BlockTypePicker
+from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.screens.queue_editor import BlockList, QueueEditorScreen, who_is_affected
 from queuedesk.tui.screens.queues import QueuesScreen
@@ -19,8 +19,9 @@ from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
 from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
 from tests.conftest import make_queue
+from tests.support.pilot import screen_text, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import complete, home, notes, screen_text, shows, until
+from tests.tui.test_app import complete, home, notes, shows
 
 SIZE = (120, 40)
 _names = itertools.count(1)

@@ -15,7 +15,8 @@ from textual.widgets import Input
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.screens.queue_editor import BlockList
 from tests.support import ROLES_SEED, ServerProcess
-from tests.tui.test_snapshots import app_for, settle
+from tests.support.pilot import app_for
+from tests.tui.test_snapshots import ready_picture
 
 SIZES = [(80, 24), (200, 60)]
 
@@ -28,29 +29,29 @@ def editor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
 
 
 async def open_editor(pilot: Pilot[None]) -> None:
-    await settle(pilot)
+    await ready_picture(pilot)
     await pilot.press("E")  # the first queue: Categorization, one task
-    await settle(pilot)
+    await ready_picture(pilot)
 
 
 async def on_the_selection_block(pilot: Pilot[None]) -> None:
     await open_editor(pilot)
     pilot.app.screen.query_one(BlockList).focus()
     await pilot.press("down")
-    await settle(pilot)
+    await ready_picture(pilot)
 
 
 async def duplicate_id(pilot: Pilot[None]) -> None:
     await on_the_selection_block(pilot)
     pilot.app.screen.query_one("#block-id", Input).value = "paragraph"
-    await settle(pilot)
+    await ready_picture(pilot)
 
 
 async def removing_a_block(pilot: Pilot[None]) -> None:
     await open_editor(pilot)
     pilot.app.screen.query_one(BlockList).focus()
     await pilot.press("delete", "ctrl+s")
-    await settle(pilot)
+    await ready_picture(pilot)
 
 
 def app(server: ServerProcess) -> QueueDeskApp:

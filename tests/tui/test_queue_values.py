@@ -3,8 +3,9 @@
 import httpx
 
 from tests.conftest import make_queue
+from tests.support.pilot import screen_text, settle
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import create, open_queue, screen_text, settle
+from tests.tui.test_app import create, open_queue
 
 LONG = "The printer on the third floor prints every page twice and then jams on the last one"
 

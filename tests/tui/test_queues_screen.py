@@ -14,17 +14,12 @@ from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.widgets.queue_table import QueueTable
 from tests.conftest import make_queue
 from tests.support import ServerProcess
+from tests.support.pilot import screen_text, settle, until
 from tests.tcp_proxy import TcpProxy
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import SIZE, create, home, plain, point_at, screen_text, settle, until
+from tests.tui.test_app import SIZE, create, home, plain, point_at
 
 _tags = itertools.count(1)
-
-
-def new_queue(admin: httpx.Client, org: int, name: str) -> dict:
-    response = admin.post(f"/orgs/{org}/queues", json={"name": name, "data": []})
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def pending_column(table: QueueTable) -> list[int]:
@@ -65,7 +60,7 @@ async def test_the_scroll_position_stays_put_when_a_refresh_rebuilds_the_list(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
     tag = f"Scrolled{next(_tags)}"
-    made = [new_queue(admin, org_id, f"{tag} {i:02}") for i in range(40)]
+    made = [make_queue(admin, org_id, [], name=f"{tag} {i:02}") for i in range(40)]
     app = make_app("admin")
     async with app.run_test(size=SIZE) as pilot:
         screen = await home(app, pilot)
@@ -78,7 +73,7 @@ async def test_the_scroll_position_stays_put_when_a_refresh_rebuilds_the_list(
         before = (table.scroll_y, table.current_key)
         assert before[0] == 12
 
-        added = new_queue(admin, org_id, f"{tag} 99")  # a new row: the table is rebuilt
+        added = make_queue(admin, org_id, [], name=f"{tag} 99")  # a new row: the table is rebuilt
         clock.advance(5)
         await settle(app, pilot)
         assert str(added["id"]) in table.rows and table.row_count == 41
@@ -162,7 +157,7 @@ async def test_what_waits_for_a_slow_server_shows_it_is_loading(
     make_app: MakeApp, server: ServerProcess
 ) -> None:
     """The pending list and the flush guard's counts say they are loading while the answer is held."""
-    from queuedesk.tui.screens.flush import FlushScreen
+    from queuedesk.tui.modals.flush import FlushScreen
     from queuedesk.tui.screens.queue import QueueScreen
     from queuedesk.tui.widgets.paged_table import PagedTable
 
@@ -203,7 +198,7 @@ async def test_a_queue_name_that_looks_like_markup_is_shown_as_written(
     tag = f"Marked{next(_tags)}"
     names = [f"{tag} Fix [/b] later", f"{tag} [red]Urgent[/red] returns"]
     for name in names:
-        new_queue(admin, org_id, name)
+        make_queue(admin, org_id, [], name=name)
     app = make_app("admin")
     async with app.run_test(size=(160, 30)) as pilot:
         screen = await home(app, pilot)

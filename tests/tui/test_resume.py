@@ -14,6 +14,7 @@ from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.journal import Entry, Journal, journal_path
 from queuedesk.tui.outbox import BACKOFF_SECONDS
 from queuedesk.tui.screens.queues import QueuesScreen
+from tests.conftest import make_queue
 from tests.support import ServerProcess
 from tests.tui.test_app import header, home, notes
 from tests.tui.test_work import (  # noqa: F401  (start_server is a fixture)
@@ -26,7 +27,6 @@ from tests.tui.test_work import (  # noqa: F401  (start_server is a fixture)
     advance,
     completed,
     journal_entries,
-    new_queue,
     org_of,
     qpath,
     restarted_app,
@@ -62,7 +62,7 @@ async def test_work_left_unsent_by_a_closed_app_is_sent_at_the_next_start_withou
     clock: ManualClock, server: ServerProcess, clients: dict[str, httpx.Client], org_id: int
 ) -> None:
     admin, worker = clients["admin"], clients["worker"]
-    queue, other = (new_queue(admin, org_id, [MESSAGE, CATEGORY]) for _ in range(2))
+    queue, other = (make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work") for _ in range(2))
     ((first,), (second,)) = (
         add_tasks(admin, org_id, q, [{"message": m}]) for q, m in ((queue, "a"), (other, "b"))
     )
@@ -97,7 +97,7 @@ async def test_work_left_unsent_that_the_server_now_refuses_is_reported_with_its
     clock: ManualClock, server: ServerProcess, clients: dict[str, httpx.Client], org_id: int
 ) -> None:
     admin = clients["admin"]
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
     (task_id,) = add_tasks(admin, org_id, queue, [{"message": "a"}])
     # The claim is gone (it ran out; here: never made): the task is held by nobody.
     left_unsent(server.url, queue, task_id, {"category": "green"})
@@ -124,7 +124,7 @@ def own_server_with_two_tasks(
     own = start_server()
     admin = own.client("admin")
     org = org_of(admin)
-    queue = new_queue(admin, org, [MESSAGE, CATEGORY])
+    queue = make_queue(admin, org, [MESSAGE, CATEGORY], label="Work")
     first, _second = add_tasks(admin, org, queue, [{"message": "a"}, {"message": "b"}])
     return own, admin, org, queue, first
 

@@ -9,22 +9,25 @@ import pytest
 from textual.css.stylesheet import Stylesheet
 from textual.screen import Screen
 
+import queuedesk.tui.modals
 import queuedesk.tui.screens
 from queuedesk.tui.app import QueueDeskApp
-from queuedesk.tui.screens.flush import FlushScreen
+from queuedesk.tui.modals.flush import FlushScreen
 from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.screens.work import WorkScreen
+from tests.support.pilot import settle, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import SIZE, home, settle, until
+from tests.tui.test_app import SIZE, home
 
 
 def screen_classes() -> list[type[Screen]]:
     found = []
-    for module_info in pkgutil.iter_modules(queuedesk.tui.screens.__path__):
-        module = importlib.import_module(f"queuedesk.tui.screens.{module_info.name}")
-        for _name, value in inspect.getmembers(module, inspect.isclass):
-            if issubclass(value, Screen) and value.__module__ == module.__name__:
-                found.append(value)
+    for package in (queuedesk.tui.screens, queuedesk.tui.modals):
+        for module_info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{module_info.name}")
+            for _name, value in inspect.getmembers(module, inspect.isclass):
+                if issubclass(value, Screen) and value.__module__ == module.__name__:
+                    found.append(value)
     return found
 
 

@@ -14,8 +14,9 @@ from textual.pilot import Pilot
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.settings import AppSettings, Target
+from queuedesk.tui.settings import Target
 from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql
+from tests.support.pilot import app_for, settle
 from tests.tui.test_images import image_server  # noqa: F401  (the fixture, used by name)
 
 SHOWN_URL = "http://127.0.0.1:8000"
@@ -102,16 +103,10 @@ def snapshot_server(
     server.stop()
 
 
-def app_for(server: ServerProcess, role: str = "admin") -> QueueDeskApp:
-    clock = ManualClock()  # 2026-11-23 09:30 UTC
-    return QueueDeskApp(Target(server.url, KEYS[role], None), settings=AppSettings(), clock=clock)
-
-
-async def settle(pilot: Pilot[None]) -> None:
+async def ready_picture(pilot: Pilot[None]) -> None:
+    """The app settled, with the server's address and the image host as every picture shows them."""
     app = pilot.app
-    for _ in range(3):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    await settle(app, pilot)
     session = getattr(app, "session", None)
     if session is not None:
         session.url = SHOWN_URL
@@ -124,10 +119,10 @@ async def settle(pilot: Pilot[None]) -> None:
 
 def steps(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
     async def run(pilot: Pilot[None]) -> None:
-        await settle(pilot)
+        await ready_picture(pilot)
         for key in keys:
             await pilot.press(key)
-            await settle(pilot)
+            await ready_picture(pilot)
 
     return run
 
@@ -174,7 +169,7 @@ def test_connect_refused_key(snap_compare, snapshot_server: ServerProcess) -> No
     app = QueueDeskApp(Target(snapshot_server.url, "not-a-key", None), clock=ManualClock())
 
     async def run(pilot: Pilot[None]) -> None:
-        await settle(pilot)
+        await ready_picture(pilot)
         pilot.app.screen.query_one("#url").value = SHOWN_URL  # type: ignore[attr-defined]
         await pilot.pause()
 

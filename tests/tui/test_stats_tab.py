@@ -5,8 +5,6 @@ The server counts its buckets up to its own (real) now, so these tests run the a
 ahead of the real one: every completion made during the test falls inside the periods shown.
 """
 
-import itertools
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -16,29 +14,23 @@ from textual.widgets import DataTable, Static
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.settings import Target
-from queuedesk.tui.widgets.stats_view import StatsView
 from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
 from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
-from tests.conftest import make_queue
 from tests.support import ServerProcess, execute_sql
+from tests.support.pilot import settle, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import claim, complete, create, footer_line, open_queue, plain, settle, until
+from tests.tui.test_app import claim, complete, create, footer_line, open_queue, plain
 
 SIZE = (100, 30)
-_names = itertools.count(1)
 
 
 @pytest.fixture
 def clock() -> ManualClock:
     return ManualClock(datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=30))
-
-
-@pytest.fixture
-def fresh(admin: httpx.Client, org_id: int) -> Callable[[str], dict]:
-    return lambda label: make_queue(admin, org_id, name=f"{label} {next(_names)}")
 
 
 async def open_stats(app: QueueDeskApp, pilot: Pilot, queue_id: int) -> StatsView:

@@ -21,10 +21,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from queuedesk.tui.app import QueueDeskApp
-from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.settings import AppSettings, Target
-from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql
+from tests.support import ROLES_SEED, ServerProcess, execute_sql
+from tests.support.pilot import app_for
 from tests.tui.test_snapshots import FAR_FUTURE, steps
 
 SIZES = [(80, 24), (200, 60)]
@@ -119,14 +117,9 @@ def tab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProce
     server.stop()
 
 
-def app_for(server: ServerProcess, role: str, now: datetime | None = None) -> QueueDeskApp:
-    clock = ManualClock(now) if now is not None else ManualClock()  # 2026-11-23 09:30 UTC
-    return QueueDeskApp(Target(server.url, KEYS[role], None), settings=AppSettings(), clock=clock)
-
-
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_stats_tab(snap_compare, tab_server: ServerProcess, size: tuple[int, int]) -> None:
-    app = app_for(tab_server, "supervisor", STATS_NOW)
+    app = app_for(tab_server, "supervisor", now=STATS_NOW)
     assert snap_compare(app, terminal_size=size, run_before=steps("enter", "4"))
 
 

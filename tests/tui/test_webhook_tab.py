@@ -4,7 +4,6 @@ redelivery; what a supervisor, a worker and a basic server get.
 """
 
 import asyncio
-import itertools
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -17,19 +16,19 @@ from textual.widgets import Button, Input, Static, TabbedContent
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.screens.confirm import ConfirmScreen
-from queuedesk.tui.screens.delivery import DeliveryScreen
+from queuedesk.tui.modals.confirm import ConfirmScreen
+from queuedesk.tui.modals.delivery import DeliveryScreen
+from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.settings import Target
 from queuedesk.tui.webhook_target import target_problem
-from queuedesk.tui.widgets.webhook_view import WebhookView
 from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
 from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
-from tests.conftest import make_queue
 from tests.receiver import Receiver
 from tests.support import KEYS, ROLES_SEED, ServerProcess
+from tests.support.pilot import screen_text, settle, until
 from tests.tui.conftest import MakeApp
 from tests.tui.test_app import (
     complete,
@@ -39,26 +38,9 @@ from tests.tui.test_app import (
     paste,
     plain,
     qpath,
-    screen_text,
-    settle,
-    until,
 )
 
 SIZE = (100, 30)
-_names = itertools.count(1)
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    made = Receiver().start()
-    yield made
-    made.stop()
-
-
-@pytest.fixture
-def fresh(admin: httpx.Client, org_id: int) -> Callable[[str], dict]:
-    """A new queue named `<label> <n>` (unique in the run)."""
-    return lambda label: make_queue(admin, org_id, name=f"{label} {next(_names)}")
 
 
 def target_of(admin: httpx.Client, org: int, queue: dict) -> str:

@@ -3,11 +3,9 @@ holding, for every way a submission can go (sent after the undo grace, undone, r
 left behind by a crash). Time moves only with `clock.advance`.
 """
 
-import contextlib
 import json
 import socket
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -16,18 +14,18 @@ import httpx
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import TextArea
-from textual.worker import WorkerCancelled
 
+from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.form import TaskForm
-from queuedesk.tui.images import ImageView
 from queuedesk.tui.journal import data_dir
+from queuedesk.tui.modals.task import TaskScreen
 from queuedesk.tui.outbox import UNDO_SECONDS
 from queuedesk.tui.screens.create import CreateTaskScreen
-from queuedesk.tui.screens.task import TaskScreen
 from queuedesk.tui.screens.work import EMPTY_POLL_SECONDS, WorkScreen
-from queuedesk.tui.settings import AppSettings, Target
+from queuedesk.tui.settings import Target
+from queuedesk.tui.widgets.image_view import ImageView
 from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
@@ -35,9 +33,10 @@ from tests.api.test_original_service import OriginalService, original, service  
 from tests.conftest import make_queue
 from tests.receiver import Receiver
 from tests.support import KEYS, ROLES_SEED, ServerProcess
+from tests.support.pilot import screen_text, settle, until
 from tests.tcp_proxy import TcpProxy
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import home, notes, plain, screen_text, shows
+from tests.tui.test_app import home, notes, plain, shows
 from tests.tui.test_images import Handler, image_server  # noqa: F401  (fixture)
 
 SIZE = (100, 30)
@@ -58,11 +57,6 @@ LABELLING = [MESSAGE, CATEGORY, PHOTO]
 
 
 # --- the server, seen over HTTP -------------------------------------------------------------------
-
-
-def new_queue(admin: httpx.Client, org: int, blocks: list[dict[str, Any]], label: str = "Work") -> dict:
-    """A fresh queue with a name no other queue contains (the home filter finds it alone)."""
-    return make_queue(admin, org, blocks, name=f"{label}-{uuid.uuid4().hex[:6]}")
 
 
 def qpath(org: int, queue: dict) -> str:
@@ -100,27 +94,6 @@ def pending(admin: httpx.Client, org: int, queue: dict) -> dict[int, dict]:
 
 
 # --- the app --------------------------------------------------------------------------------------
-
-
-async def idle(app: QueueDeskApp, pilot: Pilot) -> None:
-    """Wait for the app's workers. One cancelled because a newer one of its exclusive group took
-    its place is no failure (`wait_for_complete` raises for it); a failed one still is."""
-    with contextlib.suppress(WorkerCancelled):
-        await app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-async def settle(app: QueueDeskApp, pilot: Pilot, rounds: int = 3) -> None:
-    for _ in range(rounds):
-        await idle(app, pilot)
-
-
-async def until(app: QueueDeskApp, pilot: Pilot, condition: Callable[[], object], what: str) -> None:
-    for _ in range(40):
-        if condition():
-            return
-        await idle(app, pilot)
-    raise AssertionError(f"never happened: {what}\n--- screen ---\n{screen_text(app)}")
 
 
 def work(app: QueueDeskApp) -> WorkScreen:
@@ -285,7 +258,7 @@ async def test_a_worker_completes_20_tasks_with_the_keyboard_alone(
     org_id: int,
     image_server: str,  # noqa: F811
 ) -> None:
-    queue = new_queue(admin, org_id, LABELLING)
+    queue = make_queue(admin, org_id, LABELLING, label="Work")
     photo = f"{image_server}/good.png"
     made = add_tasks(admin, org_id, queue, [{"message": f"report {i}", "photo": photo} for i in range(20)])
     Handler.hits.clear()
@@ -345,7 +318,7 @@ async def test_a_worker_completes_20_tasks_with_the_keyboard_alone(
 async def test_enter_with_a_required_block_empty_sends_nothing_and_says_what_is_missing(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY, NOTE])
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY, NOTE], label="Work")
     (task_id,) = add_tasks(admin, org_id, queue, [{"message": "the printer is on fire"}])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -368,7 +341,7 @@ async def test_in_a_multi_line_note_enter_is_a_new_line_and_ctrl_j_submits(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
     blocks = [MESSAGE, CATEGORY, NOTE]
-    queue = new_queue(admin, org_id, blocks)
+    queue = make_queue(admin, org_id, blocks, label="Work")
     draft = "the customer wrote three paragraphs about the delivery; the gist: it came late twice"
     (task_id,) = add_tasks(admin, org_id, queue, [{"message": "long story", "note": draft}])
     app = make_app("worker")
@@ -393,7 +366,7 @@ async def test_a_value_the_server_refuses_is_shown_on_its_field(
 ) -> None:
     """The admin changes the options while the worker is on a task: the form (which read the queue
     when the screen opened) lets `red` through, the server refuses it for `data.category`."""
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
     (task_id,) = add_tasks(admin, org_id, queue, [{"message": "is it red?"}])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -443,7 +416,7 @@ async def test_skip_gives_the_task_back_and_ctrl_s_keeps_a_draft_on_it(
     make_app: MakeApp, admin: httpx.Client, org_id: int
 ) -> None:
     blocks = [MESSAGE, CATEGORY, NOTE]
-    queue = new_queue(admin, org_id, blocks)
+    queue = make_queue(admin, org_id, blocks, label="Work")
     first, second, third = add_tasks(admin, org_id, queue, [{"message": f"m{i}"} for i in range(3)])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -477,7 +450,7 @@ async def test_the_status_bar_counts_time_on_the_task_and_the_session_and_letter
     """Time on a task stands still under the full-screen image and after 2 minutes without a key
     (shown as idle); done, skipped, the average and the rate are the session's. Inside the note,
     `s`, `z` and `u` are text; `f6` skips from there."""
-    queue = new_queue(admin, org_id, [*LABELLING, NOTE])
+    queue = make_queue(admin, org_id, [*LABELLING, NOTE], label="Work")
     photo = f"{image_server}/good.png"
     first, second, third = add_tasks(admin, org_id, queue, [{"message": m, "photo": photo} for m in "abc"])
     began = clock.now()
@@ -533,18 +506,11 @@ async def test_the_status_bar_counts_time_on_the_task_and_the_session_and_letter
 # --- undo ----------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    made = Receiver().start()
-    yield made
-    made.stop()
-
-
 async def test_undo_within_the_grace_brings_the_task_back_and_nothing_reached_the_server(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int, receiver: Receiver
 ) -> None:
     blocks = [MESSAGE, CATEGORY, NOTE]
-    queue = new_queue(admin, org_id, blocks)
+    queue = make_queue(admin, org_id, blocks, label="Work")
     hooked = admin.put(f"{qpath(org_id, queue)}/webhook", json={"target": receiver.url})
     assert hooked.status_code in (200, 201), hooked.text
     first, second = add_tasks(admin, org_id, queue, [{"message": "one"}, {"message": "two"}])
@@ -586,7 +552,7 @@ async def test_undo_within_the_grace_brings_the_task_back_and_nothing_reached_th
 async def test_submit_on_choice_sends_with_the_digit_alone(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])  # one block to fill, a selection
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")  # one block to fill, a selection
     ids = add_tasks(admin, org_id, queue, [{"message": f"m{i}"} for i in range(4)])
     app = make_app("worker", submit_on_choice=True)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -615,7 +581,7 @@ async def test_a_lost_lease_is_explained_and_a_refused_submission_is_kept_never_
     own = start_server("--lease-seconds", "1")
     admin, wyn = own.client("admin"), own.client("worker2")
     org = org_of(admin)
-    queue = new_queue(admin, org, [MESSAGE, CATEGORY])
+    queue = make_queue(admin, org, [MESSAGE, CATEGORY], label="Work")
     first, second = add_tasks(admin, org, queue, [{"message": "a"}, {"message": "b"}])
     # Heartbeats are timed from the lease's end as the server tells it: the clock starts at the
     # real time, so the first one is due in 5 s whatever the day the test runs.
@@ -675,7 +641,7 @@ async def test_a_lost_lease_is_explained_and_a_refused_submission_is_kept_never_
 async def test_a_flush_during_the_grace_is_a_404_reported_with_the_values_and_the_next_task_goes_too(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
     first, second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
     clock.current = datetime.now(UTC)  # heartbeats are timed from the server's lease (900 s here)
     app = make_app("worker")
@@ -705,8 +671,8 @@ async def test_an_empty_queue_and_one_held_by_others_are_told_apart_and_new_work
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, clients: dict[str, httpx.Client], org_id: int
 ) -> None:
     wyn = clients["worker2"]
-    empty = new_queue(admin, org_id, [MESSAGE, CATEGORY], "Empty")
-    busy = new_queue(admin, org_id, [MESSAGE, CATEGORY], "Busy")
+    empty = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Empty")
+    busy = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Busy")
     held = add_tasks(admin, org_id, busy, [{"message": "x"}, {"message": "y"}])
     assert wyn.post(f"{qpath(org_id, busy)}/tasks/next").json()["id"] == held[0]
     assert wyn.post(f"{qpath(org_id, busy)}/tasks/next", json={"exclude": held[:1]}).json()["id"] == held[1]
@@ -734,7 +700,7 @@ async def test_the_last_task_of_the_queue_can_be_undone_with_u(
 ) -> None:
     """After the last task the screen waits for work, and the submission waits out its grace:
     `u` must still bring it back (no task is on screen for the key to be applied to by mistake)."""
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
     (only,) = add_tasks(admin, org_id, queue, [{"message": "last one"}])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -755,7 +721,7 @@ async def test_waiting_for_work_polls_once_every_5_s_also_after_an_undo(
 ) -> None:
     """Undo while the screen waits for work brings the task back; once it is submitted again the
     screen waits again, and must still poll gently: one claim every 5 s, not one per wait begun."""
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
     (only,) = add_tasks(admin, org_id, queue, [{"message": "last one"}])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -797,7 +763,7 @@ async def test_an_offline_submit_is_kept_unsent_and_delivered_when_the_server_is
     own = start_server()
     admin = own.client("admin")
     org = org_of(admin)
-    queue = new_queue(admin, org, [MESSAGE, CATEGORY])
+    queue = make_queue(admin, org, [MESSAGE, CATEGORY], label="Work")
     first, second, third = add_tasks(admin, org, queue, [{"message": m} for m in "abc"])
     app = restarted_app("worker", own.url, clock)
     clock = app.clock  # type: ignore[assignment]
@@ -844,7 +810,7 @@ async def test_an_offline_submit_is_kept_unsent_and_delivered_when_the_server_is
 async def test_a_crash_during_the_grace_loses_nothing(
     make_app: MakeApp, clock: ManualClock, server: ServerProcess, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY, NOTE])
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY, NOTE], label="Work")
     first, second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -874,7 +840,7 @@ async def test_a_crash_during_the_grace_loses_nothing(
 async def test_keys_pressed_before_the_next_task_is_painted_are_not_applied_and_the_screen_says_so(
     clock: ManualClock, server: ServerProcess, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
     (first,) = add_tasks(admin, org_id, queue, [{"message": "a"}])
     proxy = SlowProxy(server.port).start()
     try:
@@ -916,7 +882,7 @@ async def test_keys_pressed_before_the_next_task_is_painted_are_not_applied_and_
 async def test_claims_held_ahead_are_given_back_on_leaving_and_on_quitting(
     make_app: MakeApp, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
     ids = add_tasks(admin, org_id, queue, [{"message": m} for m in "abcde"])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -953,7 +919,7 @@ async def test_claims_held_ahead_are_given_back_on_leaving_and_on_quitting(
 async def test_the_heartbeat_renews_the_open_task_and_the_one_claimed_ahead(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
     first, second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
     clock.current = datetime.now(UTC)  # heartbeats are timed from the server's lease (900 s here)
     app = make_app("worker")
@@ -1001,7 +967,7 @@ EVERY_EDITOR = [
 async def test_every_editor_types_value_round_trips_through_the_server(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, EVERY_EDITOR)
+    queue = make_queue(admin, org_id, EVERY_EDITOR, label="Work")
     source = "https://example.com/report/7"
     (task_id,) = add_tasks(admin, org_id, queue, [{"message": "fill everything", "source": source}])
     app = make_app("worker")
@@ -1045,7 +1011,7 @@ async def test_link_and_image_addresses_typed_in_create_task_round_trip(
     """Links and images are the task's content in the work screen (shown, never edited): their
     editors take typed values when an admin creates a task (`n`)."""
     blocks = [{"id": "source", "name": "Source", "type": "link"}, PHOTO]
-    queue = new_queue(admin, org_id, blocks, "New")
+    queue = make_queue(admin, org_id, blocks, label="New")
     app = make_app("admin")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await home(app, pilot)
@@ -1077,7 +1043,7 @@ async def test_an_image_too_large_missing_or_not_an_image_shows_why_and_work_goe
     org_id: int,
     image_server: str,  # noqa: F811
 ) -> None:
-    queue = new_queue(admin, org_id, LABELLING)
+    queue = make_queue(admin, org_id, LABELLING, label="Work")
     cases = {
         "/declared-large": "larger than 10 MiB",
         "/missing.png": "HTTP 404",

@@ -8,8 +8,10 @@ from textual import events
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.screens.work import WorkScreen
+from tests.conftest import make_queue
+from tests.support.pilot import screen_text, settle, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import notes, screen_text
+from tests.tui.test_app import notes
 from tests.tui.test_work import (
     CATEGORY,
     MESSAGE,
@@ -20,15 +22,12 @@ from tests.tui.test_work import (
     advance,
     completed,
     form_of,
-    new_queue,
     on_screen,
-    settle,
     shown_task,
     start_work,
     status,
     stored,
     task_on_server,
-    until,
     work,
 )
 
@@ -44,7 +43,7 @@ def burst(app: QueueDeskApp, *keys: str) -> None:
 async def test_keys_typed_right_after_enter_never_change_the_task_it_sent(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
     first, second, third = add_tasks(admin, org_id, queue, [{"message": m} for m in "abc"])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -68,7 +67,7 @@ async def test_keys_typed_right_after_enter_never_change_the_task_it_sent(
 async def test_a_task_given_back_with_a_draft_never_comes_back_to_the_screen(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, worker: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
     ids = add_tasks(admin, org_id, queue, [{"message": m} for m in "abcd"])
     # A claim held from before, as a restarted app (or a second window) leaves it.
     response = worker.post(f"/orgs/{org_id}/queues/{queue['id']}/tasks/next")
@@ -93,17 +92,19 @@ async def test_a_task_given_back_with_a_draft_never_comes_back_to_the_screen(
         await advance(app, pilot, clock, PAST_GRACE)
     task = task_on_server(admin, org_id, queue, held)
     assert (task["status"], task["assignment"]["assigned_to"]) == ("open", None)
-    assert task["data"]["category"] == "green"  # the draft is kept on it
+    assert task["data"]["category"] is None  # the draft is kept apart, the worker's own
+    mine = worker.get(f"/orgs/{org_id}/queues/{queue['id']}/tasks/{held}").json()
+    assert mine["draft"] == {"category": "green"}
     done = completed(admin, org_id, queue)
     assert held not in done and len(done) == 2
 
 
 @pytest.mark.parametrize("way_out", [("escape",), ("tab", "escape", "escape"), ("ctrl+q",)])
 async def test_leaving_or_quitting_with_input_on_the_task_keeps_it_as_a_draft(
-    make_app: MakeApp, admin: httpx.Client, org_id: int, way_out: tuple[str, ...]
+    make_app: MakeApp, admin: httpx.Client, worker: httpx.Client, org_id: int, way_out: tuple[str, ...]
 ) -> None:
     blocks = [MESSAGE, CATEGORY, NOTE]
-    queue = new_queue(admin, org_id, blocks)
+    queue = make_queue(admin, org_id, blocks, label="Work")
     first, second = add_tasks(admin, org_id, queue, [{"message": m} for m in "ab"])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -120,7 +121,9 @@ async def test_leaving_or_quitting_with_input_on_the_task_keeps_it_as_a_draft(
     task = task_on_server(admin, org_id, queue, first)
     assert (task["status"], task["assignment"]["assigned_to"]) == ("open", None)
     note = "took a while" if way_out[0] == "tab" else None
-    assert task["data"] == stored(blocks, message="a", category="blue", note=note)
+    assert task["data"] == stored(blocks, message="a")  # the draft is kept apart, the worker's own
+    mine = worker.get(f"/orgs/{org_id}/queues/{queue['id']}/tasks/{first}").json()["draft"]
+    assert (mine["category"], mine.get("note")) == ("blue", note)
     ahead = task_on_server(admin, org_id, queue, second)  # nothing entered there: given back as it was
     assert ahead["assignment"]["assigned_to"] is None and ahead["data"] == stored(blocks, message="b")
 
@@ -132,7 +135,7 @@ async def test_an_option_chosen_below_the_fold_is_scrolled_into_view(
     options = [{"id": f"o{n}", "name": f"Option number {n}, the kind of thing it is"} for n in range(1, 13)]
     pick = {"id": "pick", "name": "Pick one", "type": "single_selection"}
     pick["single_selection"] = {"is_required": True, "options": options}  # type: ignore[assignment]
-    queue = new_queue(admin, org_id, [MESSAGE, pick, NOTE])
+    queue = make_queue(admin, org_id, [MESSAGE, pick, NOTE], label="Work")
     add_tasks(admin, org_id, queue, [{"message": "twelve"}])
     app = make_app("worker")
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
@@ -147,7 +150,7 @@ async def test_an_option_chosen_below_the_fold_is_scrolled_into_view(
 async def test_with_submit_on_choice_a_second_digit_in_a_burst_never_changes_the_task_sent(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, CATEGORY])
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
     first, second, _third = add_tasks(admin, org_id, queue, [{"message": m} for m in "abc"])
     app = make_app("worker", submit_on_choice=True)
     async with app.run_test(size=SIZE, notifications=True) as pilot:

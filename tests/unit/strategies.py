@@ -38,13 +38,15 @@ json_values = st.recursive(
 json_lists = st.lists(json_scalars, max_size=3) | st.lists(st.lists(json_scalars, max_size=2), max_size=2)
 json_objects = st.dictionaries(TEXT, json_scalars | json_lists, max_size=3)
 
+# What people read in the app (names, placeholders): the service refuses control characters there.
+SHOWN_TEXT = st.text(st.characters(exclude_categories=("Cs", "Cc")), max_size=30)
 ID_CHARACTERS = string.ascii_letters + string.digits + "_-"
 block_ids = st.text(ID_CHARACTERS, min_size=1, max_size=64)
-block_names = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=40).filter(
+block_names = st.text(st.characters(exclude_categories=("Cs", "Cc")), min_size=1, max_size=40).filter(
     lambda name: bool(name.strip())
 )
 options = st.lists(
-    st.fixed_dictionaries({"id": block_ids, "name": TEXT}),
+    st.fixed_dictionaries({"id": block_ids, "name": SHOWN_TEXT}),
     min_size=1,
     max_size=4,
     unique_by=lambda option: option["id"],
@@ -58,7 +60,7 @@ def _optional(**entries: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, 
     return st.fixed_dictionaries({}, optional=entries)
 
 
-_PLACEHOLDER = {"placeholder": TEXT}
+_PLACEHOLDER = {"placeholder": SHOWN_TEXT}
 _REQUIRED = {"is_required": st.booleans()}
 
 SETTINGS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
@@ -66,7 +68,7 @@ SETTINGS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "single_selection": st.fixed_dictionaries({"options": options}, optional=_REQUIRED),
     "multiple_selection": st.fixed_dictionaries({"options": options}, optional=_REQUIRED),
     "binary": _optional(**_REQUIRED),
-    "number": _optional(placeholder=TEXT | INT64 | FINITE, **_REQUIRED),
+    "number": _optional(placeholder=SHOWN_TEXT | INT64 | FINITE, **_REQUIRED),
     "date": _optional(**_PLACEHOLDER, **_REQUIRED),
     "email": _optional(**_PLACEHOLDER, **_REQUIRED),
     "rich_text": _optional(format=st.sampled_from(["markdown", "html"]), read_only=st.booleans()),

@@ -1,20 +1,11 @@
-"""The private Textual names the key handling relies on still exist (a Textual upgrade that renames one
-fails here, not in a worker's hands), and the pure parts of the key mechanism."""
+"""The pure parts of the key mechanism (the private Textual name it still uses is checked with the
+others, tests/unit/test_private_names.py)."""
 
-import importlib
-
-import pytest
 from textual.widgets import Input
 
 from queuedesk.tui.forms.fields import FieldArea, FieldInput
 from queuedesk.tui.keys_read import KeysRead
-from queuedesk.tui.ordered_keys import PRIVATE_TEXTUAL_NAMES, OrderedInput, own_bindings
-
-
-@pytest.mark.parametrize(("owner", "name"), PRIVATE_TEXTUAL_NAMES)
-def test_every_private_textual_name_used_still_exists(owner: str, name: str) -> None:
-    module, _, cls = owner.rpartition(".")
-    assert hasattr(getattr(importlib.import_module(module), cls), name), f"{owner}.{name} is gone"
+from queuedesk.tui.ordered_keys import OrderedInput, own_bindings
 
 
 def test_a_field_runs_its_own_bindings_and_stays_focusable() -> None:

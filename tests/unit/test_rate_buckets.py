@@ -2,7 +2,7 @@
 
 import pytest
 
-from queuedesk.server.errors import ServiceError
+from queuedesk.server.http_errors import ServiceError
 from queuedesk.server.rate_limits import Buckets, RateLimits
 
 
@@ -45,10 +45,10 @@ def test_failures_lock_an_address_out_except_for_keys_already_good_there() -> No
     clock = Clock()
     limits = RateLimits(per_key=None, clock=clock)
     limits.admit("10.0.0.1", "good")
-    limits.settle("10.0.0.1", "good", authenticated=True)
+    limits.settle("10.0.0.1", "good", user_id=1)
     for _ in range(50):
         limits.admit("10.0.0.1", "guess")
-        limits.settle("10.0.0.1", "guess", authenticated=False)
+        limits.settle("10.0.0.1", "guess", user_id=None)
     refused = _refusal(lambda: limits.admit("10.0.0.1", "guess"))
     assert (refused.status, refused.problems[0].code, refused.headers["Retry-After"]) == (
         429,
@@ -65,13 +65,13 @@ def test_a_key_over_its_rate_is_refused_with_the_seconds_to_wait() -> None:
     clock = Clock()
     limits = RateLimits(per_key=2, clock=clock)
     for _ in range(4):
-        limits.settle("10.0.0.1", "k", authenticated=True)
-    refused = _refusal(lambda: limits.settle("10.0.0.1", "k", authenticated=True))
+        limits.settle("10.0.0.1", "k", user_id=1)
+    refused = _refusal(lambda: limits.settle("10.0.0.1", "k", user_id=1))
     assert refused.status == 429 and refused.headers["Retry-After"] == "1"
     assert "at most 2 a second, bursts of 4" in refused.problems[0].message
-    limits.settle("10.0.0.1", "other", authenticated=True)
+    limits.settle("10.0.0.1", "other", user_id=2)
     clock.now += 0.5
-    limits.settle("10.0.0.1", "k", authenticated=True)
+    limits.settle("10.0.0.1", "k", user_id=1)
 
 
 def test_the_failure_limit_per_address_is_a_setting_with_bursts_of_five_seconds() -> None:
@@ -79,8 +79,32 @@ def test_the_failure_limit_per_address_is_a_setting_with_bursts_of_five_seconds(
     limits = RateLimits(per_key=None, failures_per_address=2, clock=clock)
     for _ in range(10):
         limits.admit("10.0.0.1", "guess")
-        limits.settle("10.0.0.1", "guess", authenticated=False)
+        limits.settle("10.0.0.1", "guess", user_id=None)
     refused = _refusal(lambda: limits.admit("10.0.0.1", "guess"))
     assert refused.headers["Retry-After"] == "1"
     clock.now += 0.5  # one failure back at 2 a second
     limits.admit("10.0.0.1", "guess")
+
+
+def test_failures_are_counted_per_ipv6_64_and_per_ipv4_address() -> None:
+    limits = RateLimits(per_key=None, failures_per_address=1, clock=Clock())
+    for host in range(5):  # five addresses of one /64: one bucket
+        limits.admit(f"2001:db8:1:2::{host + 1:x}", "guess")
+        limits.settle(f"2001:db8:1:2::{host + 1:x}", "guess", user_id=None)
+    _refusal(lambda: limits.admit("2001:db8:1:2:ffff::9", "guess"))
+    limits.admit("2001:db8:1:3::1", "guess")  # the next /64: its own
+    for _ in range(5):
+        limits.settle("::ffff:10.0.0.9", "guess", user_id=None)
+    _refusal(lambda: limits.admit("10.0.0.9", "guess"))  # IPv4-mapped: the IPv4 address's bucket
+    limits.admit("10.0.0.10", "guess")
+
+
+def test_a_users_keys_share_a_limit_above_one_keys() -> None:
+    clock = Clock()
+    limits = RateLimits(per_key=2, clock=clock)  # a key: bursts of 4; a user: 2x, bursts of 8
+    for key in ("a", "b"):
+        for _ in range(4):
+            limits.settle("10.0.0.1", key, user_id=7)
+    refused = _refusal(lambda: limits.settle("10.0.0.1", "c", user_id=7))
+    assert "this user over all their API keys" in refused.problems[0].message
+    limits.settle("10.0.0.1", "c", user_id=8)  # another user

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from queuedesk.server.asgi import MAX_ID_DIGITS, Route, Router
-from queuedesk.server.errors import ServiceError
+from queuedesk.server.http_errors import ServiceError
 from tests.unit.strategies import PROPERTY
 
 

@@ -77,15 +77,15 @@ def test_ipv6_forms_around_internal_ipv4_and_site_local_are_not_public(text):
 
 
 @pytest.mark.parametrize("text", FORMERLY_ACCEPTED)
-def test_a_target_at_such_an_address_is_blocked_naming_what_it_carries(text):
-    with pytest.raises(BlockedTarget, match="--allow-private-webhooks") as raised:
+def test_a_target_at_such_an_address_is_blocked(text):
+    with pytest.raises(BlockedTarget, match=r"not a public address.*--allow-private-webhooks"):
         asyncio.run(checked_address(f"http://[{text}]:8080/hook"))
-    assert str(ipaddress.ip_address(text)) in str(raised.value)
 
 
-def test_the_refusal_names_the_ipv4_address_carried():
-    with pytest.raises(BlockedTarget, match=r"\(::7f00:1 \(127\.0\.0\.1\)\)"):
+def test_the_refusal_does_not_name_the_ipv4_address_carried():
+    with pytest.raises(BlockedTarget) as raised:
         asyncio.run(checked_address("http://[::7f00:1]/"))
+    assert "127.0.0.1" not in str(raised.value)
 
 
 @pytest.mark.parametrize(

@@ -157,10 +157,10 @@ def test_no_ipv6_loopback_link_local_or_unique_local_address_is_public(network, 
 
 
 @pytest.mark.parametrize("text", NOT_PUBLIC)
-def test_a_target_at_a_non_public_address_is_blocked_naming_it(text):
+def test_a_target_at_a_non_public_address_is_blocked(text):
     with pytest.raises(BlockedTarget, match="--allow-private-webhooks") as raised:
         check(f"http://{url_host(text)}:8080/hook")
-    assert str(address(text)) in str(raised.value)
+    assert f"The host {text!r} is not a public address" in str(raised.value)
 
 
 @pytest.mark.parametrize("text", PUBLIC)
@@ -178,16 +178,16 @@ def test_a_name_resolving_to_public_addresses_is_checked_as_its_first(monkeypatc
 
 def test_a_name_with_any_internal_address_is_blocked(monkeypatch):
     answering(monkeypatch, lambda host: ["93.184.216.34", "10.0.0.7"])
-    with pytest.raises(
-        BlockedTarget, match=r"'inside\.example\.com' is or resolves to a non-public address \(10\.0\.0\.7\)"
-    ):
+    with pytest.raises(BlockedTarget, match=r"'inside\.example\.com' is not a public address") as raised:
         check("https://inside.example.com/")
+    assert "10.0.0.7" not in str(raised.value)  # what it resolves to is not told
 
 
 def test_a_scoped_link_local_answer_is_blocked(monkeypatch):
     answering(monkeypatch, lambda host: ["fe80::1%eth0"])
-    with pytest.raises(BlockedTarget, match=r"\(fe80::1\)"):
+    with pytest.raises(BlockedTarget, match=r"'printer\.local' is not a public address") as raised:
         check("http://printer.local/")
+    assert "fe80" not in str(raised.value)
 
 
 def test_a_name_without_addresses_is_blocked(monkeypatch):
@@ -210,7 +210,7 @@ def test_a_name_that_does_not_resolve_is_blocked_saying_so(monkeypatch):
 def test_address_problem_is_the_reason_or_none(monkeypatch):
     answering(monkeypatch, lambda host: ["8.8.4.4"])
     assert asyncio.run(address_problem("https://dns.example/")) is None
-    assert "non-public" in (asyncio.run(address_problem("http://127.0.0.1/")) or "")
+    assert "not a public address" in (asyncio.run(address_problem("http://127.0.0.1/")) or "")
 
 
 # --- pinning ------------------------------------------------------------------------------------

@@ -13,10 +13,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from queuedesk.api.models import Block
+from queuedesk.api.terminal_text import control_character, described, is_safe
 
 # Always matched whole (`fullmatch`): `^...$` would let a final newline through.
 BLOCK_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+# No control character in an address (an ESC is not whitespace, and a terminal obeys it).
+_ADDRESS_CHAR = r"[^@\s\x00-\x1f\x7f-\x9f]"
+EMAIL = re.compile(f"{_ADDRESS_CHAR}+@{_ADDRESS_CHAR}+\\.{_ADDRESS_CHAR}+")
 MAX_URL_LENGTH = 2048
 # Numbers JSON on the wire can carry: orjson, which the service and the client use, reads and writes
 # integers from -2**63 to 2**64 - 1 and finite floats.
@@ -62,6 +65,16 @@ def first_problems(problems: Iterable[Problem], keep: int = MAX_REPORTED) -> Fin
     return Findings(first, more)
 
 
+def control_problem(value: str, *, lines: bool = False) -> str | None:
+    """Why `value` may not be stored in a field people read (a name, a description, a URL): it holds
+    a control character, which a terminal would obey. With `lines`, line feeds and tabs are fine."""
+    char = control_character(value, lines=lines)
+    if char is None:
+        return None
+    allowed = " (line breaks and tabs are fine)" if lines else ""
+    return f"holds a control character ({described(char)}): remove it{allowed}"
+
+
 # --- settings -----------------------------------------------------------------------------------
 
 SettingCheck = Callable[[Any], str | None]
@@ -69,6 +82,11 @@ SettingCheck = Callable[[Any], str | None]
 
 def _is_str(value: Any) -> str | None:
     return None if isinstance(value, str) else "must be a string"
+
+
+def _is_shown_str(value: Any) -> str | None:
+    """A string people read in the app (a placeholder): no control characters but line breaks."""
+    return _is_str(value) or control_problem(value, lines=True)
 
 
 def _is_bool(value: Any) -> str | None:
@@ -96,6 +114,8 @@ def _is_options(value: Any) -> str | None:
             return f"option {index} id must be 1-64 letters, digits, '_' or '-'"
         if not isinstance(name, str):
             return f"option {index} name must be a string"
+        if (problem := control_problem(name)) is not None:
+            return f"option {index} name {problem}"
         if option_id in seen:
             return f"option id '{option_id}' is used twice"
         seen.add(option_id)
@@ -136,7 +156,11 @@ def _multiple_selection_value(value: Any, settings: Mapping[str, Any]) -> str | 
 
 
 def is_http_url(value: Any) -> bool:
+    """An absolute http(s) URL with a host, and nothing in it a terminal would obey (a link is drawn
+    as a terminal hyperlink)."""
     if not isinstance(value, str) or len(value) > MAX_URL_LENGTH or any(c.isspace() for c in value):
+        return False
+    if not is_safe(value):
         return False
     try:
         parts = urlsplit(value)
@@ -147,6 +171,8 @@ def is_http_url(value: Any) -> bool:
 
 
 def _url_value(value: Any, _settings: Mapping[str, Any]) -> str | None:
+    if isinstance(value, str) and (problem := control_problem(value)) is not None:
+        return problem
     return None if is_http_url(value) else f"{_show(value)} is not an http(s) URL"
 
 
@@ -212,7 +238,7 @@ class BlockType:
     free_settings: bool = False  # settings kept as the original service has them, not checked
 
 
-_PLACEHOLDER = {"placeholder": _is_str}
+_PLACEHOLDER = {"placeholder": _is_shown_str}
 _REQUIRED = {"is_required": _is_bool}
 
 BLOCK_TYPES: dict[str, BlockType] = {
@@ -294,6 +320,8 @@ def _validate_block(raw: dict[str, Any], where: str, seen: set[str]) -> list[Pro
         seen.add(block_id)
     if not isinstance(name, str) or not name.strip() or len(name) > 200:
         problems.append(Problem("invalid_value", f"{where}.name", "must be a non-empty string"))
+    elif (problem := control_problem(name)) is not None:
+        problems.append(Problem("invalid_value", f"{where}.name", problem))
     if not isinstance(type_name, str) or type_name not in BLOCK_TYPES:
         known = ", ".join(BLOCK_TYPES)
         problems.append(

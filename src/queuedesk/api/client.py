@@ -13,21 +13,24 @@ lacks are applied here, and every extension raises `NotSupported` with a clear m
 import asyncio
 import random
 import ssl
+import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 import pydantic
+from pydantic import SecretStr
 
 from queuedesk import __version__
-from queuedesk.api import models
+from queuedesk.api import errors, models, original_rules, plain_port
 from queuedesk.api.config import ENV_ORG, ENV_TOKEN, ENV_URL, Connection, config_path, resolve_connection
 from queuedesk.api.errors import (
     ConnectionFailed,
     Forbidden,
+    NoReview,
     NotConfigured,
     NotFound,
     NotSupported,
@@ -40,9 +43,10 @@ from queuedesk.api.errors import (
 from queuedesk.api.numbers import plain_int
 from queuedesk.api.timestamps import format_timestamp
 
-__all__ = ["ENV_ORG", "ENV_TOKEN", "ENV_URL", "Claim", "QueueDeskClient", "RetryPolicy"]
+__all__ = ["ENV_ORG", "ENV_TOKEN", "ENV_URL", "Claim", "QueueDeskClient", "RetryPolicy", "ReviewClaim"]
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
+BLOCKS_KEPT_SECONDS = 30.0  # how long the pre-check of creates on the original trusts a queue's blocks
 M = TypeVar("M", bound=pydantic.BaseModel)
 
 
@@ -89,6 +93,15 @@ class Claim:
     held_by_others: int = 0
 
 
+@dataclass(frozen=True)
+class ReviewClaim:
+    """The answer of `claim_review`: a completed task to review, or none with the number held by others."""
+
+    task: models.AssignedTask | None
+    held_by_others: int = 0
+
+
+Verdict = Literal["accept", "correct", "redo"]
 Moment = datetime | date | str
 
 
@@ -106,6 +119,18 @@ def _moment(value: Moment | None, name: str) -> datetime | date | None:
         return _moment(datetime.fromisoformat(value.strip()), name)
     except ValueError:
         raise ValueError(f"{name}: {value!r} is not an ISO 8601 date or date-time") from None
+
+
+MAX_PAGE = 1000
+
+
+def _check_page(offset: int, limit: int) -> None:
+    """ValueError for a page no server gives as asked: the original turns limit 0 into 100 and
+    cuts 5000 to 1000 without a word, and a negative offset means nothing."""
+    if not 1 <= limit <= MAX_PAGE:
+        raise ValueError(f"limit must be 1-{MAX_PAGE}, not {limit}")
+    if offset < 0:
+        raise ValueError(f"offset must be 0 or more, not {offset}")
 
 
 def _day(value: datetime | date) -> date:
@@ -198,8 +223,22 @@ class _Unseen:
         return True
 
 
+def _mark_number_ids(detail: models.QueueDetail, raw: Any) -> None:
+    """Remember which blocks the server named by a JSON number: the original stores no value for them."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("data"), list):
+        return
+    for block, given in zip(detail.data, raw["data"], strict=False):
+        if isinstance(given, dict) and isinstance(given.get("id"), int):
+            block._number_id = True
+
+
 def _blocks_with_string_ids(data: Any) -> Any:
-    """The original service keeps integer block ids (`{"id": 7}`); task data names them "7"."""
+    """The original service keeps integer block ids (`{"id": 7}`); task data names them "7". Its
+    queue's description is `task_description`."""
+    if isinstance(data, dict) and "description" not in data and isinstance(data.get("task_description"), str):
+        data = {k: v for k, v in data.items() if k != "task_description"} | {
+            "description": data["task_description"]
+        }
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         blocks = [
             {**b, "id": str(b["id"])} if isinstance(b, dict) and isinstance(b.get("id"), int) else b
@@ -238,7 +277,7 @@ class QueueDeskClient:
     def __init__(
         self,
         base_url: str | None = None,
-        token: str | None = None,
+        token: str | SecretStr | None = None,
         organization_id: int | None = None,
         *,
         profile: str | None = None,
@@ -262,8 +301,8 @@ class QueueDeskClient:
         self.organization_id = connection.org
         self.retry = retry
         headers = {"User-Agent": f"QueueDesk-client/{__version__}", "Accept": "application/json"}
-        if self.token:
-            headers["Authorization"] = f"Token {self.token}"
+        if self.token is not None and self.token.get_secret_value():
+            headers["Authorization"] = f"Token {self.token.get_secret_value()}"
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             headers=headers,
@@ -273,6 +312,10 @@ class QueueDeskClient:
         )
         self._me: models.Me | None = None
         self._extensions: bool | None = None
+        self._blocks_for_checks: dict[int, tuple[float, list[models.Block]]] = {}
+        self._https = httpx.URL(self.base_url).scheme == "https"
+        self._tls_answered = False
+        self._review: bool | None = None
 
     async def __aenter__(self) -> "QueueDeskClient":
         return self
@@ -301,12 +344,18 @@ class QueueDeskClient:
         for attempt in range(policy.attempts):
             last = attempt + 1 == policy.attempts
             try:
-                response = await self._http.request(method, path, json=json, params=query or None)
+                response = await self._send(method, path, json, query)
+            except plain_port.PlainPort as exc:
+                raise ConnectionFailed(f"{what} failed: {exc}", hint="") from None
             except httpx.TimeoutException as exc:
                 failure: QueueDeskError = Timeout(
                     f"{what} failed: no answer from {self.base_url} ({type(exc).__name__})."
                 )
             except httpx.TransportError as exc:
+                if self._https and plain_port.looks_like_plain_http(exc):
+                    raise ConnectionFailed(
+                        f"{what} failed: {plain_port.advice(self._http.base_url)}", hint=""
+                    ) from None
                 failure = ConnectionFailed(
                     f"{what} failed: cannot reach {self.base_url} ({exc or type(exc).__name__})."
                 )
@@ -322,6 +371,20 @@ class QueueDeskClient:
                 raise failure
             await asyncio.sleep(policy.delay(attempt))
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _send(self, method: str, path: str, json: Any, query: Mapping[str, Any]) -> httpx.Response:
+        if not self._https or self._tls_answered:
+            return await self._http.request(method, path, json=json, params=query or None)
+
+        # Until one TLS handshake has worked, a stalled one is checked for a plain HTTP port.
+        async def send(watch: plain_port.HandshakeWatch) -> httpx.Response:
+            return await self._http.request(
+                method, path, json=json, params=query or None, extensions={"trace": watch}
+            )
+
+        response = await plain_port.send_watching(send, self._http.base_url)
+        self._tls_answered = True
+        return response
 
     async def _explained(self, error: QueueDeskError, path: str) -> QueueDeskError:
         """A 403 or 404 under /orgs/ may mean that the organization id is not the key's: say so."""
@@ -449,16 +512,81 @@ class QueueDeskClient:
         """A4. One queue with its description and blocks."""
         what = f"Reading queue {queue_id}"
         data = await self._get(await self._queue_path(queue_id), what)
-        return self._parse(models.QueueDetail, _blocks_with_string_ids(data), what)
+        detail = self._parse(models.QueueDetail, _blocks_with_string_ids(data), what)
+        _mark_number_ids(detail, data)
+        return detail
 
     async def create_task(self, queue_id: int, data: Mapping[str, Any]) -> models.Task:
-        """A1. Never retried: a repeated create would make a second task."""
+        """A1. Never retried: a repeated create would make a second task.
+
+        On a server without QueueDesk's extensions (the original service) the queue must be one of
+        the organization's (that server looks it up by id alone), the data must pass what that
+        server is known to fail on (`original_rules`; `ValidationError` with nothing sent), and a
+        failed answer says whether the task was probably saved all the same (`probably_saved`, from
+        the queue's `n_tasks` before and after)."""
         what = f"Creating a task in queue {queue_id}"
+        body = {"data": dict(data)}
+        if await self.supports_extensions():
+            path = f"{await self._queue_path(queue_id)}/tasks/create"
+            response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 201))
+            return self._parse(models.Task, _body(response, what), what)
+        before = await self._own_queue(queue_id, what)
+        await self._precheck(queue_id, data, what)
         path = f"{await self._queue_path(queue_id)}/tasks/create"
-        response = await self._request(
-            "POST", path, what, json={"data": dict(data)}, idempotent=False, ok=(200, 201)
-        )
+        try:
+            response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 201))
+        except (errors.ServerError, errors.ConnectionFailed, errors.UnexpectedResponse) as exc:
+            raise await self._after_failed_create(exc, queue_id, before.n_tasks) from None
         return self._parse(models.Task, _body(response, what), what)
+
+    async def _own_queue(self, queue_id: int, what: str) -> models.Queue:
+        """The queue as the organization's list has it; NotFound when it is not the organization's."""
+        for queue in await self.queues():
+            if queue.id == queue_id:
+                return queue
+        raise NotFound(
+            f"{what} failed: queue {queue_id} is not a queue of organization {await self.org()} "
+            "(this server would take it even so, and put the task in another organization's queue).",
+            hint="Check the queue id: `queuedesk queues` lists the organization's queues.",
+        )
+
+    async def _precheck(self, queue_id: int, data: Mapping[str, Any], what: str) -> None:
+        # The blocks are read again after a while: the original's own app may change them meanwhile.
+        known = self._blocks_for_checks.get(queue_id)
+        if known is None or time.monotonic() - known[0] > BLOCKS_KEPT_SECONDS:
+            known = (time.monotonic(), (await self.queue(queue_id)).data)
+            self._blocks_for_checks[queue_id] = known
+        found = original_rules.refusals(known[1], data)
+        if found:
+            raise errors.ValidationError(
+                f"{what}: nothing was sent: " + "; ".join(map(str, found)),
+                errors=[models.ErrorItem(field=f"data.{r.block_id}", message=r.message) for r in found],
+                hint="",
+            )
+
+    async def _after_failed_create(self, exc: QueueDeskError, queue_id: int, n_before: int) -> QueueDeskError:
+        """The create's failure, saying from the queue's count whether the task was probably saved."""
+        try:
+            after = await self._own_queue(queue_id, f"Counting the tasks of queue {queue_id}")
+        except QueueDeskError:
+            exc.probably_saved = None
+            exc.hint = (
+                "The task may have been saved anyway (the queue's count could not be read): look at the "
+                "queue before sending it again."
+            )
+            return exc
+        exc.probably_saved = after.n_tasks > n_before
+        if exc.probably_saved:
+            exc.hint = (
+                f"The task was probably saved anyway: the queue holds {after.n_tasks} tasks, "
+                f"{n_before} before. Do not send it again."
+            )
+        else:
+            exc.hint = (
+                f"The task was probably not saved: the queue still holds {after.n_tasks} tasks. "
+                "It is safe to send it again once the server works."
+            )
+        return exc
 
     async def completed_tasks(
         self,
@@ -469,15 +597,26 @@ class QueueDeskClient:
         completed_by: str | None = None,
         start_date: Moment | None = None,
         end_date: Moment | None = None,
+        q: str | None = None,
+        order: Literal["asc", "desc"] | None = None,
     ) -> models.TaskPage:
-        """A2. One page of completed tasks, newest first. Dates are inclusive; a plain date is a UTC day.
+        """A2. One page of completed tasks, newest first (`order="asc"`: oldest first). Dates are
+        inclusive; a plain date is a UTC day. `q` finds text in any block's value, in any case.
 
         A server without QueueDesk's extensions takes only plain dates and no `completed_by`: there
         the client walks every page the dates allow and cuts this page from what matches, so `count`
-        is exact and `next`/`previous` repeat this query (follow them through this client)."""
+        is exact and `next`/`previous` repeat this query (follow them through this client). `q` and
+        `order` need a QueueDesk server (`NotSupported` otherwise)."""
+        _check_page(offset, limit)
         what = f"Listing completed tasks of queue {queue_id}"
         wanted = _Wanted.of(completed_by, start_date, end_date)
         path = f"{await self._queue_path(queue_id)}/tasks/completed"
+        if q is not None or order is not None:
+            await self._require_extensions(what)
+            extra = {"q": q, "order": order}
+            return await self._completed_page(
+                path, offset, limit, {**wanted.params(True, None), **extra}, what
+            )
         if not wanted.any or await self._filters_on_server(wanted, what):
             return await self._completed_page(path, offset, limit, wanted.params(True, None), what)
         matching: list[models.Task] = []
@@ -585,12 +724,27 @@ class QueueDeskClient:
     # --- Part B -------------------------------------------------------------------------------------
 
     async def pending_tasks(
-        self, queue_id: int, *, status: list[str] | None = None, offset: int = 0, limit: int = 100
+        self,
+        queue_id: int,
+        *,
+        status: list[str] | None = None,
+        offset: int = 0,
+        limit: int = 100,
+        q: str | None = None,
+        order: Literal["asc", "desc"] | None = None,
     ) -> models.PendingPage:
-        """B2. Tasks not completed, oldest first, with their assignment."""
+        """B2. Tasks not completed, oldest first (`order="desc"`: newest first), with their
+        assignment; `q` finds text in any block's value, in any case."""
+        _check_page(offset, limit)
         what = f"Listing pending tasks of queue {queue_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/tasks"
-        params = {"offset": offset, "limit": limit, "status": ",".join(status) if status else None}
+        params = {
+            "offset": offset,
+            "limit": limit,
+            "status": ",".join(status) if status else None,
+            "q": q,
+            "order": order,
+        }
         return self._parse(models.PendingPage, await self._get(path, what, params), what)
 
     async def iter_pending(
@@ -711,24 +865,30 @@ class QueueDeskClient:
         response = await self._request("POST", path, what, idempotent=False)
         return self._parse(models.WebhookSecret, _body(response, what), what).secret
 
-    async def deliveries(self, queue_id: int, *, offset: int = 0, limit: int = 100) -> models.DeliveryPage:
-        """B10. The webhook delivery log, newest first."""
+    async def deliveries(
+        self, queue_id: int, *, offset: int = 0, limit: int = 100, order: Literal["asc", "desc"] | None = None
+    ) -> models.DeliveryPage:
+        """B10. The webhook delivery log, newest first (`order="asc"`: oldest first)."""
+        _check_page(offset, limit)
         what = f"Listing webhook deliveries of queue {queue_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/webhook/deliveries"
-        return self._parse(
-            models.DeliveryPage, await self._get(path, what, {"offset": offset, "limit": limit}), what
-        )
+        params = {"offset": offset, "limit": limit, "order": order}
+        return self._parse(models.DeliveryPage, await self._get(path, what, params), what)
 
     async def delivery(self, queue_id: int, delivery_id: int) -> models.DeliveryDetail:
         what = f"Reading webhook delivery {delivery_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/webhook/deliveries/{delivery_id}"
         return self._parse(models.DeliveryDetail, await self._get(path, what), what)
 
-    async def redeliver(self, queue_id: int, delivery_id: int) -> models.Delivery:
-        """B11. Makes the delivery pending and due now."""
+    async def redeliver(
+        self, queue_id: int, delivery_id: int, *, to_current_target: bool = False
+    ) -> models.Delivery:
+        """B11. Makes the delivery pending and due now; with `to_current_target`, sent to the queue's
+        webhook as it is now instead of the delivery's own target (the event id stays)."""
         what = f"Redelivering webhook delivery {delivery_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/webhook/deliveries/{delivery_id}/redeliver"
-        response = await self._request("POST", path, what, idempotent=False)
+        body = {"target": "current"} if to_current_target else None
+        response = await self._request("POST", path, what, json=body, idempotent=False)
         return self._parse(models.Delivery, _body(response, what), what)
 
     async def stats(
@@ -750,6 +910,105 @@ class QueueDeskClient:
         path = f"{await self._ext_queue_path(queue_id, what)}/webhook/test"
         response = await self._request("POST", path, what, idempotent=False)
         return self._parse(models.WebhookTestResult, _body(response, what), what)
+
+    # --- review (B19; supervisors and admins, workers list the reviews of their own work) ------------
+
+    async def supports_review(self, queue_id: int) -> bool:
+        """True when the server reviews work (B19): its queues carry `review_percent`. Asked of one
+        queue once per client; False on a server that speaks only the documented interface."""
+        if self._review is None:
+            if not await self.supports_extensions():
+                self._review = False
+            else:
+                self._review = "review_percent" in (await self.queue(queue_id)).model_fields_set
+        return self._review
+
+    async def _review_path(self, queue_id: int, what: str) -> str:
+        if not await self.supports_review(queue_id):
+            raise NoReview(f"{what} failed: this server has no review (B19).")
+        return f"/orgs/{await self.org()}/queues/{queue_id}"
+
+    async def claim_review(self, queue_id: int, exclude: Sequence[int] = ()) -> ReviewClaim:
+        """The caller's review claim again, or the oldest pending review, or none (with how many other
+        reviewers hold). `exclude` claims ahead as B4 does; `Conflict` `claim_limit` at 3."""
+        what = f"Claiming a review in queue {queue_id}"
+        path = f"{await self._review_path(queue_id, what)}/reviews/next"
+        body = {"exclude": list(exclude)} if exclude else None
+        response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 204))
+        if response.status_code == 204:
+            return ReviewClaim(None, plain_int(response.headers.get("X-Reviews-Held", "0")) or 0)
+        return ReviewClaim(self._parse(models.AssignedTask, _body(response, what), what))
+
+    async def review_heartbeat(self, queue_id: int, task_id: int) -> models.Review:
+        """Extends the caller's review lease (safe to retry)."""
+        what = f"Extending the review lease on task {task_id}"
+        path = f"{await self._review_path(queue_id, what)}/tasks/{task_id}/review/heartbeat"
+        response = await self._request("POST", path, what, idempotent=True)
+        return self._parse(models.Review, _body(response, what), what)
+
+    async def release_review(self, queue_id: int, task_id: int) -> models.AssignedTask:
+        """Gives the review back: pending again, for any reviewer."""
+        what = f"Releasing the review of task {task_id}"
+        path = f"{await self._review_path(queue_id, what)}/tasks/{task_id}/review/release"
+        response = await self._request("POST", path, what, idempotent=False)
+        return self._parse(models.AssignedTask, _body(response, what), what)
+
+    async def give_verdict(
+        self,
+        queue_id: int,
+        task_id: int,
+        verdict: Verdict,
+        *,
+        data: Mapping[str, Any] | None = None,
+        note: str | None = None,
+    ) -> models.AssignedTask:
+        """accept, correct (with the changed values in `data`) or redo a completed task. Never retried
+        blindly: a second verdict is a 409 `already_reviewed`."""
+        what = f"Reviewing task {task_id} ({verdict})"
+        path = f"{await self._review_path(queue_id, what)}/tasks/{task_id}/review"
+        body: dict[str, Any] = {"verdict": verdict}
+        if data is not None:
+            body["data"] = dict(data)
+        if note:
+            body["note"] = note
+        response = await self._request("POST", path, what, json=body, idempotent=False)
+        return self._parse(models.AssignedTask, _body(response, what), what)
+
+    async def reviews(
+        self,
+        queue_id: int,
+        *,
+        verdict: str | None = None,
+        completed_by: str | None = None,
+        reviewer: str | None = None,
+        offset: int = 0,
+        limit: int = 100,
+    ) -> models.ReviewPage:
+        """Reviewed tasks, newest verdict first; `verdict` a comma list of accept, correct, redo; a
+        worker passes `completed_by="me"`."""
+        what = f"Listing the reviews of queue {queue_id}"
+        path = f"{await self._review_path(queue_id, what)}/reviews"
+        params = {
+            "verdict": verdict,
+            "completed_by": completed_by,
+            "reviewer": reviewer,
+            "offset": offset,
+            "limit": limit,
+        }
+        return self._parse(models.ReviewPage, await self._get(path, what, params), what)
+
+    async def iter_reviews(
+        self, queue_id: int, *, page_size: int = 100, **filters: Any
+    ) -> AsyncIterator[models.AssignedTask]:
+        """Every review matching `filters` (as `reviews`), page by page."""
+        offset = 0
+        while True:
+            page = await self.reviews(queue_id, offset=offset, limit=page_size, **filters)
+            for task in page.tasks:
+                yield task
+            offset += len(page.tasks)
+            if not page.tasks or page.next is None:
+                return
 
     # --- people (B17, admins) -----------------------------------------------------------------------
 
@@ -801,13 +1060,43 @@ class QueueDeskClient:
         path = f"{await self._users_path(what)}/{user_id}/keys/{key_id}"
         await self._request("DELETE", path, what, idempotent=False)  # a retry would answer 404
 
+    # --- the audit log (B20, admins) ---------------------------------------------------------------
+
+    async def audit(
+        self,
+        *,
+        action: str | None = None,
+        actor: str | None = None,
+        queue_id: int | None = None,
+        since: datetime | None = None,
+        offset: int = 0,
+        limit: int = 100,
+    ) -> models.AuditPage:
+        """B20. What people did, newest first; filtered by action, actor's email, queue, time."""
+        what = "Reading the audit log"
+        await self._require_extensions(what)
+        params: dict[str, Any] = {"offset": offset, "limit": limit}
+        for name, value in (("action", action), ("actor", actor), ("queue_id", queue_id)):
+            if value is not None:
+                params[name] = value
+        if since is not None:
+            params["since"] = format_timestamp(since)
+        path = f"/orgs/{await self.org()}/audit"
+        return self._parse(models.AuditPage, await self._get(path, what, params), what)
+
     async def create_queue(
-        self, name: str, blocks: list[Mapping[str, Any]], description: str = ""
+        self,
+        name: str,
+        blocks: list[Mapping[str, Any]],
+        description: str = "",
+        review_percent: int | None = None,
     ) -> models.QueueDetail:
-        """B12."""
+        """B12; `review_percent` (B19) only when given."""
         what = f"Creating queue {name!r}"
         await self._require_extensions(what)
-        body = {"name": name, "description": description, "data": [dict(b) for b in blocks]}
+        body: dict[str, Any] = {"name": name, "description": description, "data": [dict(b) for b in blocks]}
+        if review_percent is not None:
+            body["review_percent"] = review_percent
         response = await self._request(
             "POST", f"/orgs/{await self.org()}/queues", what, json=body, idempotent=False
         )
@@ -820,6 +1109,7 @@ class QueueDeskClient:
         name: str | None = None,
         description: str | None = None,
         blocks: list[Mapping[str, Any]] | None = None,
+        review_percent: int | None = None,
     ) -> models.QueueDetail:
         """B13. Changes only what is given."""
         what = f"Changing queue {queue_id}"
@@ -831,6 +1121,8 @@ class QueueDeskClient:
             body["description"] = description
         if blocks is not None:
             body["data"] = [dict(b) for b in blocks]
+        if review_percent is not None:
+            body["review_percent"] = review_percent
         response = await self._request("PATCH", path, what, json=body, idempotent=True)
         return self._parse(models.QueueDetail, _body(response, what), what)
 

@@ -26,25 +26,22 @@ chooses the organization on that server.
 then the file's [app] section.
 """
 
-import functools
 import os
 import tomllib
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 import pydantic
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-if TYPE_CHECKING:
-    from pydantic_settings import BaseSettings
+from queuedesk.api.numbers import plain_int
+from queuedesk.atomic_write import write_atomically
 
-# platformdirs, tomli_w, tempfile and pydantic-settings are imported where they are used: this module
-# is on the app's start path, and most starts need none of them (see _read_environment).
+# platformdirs and tomli_w are imported where they are used: this module is on the app's start
+# path, and most starts need neither.
 
 ENV_PREFIX = "QUEUEDESK_"
 ENV_URL = "QUEUEDESK_URL"
@@ -81,7 +78,7 @@ class Profile(_Strict):
     """One server and the key to use there, and app settings of its own (None: not set here)."""
 
     url: str
-    token: str = Field(min_length=1)
+    token: SecretStr = Field(min_length=1)  # shown as "**********"; only `save_config` writes it out
     org: int | None = Field(default=None, gt=0)
     refresh_seconds: float | None = Field(default=None, gt=0)
     theme: str | None = None
@@ -95,7 +92,8 @@ class Profile(_Strict):
 
 
 class AppSettings(_Strict):
-    """The terminal app's own settings: the file's [app] section."""
+    """The terminal app's own settings: the file's [app] section, and what the app runs with (a
+    profile's own values over it, `--refresh` over all: `app_settings`, `tui/main.prepare`)."""
 
     refresh_seconds: float = Field(default=5.0, gt=0)
     theme: str | None = None
@@ -167,25 +165,21 @@ def load_config(path: Path | None = None) -> ConfigFile:
         raise ConfigError(f"{path}: {_problems(exc)}") from None
 
 
+def _in_clear(config: ConfigFile) -> dict[str, Any]:
+    """The file's contents as TOML values, keys in clear (a dump shows them as "**********")."""
+    raw = config.model_dump(mode="json", exclude_defaults=True, exclude_none=True)
+    for name, profile in config.profiles.items():
+        raw["profiles"][name]["token"] = profile.token.get_secret_value()
+    return raw
+
+
 def save_config(config: ConfigFile, path: Path | None = None) -> None:
     """Write the file atomically, readable by its owner only (it holds API keys)."""
-    import tempfile
-
     import tomli_w
 
     path = path or config_path()
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    text = tomli_w.dumps(config.model_dump(mode="json", exclude_defaults=True, exclude_none=True))
-    descriptor, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:  # mkstemp made it 0600
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(partial, path)
-    except BaseException:
-        Path(partial).unlink(missing_ok=True)
-        raise
+    write_atomically(path, tomli_w.dumps(_in_clear(config)))
 
 
 def save_profile(name: str, profile: Profile, *, make_default: bool = True, path: Path | None = None) -> None:
@@ -200,99 +194,44 @@ def save_profile(name: str, profile: Profile, *, make_default: bool = True, path
 
 # --- the environment --------------------------------------------------------------------------------
 
-_ENVIRON: ContextVar[Mapping[str, str] | None] = ContextVar("queuedesk_environ", default=None)
-
 
 @dataclass(frozen=True)
 class _Variables:
     """QUEUEDESK_URL, _TOKEN, _ORG and _PROFILE as read; None when unset or empty."""
 
     url: str | None = None
-    token: str | None = None
+    token: SecretStr | None = None
     org: int | None = None
     profile: str | None = None
 
 
-# The names pydantic-settings matches (it ignores case unless told otherwise).
-_VARIABLE_NAMES = frozenset((ENV_PREFIX + f.name).lower() for f in fields(_Variables))
-
-
-@functools.cache
-def _environment_settings() -> "type[BaseSettings]":
-    """The pydantic-settings class that reads the variables, built on first use.
-
-    Importing pydantic-settings takes ≈0.1 s, a quarter of the app's start budget over a bare
-    Textual app, and most starts have none of the variables set.
-    """
-    from pydantic_settings import (
-        BaseSettings,
-        EnvSettingsSource,
-        PydanticBaseSettingsSource,
-        SettingsConfigDict,
-    )
-
-    class _GivenEnvironment(EnvSettingsSource):
-        """The environment source, reading a mapping given by the caller instead of os.environ."""
-
-        def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
-            self._given = environ
-            super().__init__(settings_cls)
-
-        def _load_env_vars(self) -> Mapping[str, str | None]:
-            return {
-                (name if self.case_sensitive else name.lower()): value
-                for name, value in self._given.items()
-                if not (self.env_ignore_empty and value == "")
-            }
-
-    class _Environment(BaseSettings):
-        """QUEUEDESK_URL, _TOKEN, _ORG and _PROFILE; an empty variable counts as unset."""
-
-        model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_ignore_empty=True, extra="ignore")
-
-        url: str | None = None
-        token: str | None = None
-        org: int | None = Field(default=None, gt=0)
-        profile: str | None = None
-
-        @classmethod
-        def settings_customise_sources(
-            cls,
-            settings_cls: type[BaseSettings],
-            init_settings: PydanticBaseSettingsSource,
-            env_settings: PydanticBaseSettingsSource,
-            dotenv_settings: PydanticBaseSettingsSource,
-            file_secret_settings: PydanticBaseSettingsSource,
-        ) -> tuple[PydanticBaseSettingsSource, ...]:
-            given = _ENVIRON.get()
-            return (env_settings if given is None else _GivenEnvironment(settings_cls, given),)
-
-    return _Environment
-
-
-@contextmanager
-def _reading(environ: Mapping[str, str] | None) -> Iterator[None]:
-    token = _ENVIRON.set(environ)
-    try:
-        yield
-    finally:
-        _ENVIRON.reset(token)
+_VARIABLES = {ENV_URL: "url", ENV_TOKEN: "token", ENV_ORG: "org", ENV_PROFILE: "profile"}
 
 
 def _read_environment(environ: Mapping[str, str] | None) -> _Variables:
+    """The connection variables; the name's case does not matter; an empty variable counts as unset.
+
+    Read here, not with pydantic-settings: four variables, and importing it took ≈0.1 s of the
+    app's start (a quarter of the budget over a bare Textual app).
+    """
     given = os.environ if environ is None else environ
-    if not any(value != "" and name.lower() in _VARIABLE_NAMES for name, value in given.items()):
-        return _Variables()  # what pydantic-settings would find, without importing it
-    try:
-        with _reading(environ):
-            found = _environment_settings()()
-    except pydantic.ValidationError as exc:
-        error = exc.errors()[0]
-        name = ENV_PREFIX + str(error["loc"][0]).upper()
-        if name == ENV_ORG:
-            raise ConfigError(f"{ENV_ORG} must be a whole number above 0, not {error['input']!r}") from None
-        raise ConfigError(f"{name}: {error['msg']}") from None
-    return _Variables(**{f.name: getattr(found, f.name) for f in fields(_Variables)})
+    found: dict[str, str] = {}
+    for name, value in given.items():
+        key = _VARIABLES.get(name.upper())
+        if key is not None and value != "" and (key not in found or name == name.upper()):
+            found[key] = value
+    org = None
+    if "org" in found:
+        org = plain_int(found["org"])
+        if not org:
+            raise ConfigError(f"{ENV_ORG} must be a whole number above 0, not {found['org']!r}")
+    token = found.get("token")
+    return _Variables(
+        url=found.get("url"),
+        token=None if token is None else SecretStr(token),
+        org=org,
+        profile=found.get("profile"),
+    )
 
 
 # --- resolving a connection -------------------------------------------------------------------------
@@ -303,7 +242,7 @@ class Connection:
     """The server, key and organization a client uses, and where they came from."""
 
     url: str
-    token: str | None
+    token: SecretStr | None  # SecretStr(""): no key, asked for explicitly (`--token ""`)
     org: int | None
     source: str  # for people: "flags", "environment (QUEUEDESK_*)", "profile 'work'"
     profile: str | None  # the profile any of the values came from
@@ -314,7 +253,7 @@ class Connection:
 class _Layer:
     source: str
     url: str | None
-    token: str | None
+    token: SecretStr | None
     org: int | None
     origins: Mapping[str, str]
     profile: str | None = None
@@ -357,7 +296,7 @@ def _no_stray_values(above: list[_Layer], chosen: _Layer) -> None:
     """A key in a layer above the one that names the server would go to a server it was not given
     for: a ConfigError that says where it is and what to do."""
     for layer in above:
-        if layer.token in (None, ""):  # an empty --token asks for no key: nothing leaks
+        if layer.token is None or not layer.token.get_secret_value():  # --token "" asks for no key
             continue
         holder = layer.origins["token"]
         name = holder[holder.index("(") + 1 : -1]  # "flags (--token)" -> "--token"
@@ -386,7 +325,7 @@ def _pick(layers: list[_Layer], chosen: int, key: str) -> tuple[Any, _Layer | No
 def resolve_connection(
     *,
     url: str | None = None,
-    token: str | None = None,
+    token: str | SecretStr | None = None,
     org: int | None = None,
     profile: str | None = None,
     environ: Mapping[str, str] | None = None,
@@ -403,7 +342,7 @@ def resolve_connection(
         _Layer(
             FLAGS,
             _url_of(url, "--url"),
-            token,
+            SecretStr(token) if isinstance(token, str) else token,
             org,
             {"url": "flags (--url)", "token": "flags (--token)", "org": "flags (--org)"},
         ),
@@ -433,8 +372,11 @@ def resolve_connection(
     org_above = next((layer for layer in layers[:chosen] if layer.org is not None), None)
     if org_above is not None:
         picked["org"] = (org_above.org, org_above)
-    if any(layer.token == "" for layer in layers[:chosen]):
-        picked["token"] = ("", layers[0])  # only flags: the environment's empty variables are unset
+    if any(layer.token is not None and not layer.token.get_secret_value() for layer in layers[:chosen]):
+        picked["token"] = (
+            SecretStr(""),
+            layers[0],
+        )  # only flags: the environment's empty variables are unset
     used = [layer for _value, layer in picked.values() if layer is not None]
     return Connection(
         url=picked["url"][0],
@@ -477,10 +419,11 @@ def app_settings(
     return AppSettings(**values, keys=keys), origins
 
 
-def mask(token: str | None) -> str:
+def mask(secret: SecretStr | str | None) -> str:
     """A key shown to people: enough to tell keys apart, never the whole key."""
-    if token is None:
+    if secret is None:
         return "(none)"
+    token = secret.get_secret_value() if isinstance(secret, SecretStr) else secret
     if token == "":
         return "(empty)"
     if len(token) >= 16:

@@ -4,6 +4,8 @@ Every failure of the client is one of these, built from the server's error envel
 one, with a message a person can act on. Never a bare httpx exception or a KeyError.
 """
 
+import html
+import re
 from typing import Any
 
 from queuedesk.api.models import ErrorItem
@@ -13,6 +15,9 @@ class QueueDeskError(Exception):
     """Base of every client error. `status` is the HTTP status when the server answered."""
 
     hint = ""
+    # A create that failed on a server that may have saved it anyway: True/False from the queue's
+    # count before and after, None when unknown (see QueueDeskClient.create_task).
+    probably_saved: bool | None = None
 
     def __init__(
         self,
@@ -55,6 +60,15 @@ class Forbidden(QueueDeskError):
 
 class NotFound(QueueDeskError):
     hint = "Check the organization, queue and task ids."
+
+
+class WrongAddress(NotFound):
+    """A 404 page instead of the API's answer: the server has no such path, so the URL is wrong."""
+
+    hint = (
+        "Check the server URL (--url, QUEUEDESK_URL or the profile's url): the API's paths start at "
+        "the server's root, e.g. http://host:8000, without /api or another path."
+    )
 
 
 class WrongOrganization(Forbidden):
@@ -103,6 +117,12 @@ class NotSupported(QueueDeskError):
     )
 
 
+class NoReview(NotSupported):
+    """The server has no review (B19): a QueueDesk server older than review, or the original service."""
+
+    hint = "Review needs a QueueDesk server with review (B19); upgrade the server to review work."
+
+
 BY_STATUS: dict[int, type[QueueDeskError]] = {
     400: ValidationError,
     401: AuthenticationError,
@@ -126,17 +146,45 @@ def _error_items(body: Any) -> list[ErrorItem]:
     return items
 
 
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>|<h1[^>]*>(.*?)</h1>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+
+
+_CLOSING_TAG = re.compile(r"</[A-Za-z][A-Za-z0-9]*\s*>")
+
+
+def html_title(text: str) -> str | None:
+    """The title of an HTML page or fragment ("" when it has none); None when the text is not HTML.
+
+    The original service (Django, DEBUG off) answers a bare `<h1>Server Error (500)</h1>`."""
+    if not text.lstrip().startswith("<") or _CLOSING_TAG.search(text[:4096]) is None:
+        return None
+    found = _TITLE.search(text)
+    if found is None:
+        return ""
+    words = _TAG.sub(" ", found.group(1) or found.group(2) or "")
+    return " ".join(html.unescape(words).split())[:120]
+
+
 def error_for(status: int, body: Any, text: str, what: str) -> QueueDeskError:
     """The error for an answer with this status; `body` is the parsed JSON or None."""
     items = _error_items(body)
     if items:
         detail = "; ".join(f"{i.field}: {i.message}" if i.field else i.message for i in items)
+    elif (title := html_title(text)) is not None:
+        detail = (
+            f"the server answered {status} with a web page ({title})"
+            if title
+            else f"the server answered {status}"
+        )
     elif text.strip():
         snippet = " ".join(text.split())[:200]
         detail = f"the server answered {status}: {snippet}"
     else:
         detail = f"the server answered {status}"
     message = f"{what} failed: {detail}"
+    if status == 404 and not items and html_title(text) is not None:
+        return WrongAddress(message, status=status)
     kind = BY_STATUS.get(status)
     if kind is None:
         kind = ServerError if status >= 500 else UnexpectedResponse

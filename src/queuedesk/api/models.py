@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import VERSION as PYDANTIC_VERSION
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr, WithJsonSchema
 
 from queuedesk.api.timestamps import format_timestamp
 
@@ -57,6 +57,12 @@ class Block(BaseModel):
     id: str
     name: str
     type: str
+    _number_id: bool = PrivateAttr(default=False)
+
+    @property
+    def number_id(self) -> bool:
+        """True when the server named the block by a JSON number (the original keeps `{"id": 7}`)."""
+        return self._number_id
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -96,10 +102,26 @@ class Task(Resource):
     source: str
 
 
+class Review(Resource):
+    """A task's review (B19): drawn (`pending`), claimed (`in_review`), or its verdict."""
+
+    state: str  # pending | in_review | accepted | corrected | redone
+    reviewer: str | None = None
+    reviewed_at: Timestamp | None = None
+    note: str | None = None
+    original: dict[str, Any] | None = None  # the worker's values, when corrected
+    redo_task_id: int | None = None
+    lease_expires_at: Timestamp | None = None
+
+
 class AssignedTask(Task):
-    """A task as Part B answers it: with who holds it and until when."""
+    """A task as Part B answers it: with who holds it and until when, and the caller's own draft
+    (B6: the values they kept when they last gave it back; None when they kept none, or from a
+    server that stores drafts in the task's data)."""
 
     assignment: Assignment
+    draft: dict[str, Any] | None = None
+    review: Review | None = None  # B19; None when it has none, or from a server without review
 
 
 class Queue(Resource):
@@ -110,6 +132,8 @@ class Queue(Resource):
     # A plain default (pydantic copies it for each model): `default_factory=list` made the first
     # validation ask `inspect.signature(list)`, which imports `tokenize` (≈5 ms of the app's start).
     active_users: list[str] = []
+    # B19: the share of completions drawn for review; a server without review leaves it out.
+    review_percent: int = 0
 
 
 class QueueDetail(Queue):
@@ -149,9 +173,19 @@ class PendingPage(Resource):
     tasks: list[AssignedTask]
 
 
+class ReviewPage(Resource):
+    """B19: reviewed tasks, newest verdict first."""
+
+    next: str | None
+    previous: str | None
+    count: int
+    tasks: list[AssignedTask]
+
+
 class Delivery(Resource):
     id: int
     event_id: str
+    type: str = "task.completed"  # what the event says: task.completed, task.corrected, task.redo
     task_id: int
     target: str
     status: str
@@ -183,14 +217,63 @@ class DeliveryPage(Resource):
     deliveries: list[Delivery]
 
 
+# The actions the audit log records (B20), in the contract's order.
+AUDIT_ACTIONS = (
+    "queue.create",
+    "queue.update",
+    "queue.flush",
+    "webhook.set",
+    "webhook.remove",
+    "webhook.rotate",
+    "delivery.redeliver",
+    "task.release",
+    "import.commit",
+    "user.create",
+    "user.update",
+    "key.create",
+    "key.revoke",
+    "review.verdict",
+)
+
+
+class AuditActor(Resource):
+    email: str
+    name: str
+
+
+class AuditEvent(Resource):
+    """One entry of the audit log (B20): who did what, when, to which ids. `actor` is None for a
+    command run on the server's host."""
+
+    id: int
+    at: Timestamp
+    actor: AuditActor | None = None
+    action: str
+    queue_id: int | None = None
+    subject: dict[str, Any]
+    detail: dict[str, Any]
+
+
+class AuditPage(Resource):
+    next: str | None
+    previous: str | None
+    count: int
+    events: list[AuditEvent]
+
+
 class WorkerStats(Resource):
-    """One worker's completions in a stats period (B15)."""
+    """One worker's completions in a stats period (B15), and the verdicts on their work given in
+    it (B19; 0 from a server without review)."""
 
     email: str
     name: str | None = None
     completed: int
     median_seconds: float | None = None
     last_completed_at: Timestamp | None = None
+    reviewed: int = 0
+    accepted: int = 0
+    corrected: int = 0
+    redone: int = 0
 
 
 class QueueStats(Resource):
@@ -202,6 +285,7 @@ class QueueStats(Resource):
     in_progress: int
     completed: list[int]
     by_worker: list[WorkerStats]
+    reviews_pending: int | None = None  # B19: None from a server without review
 
 
 class WebhookTestResult(Resource):
@@ -260,8 +344,22 @@ class TaskData(Request):
     data: dict[str, Any]
 
 
+class VerdictRequest(Request):
+    """B19: a review's verdict; `data` (the values to change) with `correct` only."""
+
+    verdict: Literal["accept", "correct", "redo"]
+    data: dict[str, Any] | None = None
+    note: str | None = Field(default=None, max_length=2000)
+
+
 class ReleaseRequest(Request):
     data: dict[str, Any] | None = None
+
+
+class RedeliverRequest(Request):
+    """B11's optional body: `"current"` sends the event to the queue's current target instead of its own."""
+
+    target: Literal["current"] | None = None
 
 
 class ImportRequest(Request):
@@ -288,12 +386,14 @@ class QueueCreate(Request):
     name: str = Field(min_length=1, max_length=200)
     description: str = Field(default="", max_length=10_000)
     data: list[Block]
+    review_percent: int = Field(default=0, ge=0, le=100)
 
 
 class QueueUpdate(Request):
     name: str | None = Field(default=None, min_length=1, max_length=200)
     description: str | None = Field(default=None, max_length=10_000)
     data: list[Block] | None = None
+    review_percent: int | None = Field(default=None, ge=0, le=100)
 
 
 class User(Resource):

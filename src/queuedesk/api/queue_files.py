@@ -3,6 +3,7 @@
     name = "Categorization"
     description = "Sort incoming reports"
     webhook = "https://hooks.example.com/q"      # optional
+    review_percent = 20                          # optional: the share of completions reviewed (B19)
 
     [[blocks]]
     id = "category"
@@ -27,10 +28,10 @@ from typing import Any, Literal
 
 import tomli_w
 
-from queuedesk.api.blocks import Problem, is_http_url, validate_blocks, validate_task_data
+from queuedesk.api.blocks import BLOCK_TYPES, Problem, is_http_url, validate_blocks, validate_task_data
 from queuedesk.api.models import Block, QueueDetail
 
-KEYS = ("name", "description", "webhook", "blocks", "tasks")
+KEYS = ("name", "description", "webhook", "review_percent", "blocks", "tasks")
 MAX_NAME = 200
 MAX_DESCRIPTION = 10_000
 FileFormat = Literal["toml", "json"]
@@ -48,6 +49,7 @@ class QueueFile:
     name: str | None = None
     description: str | None = None
     webhook: str | None = None  # "" removes the webhook (edit)
+    review_percent: int | None = None
     blocks: list[Block] | None = None
     tasks: list[Mapping[str, Any]] = field(default_factory=list)
 
@@ -114,6 +116,14 @@ def parse_document(document: dict[str, Any], *, for_create: bool) -> tuple[Queue
             problems.append(Problem("invalid_value", "webhook", 'must be an http(s) URL, or "" for none'))
         else:
             found.webhook = webhook
+    if "review_percent" in document:
+        percent = document["review_percent"]
+        if type(percent) is not int or not 0 <= percent <= 100:
+            problems.append(
+                Problem("invalid_value", "review_percent", "must be a whole number from 0 to 100")
+            )
+        else:
+            found.review_percent = percent
     if "blocks" in document or for_create:
         raw_blocks = document.get("blocks", [])
         block_problems = validate_blocks(raw_blocks, "blocks")
@@ -155,9 +165,11 @@ def load_queue_file(path: Path, *, for_create: bool) -> QueueFile:
     found, problems = parse_document(document, for_create=for_create)
     if problems:
         raise QueueFileError("\n".join(f"{path}: {place(p.field, document)}: {p.message}" for p in problems))
-    unchanged = (found.name, found.description, found.webhook, found.blocks) == (None, None, None, None)
-    if not for_create and unchanged:
-        raise QueueFileError(f"{path}: names nothing to change (name, description, webhook or blocks)")
+    declared = (found.name, found.description, found.webhook, found.review_percent, found.blocks)
+    if not for_create and declared == (None,) * len(declared):
+        raise QueueFileError(
+            f"{path}: names nothing to change (name, description, webhook, review_percent or blocks)"
+        )
     return found
 
 
@@ -176,12 +188,42 @@ def place(field_name: str | None, document: dict[str, Any]) -> str:
 
 
 def describe(queue: QueueDetail, webhook: str | None = None) -> dict[str, Any]:
-    """A queue as a document that `load_queue_file` reads back (what `queue show` writes)."""
+    """A queue as a document that `load_queue_file` reads back (what `queue show` writes).
+
+    What a QueueDesk queue cannot hold is left out (`left_out` names it): the original service adds
+    `value: null` to text blocks and keeps settings such as `image.read_only`."""
     document: dict[str, Any] = {"name": queue.name, "description": queue.description}
     if webhook:
         document["webhook"] = webhook
-    document["blocks"] = [block_to_dict(b) for b in queue.data]
+    if "review_percent" in queue.model_fields_set:  # a server with review (B19) answered it
+        document["review_percent"] = queue.review_percent
+    document["blocks"] = [_portable(block_to_dict(b))[0] for b in queue.data]
     return document
+
+
+def left_out(queue: QueueDetail) -> list[str]:
+    """The places `describe` leaves out of the queue's blocks (`blocks[2] ('photo').image.read_only`)."""
+    found: list[str] = []
+    for index, block in enumerate(queue.data):
+        found += [f"blocks[{index}] ({block.id!r}).{where}" for where in _portable(block_to_dict(block))[1]]
+    return found
+
+
+def _portable(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The block as QueueDesk takes it, and what was dropped (a null is the same as left out)."""
+    type_name = raw.get("type")
+    if not isinstance(type_name, str) or type_name not in BLOCK_TYPES:
+        return raw, []  # a type QueueDesk does not have: kept whole, `queue create` names it
+    kind = BLOCK_TYPES[type_name]
+    kept = {k: v for k, v in raw.items() if k in ("id", "name", "type", type_name)}
+    dropped = [k for k, v in raw.items() if k not in kept and v is not None]
+    settings = raw.get(type_name)
+    if isinstance(settings, dict) and not kind.free_settings:
+        kept[type_name] = {k: v for k, v in settings.items() if k in kind.settings and v is not None}
+        dropped += [
+            f"{type_name}.{k}" for k, v in settings.items() if k not in kind.settings and v is not None
+        ]
+    return kept, dropped
 
 
 def dump(document: dict[str, Any], kind: FileFormat) -> str:

@@ -153,12 +153,16 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from queuedesk.api.terminal_text import shown
+    from queuedesk.commands.terminal_streams import terminal_of
 
     wide = None if sys.stdout.isatty() else 10_000
-    console = Console(file=sys.stdout, width=wide, highlight=False, soft_wrap=False)
+    console = Console(file=terminal_of(sys.stdout), width=wide, highlight=False, soft_wrap=False)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
     for header in headers:
         table.add_column(header, overflow="fold")
-    for row in rows:
-        table.add_row(*("" if value is None else str(value) for value in row))
+    for row in rows:  # each value as literal text (never markup), shown by the display rule
+        table.add_row(*(Text("" if value is None else shown(str(value))) for value in row))
     console.print(table)

@@ -2,19 +2,20 @@
 
 import argparse
 import csv
-import gc
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import date, datetime
+from collections.abc import AsyncIterator, Iterator
+from contextlib import ExitStack, contextmanager
+from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import IO
 
+from queuedesk import collector
 from queuedesk.api.csv_values import TASK_COLUMNS, to_cell
-from queuedesk.api.models import Task
+from queuedesk.api.models import Task, TaskPage
 from queuedesk.api.numbers import plain_int
 from queuedesk.api.timestamps import format_timestamp
+from queuedesk.atomic_write import SHARED, atomic_write
 from queuedesk.commands.common import OK, UsageError, client_from, find_queue
 
 
@@ -24,18 +25,12 @@ def output(path: str | None) -> Iterator[IO[str]]:
     if path is None or path == "-":
         yield sys.stdout
         return
-    target = Path(path)
-    partial = target.with_name(target.name + ".partial")
-    try:
-        handle = partial.open("w", newline="", encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
-    try:
-        with handle:
-            yield handle
-        partial.replace(target)
-    finally:
-        partial.unlink(missing_ok=True)
+    with ExitStack() as stack:
+        try:
+            handle = stack.enter_context(atomic_write(Path(path), permissions=SHARED, newline=""))
+        except OSError as exc:
+            raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+        yield handle
 
 
 def _task_row(task: Task, block_ids: list[str]) -> list[str]:
@@ -52,11 +47,8 @@ def _task_row(task: Task, block_ids: list[str]) -> list[str]:
 async def export(args: argparse.Namespace) -> int:
     from queuedesk.commands.progress import Progress  # rich's progress: only when exporting
 
-    # httpx keeps each response in a reference cycle (response <-> stream), so a page's body (about
-    # 1 MB) goes only when the collector makes a full pass, which it puts off while the oldest
-    # generation holds every imported module: 20,000 tasks kept up to 14 MB of bodies alive, or
-    # none, depending on which modules happened to load. Frozen, the modules are out of its count.
-    gc.freeze()
+    collector.freeze_before_export()  # else a page's body can outlive it (see there)
+    refuse_reversed_dates(args.start_date, args.end_date)
     async with client_from(args) as client:
         queue = await find_queue(client, args.queue)
         block_ids = [b.id for b in (await client.queue(queue.id)).data]
@@ -68,11 +60,14 @@ async def export(args: argparse.Namespace) -> int:
             start_date=args.start_date,
             end_date=args.end_date,
         )
+        # The first page is read before anything is written: a refusal (a worker's key, a filter the
+        # server rejects) leaves the output empty rather than a CSV header alone.
+        first = await anext(aiter(pages), None)
         with output(args.output) as out, Progress(f"Exporting {queue.name!r}", "tasks") as progress:
             writer = csv.writer(out) if args.format == "csv" else None
             if writer is not None:
                 writer.writerow([*TASK_COLUMNS, *block_ids])
-            async for page in pages:
+            async for page in _with_first(first, pages):
                 for task in page.tasks:
                     if writer is not None:
                         writer.writerow(_task_row(task, block_ids))
@@ -86,6 +81,29 @@ async def export(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return OK
+
+
+async def _with_first(first: TaskPage | None, rest: AsyncIterator[TaskPage]) -> AsyncIterator[TaskPage]:
+    if first is None:
+        return
+    yield first
+    async for page in rest:
+        yield page
+
+
+def _utc(value: date | datetime, *, end: bool) -> datetime:
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return datetime.combine(value, time.max if end else time.min, tzinfo=UTC)
+
+
+def refuse_reversed_dates(start: date | datetime | None, end: date | datetime | None) -> None:
+    """UsageError when the period is empty: nothing could be exported, and saying 0 would mislead."""
+    if start is not None and end is not None and _utc(start, end=False) > _utc(end, end=True):
+        raise UsageError(
+            f"--start-date ({start.isoformat()}) is after --end-date ({end.isoformat()}): no task can "
+            "match; swap them"
+        )
 
 
 def page_size(text: str) -> int:

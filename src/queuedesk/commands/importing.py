@@ -121,12 +121,19 @@ def spans(created: Sequence[tuple[int, int]]) -> str:
 
 def _stopped(args: argparse.Namespace, where: str, stop: Stopped) -> int:
     row = stop.failed
-    maybe = (
-        f"\n  row {row.number} may have been created anyway (the server failed or did not answer): "
-        "look at the queue before resuming"
-        if stop.unsure
-        else ""
-    )
+    maybe = ""
+    if stop.unsure and stop.error.probably_saved is True:
+        maybe = (
+            f"\n  row {row.number} was probably created anyway (the queue's count rose): look at the "
+            f"queue; if it is there, resume with --start-row {row.number + 1}"
+        )
+    elif stop.unsure and stop.error.probably_saved is False:
+        maybe = f"\n  row {row.number} was probably not created (the queue's count did not change)"
+    elif stop.unsure:
+        maybe = (
+            f"\n  row {row.number} may have been created anyway (the server failed or did not answer): "
+            "look at the queue before resuming"
+        )
     if not stop.created:
         return fail(
             f"{row.where}: {stop.error}\n  nothing was imported before it{maybe}", exit_code(stop.error)
@@ -140,7 +147,7 @@ def _stopped(args: argparse.Namespace, where: str, stop: Stopped) -> int:
                 "failed_row": row.number,
                 "failed_line": row.line,
                 "error": str(stop.error),
-                "maybe_created": stop.unsure,
+                "maybe_created": stop.unsure and stop.error.probably_saved is not False,
                 "start_row": row.number,
             }
         )
@@ -182,7 +189,7 @@ def _committed(args: argparse.Namespace, queue_id: int, where: str, source: str,
 
 
 async def import_csv(args: argparse.Namespace) -> int:
-    from queuedesk.commands import original_rules
+    from queuedesk.api import original_rules
     from queuedesk.commands.csv_rows import read_rows, report
     from queuedesk.commands.progress import Progress
     from queuedesk.commands.staged_import import Interrupted, import_in_session, interrupted_message
@@ -196,7 +203,11 @@ async def import_csv(args: argparse.Namespace) -> int:
         rows = read_rows(path, detail.data, args.start_row)
         bulk = await client.supports_extensions()
         if not bulk:
-            problems = [f"{r.where}: {p}" for r in rows for p in original_rules.refusals(detail.data, r.data)]
+            problems = [
+                f"{r.where}: {refusal}"
+                for r in rows
+                for refusal in original_rules.refusals(detail.data, r.data)
+            ]
             if problems:
                 raise report(path, problems)
             source = "api"
@@ -258,7 +269,11 @@ def add_parsers(
         "command stops (exit 8), names the rows created and how to resume with --start-row.",
     )
     importing.add_argument("queue", help="queue id or name")
-    importing.add_argument("file", help="the CSV file; its name becomes the tasks' source")
+    importing.add_argument(
+        "file",
+        help="the CSV file; on a QueueDesk server its name becomes the tasks' source (a server without "
+        "bulk import, such as the original service, records 'api')",
+    )
     importing.add_argument(
         "--start-row",
         type=start_row,

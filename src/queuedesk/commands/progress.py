@@ -22,6 +22,9 @@ from rich.progress import Progress as RichProgress
 from rich.progress import Task as RichTask
 from rich.text import Text
 
+from queuedesk.api.terminal_text import shown
+from queuedesk.commands.terminal_streams import terminal_of
+
 PLAIN_INTERVAL_SECONDS = 10.0
 
 
@@ -61,18 +64,18 @@ class Progress:
         self._task_id: TaskID | None = None
         if self.stream.isatty():
             self._bar = RichProgress(
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),
                 BarColumn(),
                 MofNCompleteColumn(),
                 RateColumn(unit),
                 TimeRemainingColumn(),
-                console=Console(file=self.stream),
+                console=Console(file=terminal_of(self.stream)),
             )
 
     def __enter__(self) -> "Progress":
         if self._bar is not None:
             self._bar.start()
-            self._task_id = self._bar.add_task(self.label, total=self.total)
+            self._task_id = self._bar.add_task(shown(self.label), total=self.total)
         return self
 
     def __exit__(

@@ -48,7 +48,9 @@ async def create(args: argparse.Namespace) -> int:
     assert wanted.name is not None and wanted.blocks is not None
     async with client_from(args) as client:
         await _require_queue_writes(client)
-        queue = await client.create_queue(wanted.name, wanted.raw_blocks() or [], wanted.description or "")
+        queue = await client.create_queue(
+            wanted.name, wanted.raw_blocks() or [], wanted.description or "", wanted.review_percent
+        )
         if wanted.webhook:
             await client.set_webhook(queue.id, wanted.webhook)
         for start in range(0, len(wanted.tasks), IMPORT_CHUNK):
@@ -89,7 +91,11 @@ async def edit(args: argparse.Namespace) -> int:
                 if not args.yes:
                     return fail("nothing was changed. Add --yes to change the blocks anyway.", USAGE)
         queue = await client.update_queue(
-            current.id, name=wanted.name, description=wanted.description, blocks=wanted.raw_blocks()
+            current.id,
+            name=wanted.name,
+            description=wanted.description,
+            blocks=wanted.raw_blocks(),
+            review_percent=wanted.review_percent,
         )
         if wanted.webhook is not None:
             if wanted.webhook:
@@ -101,7 +107,7 @@ async def edit(args: argparse.Namespace) -> int:
 
 
 async def show(args: argparse.Namespace) -> int:
-    from queuedesk.api.queue_files import describe, dump
+    from queuedesk.api.queue_files import describe, dump, left_out
 
     async with client_from(args) as client:
         found = await find_queue(client, args.queue)
@@ -111,6 +117,12 @@ async def show(args: argparse.Namespace) -> int:
         except (errors.Forbidden, errors.NotFound):
             webhook = None  # a worker may not read it: the description goes without
     text = dump(describe(queue, webhook), "json" if args.json else args.format)
+    dropped = left_out(queue)
+    if dropped:
+        print(
+            "queuedesk: left out what a QueueDesk queue does not have: " + ", ".join(dropped),
+            file=sys.stderr,
+        )
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
@@ -125,7 +137,7 @@ def add_parsers(
         "queue",
         help="create, change or show one queue from a TOML or JSON description",
         description="A queue file has the shape of a seed's queue: name, description, webhook "
-        "(optional) and [[blocks]]; `create` also takes [[tasks]]. `queue show` writes one.",
+        "and review_percent (optional) and [[blocks]]; `create` also takes [[tasks]]. `queue show` writes one.",
     )
     actions = queue.add_subparsers(dest="queue_action", metavar="ACTION", required=True)
 

@@ -1,8 +1,15 @@
 """`queuedesk queues`, `queuedesk flush QUEUE --yes`, `queuedesk webhook get|set|remove QUEUE`."""
 
 import argparse
+import sys
 
+from queuedesk.api.blocks import is_http_url
 from queuedesk.commands.common import OK, USAGE, client_from, fail, find_queue, print_json, print_table
+
+BASIC_FLUSH_NOTE = (
+    " This server (the original service) does not check who may flush: any key of the organization "
+    "can, whatever its role."
+)
 
 
 async def list_queues(args: argparse.Namespace) -> int:
@@ -24,12 +31,15 @@ async def list_queues(args: argparse.Namespace) -> int:
 async def flush(args: argparse.Namespace) -> int:
     async with client_from(args) as client:
         queue = await find_queue(client, args.queue)
+        unchecked = "" if await client.supports_extensions() else BASIC_FLUSH_NOTE
         if not args.yes:
             return fail(
                 f"flushing deletes every pending task of queue {queue.id} {queue.name!r} "
-                f"({queue.n_tasks} now); completed tasks stay. Add --yes to do it.",
+                f"({queue.n_tasks} now); completed tasks stay.{unchecked} Add --yes to do it.",
                 USAGE,
             )
+        if unchecked:
+            print(f"queuedesk:{unchecked}", file=sys.stderr)
         await client.flush(queue.id)
     if args.json:
         print_json({"queue_id": queue.id, "flushed": True, "pending_before": queue.n_tasks})
@@ -44,6 +54,12 @@ async def webhook(args: argparse.Namespace) -> int:
         if args.action == "set":
             if not args.target:
                 return fail("webhook set needs a TARGET URL", USAGE)
+            if not is_http_url(args.target):  # the app's rule too: a receiver is called over http(s)
+                return fail(
+                    f"{args.target!r} is not an http(s) address: only http:// and https:// targets can be "
+                    "called, e.g. https://hooks.example.com/queuedesk",
+                    USAGE,
+                )
             await client.set_webhook(queue.id, args.target)
         elif args.action == "remove":
             await client.remove_webhook(queue.id)

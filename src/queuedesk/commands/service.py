@@ -173,7 +173,9 @@ def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
 
 
 def _add_retention(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    prune = _command(commands, "prune", "remove old webhook deliveries and completed tasks, in small batches")
+    prune = _command(
+        commands, "prune", "remove old webhook deliveries, completed tasks and audit events, in small batches"
+    )
     prune.add_argument(
         "--deliveries-older-than",
         type=duration_argument,
@@ -185,6 +187,12 @@ def _add_retention(commands: "argparse._SubParsersAction[argparse.ArgumentParser
         type=duration_argument,
         metavar="DURATION",
         help="tasks completed longer ago than this, e.g. 365d (units: s, m, h, d, w)",
+    )
+    prune.add_argument(
+        "--audit-older-than",
+        type=duration_argument,
+        metavar="DURATION",
+        help="audit log events written longer ago than this, e.g. 730d",
     )
     prune.add_argument("--dry-run", action="store_true", help="only count what would be removed")
     prune.add_argument(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from queuedesk.api import errors
 from queuedesk.api.models import ApiKey, User
 from queuedesk.api.numbers import plain_int
-from queuedesk.api.people import ROLES, email_problem
+from queuedesk.api.user_rules import ROLES, email_problem
 from queuedesk.commands.common import OK, UsageError, client_from, print_json, print_table
 
 if TYPE_CHECKING:  # the client is imported when a command runs, not on every start

@@ -134,7 +134,12 @@ async def run(options: Options, announce: Callable[[dict[str, object]], None], s
         await colleagues.stop()  # they give back what they hold while the server still answers
         server.should_exit = True
         await serving
-        log.info("stopped: colleagues completed %d, added %d", colleagues.completed, colleagues.created)
+        log.info(
+            "stopped: colleagues completed %d, reviewed %d, added %d",
+            colleagues.completed,
+            colleagues.reviewed,
+            colleagues.created,
+        )
         return 0
     finally:
         await side.stop()

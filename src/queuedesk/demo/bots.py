@@ -1,5 +1,6 @@
-"""Simulated colleagues: workers who claim and complete tasks at a human pace, and an integration
-that keeps adding tasks, all over HTTP like any client, so counts, active users and stats move.
+"""Simulated colleagues: workers who claim and complete tasks at a human pace (now and then with a
+slip), a reviewer who checks the work drawn for review, and an integration that keeps adding tasks,
+all over HTTP like any client, so counts, active users, stats and accept rates move.
 
 `pace` scales every pause (1.0: seconds per task, as people work; the tests use less). Stopping
 cancels them; a worker gives back the task it holds before it stops, so nothing is left claimed.
@@ -13,7 +14,8 @@ from datetime import date
 
 from queuedesk.api import errors
 from queuedesk.api.client import Claim, QueueDeskClient
-from queuedesk.demo.content import QUEUES, answer, new_task
+from queuedesk.api.models import AssignedTask
+from queuedesk.demo.content import QUEUES, SLIP_CHANCE, answer, expected, new_task, slip
 
 COLLEAGUE_KEYS = {
     "priya@demo.test": "demo-colleague-key-priya-000004",
@@ -22,6 +24,8 @@ COLLEAGUE_KEYS = {
     "kofi@demo.test": "demo-colleague-key-kofi-0000007",
 }
 INTEGRATION_KEY = "demo-integration-key-0000000008"
+REVIEWER_KEY = "demo-reviewer-key-noor-00000009"
+REDO_SHARE = 0.25  # of the slips the reviewer finds: sent back to be redone rather than corrected
 TARGET_PENDING = 120  # per queue: the integration adds faster while a queue has fewer
 SKIP_CHANCE = 0.06
 
@@ -33,6 +37,7 @@ class Colleagues:
     pace: float = 1.0
     completed: int = 0
     created: int = 0
+    reviewed: int = 0
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _clients: list[QueueDeskClient] = field(default_factory=list)
 
@@ -42,6 +47,7 @@ class Colleagues:
                 asyncio.create_task(self._work(key, random.Random(number)), name=f"colleague-{number}")
             )
         self._tasks.append(asyncio.create_task(self._integrate(random.Random(99)), name="integration"))
+        self._tasks.append(asyncio.create_task(self._review(random.Random(77)), name="reviewer"))
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -91,7 +97,10 @@ class Colleagues:
             if rng.random() < SKIP_CHANCE:
                 await client.release(queue_id, task.id)
             else:
-                await client.complete(queue_id, task.id, answer(name, dict(task.data), rng))
+                values = answer(name, dict(task.data), rng)
+                if rng.random() < SLIP_CHANCE:
+                    values = slip(name, values, rng)
+                await client.complete(queue_id, task.id, values)
                 self.completed += 1
             given_back = True
         finally:
@@ -103,6 +112,61 @@ class Colleagues:
     @staticmethod
     async def _give_back(client: QueueDeskClient, queue_id: int, task_id: int) -> None:
         await give_back(client, queue_id, task_id)
+
+    async def _review(self, rng: random.Random) -> None:
+        client = self._client(REVIEWER_KEY)
+        await self._pause(rng, 2, 6)
+        queue_ids: dict[str, int] = {}
+        while True:
+            try:
+                queue_ids = queue_ids or await self._queue_ids(client)
+                if not queue_ids:
+                    await self._pause(rng, 5, 10)
+                    continue
+                name = rng.choice(sorted(queue_ids))
+                await self._one_review(client, queue_ids[name], name, rng)
+            except errors.QueueDeskError:
+                queue_ids = {}
+                await self._pause(rng, 2, 5)
+
+    async def _one_review(
+        self, client: QueueDeskClient, queue_id: int, name: str, rng: random.Random
+    ) -> None:
+        claim = await client.claim_review(queue_id)
+        if claim.task is None:
+            await self._pause(rng, 3, 8)
+            return
+        task = claim.task
+        judged = False
+        try:
+            await self._pause(rng, 5, 14)  # reading the task and the answers
+            await self._judge(client, queue_id, name, task, rng)
+            self.reviewed += 1
+            judged = True
+        finally:
+            if not judged:  # stopped (or failed) while holding the review: give it back
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(
+                        asyncio.wait_for(client.release_review(queue_id, task.id), timeout=3)
+                    )
+        await self._pause(rng, 1, 3)
+
+    @staticmethod
+    async def _judge(
+        client: QueueDeskClient, queue_id: int, name: str, task: AssignedTask, rng: random.Random
+    ) -> None:
+        """Accept, or correct (now and then redo) what differs from what the inputs settle."""
+        wrong = {k: v for k, v in expected(name, task.data).items() if task.data.get(k) != v}
+        if not wrong:
+            await client.give_verdict(queue_id, task.id, "accept")
+            return
+        field, value = next(iter(wrong.items()))
+        if rng.random() < REDO_SHARE:
+            note = f"{field} is not {task.data.get(field)!r}: please look at this one again"
+            await client.give_verdict(queue_id, task.id, "redo", note=note)
+        else:
+            note = f"{field} should be {value!r}, not {task.data.get(field)!r}"
+            await client.give_verdict(queue_id, task.id, "correct", data=wrong, note=note)
 
     async def _integrate(self, rng: random.Random) -> None:
         client = self._client(INTEGRATION_KEY)

@@ -138,3 +138,33 @@ def answer(queue: str, data: dict[str, Any], rng: random.Random) -> dict[str, An
         "category": category,
         "matches": claimed.startswith(f"{total:.2f} "),
     }
+
+
+# A colleague's slip: now and then the deciding value is another option than the one they meant.
+SLIP_CHANCE = 0.08
+DECISIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    PHOTOS: ("verdict", ("allow", "blur", "spam", "offtopic", "remove")),
+    TRIAGE: ("team", ("billing", "tech", "sales", "spam")),
+    RECEIPTS: ("category", ("meals", "travel", "office", "other")),
+}
+
+
+def slip(queue: str, values: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """`values` with the queue's deciding value changed to another option."""
+    field, options = DECISIONS[queue]
+    return {**values, field: rng.choice([o for o in options if o != values.get(field)])}
+
+
+def expected(queue: str, data: dict[str, Any]) -> dict[str, Any]:
+    """The values a careful reviewer checks a completed task's answers against: the deciding value
+    where the task's inputs settle it (empty where they leave it to judgement)."""
+    if queue == PHOTOS:
+        caption = str(data.get("caption", ""))
+        if "BUY" in caption or "%" in caption:
+            return {"verdict": "spam"}
+        return {"verdict": "allow"} if data.get("verdict") == "spam" else {}
+    if queue == TRIAGE:
+        message = str(data.get("message", ""))
+        return {"team": next((t for word, t in _TEAM_HINTS.items() if word in message), "tech")}
+    merchant = str(data.get("receipt", "")).split("\n", 1)[0]
+    return {"category": next((c for m, c, _ in _MERCHANTS if m.upper() == merchant), "other")}

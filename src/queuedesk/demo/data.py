@@ -32,6 +32,7 @@ from queuedesk.server.store.types import Timestamp, to_micros
 SEED = 18
 ORGANIZATION = "Demo Co"
 COLLEAGUES = ("priya@demo.test", "tomas@demo.test", "lena@demo.test", "kofi@demo.test")
+REVIEWER = "noor@demo.test"  # the simulated reviewer (demo/bots.py)
 HISTORY_PEOPLE = (*COLLEAGUES, "wren@demo.test", "admin@demo.test")
 PENDING = {QUEUES[0]: 140, QUEUES[1]: 110, QUEUES[2]: 90}
 COMPLETED = {QUEUES[0]: 1500, QUEUES[1]: 1100, QUEUES[2]: 800}
@@ -47,14 +48,15 @@ class Built:
     deliveries: int
 
 
-def _seed_document() -> dict[str, Any]:
+def seed_document() -> dict[str, Any]:
+    """The demo's people and queues (demo_data.toml), as a seed."""
     with as_file(files("queuedesk") / "demo_data.toml") as path:
         return load_seed(Path(path))
 
 
 def build(conn: Connection, now: datetime) -> Built:
     """Everything on an empty database, in one transaction; the same rows for the same `now`."""
-    apply_seed(conn, _seed_document())
+    apply_seed(conn, seed_document())
     org_id = accounts.find_organization(conn, ORGANIZATION)
     assert org_id is not None
     rng = random.Random(SEED)
@@ -230,6 +232,12 @@ def bring_to_now(conn: Connection, shift: timedelta, old_base: str, new_base: st
         text(
             "UPDATE tasks SET status = 'open', assigned_to = NULL, assigned_at = NULL, lease_expires_at = NULL "
             f"WHERE status = 'in_progress' AND assigned_to IN (SELECT id FROM users WHERE email IN ({colleagues}))"
+        )
+    )
+    conn.execute(
+        text(
+            "UPDATE reviews SET state = 'pending', reviewer_id = NULL, claimed_at = NULL, lease_expires_at = NULL "
+            f"WHERE state = 'in_review' AND reviewer_id IN (SELECT id FROM users WHERE email = '{REVIEWER}')"
         )
     )
 

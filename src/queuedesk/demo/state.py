@@ -19,6 +19,8 @@ from typing import IO, Any
 
 from platformdirs import user_data_dir
 
+from queuedesk.atomic_write import SHARED, write_atomically
+
 
 def data_dir() -> Path:
     override = os.environ.get("QUEUEDESK_DATA_DIR")
@@ -65,9 +67,7 @@ class DemoFiles:
         return value if isinstance(value, dict) else {}
 
     def write_state(self, **values: Any) -> None:
-        temporary = self.state.with_suffix(".tmp")
-        temporary.write_text(json.dumps(values))
-        temporary.replace(self.state)
+        write_atomically(self.state, json.dumps(values), permissions=SHARED)
 
 
 @dataclass(frozen=True)

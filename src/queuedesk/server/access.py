@@ -11,10 +11,10 @@ from sqlalchemy import Connection
 from starlette.requests import Request
 
 from queuedesk.server.access_cache import AccessCache
-from queuedesk.server.domain_errors import TaskNotFound
-from queuedesk.server.errors import forbidden, not_authenticated, not_found
 from queuedesk.server.http import header
+from queuedesk.server.http_errors import forbidden, not_authenticated, not_found
 from queuedesk.server.rate_limits import RateLimits, client_address
+from queuedesk.server.refusals import TaskNotFound
 from queuedesk.server.store import access_version, accounts, queues, tasks, users
 from queuedesk.server.store.database import Database
 from queuedesk.server.store.records import Principal, QueueRecord
@@ -36,7 +36,12 @@ class Action(Enum):
     READ_WEBHOOK = ("read the webhook", ("admin", "supervisor"))
     WRITE_WEBHOOK = ("change the webhook", ("admin",))
     MANAGE_QUEUES = ("create or change queues", ("admin",))
+    LIST_PEOPLE = ("list users", ("admin", "supervisor"))
     MANAGE_PEOPLE = ("manage users and keys", ("admin",))
+    READ_AUDIT = ("read the audit log", ("admin",))
+    REVIEW = ("review completed work", ("admin", "supervisor"))
+    # Workers too, but only the reviews of their own work (the handler checks `completed_by=me`).
+    READ_REVIEWS = ("list reviews", ("admin", "supervisor", "worker"))
 
     @property
     def description(self) -> str:
@@ -108,7 +113,7 @@ async def _caller(
     address = client_address(request.scope)
     limits.admit(address, key_hash)
     found = await _find(request, key_hash, org_id, queue_id, task_id)
-    limits.settle(address, key_hash, found is not None)
+    limits.settle(address, key_hash, found.principal.user_id if found is not None else None)
     return found
 
 

@@ -1,6 +1,5 @@
 """The ASGI application: the route table's router, the error envelope everywhere, and the database's lifetime."""
 
-import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -9,12 +8,13 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import Request
 from starlette.responses import Response
 
+from queuedesk import collector
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access_cache import AccessCache
 from queuedesk.server.asgi import App, envelope
 from queuedesk.server.dispatcher import Dispatcher
-from queuedesk.server.errors import error
 from queuedesk.server.http import too_large
+from queuedesk.server.http_errors import error
 from queuedesk.server.rate_limits import RateLimits
 from queuedesk.server.retention import DeliveryRetention
 from queuedesk.server.route_table import router
@@ -25,9 +25,6 @@ from queuedesk.server.usage import UsageRecorder
 
 log = logging.getLogger("queuedesk.server")
 
-GC_YOUNGEST = 20_000  # allocations between collections of the youngest generation (Python's default: 700)
-GC_OLDER = 50
-
 
 async def on_database_error(request: Request, exc: Exception) -> Response | None:
     """The database went away (a restart, a network cut): 503, and the transaction was rolled back."""
@@ -35,14 +32,6 @@ async def on_database_error(request: Request, exc: Exception) -> Response | None
         return None
     log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
     return envelope(error(503, "unavailable", "The database is unavailable right now; try again shortly."))
-
-
-def _settle_garbage_collector() -> None:
-    """Everything made at start (modules, routes, the schema) lives as long as the process: frozen,
-    the collector stops walking it over and over; a larger youngest generation means a collection
-    every few hundred requests rather than every few. Together ≈7% of a task creation's time."""
-    gc.freeze()
-    gc.set_threshold(GC_YOUNGEST, GC_OLDER, GC_OLDER)
 
 
 def create_app(settings: Settings) -> App:
@@ -59,7 +48,7 @@ def create_app(settings: Settings) -> App:
         if settings.retain_deliveries is not None:
             retention = DeliveryRetention(app.state.db, settings.retain_deliveries)
             retention.start()
-        _settle_garbage_collector()
+        collector.settle_for_serving()
         try:
             yield
         finally:

@@ -12,6 +12,7 @@ the database is replaced at most once, by a complete database of the current ver
 """
 
 import contextlib
+import glob
 import os
 import shlex
 import sqlite3
@@ -22,8 +23,11 @@ from pathlib import Path
 
 from sqlalchemy import create_engine
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import SQLAlchemyError
 
+from queuedesk.server.private_files import private_file
 from queuedesk.server.store import schema
+from queuedesk.server.store.schema_check import schema_differences
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT = 30.0
@@ -47,7 +51,28 @@ class Restored:
 
 
 def _scratch(near: Path, purpose: str) -> Path:
+    """A private file beside `near` for this process's work; leftovers of killed runs removed first."""
+    _remove_leftovers(near, purpose)
     return near.with_name(f".{near.name}.{purpose}-{os.getpid()}")
+
+
+def _remove_leftovers(near: Path, purpose: str) -> None:
+    """Scratch files that a backup or restore killed half-way left beside `near` (its process gone)."""
+    prefix = f".{near.name}.{purpose}-"
+    for leftover in near.parent.glob(f"{glob.escape(prefix)}*"):
+        pid = leftover.name.removeprefix(prefix)
+        if pid.isdigit() and not _running(int(pid)):
+            _remove(leftover)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
 
 
 def _remove(path: Path) -> None:
@@ -59,6 +84,8 @@ def _remove(path: Path) -> None:
 def _connect(
     path: Path, *, timeout: float = BUSY_TIMEOUT, read_only: bool = False
 ) -> Iterator[sqlite3.Connection]:
+    if not read_only:
+        private_file(path)  # created 0600 before SQLite writes a page of it (or a journal beside it)
     conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
     try:
         if read_only:
@@ -137,13 +164,23 @@ def read_backup(path: Path) -> Summary:
     return summary
 
 
-def _upgrade(path: Path) -> None:
+def _upgrade_and_check(path: Path, name: str) -> None:
+    """Bring the copy to the latest schema; BackupError unless it then has every table, column and
+    index the current schema has."""
     engine = create_engine(f"sqlite:///{path}")
     try:
         with engine.begin() as conn:
             schema.upgrade(conn)
+            differences = schema_differences(conn)
+    except SQLAlchemyError as exc:
+        raise BackupError(f"{name} cannot be upgraded to schema version {schema.LATEST}: {exc}") from None
     finally:
         engine.dispose()
+    if differences:
+        shown = "; ".join(differences[:5]) + (
+            f"; and {len(differences) - 5} more" if len(differences) > 5 else ""
+        )
+        raise BackupError(f"{name} does not hold QueueDesk's schema: {shown}; nothing was replaced")
 
 
 @contextlib.contextmanager
@@ -155,6 +192,7 @@ def exclusive(database: Path) -> Iterator[sqlite3.Connection]:
     program, has the file open. Exclusive locking mode then keeps the lock until we let go: a
     server started meanwhile waits, rather than reading a half-restored file.
     """
+    private_file(database)
     conn = sqlite3.connect(database, timeout=0, isolation_level=None)
     try:
         conn.execute("PRAGMA locking_mode=EXCLUSIVE")
@@ -193,8 +231,7 @@ def restore(backup_path: Path, database: Path, *, keep: bool, now: datetime) -> 
         with exclusive(database) as target:
             with _connect(backup_path, read_only=True) as source, _connect(scratch) as copy:
                 source.backup(copy)
-            if found.version < schema.LATEST:
-                _upgrade(scratch)
+            _upgrade_and_check(scratch, str(backup_path))
             has_tables = target.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
             if keep and has_tables:
                 kept = database.with_name(f"{database.name}.replaced-{now.strftime('%Y%m%dT%H%M%SZ')}")

@@ -17,10 +17,10 @@ from sqlalchemy.exc import SQLAlchemyError
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import backup as backups
 from queuedesk.server.backup import BackupError, postgres_advice
-from queuedesk.server.retention import Pruned, prune_completed, prune_deliveries
+from queuedesk.server.retention import Pruned, prune_audit, prune_completed, prune_deliveries
 from queuedesk.server.seed import SeedError, apply_seed, load_seed
 from queuedesk.server.settings import Settings, default_db_url
-from queuedesk.server.store import accounts
+from queuedesk.server.store import accounts, audit
 from queuedesk.server.store import retention as retention_store
 from queuedesk.server.store.database import (
     DatabaseUnavailable,
@@ -141,9 +141,11 @@ def _create_key(conn: Connection, args: argparse.Namespace) -> int:
     if user_id is None:
         if org_id is None:
             raise ValueError(f"no user {args.email}: give --org (and --role, --name) to create one")
-        user_id = accounts.create_user(conn, org_id, args.email, args.name or args.email, args.role, now)
+        name = args.name or args.email
+        user_id = accounts.create_user(conn, org_id, args.email, name, args.role, now)
+        audit.record_host_user(conn, org_id, user_id, args.email, name, args.role)
     key = accounts.new_key()
-    accounts.add_key(conn, user_id, key, now)
+    audit.record_host_key(conn, "key.create", accounts.add_key(conn, user_id, key, now))
     print(key)
     print("Store this key now: QueueDesk keeps only its hash and cannot show it again.", file=sys.stderr)
     return 0
@@ -167,6 +169,7 @@ def _list_keys(conn: Connection, args: argparse.Namespace) -> int:
 def _revoke_key(conn: Connection, args: argparse.Namespace) -> int:
     if not accounts.revoke_key(conn, args.key_id, utcnow()):
         return _fail(f"no active API key with id {args.key_id} (see 'queuedesk admin-keys list')")
+    audit.record_host_key(conn, "key.revoke", args.key_id)
     print(f"revoked API key {args.key_id}", file=sys.stderr)
     return 0
 
@@ -217,9 +220,13 @@ def _when(moment: datetime) -> str:
 
 def prune(args: argparse.Namespace) -> int:
     """Count what is older than the bounds; then (unless --dry-run) remove it in batches."""
-    if args.deliveries_older_than is None and args.completed_older_than is None:
+    if (
+        args.deliveries_older_than is None
+        and args.completed_older_than is None
+        and args.audit_older_than is None
+    ):
         return _fail(
-            "say what to prune: --deliveries-older-than DURATION and/or --completed-older-than DURATION"
+            "say what to prune: --deliveries-older-than, --completed-older-than and/or --audit-older-than DURATION"
         )
     if args.batch_size < 1:
         return _fail("--batch-size must be at least 1")
@@ -254,10 +261,12 @@ async def _prune(url: str, args: argparse.Namespace) -> int:
     now = utcnow()
     delivery_cutoff = None if args.deliveries_older_than is None else now - args.deliveries_older_than
     task_cutoff = None if args.completed_older_than is None else now - args.completed_older_than
+    audit_cutoff = None if args.audit_older_than is None else now - args.audit_older_than
     db = await open_database(url, pool_size=2)
     try:
         counting = time.perf_counter()
         found = await db.scan(retention_store.count_prunable, delivery_cutoff, task_cutoff)
+        old_events = 0 if audit_cutoff is None else await db.scan(audit.count_old, audit_cutoff)
         print(f"counted in {time.perf_counter() - counting:.1f} s", file=sys.stderr)
         if delivery_cutoff is not None:
             print(
@@ -271,6 +280,8 @@ async def _prune(url: str, args: argparse.Namespace) -> int:
             print(f"tasks completed before {_when(task_cutoff)}: {found.tasks:,}")
             for queue_id, name, count in found.tasks_by_queue:
                 print(f"  queue {queue_id} {name[:40]!r}: {count:,}")
+        if audit_cutoff is not None:
+            print(f"audit events written before {_when(audit_cutoff)}: {old_events:,}")
         if args.dry_run:
             print("dry run: nothing was removed")
             return 0
@@ -289,6 +300,12 @@ async def _prune(url: str, args: argparse.Namespace) -> int:
             print(
                 f"removed {pruned.rows:,} completed tasks in {pruned.batches:,} batches, {pruned.seconds:.1f} s "
                 f"(each queue's completed count moved with them); {_holding(pruned)}"
+            )
+        if audit_cutoff is not None and old_events:
+            pruned = await prune_audit(db, audit_cutoff, batch=args.batch_size, progress=_progress("events"))
+            print(
+                f"removed {pruned.rows:,} audit events in {pruned.batches:,} batches, {pruned.seconds:.1f} s; "
+                f"{_holding(pruned)}"
             )
     finally:
         await db.close()

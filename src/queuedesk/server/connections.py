@@ -7,22 +7,52 @@ the header timeout (counted from the connection, or from the first byte of a lat
 one whose body is not complete within the body timeout. Beyond `max_connections` a new connection
 is answered 503 with the error envelope and `Retry-After`, and closed; well beyond it (the
 `overflow`), it is closed at once, so the process never runs out of file descriptors.
+
+The request head is bounded while it is read, so that one connection never holds more than about
+72 KiB of it: a request line over 8 KiB is answered 414, headers over 64 KiB in all or more than 100
+of them 431, and whatever the parser refuses (a duplicate `Content-Length`, a NUL) 400, each with
+the error envelope. The parser is never fed more of one request's head than the limits allow.
 """
 
 import asyncio
-import json
 import logging
 import resource
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+import httptools
 
+from queuedesk.compat.uvicorn_private import HttpToolsProtocol
+from queuedesk.server.raw_answers import envelope_answer
 from queuedesk.server.settings import Settings
 
 log = logging.getLogger("queuedesk.server")
 
 REFUSED_LINGER = 1.0  # seconds a refused connection may still send its request before it is closed
+DROP_AT_MOST = 256 * 1024  # after a refusal, what is read (and dropped) before reading stops
 FILE_RESERVE = 256  # descriptors besides the connections: database, log, webhook deliveries, listeners
+MAX_REQUEST_LINE = 8 * 1024
+MAX_HEADER_BYTES = 64 * 1024  # names, values and their separators, all headers together
+MAX_HEADERS = 100
+HEAD_BUDGET = MAX_REQUEST_LINE + MAX_HEADER_BYTES + 64  # the most of one head ever fed to the parser
+LINE_OVERHEAD = len("OPTIONS  HTTP/1.1")  # the request line around its target, at the longest
+
+URI_TOO_LONG = envelope_answer(
+    414, "uri_too_long", f"The request line is over {MAX_REQUEST_LINE} bytes; shorten the address."
+)
+HEADERS_TOO_LARGE = envelope_answer(
+    431,
+    "headers_too_large",
+    f"The request's headers are over {MAX_HEADER_BYTES} bytes in all, or more than {MAX_HEADERS}.",
+)
+MALFORMED = envelope_answer(400, "malformed_request", "The request is not valid HTTP/1.1.")
+
+
+class _Refused(Exception):
+    """Raised from a parser callback to stop parsing and answer `answer`."""
+
+    def __init__(self, answer: bytes) -> None:
+        super().__init__()
+        self.answer = answer
 
 
 def overflow(max_connections: int) -> int:
@@ -35,22 +65,12 @@ def files_needed(max_connections: int) -> int:
 
 
 def _refusal(max_connections: int) -> bytes:
-    body = json.dumps(
-        {
-            "status_code": 503,
-            "errors": [
-                {
-                    "code": "unavailable",
-                    "message": f"The server holds its most connections ({max_connections}); try again shortly.",
-                }
-            ],
-        }
-    ).encode()
-    head = (
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
-        f"content-length: {len(body)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n"
+    return envelope_answer(
+        503,
+        "unavailable",
+        f"The server holds its most connections ({max_connections}); try again shortly.",
+        retry_after=1,
     )
-    return head.encode("ascii") + body
 
 
 def guarded_protocol(
@@ -63,6 +83,11 @@ def guarded_protocol(
     class GuardedProtocol(HttpToolsProtocol):
         _deadline: asyncio.TimerHandle | None = None
         _refused = False
+        _dropped = 0  # bytes read and dropped after a refusal
+        _in_head = True  # reading a request line and headers (or waiting for them)
+        _head_bytes = 0
+        _header_count = 0
+        _header_bytes = 0
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -74,11 +99,13 @@ def guarded_protocol(
             else:
                 self._expect(header_timeout)
 
-        def _refuse(self) -> None:
-            """Answer 503 at once; read (and drop) what the client sends for a moment, so that closing
+        def _refuse(self, answer: bytes = refusal) -> None:
+            """Answer at once; read (and drop) what the client sends for a moment, so that closing
             does not reset the connection before the answer is read."""
+            if self._refused:
+                return
             self._refused = True
-            self.transport.write(refusal)
+            self.transport.write(answer)
             if self.transport.can_write_eof():
                 self.transport.write_eof()
             self._expect(REFUSED_LINGER)
@@ -98,23 +125,70 @@ def guarded_protocol(
                 self.transport.close()
 
         def data_received(self, data: bytes) -> None:
-            if not self._refused:
-                super().data_received(data)
+            if self._refused:
+                self._dropped += len(data)
+                if self._dropped > DROP_AT_MOST:  # a client that keeps sending: no more reading
+                    self.transport.pause_reading()
+                return
+            self._unset_keepalive_if_required()
+            try:
+                self._feed(data)
+            except _Refused as exc:
+                self._refuse(exc.answer)
+            except httptools.HttpParserError as exc:
+                refused = exc.__context__
+                self._refuse(refused.answer if isinstance(refused, _Refused) else MALFORMED)
+            except httptools.HttpParserUpgrade:
+                if self._should_upgrade():
+                    self.handle_websocket_upgrade()
+                else:
+                    self._unsupported_upgrade_warning()
+
+        def _feed(self, data: bytes) -> None:
+            """Feed the parser no more of a request's head than HEAD_BUDGET; the body as it comes."""
+            while data:
+                if not self._in_head:
+                    self.parser.feed_data(data)
+                    return
+                room = HEAD_BUDGET - self._head_bytes
+                piece, data = data[:room], data[room:]
+                self._head_bytes += len(piece)
+                self.parser.feed_data(piece)
+                if self._in_head and self._head_bytes >= HEAD_BUDGET:
+                    raise _Refused(HEADERS_TOO_LARGE)
+
+        def send_400_response(self, msg: str) -> None:
+            self._refuse(MALFORMED)
+
+        def on_url(self, url: bytes) -> None:
+            if len(self.url) + len(url) + LINE_OVERHEAD > MAX_REQUEST_LINE:
+                raise _Refused(URI_TOO_LONG)
+            super().on_url(url)
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            self._header_count += 1
+            self._header_bytes += len(name) + len(value) + 4  # ": " and CRLF
+            if self._header_count > MAX_HEADERS or self._header_bytes > MAX_HEADER_BYTES:
+                raise _Refused(HEADERS_TOO_LARGE)
+            super().on_header(name, value)
 
         def eof_received(self) -> None:
             if self._refused:
                 self.transport.close()
 
         def on_message_begin(self) -> None:
+            self._header_count = self._header_bytes = 0
             super().on_message_begin()
             if self._deadline is None:  # a later request on a kept-alive connection
                 self._expect(header_timeout)
 
         def on_headers_complete(self) -> None:
+            self._in_head = False
             self._expect(body_timeout)
             super().on_headers_complete()
 
         def on_message_complete(self) -> None:
+            self._in_head, self._head_bytes = True, 0
             self._forget_deadline()
             super().on_message_complete()
 

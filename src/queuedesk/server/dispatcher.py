@@ -36,6 +36,10 @@ ATTEMPT_TIMEOUT = 15.0
 CLAIM_HOLD = timedelta(seconds=60)
 BATCH = 50
 MAX_IN_FLIGHT = 200
+# Test pings (B16) have a small pool of their own, so that pings held by a slow receiver never
+# hold up deliveries; a ping that finds the pool full waits PING_POOL_WAIT at most.
+PING_CONNECTIONS = 8
+PING_POOL_WAIT = 2.0
 IDLE_POLL = 5.0
 REAP_EVERY = 10.0  # seconds between looks for rows claimed by processes of this host that died
 JITTER = 0.1
@@ -86,6 +90,7 @@ class Dispatcher:
         self._in_flight: dict[int, asyncio.Task[None]] = {}
         self._loop: asyncio.Task[None] | None = None
         self._client: httpx.AsyncClient | None = None
+        self._ping_client: httpx.AsyncClient | None = None
         self._last_reap = 0.0
 
     async def _reap(self) -> None:
@@ -103,6 +108,12 @@ class Dispatcher:
             timeout=httpx.Timeout(self.attempt_timeout),
             follow_redirects=False,
             limits=httpx.Limits(max_connections=MAX_IN_FLIGHT, max_keepalive_connections=50),
+            headers={"User-Agent": f"QueueDesk/{__version__}"},
+        )
+        self._ping_client = httpx.AsyncClient(
+            timeout=httpx.Timeout(self.attempt_timeout, pool=PING_POOL_WAIT),
+            follow_redirects=False,
+            limits=httpx.Limits(max_connections=PING_CONNECTIONS, max_keepalive_connections=0),
             headers={"User-Agent": f"QueueDesk/{__version__}"},
         )
         self._loop = asyncio.create_task(self._run(), name="queuedesk-dispatcher")
@@ -124,8 +135,9 @@ class Dispatcher:
             await asyncio.gather(*unfinished, return_exceptions=True)
         with contextlib.suppress(Exception):
             await self.db.write(deliveries.release_claims, self.owner)
-        if self._client is not None:
-            await self._client.aclose()
+        for client in (self._client, self._ping_client):
+            if client is not None:
+                await client.aclose()
 
     async def _run(self) -> None:
         while not self._stopping:
@@ -176,10 +188,13 @@ class Dispatcher:
         return pinned(target, await checked_address(target))
 
     async def _send(self, row: dict[str, Any]) -> int:
-        return await self._post(row["target"], row["event_id"], row["payload"].encode(), row["secrets"])
-
-    async def _post(self, target: str, event_id: str, body: bytes, secrets_in_use: list[str]) -> int:
         assert self._client is not None
+        payload = row["payload"].encode()
+        return await self._post(self._client, row["target"], row["event_id"], payload, row["secrets"])
+
+    async def _post(
+        self, client: httpx.AsyncClient, target: str, event_id: str, body: bytes, secrets_in_use: list[str]
+    ) -> int:
         route = await self._route(target)
         timestamp = int(time.time())
         headers = {
@@ -191,10 +206,10 @@ class Dispatcher:
         if route.host_header is not None:
             headers["Host"] = route.host_header
         extensions = {"sni_hostname": route.sni_hostname} if route.sni_hostname else None
-        request = self._client.build_request(
+        request = client.build_request(
             "POST", route.url, content=body, headers=headers, extensions=extensions
         )
-        response = await self._client.send(request, stream=True)
+        response = await client.send(request, stream=True)
         await response.aclose()  # the receiver's body is of no interest
         return response.status_code
 
@@ -205,11 +220,16 @@ class Dispatcher:
         started = time.monotonic()
         status_code: int | None = None
         error: str | None = None
+        assert self._ping_client is not None
         try:
             async with asyncio.timeout(self.attempt_timeout):
-                status_code = await self._post(target, deliveries.new_event_id(), body, secrets_in_use)
+                status_code = await self._post(
+                    self._ping_client, target, deliveries.new_event_id(), body, secrets_in_use
+                )
         except TimeoutError:
             error = f"no answer within {self.attempt_timeout:g} s"
+        except httpx.PoolTimeout:
+            error = "the server is sending as many test pings as it allows; try again shortly"
         except BlockedTarget as exc:
             error = f"blocked: {exc}"
         except httpx.HTTPError as exc:

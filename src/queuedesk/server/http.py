@@ -12,7 +12,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from queuedesk.api.blocks import Problem, first_problems
-from queuedesk.server.errors import error, invalid
+from queuedesk.server.http_errors import error, invalid
 from queuedesk.server.settings import MAX_BODY_BYTES, Settings
 
 MAX_PAGE = 1000
@@ -20,6 +20,9 @@ DEFAULT_PAGE = 100
 WHOLE_NUMBER = re.compile(r"[0-9]+")
 MAX_NUMBER_DIGITS = 18  # more can only be out of range; never handed to int()
 MAX_MOMENT_LENGTH = 64  # longer than any ISO 8601 date-time with an offset
+# Deeper bodies are refused before anything is written: orjson writes at most 255 levels, so a value
+# stored deeper than that could never be answered.
+MAX_JSON_DEPTH = 64
 
 
 class JSONResponse(Response):
@@ -113,9 +116,35 @@ async def read_json(request: Request, *, required: bool = True) -> Any:
             raise error(400, "no_data", "The request needs a JSON body.")
         return None
     try:
-        return orjson.loads(raw)
+        parsed = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise error(400, "malformed_json", f"The body is not valid JSON: {exc}") from None
+    if nesting_depth(parsed) > MAX_JSON_DEPTH:
+        raise error(
+            400, "malformed_json", f"The body nests arrays and objects more than {MAX_JSON_DEPTH} deep."
+        )
+    return parsed
+
+
+def nesting_depth(value: Any) -> int:
+    """How deep arrays and objects nest in a parsed JSON value (a scalar: 0), without recursion."""
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        depth += 1
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_JSON_DEPTH:  # deep enough to refuse: no need to walk the rest
+                return deepest
+        pending.extend((child, depth) for child in children)
+    return deepest
 
 
 def json_object(body: Any, *, allowed: tuple[str, ...], required: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -192,6 +221,27 @@ def moment_parameter(params: Mapping[str, str], name: str, *, end_of_day: bool) 
         return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
     except (ValueError, OverflowError):  # overflow: a moment at the calendar's edge, moved to UTC
         raise bad_parameter(name, wrong) from None
+
+
+MAX_SEARCH = 200  # characters of a search (`q`)
+
+
+def order_parameter(params: Mapping[str, str], default: str) -> str:
+    """`order`: `asc` or `desc` (the list's own order when absent), so any list pages from either end."""
+    raw = params.get("order", default)
+    if raw not in ("asc", "desc"):
+        raise bad_parameter("order", f"'order' must be asc or desc, not {_shown(raw)}")
+    return raw
+
+
+def search_parameter(params: Mapping[str, str]) -> str | None:
+    """`q`: text to find in task values, any case; absent or empty, no search."""
+    raw = params.get("q")
+    if not raw:
+        return None
+    if len(raw) > MAX_SEARCH or "\x00" in raw:
+        raise bad_parameter("q", f"'q' must be at most {MAX_SEARCH} characters, without NUL")
+    return raw
 
 
 def page_links(

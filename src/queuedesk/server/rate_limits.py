@@ -1,8 +1,12 @@
-"""Rate limits of one server process: requests per API key, and failed authentications per client address.
+"""Rate limits of one server process: requests per API key and per user, and failed authentications
+per client network.
 
-Both are token buckets. A key's bucket holds twice `rate` requests and refills at `rate` per second;
-an address's bucket of failures holds five times its rate (by default 50) and refills at that rate
-(10 per second). While an address has no
+All are token buckets. A key's bucket holds twice `rate` requests and refills at `rate` per second;
+a user's, over all their keys, `USER_FACTOR` times as much, so that minting keys does not multiply
+what one user may send. Failures are counted per IPv4 address and per IPv6 /64 (one host usually
+holds a whole /64: counted per address it would have 2^64 buckets); a network's bucket of failures
+holds five times its rate (by default 50) and refills at that rate (10 per second). While a
+network has no
 failures left, a request from it is refused with 429 *before* its key is looked up, unless that key
 has already authenticated from the same address: so guessing keys from one address goes at most as
 fast as its failures refill, the guesses beyond it cost the database nothing, and people already
@@ -11,16 +15,19 @@ working from that address (a shared office address, a proxy) are not locked out 
 The limits live in the process's memory: several processes each count on their own.
 """
 
+import ipaddress
 import math
 import time
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from queuedesk.server.errors import ServiceError, error
+from queuedesk.server.http_errors import ServiceError, error
 
 FAILURE_BURST_SECONDS = 5  # an address's bucket of failures holds this many seconds of its rate
 KEYS_PER_ADDRESS = 32  # keys remembered as good per address (the most recent)
 MAX_ENTRIES = 100_000  # buckets (or addresses) remembered before the idle ones are forgotten
+USER_FACTOR = 2  # a user's limit over all their keys, in multiples of one key's
+IPV6_NETWORK = 64  # failed authentications are counted per this prefix of an IPv6 address
 
 
 class Buckets:
@@ -77,6 +84,20 @@ def client_address(scope: Mapping[str, Any]) -> str:
     return str(client[0]) if client else "unknown"
 
 
+def failure_network(address: str) -> str:
+    """Where failed authentications are counted: the IPv4 address, or the IPv6 address's /64 (an
+    IPv4-mapped IPv6 address counts as its IPv4 one)."""
+    try:
+        parsed = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, IPV6_NETWORK), strict=False))
+    return str(parsed)
+
+
 class RateLimits:
     """One process's limits. `admit` before a key is looked up, `settle` after."""
 
@@ -84,32 +105,46 @@ class RateLimits:
         self, per_key: int | None, failures_per_address: int = 10, clock: Any = time.monotonic
     ) -> None:
         self._keys = Buckets(per_key, 2 * per_key) if per_key else None
+        per_user = USER_FACTOR * per_key if per_key else 0
+        self._users = Buckets(per_user, 2 * per_user) if per_user else None
         self._failures = Buckets(failures_per_address, FAILURE_BURST_SECONDS * failures_per_address)
         self._good: dict[str, dict[str, None]] = {}  # address: key hashes that authenticated from it
         self._clock = clock
 
     def admit(self, address: str, key_hash: str) -> None:
-        """429 when the address has used up its failures and the key is not known good from there."""
+        """429 when the address's network has used up its failures and the key is not known good
+        from there."""
+        address = failure_network(address)
         wait = self._failures.wait(address, self._clock())
         if wait and key_hash not in self._good.get(address, ()):
             raise too_many(
                 "Too many failed authentications from this address; wait before trying again.", wait
             )
 
-    def settle(self, address: str, key_hash: str, authenticated: bool) -> None:
-        """Count a failure against the address; or remember the key as good there and spend one of
-        its requests (429 when it has none left)."""
+    def settle(self, address: str, key_hash: str, user_id: int | None) -> None:
+        """Count a failure against the address's network (`user_id` None: not authenticated); or
+        remember the key as good there and spend one of its requests and one of its user's (429
+        when either has none left)."""
         now = self._clock()
-        if not authenticated:
+        address = failure_network(address)
+        if user_id is None:
             self._failures.take(address, now)
             return
         self._remember(address, key_hash)
-        if self._keys is not None and (wait := self._keys.take(key_hash, now)):
+        if self._keys is not None and (wait := self._keys.wait(key_hash, now)):
             raise too_many(
                 f"Too many requests with this API key (at most {self._keys.rate:g} a second, "
                 f"bursts of {self._keys.burst:g}); slow down.",
                 wait,
             )
+        if self._users is not None and (wait := self._users.take(user_id, now)):
+            raise too_many(
+                f"Too many requests from this user over all their API keys (at most "
+                f"{self._users.rate:g} a second, bursts of {self._users.burst:g}); slow down.",
+                wait,
+            )
+        if self._keys is not None:
+            self._keys.take(key_hash, now)
 
     def _remember(self, address: str, key_hash: str) -> None:
         keys = self._good.get(address)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server.store import retention
+from queuedesk.server.store import audit, retention
 from queuedesk.server.store.database import Database
 
 log = logging.getLogger("queuedesk.retention")
@@ -99,6 +99,28 @@ async def prune_completed(
             if progress is not None:
                 progress(done)
             await _pause(took)
+    done.seconds = time.perf_counter() - started
+    return done
+
+
+async def prune_audit(
+    db: Database, cutoff: datetime, *, batch: int = BATCH, progress: Progress | None = None
+) -> Pruned:
+    """Remove audit events written before `cutoff`, batch by batch, oldest first."""
+    done = Pruned()
+    started = time.perf_counter()
+    after = 0
+    while ids := await db.scan(audit.old_events, cutoff, after, batch):
+        began = time.perf_counter()
+        removed = await db.write(audit.delete_events, after, ids[-1], cutoff)
+        took = time.perf_counter() - began
+        done.rows += removed
+        done.batch_took(took)
+        done.seconds = time.perf_counter() - started
+        if progress is not None:
+            progress(done)
+        after = ids[-1]
+        await _pause(took)
     done.seconds = time.perf_counter() - started
     return done
 

@@ -12,6 +12,7 @@ from starlette.responses import Response
 from queuedesk.api import models
 from queuedesk.server.access import Action
 from queuedesk.server.asgi import Router
+from queuedesk.server.claiming import CLAIM_LIMIT, MAX_EXCLUDE
 from queuedesk.server.http import JSONResponse
 from queuedesk.server.openapi import ID, openapi_document
 from queuedesk.server.route_spec import (
@@ -25,8 +26,19 @@ from queuedesk.server.route_spec import (
     routes,
     signed_in,
 )
-from queuedesk.server.routes import account, imports, queues, stats, tasks, users, webhook, webhook_ping, work
-from queuedesk.server.work import CLAIM_LIMIT, MAX_EXCLUDE
+from queuedesk.server.routes import (
+    account,
+    audit,
+    imports,
+    queues,
+    reviews,
+    stats,
+    tasks,
+    users,
+    webhook,
+    webhook_ping,
+    work,
+)
 
 QUEUE = QUEUES + "/{queue}"
 TASK = QUEUE + "/tasks/{task}"
@@ -34,6 +46,7 @@ DELIVERY = QUEUE + "/webhook/deliveries/{delivery}"
 IMPORT = QUEUE + "/imports/{import}"
 USERS = "/orgs/{org}/users"
 USER = USERS + "/{user}"
+AUDIT = "/orgs/{org}/audit"
 GET, POST, PUT, PATCH, DELETE = ("GET",), ("POST",), ("PUT",), ("PATCH",), ("DELETE",)
 
 PAGING = (
@@ -45,6 +58,27 @@ HISTORY_FILTERS = (
     {"name": "start_date", "in": "query", "schema": {"type": "string"}, "description": "ISO 8601, inclusive"},
     {"name": "end_date", "in": "query", "schema": {"type": "string"}, "description": "ISO 8601, inclusive"},
 )
+SEARCH = (
+    {
+        "name": "q",
+        "in": "query",
+        "schema": {"type": "string", "maxLength": 200},
+        "description": "text found in any block's value, in any case",
+    },
+)
+
+
+def order(default: str) -> tuple[dict[str, Any], ...]:
+    return (
+        {
+            "name": "order",
+            "in": "query",
+            "schema": {"type": "string", "enum": ["asc", "desc"], "default": default},
+            "description": "asc: oldest first; desc: newest first",
+        },
+    )
+
+
 STATUS_FILTER = (
     {
         "name": "status",
@@ -67,6 +101,22 @@ STATS_QUERY = (
         "description": "at most 500 buckets from `since` to now",
     },
 )
+AUDIT_FILTERS = (
+    {
+        "name": "action",
+        "in": "query",
+        "schema": {"type": "string"},
+        "description": "one action, e.g. queue.flush",
+    },
+    {"name": "actor", "in": "query", "schema": {"type": "string"}, "description": "an email, any case"},
+    {"name": "queue_id", "in": "query", "schema": {"type": "integer", "minimum": 1}},
+    {
+        "name": "since",
+        "in": "query",
+        "schema": {"type": "string", "format": "date-time"},
+        "description": "ISO 8601, inclusive",
+    },
+)
 # The claim's body has no model of its own: the server reads it field by field.
 CLAIM_REQUEST: dict[str, Any] = {
     "type": "object",
@@ -83,7 +133,28 @@ NOTHING_CLAIMABLE = {
         },
     }
 }
-WITH_ASSIGNMENT = "The task with its assignment."
+WITH_ASSIGNMENT = "The task with its assignment and review."
+NO_REVIEW_CLAIMABLE = {
+    "204": {
+        "description": "No review is pending.",
+        "headers": {
+            "X-Reviews-Held": {
+                "schema": {"type": "integer"},
+                "description": "reviews under others' live claims",
+            }
+        },
+    }
+}
+REVIEW_FILTERS = (
+    {
+        "name": "verdict",
+        "in": "query",
+        "schema": {"type": "string"},
+        "description": "comma list of accept, correct, redo (or accepted, corrected, redone)",
+    },
+    {"name": "completed_by", "in": "query", "schema": {"type": "string"}, "description": "an email, or `me`"},
+    {"name": "reviewer", "in": "query", "schema": {"type": "string"}, "description": "an email, or `me`"},
+)
 
 
 async def serve_openapi(request: Request) -> Response:
@@ -125,7 +196,11 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         GET,
         Action.READ_HISTORY,
         tasks.completed_tasks,
-        Doc("A2 List completed tasks", models.TaskPage, query=PAGING + HISTORY_FILTERS),
+        Doc(
+            "A2 List completed tasks",
+            models.TaskPage,
+            query=PAGING + HISTORY_FILTERS + SEARCH + order("desc"),
+        ),
         legacy=True,
     ),
     in_queue(
@@ -164,7 +239,7 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         GET,
         Action.READ_PENDING,
         tasks.pending_tasks,
-        Doc("B2 Pending tasks", models.PendingPage, query=PAGING + STATUS_FILTER),
+        Doc("B2 Pending tasks", models.PendingPage, query=PAGING + STATUS_FILTER + SEARCH + order("asc")),
     ),
     in_queue(
         QUEUE + "/tasks/import",
@@ -291,7 +366,7 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         GET,
         Action.READ_WEBHOOK,
         webhook.list_deliveries,
-        Doc("B10 Delivery log", models.DeliveryPage, query=PAGING),
+        Doc("B10 Delivery log", models.DeliveryPage, query=PAGING + order("desc")),
     ),
     in_queue(
         DELIVERY,
@@ -305,7 +380,13 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         POST,
         Action.WRITE_WEBHOOK,
         webhook.redeliver,
-        Doc("B11 Redeliver", models.Delivery),
+        Doc(
+            "B11 Redeliver (optionally to the queue's current target)",
+            models.Delivery,
+            body=models.RedeliverRequest,
+            body_optional=True,
+            conflicts="`target` is `current` and the queue has no webhook.",
+        ),
     ),
     in_queue(
         QUEUE + "/webhook/test",
@@ -321,9 +402,56 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         stats.get_stats,
         Doc("B15 Queue stats", models.QueueStats, query=STATS_QUERY),
     ),
-    in_org(
-        USERS, GET, Action.MANAGE_PEOPLE, users.list_users, Doc("B17 List users", models.User, array=True)
+    in_queue(
+        QUEUE + "/reviews/next",
+        POST,
+        Action.REVIEW,
+        reviews.claim_next,
+        Doc(
+            "B19 Claim the next review",
+            models.AssignedTask,
+            WITH_ASSIGNMENT,
+            other_answers=NO_REVIEW_CLAIMABLE,
+            body=CLAIM_REQUEST,
+            body_optional=True,
+            conflicts=f"`claim_limit`: the caller holds {CLAIM_LIMIT} live review claims in the queue.",
+        ),
     ),
+    in_queue(
+        TASK + "/review",
+        POST,
+        Action.REVIEW,
+        reviews.give_verdict,
+        Doc(
+            "B19 Give a verdict: accept, correct or redo",
+            models.AssignedTask,
+            WITH_ASSIGNMENT,
+            body=models.VerdictRequest,
+            conflicts="`not_completed`, `already_reviewed`, or `not_assignee` (another reviewer holds it).",
+        ),
+    ),
+    in_queue(
+        TASK + "/review/heartbeat",
+        POST,
+        Action.REVIEW,
+        reviews.heartbeat,
+        Doc("B19 Extend the review lease", models.Review, conflicts=True),
+    ),
+    in_queue(
+        TASK + "/review/release",
+        POST,
+        Action.REVIEW,
+        reviews.release,
+        Doc("B19 Release a review claim", models.AssignedTask, WITH_ASSIGNMENT, conflicts=True),
+    ),
+    in_queue(
+        QUEUE + "/reviews",
+        GET,
+        Action.READ_REVIEWS,
+        reviews.list_reviews,
+        Doc("B19 Reviewed tasks, newest verdict first", models.ReviewPage, query=PAGING + REVIEW_FILTERS),
+    ),
+    in_org(USERS, GET, Action.LIST_PEOPLE, users.list_users, Doc("B17 List users", models.User, array=True)),
     in_org(
         USERS,
         POST,
@@ -366,6 +494,13 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
     ),
     in_user(
         USER + "/keys/{key}", DELETE, Action.MANAGE_PEOPLE, users.revoke_key, Doc("B17 Revoke a key", None)
+    ),
+    in_org(
+        AUDIT,
+        GET,
+        Action.READ_AUDIT,
+        audit.list_events,
+        Doc("B20 Audit log, newest first", models.AuditPage, query=PAGING + AUDIT_FILTERS),
     ),
 )
 

@@ -15,7 +15,7 @@ from sqlalchemy import Connection
 
 from queuedesk.api.blocks import validate_blocks, validate_task_data
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server.store import accounts, queues, tasks
+from queuedesk.server.store import accounts, audit, queues, tasks
 from queuedesk.server.webhook_targets import shape_problem
 
 
@@ -77,18 +77,20 @@ def _seed_user(conn: Connection, org_id: int, user: dict[str, Any], where: str, 
         raise SeedError(f"{where}: role must be one of {', '.join(accounts.ROLES)}, not {role!r}")
     user_id = accounts.find_user(conn, org_id, email)
     if user_id is None:
-        user_id = accounts.create_user(conn, org_id, email, user.get("name") or email, role, now)
+        name = user.get("name") or email
+        user_id = accounts.create_user(conn, org_id, email, name, role, now)
+        audit.record_host_user(conn, org_id, user_id, email, name, role)
         report.created.append(f"user {email} ({role})")
     key = user.get("api_key")
     if key is not None:
         if not isinstance(key, str) or len(key) < 16:
             raise SeedError(f"{where}: api_key must be a string of at least 16 characters")
         if not accounts.key_exists(conn, key):
-            accounts.add_key(conn, user_id, key, now)
+            audit.record_host_key(conn, "key.create", accounts.add_key(conn, user_id, key, now))
             report.created.append(f"API key for {email}")
     elif not accounts.user_has_keys(conn, user_id):
         generated = accounts.new_key()
-        accounts.add_key(conn, user_id, generated, now)
+        audit.record_host_key(conn, "key.create", accounts.add_key(conn, user_id, generated, now))
         report.generated_keys.append((email, generated))
 
 
@@ -103,8 +105,14 @@ def _seed_queue(conn: Connection, org_id: int, queue: dict[str, Any], where: str
     webhook = queue.get("webhook") or None
     if webhook is not None and (problem := shape_problem(str(webhook))):
         raise SeedError(f"{where}.webhook: {problem}")
+    review_percent = queue.get("review_percent", 0)
+    if type(review_percent) is not int or not 0 <= review_percent <= 100:
+        raise SeedError(f"{where}.review_percent: must be a whole number from 0 to 100")
     now = utcnow()
-    record = queues.create_queue(conn, org_id, name, queue.get("description", ""), blocks, now, webhook)
+    record = queues.create_queue(
+        conn, org_id, name, queue.get("description", ""), blocks, now, webhook, review_percent
+    )
+    audit.record_queue_created(conn, None, record)
     report.created.append(f"queue {name!r}")
     items: list[dict[str, Any]] = []
     for t_index, task in enumerate(queue.get("tasks", [])):
@@ -114,5 +122,6 @@ def _seed_queue(conn: Connection, org_id: int, queue: dict[str, Any], where: str
             raise SeedError("; ".join(f"{p.field}: {p.message}" for p in problems))
         items.append(data)
     if items:
-        tasks.import_tasks(conn, record, items, "manual", now)
+        ids = tasks.import_tasks(conn, record, items, "manual", now)
+        audit.record_import(conn, None, record, "manual", ids)
         report.created.append(f"{len(items)} task(s) in {name!r}")

@@ -16,7 +16,10 @@ def ts(moment: datetime | int | None) -> str | None:
 
 
 def task(row: dict[str, Any], *, with_assignment: bool = False) -> dict[str, Any]:
-    """`row["data"]` may be the stored JSON text as an `orjson.Fragment`, embedded as it is."""
+    """`row["data"]` (and `row["draft"]`) may be stored JSON text as an `orjson.Fragment`, embedded
+    as it is. Part B's shape (`with_assignment`) adds the assignment, the viewer's own draft (B6) and
+    `review` (B19; None unless the row has one); Part A's shape, which events also use, has none.
+    """
     body = {
         "id": row["id"],
         "status": row["status"],
@@ -35,7 +38,24 @@ def task(row: dict[str, Any], *, with_assignment: bool = False) -> dict[str, Any
             "assigned_at": ts(row["assigned_at"]),
             "lease_expires_at": ts(row["lease_expires_at"]),
         }
+        body["draft"] = row.get("draft")
+        body["review"] = review(row.get("review"))
     return body
+
+
+def review(found: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A task's `review` (B19), or None when it has none."""
+    if found is None:
+        return None
+    return {
+        "state": found["state"],
+        "reviewer": found["reviewer"],
+        "reviewed_at": ts(found["reviewed_at"]),
+        "note": found["note"],
+        "original": found["original"],
+        "redo_task_id": found["redo_task_id"],
+        "lease_expires_at": ts(found["lease_expires_at"]),
+    }
 
 
 def queue_summary(summary: dict[str, Any]) -> dict[str, Any]:
@@ -45,14 +65,19 @@ def queue_summary(summary: dict[str, Any]) -> dict[str, Any]:
         "created_at": ts(summary["created_at"]),
         "n_tasks": summary["n_tasks"],
         "active_users": summary["active_users"],
+        "review_percent": summary["review_percent"],
     }
 
 
 def queue_detail(detail: dict[str, Any]) -> dict[str, Any]:
+    """The summary's keys, then `description` and `data`, then the extra `review_percent` (B19)."""
+    body = queue_summary(detail)
+    review_percent = body.pop("review_percent")
     return {
-        **queue_summary(detail),
+        **body,
         "description": detail["description"],
         "data": detail["data"],
+        "review_percent": review_percent,
     }
 
 
@@ -60,6 +85,7 @@ def delivery(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": row["id"],
         "event_id": row["event_id"],
+        "type": row["type"],
         "task_id": row["task_id"],
         "target": row["target"],
         "status": row["status"],

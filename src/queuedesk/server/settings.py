@@ -23,8 +23,12 @@ from queuedesk.service_defaults import (
 MAX_BODY_BYTES = 1024 * 1024
 
 
+def default_data_directory() -> Path:
+    return Path(user_data_dir("queuedesk"))
+
+
 def default_db_url() -> str:
-    return f"sqlite:///{Path(user_data_dir('queuedesk')) / 'queuedesk.db'}"
+    return f"sqlite:///{default_data_directory() / 'queuedesk.db'}"
 
 
 @dataclass(frozen=True)

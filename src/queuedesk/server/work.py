@@ -3,7 +3,7 @@ block values a task may be created, released or completed with.
 
 Each action is a function of one connection, which the handler runs in one transaction
 (`db.write(work.complete, ...)`); the storage it uses is `store/tasks.py`, and what it refuses is
-raised as `domain_errors`, which the error layer answers.
+raised as `refusals`, which the error layer answers.
 """
 
 import itertools
@@ -14,8 +14,8 @@ import orjson
 from sqlalchemy import Connection
 
 from queuedesk.api.blocks import first_problems, task_data_problems
-from queuedesk.server import serialize
-from queuedesk.server.domain_errors import (
+from queuedesk.server import claiming, serialize
+from queuedesk.server.refusals import (
     AlreadyCompleted,
     ClaimLimit,
     InvalidTaskData,
@@ -23,12 +23,9 @@ from queuedesk.server.domain_errors import (
     NotClaimed,
     TaskNotFound,
 )
-from queuedesk.server.store import deliveries, tasks
+from queuedesk.server.review_draw import drawn_for_review
+from queuedesk.server.store import audit, deliveries, drafts, reviews, tasks, users
 from queuedesk.server.store.records import Principal, QueueRecord
-
-CLAIM_LIMIT = 3  # live claims one caller may hold in one queue by claiming ahead (B4)
-MAX_EXCLUDE = 10  # task ids a claim ahead may exclude
-TAKE_ATTEMPTS = 8  # candidates a claim tries when others keep taking them first
 
 
 def check_new_task(queue: QueueRecord, data: Any) -> None:
@@ -38,8 +35,8 @@ def check_new_task(queue: QueueRecord, data: Any) -> None:
         raise InvalidTaskData(problems)
 
 
-def _found(conn: Connection, queue_id: int, task_id: int) -> dict[str, Any]:
-    row = tasks.get_task(conn, queue_id, task_id)
+def _found(conn: Connection, queue_id: int, task_id: int, viewer_id: int = 0) -> dict[str, Any]:
+    row = tasks.get_task(conn, queue_id, task_id, viewer_id)
     if row is None:  # only if it was deleted within this transaction, which nothing does
         raise TaskNotFound(task_id)
     return row
@@ -53,49 +50,12 @@ def claim_next(
     lease: timedelta,
     exclude: frozenset[int] = frozenset(),
 ) -> tuple[dict[str, Any] | None, int]:
-    """The caller's oldest claim not in `exclude`, renewed, or the next claimable task; else
-    (None, tasks held by others). With `exclude` (claiming ahead), a new task only while the caller
-    holds fewer than CLAIM_LIMIT live claims in the queue, and never the caller's own expired claim."""
-    lease_until = now + lease
-    if exclude:
-        own = _own_claim_ahead(conn, queue_id, user_id, now, lease_until, exclude)
-    else:
-        own = tasks.own_claim(conn, queue_id, user_id)
-        if own is not None and not tasks.renew_own(conn, own, user_id, lease_until):
-            own = None
-    if own is not None:
-        return _found(conn, queue_id, own), 0
-    for _attempt in range(TAKE_ATTEMPTS):
-        candidate = tasks.next_claimable(conn, queue_id, user_id, now, others_only=bool(exclude))
-        if candidate is None:
-            break
-        if tasks.take(conn, candidate, user_id, now, lease_until):
-            return _found(conn, queue_id, candidate), 0
-    return None, tasks.held_by_others(conn, queue_id, user_id, now)
-
-
-def _own_claim_ahead(
-    conn: Connection,
-    queue_id: int,
-    user_id: int,
-    now: datetime,
-    lease_until: datetime,
-    exclude: frozenset[int],
-) -> int | None:
-    """The id of the caller's oldest claim not excluded, renewed; None when a new task may be
-    claimed; ClaimLimit when the caller already holds CLAIM_LIMIT live claims."""
-    # Two claims ahead at once must not both count two claims and take a third and a fourth.
-    tasks.lock_claims_of(conn, queue_id, user_id)
-    # At most MAX_EXCLUDE claims are excluded, so the first one that is not is among the first
-    # MAX_EXCLUDE + 1; when none is, all were read.
-    held = tasks.own_claims(conn, queue_id, user_id, now, MAX_EXCLUDE + 1)
-    for claim in held:
-        if claim.task_id not in exclude and tasks.renew_own(conn, claim.task_id, user_id, lease_until):
-            return claim.task_id
-    live = [claim.task_id for claim in held if claim.live]
-    if len(live) >= CLAIM_LIMIT:
-        raise ClaimLimit(live)
-    return None
+    """B4: the caller's task (its own claim again, or the next claimable one); else (None, tasks
+    held by others)."""
+    task_id, held = claiming.claim(conn, tasks.CLAIMS, queue_id, user_id, now, lease, exclude, ClaimLimit)
+    if task_id is None:
+        return None, held
+    return _found(conn, queue_id, task_id, user_id), 0
 
 
 def _held(
@@ -119,7 +79,7 @@ def heartbeat(
 ) -> dict[str, Any]:
     """B5: the holder's lease runs `lease` from now."""
     _held(conn, queue_id, task_id, principal)
-    tasks.renew(conn, task_id, now + lease)
+    tasks.CLAIMS.renew(conn, task_id, now + lease)
     return _found(conn, queue_id, task_id)
 
 
@@ -129,16 +89,51 @@ def release(
     task_id: int,
     principal: Principal,
     draft: dict[str, Any] | None,
+    now: datetime,
 ) -> dict[str, Any]:
-    """B6: the holder (or an admin) hands the task back, keeping any valid draft values."""
+    """B6: the holder (or an admin) hands the task back. A draft is kept apart from the task's data,
+    as the releaser's own; a `data` object replaces their earlier draft (an empty one removes it),
+    no `data` leaves it as it was."""
     held = _held(conn, queue.id, task_id, principal, admin_may=True)
-    if draft:
-        problems = first_problems(task_data_problems(queue.blocks, draft))
+    if held.assigned_to is not None and held.assigned_to != principal.user_id:
+        _record_release_of_another(conn, queue.id, task_id, principal, held.assigned_to)
+    if draft is not None:
+        problems = first_problems(task_data_problems(queue.blocks, draft, allow_empty=True))
         if problems:
             raise InvalidTaskData(problems)
-        tasks.set_data(conn, task_id, {**held.data, **draft})
+        drafts.save(conn, queue.id, task_id, principal.user_id, draft, now)
     tasks.reopen(conn, task_id)
-    return _found(conn, queue.id, task_id)
+    return _found(conn, queue.id, task_id, principal.user_id)
+
+
+def _record_release_of_another(
+    conn: Connection, queue_id: int, task_id: int, principal: Principal, holder_id: int
+) -> None:
+    """An admin gave back a task someone else held: the audit log says whose it was."""
+    holder = users.find_user(conn, principal.organization_id, holder_id)
+    detail = {
+        "holder": None if holder is None else {"email": holder.email, "name": holder.name},
+    }
+    audit.record(conn, principal, "task.release", queue_id, {"task_id": task_id}, detail)
+
+
+def checked_completion(queue: QueueRecord, current: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """`data` merged over the task's `current` values, every block present: valid as B7 wants it
+    (each value fits its block, every required block filled), else InvalidTaskData."""
+    merged = {**current, **data}
+    problems = first_problems(
+        itertools.chain(
+            task_data_problems(queue.blocks, data, allow_empty=True),
+            (
+                p
+                for p in task_data_problems(queue.blocks, merged, enforce_required=True, allow_empty=True)
+                if p.code == "missing_required"
+            ),
+        )
+    )
+    if problems:
+        raise InvalidTaskData(problems)
+    return tasks.full_data(queue, merged)
 
 
 class Completion(NamedTuple):
@@ -156,24 +151,17 @@ def complete(
 ) -> Completion:
     """B7: the holder completes the task with values that, merged over its own, fill every required block."""
     held = _held(conn, queue.id, task_id, principal)
-    merged = {**held.data, **data}
-    problems = first_problems(
-        itertools.chain(
-            task_data_problems(queue.blocks, data, allow_empty=True),
-            (
-                p
-                for p in task_data_problems(queue.blocks, merged, enforce_required=True, allow_empty=True)
-                if p.code == "missing_required"
-            ),
-        )
-    )
-    if problems:
-        raise InvalidTaskData(problems)
-    tasks.mark_completed(conn, task_id, tasks.full_data(queue, merged), principal.email, now)
+    merged = checked_completion(queue, held.data, data)
+    tasks.mark_completed(conn, task_id, merged, principal.email, now)
+    drafts.drop_for_task(conn, task_id)
     row = _found(conn, queue.id, task_id)
-    # The count and the event are part of the completion: all commit, or nothing does.
-    target = tasks.count_completion(conn, queue.id)
-    if target is None:
+    # The count, the draw and the event are part of the completion: all commit, or nothing does.
+    counted = tasks.count_completion(conn, queue.id)
+    if drawn_for_review(task_id, counted.review_percent):
+        reviews.draw(conn, queue.id, task_id)
+    if counted.webhook_target is None:
         return Completion(row, event_written=False)
-    deliveries.enqueue(conn, queue.id, task_id, target, orjson.dumps(serialize.task(row)), now)
+    deliveries.enqueue(
+        conn, queue.id, task_id, counted.webhook_target, orjson.dumps(serialize.task(row)), now
+    )
     return Completion(row, event_written=True)

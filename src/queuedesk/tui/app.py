@@ -1,8 +1,7 @@
 """The QueueDesk terminal app: connects, then opens the live queue list; errors are reported here."""
 
-import gc
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
 from textual.app import App, InvalidThemeError
@@ -10,21 +9,23 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from queuedesk import collector
 from queuedesk.api import errors
+from queuedesk.api.config import AppSettings
 from queuedesk.api.models import Queue
+from queuedesk.api.terminal_text import shown
+from queuedesk.tui import terminal_guard
+from queuedesk.tui.browser_rules import check_allowed
 from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
-from queuedesk.tui.errors import explain
+from queuedesk.tui.explanations import explain
 from queuedesk.tui.journal import Entry, Journal, journal_path
 from queuedesk.tui.keys_read import KeysRead
 from queuedesk.tui.outbox import Outbox
-from queuedesk.tui.session import NeedsOrganization, Session, WrongOrganization, open_session
-from queuedesk.tui.settings import AppSettings, SaveProfile, Target
+from queuedesk.tui.session import Session, open_session
+from queuedesk.tui.settings import SaveProfile, Target, web_session
 
 MAX_LISTED = 5  # tasks named in one notification
-# Seconds after the app is mounted until the garbage collector runs again: past the first painted
-# queue list at any reasonable load (0.1-0.4 s after mounting), and the start makes next to no garbage.
-COLLECTOR_OFF_AT_START = 2.0
 
 
 class QueueDeskApp(App[None]):
@@ -44,10 +45,17 @@ class QueueDeskApp(App[None]):
         settings: AppSettings | None = None,
         clock: Clock | None = None,
         save_profile: SaveProfile | None = None,
+        profile_name: str = "default",
+        config_file: str = "",
     ) -> None:
+        """`profile_name`: the name the Connect screen offers for saving; `config_file`: where the
+        settings were read, for messages about them."""
         super().__init__()
+        terminal_guard.install()  # nothing painted reaches the terminal as a control sequence
         self.target = target
         self.settings = settings or AppSettings()
+        self.profile_name = profile_name
+        self.config_file = config_file
         self.clock: Clock = clock or SystemClock()
         self.save_profile = save_profile
         self.session: Session | None = None
@@ -79,7 +87,7 @@ class QueueDeskApp(App[None]):
         """Every notification as written: they carry queue and block names, addresses, values and
         servers' words, and one "[/b]" among them raised MarkupError (then again in the report of it).
         No notification of the app's uses markup; a widget's `notify` comes here too."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        super().notify(shown(message), title=shown(title), severity=severity, timeout=timeout, markup=False)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
@@ -96,6 +104,7 @@ class QueueDeskApp(App[None]):
         way, a screen's CSS_PATH, parses every style source again from scratch and restyles every
         node on the screen's first visit (21-35 ms of CPU each); these files style only their own
         screen's widgets, so each is parsed alone when it arrives and the rest stays as it is.
+        A private method of Textual's, listed in compat/textual_private.py.
         """
         added = [path for path in getattr(screen, "STYLE_FILES", ()) if not self.stylesheet.has_source(path)]
         for path in added:
@@ -105,8 +114,7 @@ class QueueDeskApp(App[None]):
         super()._load_screen_css(screen)
 
     def on_mount(self) -> None:
-        if not gc.isenabled():  # `queuedesk` starts with the collector off (tui/main.py)
-            self.set_timer(COLLECTOR_OFF_AT_START, gc.enable)
+        collector.app_mounted(self.set_timer)
         if self._theme_problem:
             self.notify(self._theme_problem, title="Unknown theme", severity="warning", timeout=15)
         if self.settings.keys:
@@ -128,7 +136,7 @@ class QueueDeskApp(App[None]):
 
         unknown = unknown_ids(self.settings.keys)
         if unknown:
-            where = self.settings.config_file or "the configuration file"
+            where = self.config_file or "the configuration file"
             self.call_from_thread(
                 self.notify,
                 f"{where}: keys: no key binding has the id {', '.join(unknown)}, so nothing was remapped "
@@ -249,7 +257,9 @@ class QueueDeskApp(App[None]):
         if failed is not None and failed[0] == target:
             raise failed[1]  # the start's attempt just failed: say why without asking the server again
         assert target.token is not None
-        return await open_session(target.url, target.token, target.org)
+        if web_session():
+            check_allowed(target.url)  # before any request leaves the serving machine
+        return await open_session(target.url, target.token.get_secret_value(), target.org)
 
     def report(self, exc: BaseException, *, doing: str = "") -> None:
         """The one place failures become notifications; a refused key goes back to Connect."""
@@ -296,7 +306,7 @@ class QueueDeskApp(App[None]):
         self.push_screen(WorkScreen(queue))
 
     def open_flush(self, queue: Queue, on_done: Callable[[], None]) -> None:
-        from queuedesk.tui.screens.flush import FlushScreen
+        from queuedesk.tui.modals.flush import FlushScreen
 
         def finished(flushed: bool | None) -> None:
             if flushed:
@@ -331,7 +341,7 @@ class QueueDeskApp(App[None]):
         self.push_screen(PeopleScreen())
 
     def action_keys(self) -> None:
-        from queuedesk.tui.screens.keys import KeysScreen
+        from queuedesk.tui.modals.keys import KeysScreen
 
         if not isinstance(self.screen, KeysScreen):
             self.push_screen(KeysScreen(self.screen))
@@ -341,4 +351,11 @@ class QueueDeskApp(App[None]):
             await self.session.close()
 
 
-__all__ = ["NeedsOrganization", "QueueDeskApp", "WrongOrganization"]
+if TYPE_CHECKING:
+    from queuedesk.tui.host import AppHost
+
+    def _hosts_the_screens(app: QueueDeskApp) -> AppHost:
+        return app  # mypy checks here that the app has all the screens ask of it
+
+
+__all__ = ["QueueDeskApp"]

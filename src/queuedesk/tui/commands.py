@@ -7,8 +7,10 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.fuzzy import Matcher
 
+from queuedesk.api.terminal_text import shown
+
 if TYPE_CHECKING:
-    from queuedesk.tui.app import QueueDeskApp
+    from queuedesk.tui.host import AppHost
 
 
 # Moving about a list or a field is what keys are for, not a palette entry.
@@ -55,8 +57,8 @@ def offers(binding: Binding) -> bool:
 
 class QueueCommands(Provider):
     @property
-    def qd(self) -> "QueueDeskApp":
-        return cast("QueueDeskApp", self.app)
+    def qd(self) -> "AppHost":
+        return cast("AppHost", self.app)
 
     def _commands(self) -> list[tuple[str, object, str]]:
         found: list[tuple[str, object, str]] = []
@@ -86,11 +88,13 @@ class QueueCommands(Provider):
 
     async def discover(self) -> Hits:
         for name, action, help_text in self._commands():
+            name = shown(name)
             yield DiscoveryHit(Content(name), action, text=name, help=help_text)  # type: ignore[arg-type]
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for name, action, help_text in self._commands():
+            name = shown(name)
             score = matcher.match(name)
             if score > 0:
                 yield Hit(score, highlighted(matcher, name), action, text=name, help=help_text)  # type: ignore[arg-type]

@@ -9,13 +9,13 @@ with the values typed, until the worker has seen it.
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from platformdirs import user_data_dir
 
+from queuedesk.atomic_write import write_atomically
 from queuedesk.tui.settings import web_session
 
 State = Literal["held", "unsent", "failed"]
@@ -79,14 +79,4 @@ class Journal:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         body = json.dumps([asdict(e) for e in self.entries.values()], ensure_ascii=False, indent=1)
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".journal-")
-        try:
-            with os.fdopen(handle, "w") as file:
-                file.write(body)
-                file.flush()
-                os.fsync(file.fileno())
-            os.chmod(temporary, 0o600)
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomically(self.path, body)  # the owner's only: it holds what people entered

@@ -2,14 +2,17 @@
 
 import argparse
 import contextlib
-import gc
 import importlib
 import os
 import sys
 import threading
 from dataclasses import dataclass
 
+from pydantic import SecretStr
+
+from queuedesk import collector
 from queuedesk.api.config import (
+    AppSettings,
     ConfigError,
     ConfigFile,
     Profile,
@@ -20,7 +23,8 @@ from queuedesk.api.config import (
     save_profile,
 )
 from queuedesk.api.numbers import positive_seconds
-from queuedesk.tui.settings import WEB_SERVER_URL_VARIABLE, AppSettings, SaveProfile, Target, web_session
+from queuedesk.compat.anyio_private import ASYNCIO_BACKEND
+from queuedesk.tui.settings import WEB_SERVER_URL_VARIABLE, SaveProfile, Target, web_session
 
 
 def add_app_options(parser: argparse.ArgumentParser) -> None:
@@ -46,14 +50,14 @@ def _seconds(text: str) -> float:
 
 
 def _save(name: str, url: str, token: str, org: int | None) -> None:
-    save_profile(name, Profile(url=url, token=token, org=org), make_default=True)
+    save_profile(name, Profile(url=url, token=SecretStr(token), org=org), make_default=True)
 
 
 _FIRST_SCREEN_NEEDS = (
     "queuedesk.tui.screens.queues",
     "httpcore",
     "anyio",
-    "anyio._backends._asyncio",
+    ASYNCIO_BACKEND,
     "h11",
     "sniffio",
 )  # not certifi: only https loads it, when its client is made (api/client.py)
@@ -93,6 +97,8 @@ class Start:
     target: Target | None
     settings: AppSettings
     save_profile: SaveProfile | None
+    profile_name: str = "default"  # the name the Connect screen offers to save the connection as
+    config_file: str = ""  # where the settings were read, for messages about them
 
 
 def _check_theme(settings: AppSettings, where: str) -> None:
@@ -120,16 +126,15 @@ def prepare(args: argparse.Namespace, *, save_profiles: bool = True) -> Start:
         target = Target(os.environ[WEB_SERVER_URL_VARIABLE], None, None, "the web server")
     if connection is not None:
         target = Target(connection.url, connection.token, connection.org, connection.source)
-    settings = AppSettings(
-        refresh_seconds=args.refresh or in_force.refresh_seconds,
-        theme=in_force.theme,
-        submit_on_choice=in_force.submit_on_choice,
-        keys=dict(in_force.keys),
+    settings = in_force.model_copy(update={"refresh_seconds": args.refresh}) if args.refresh else in_force
+    _check_theme(settings, origins["theme"])
+    return Start(
+        target,
+        settings,
+        _save if save_profiles and not web else None,
         profile_name=(connection.profile if connection and connection.profile else args.profile) or "default",
         config_file=str(config_path()) if not web else "",
     )
-    _check_theme(settings, origins["theme"])
-    return Start(target, settings, _save if save_profiles and not web else None)
 
 
 def run_app(args: argparse.Namespace, *, save_profiles: bool = True) -> int:
@@ -149,12 +154,15 @@ def run_app(args: argparse.Namespace, *, save_profiles: bool = True) -> int:
         from queuedesk.tui.app import QueueDeskApp
     finally:
         # Also after ctrl+c: the thread sets the terminal back as it found it. And
-        # queuedesk.tui.images, imported where pictures are shown, relies on the answers.
+        # queuedesk.tui.widgets.image_view, imported where pictures are shown, relies on the answers.
         asking.join()
-    app = QueueDeskApp(target, settings=start.settings, save_profile=start.save_profile)
-    # What the start made lives as long as the app: out of the collector's way (cli.main had it off).
-    # The collector stays off until the first screen is up (QueueDeskApp.on_mount): the first
-    # screen's styles and widgets are as long-lived, and it went over them ≈25 times (6-16 ms).
-    gc.freeze()
+    app = QueueDeskApp(
+        target,
+        settings=start.settings,
+        save_profile=start.save_profile,
+        profile_name=start.profile_name,
+        config_file=start.config_file,
+    )
+    collector.freeze_the_apps_start()  # it stays off until the first screen is up (QueueDeskApp.on_mount)
     app.run()
     return app.return_code or 0

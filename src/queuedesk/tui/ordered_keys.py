@@ -6,7 +6,8 @@ the focus of *that* moment. In a burst (a paste, fast typing, an SSH link after 
 can therefore take keys typed after a `tab` before the `tab` has moved the focus, and a field's
 own binding (`backspace`, `left`) can act after the letters typed after it, or on another field.
 
-The one mechanism (see `screens/base.py` for the screen's side):
+The one mechanism (see `tui/base.py` for the screen's side; the one private Textual name it still
+uses, `_forward_event`, is listed in `compat/textual_private.py`):
 - keys that move the focus or decide (`tab`, submit, skip...) are priority bindings: they run in
   the app's queue, in the order typed, and move the focus at once, so the next key is routed to
   the field the worker meant;
@@ -23,14 +24,6 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Input, OptionList
-
-PRIVATE_TEXTUAL_NAMES: tuple[tuple[str, str], ...] = (
-    ("textual.widget.Widget", "_forward_event"),
-    ("textual.screen.Screen", "_forward_event"),
-)
-"""Every private Textual name this app's key handling uses (`KeysInOrder` holds the keys read before
-a screen has a focused widget, overriding `Screen._forward_event`, and hands them on with it). A
-test fails when Textual renames one."""
 
 
 def own_bindings(widget_class: type[Widget]) -> dict[str, str]:

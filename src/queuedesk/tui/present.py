@@ -68,6 +68,13 @@ def summary(blocks: list[Block], task: Task, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def setting_text(value: object) -> str:
+    """A setting's value as written in a queue file (JSON), never as a Python repr."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
 def settings_text(block: Block) -> str:
     settings = block.settings
     parts = []
@@ -78,7 +85,7 @@ def settings_text(block: Block) -> str:
     if block.type in SELECTIONS:
         parts.append("options: " + ", ".join(f"{o.name} ({o.id})" for o in block.options))
     for key, value in settings.items():
-        if key in ("is_required", "read_only", "options"):
-            continue
-        parts.append(f"{key.replace('_', ' ')}: {value}")
+        if key in ("is_required", "read_only", "options") or value is None:
+            continue  # a null setting (the original's `value: null`) is one left out
+        parts.append(f"{key.replace('_', ' ')}: {setting_text(value)}")
     return " · ".join(parts) or "—"

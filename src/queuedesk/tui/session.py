@@ -13,7 +13,7 @@ class NeedsOrganization(errors.QueueDeskError):
     """The server has no /me, so it cannot tell which organization the key belongs to."""
 
 
-class WrongOrganization(errors.QueueDeskError):
+class KeyNotInOrganization(errors.QueueDeskError):
     hint = "Check the organization id (--org, QUEUEDESK_ORG or the profile)."
 
 
@@ -75,7 +75,7 @@ async def open_session(url: str, token: str, org: int | None, *, timeout: float 
             me = None
         if me is not None:
             if org is not None and org != me.organization_id:
-                raise WrongOrganization(
+                raise KeyNotInOrganization(
                     f"This key belongs to {me.organization} (organization {me.organization_id}), "
                     f"not to organization {org}."
                 )
@@ -90,7 +90,7 @@ async def open_session(url: str, token: str, org: int | None, *, timeout: float 
             try:
                 await client.queues()
             except errors.Forbidden:  # a Task Queue server answers 403 for an organization not the key's
-                raise WrongOrganization(f"The key has no access to organization {org}.") from None
+                raise KeyNotInOrganization(f"The key has no access to organization {org}.") from None
         return Session(client=client, url=client.base_url, organization_id=org, me=me)
     except BaseException:
         await client.aclose()

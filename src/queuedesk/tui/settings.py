@@ -1,8 +1,11 @@
-"""What the app needs to know at start, independent of where it came from (flags, file, tests)."""
+"""Where the app connects, independent of where it came from (flags, file, tests); its settings are
+`queuedesk.api.config.AppSettings`, the model the configuration file is read with."""
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+from pydantic import SecretStr
 
 
 @dataclass(frozen=True)
@@ -10,22 +13,16 @@ class Target:
     """Where to connect: a URL, a key and maybe an organization, with where they came from."""
 
     url: str
-    token: str | None
+    token: SecretStr | None  # a key given as text (tests, the demo) is wrapped
     org: int | None
     source: str = "flags"
 
+    def __post_init__(self) -> None:
+        if isinstance(self.token, str):
+            object.__setattr__(self, "token", SecretStr(self.token))
+
 
 SaveProfile = Callable[[str, str, str, int | None], None]  # name, url, token, org
-
-
-@dataclass(frozen=True)
-class AppSettings:
-    refresh_seconds: float = 5.0
-    theme: str | None = None
-    submit_on_choice: bool = False
-    keys: dict[str, str] = field(default_factory=dict)  # binding id -> key(s)
-    profile_name: str = "default"
-    config_file: str = ""  # where the settings were read, for messages about them
 
 
 WEB_SESSION_VARIABLE = "QUEUEDESK_WEB_SESSION"

@@ -11,8 +11,9 @@ from queuedesk.api.blocks import MAX_URL_LENGTH, is_http_url
 EXAMPLE = "https://hooks.example.com/queuedesk"
 
 
-def target_problem(target: str) -> str | None:
-    """None when the address may be sent; otherwise why not, for the field's message."""
+def target_problem(target: str, *, signed: bool = True) -> str | None:
+    """None when the address may be sent; otherwise why not, for the field's message. `signed`:
+    the server signs its calls (QueueDesk's; the original service sends no signature)."""
     if len(target) > MAX_URL_LENGTH:
         return f"The address is {len(target):,} characters long; the limit is {MAX_URL_LENGTH:,}."
     if any(c.isspace() for c in target):
@@ -28,6 +29,11 @@ def target_problem(target: str) -> str | None:
     if parts.username is not None or parts.password is not None:
         # The target is shown to every supervisor in the delivery log; the receiver should check
         # the signature (the webhook secret) instead of a password in the address.
+        if not signed:
+            return (
+                "Leave the user name and password out of the address: whoever reads the queue's webhook "
+                "sees it. This server sends no signature: let the receiver check a secret path instead."
+            )
         return (
             "Leave the user name and password out of the address: the delivery log shows it to "
             "supervisors. The receiver checks the signature (the webhook secret) instead."

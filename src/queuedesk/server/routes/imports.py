@@ -10,18 +10,19 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from sqlalchemy import Connection
 from starlette.requests import Request
 from starlette.responses import Response
 
 from queuedesk.api.blocks import Findings, Problem, first_problems, task_data_problems
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.errors import ServiceError, conflict, error, invalid, not_found
 from queuedesk.server.http import JSONResponse, json_object, read_json
+from queuedesk.server.http_errors import ServiceError, conflict, error, invalid, not_found
 from queuedesk.server.routes import db_of
 from queuedesk.server.routes.tasks import CSV_SOURCE, MAX_IMPORT
 from queuedesk.server.serialize import ts
-from queuedesk.server.store import imports
+from queuedesk.server.store import audit, imports
 from queuedesk.server.store.imports import CommitOutcome, Session
 
 MAX_SESSION_ROWS = 1_000_000
@@ -99,7 +100,8 @@ async def open_import(request: Request, caller: QueueCaller) -> Response:
 
 async def get_import(request: Request, caller: QueueCaller) -> Response:
     session_id = request.path_params["import"]
-    session = await db_of(request).read(imports.get_session, caller.queue.id, session_id, utcnow())
+    # Counting a big session's staged rows is a long read: on a reader, off the event loop.
+    session = await db_of(request).scan(imports.get_session, caller.queue.id, session_id, utcnow())
     if session is None:
         raise _missing(session_id)
     return JSONResponse(session_body(session))
@@ -167,7 +169,17 @@ async def commit_import(request: Request, caller: QueueCaller) -> Response:
     body = await read_json(request, required=False)
     if body not in (None, {}):
         raise error(400, "invalid_value", "Committing takes no body (or {}).")
-    done = await db_of(request).write(imports.commit, caller.queue.id, session_id, utcnow())
+
+    def commit_and_record(conn: Connection) -> tuple[Session, CommitOutcome] | None:
+        done = imports.commit(conn, caller.queue.id, session_id, utcnow())
+        if done is not None and done[1] is CommitOutcome.COMMITTED:
+            session = done[0]
+            audit.record_import(
+                conn, caller.principal, caller.queue, session.source, session.ids or [], session.id
+            )
+        return done
+
+    done = await db_of(request).write(commit_and_record)
     if done is None:
         raise _missing(session_id)
     session, outcome = done

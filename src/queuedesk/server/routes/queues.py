@@ -2,21 +2,22 @@
 
 from typing import Any
 
+from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 from starlette.responses import Response
 
-from queuedesk.api.blocks import Problem, validate_blocks
+from queuedesk.api.blocks import Problem, control_problem, validate_blocks
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.errors import conflict, invalid
 from queuedesk.server.http import JSONResponse, empty, json_object, read_json
+from queuedesk.server.http_errors import conflict, invalid
 from queuedesk.server.routes import db_of
-from queuedesk.server.store import queues, tasks
-from queuedesk.server.store.records import Principal
+from queuedesk.server.store import audit, queues, tasks
+from queuedesk.server.store.records import Principal, QueueRecord
 
-QUEUE_FIELDS = ("name", "description", "data")
+QUEUE_FIELDS = ("name", "description", "data", "review_percent")
 
 
 async def list_queues(request: Request, principal: Principal) -> Response:
@@ -30,29 +31,38 @@ async def get_queue(request: Request, caller: QueueCaller) -> Response:
 
 
 def _check_queue_fields(body: dict[str, Any]) -> list[Problem]:
+    """What is wrong with a queue's fields; a description's CRLF line breaks become LF (in `body`)."""
     problems: list[Problem] = []
     if "name" in body:
         name = body["name"]
-        if not isinstance(name, str) or not name.strip() or len(name) > 200 or "\x00" in name:
+        if not isinstance(name, str) or not name.strip() or len(name) > 200:
             problems.append(
-                Problem(
-                    "invalid_value",
-                    "name",
-                    "must be a non-empty string of at most 200 characters, without NUL",
-                )
+                Problem("invalid_value", "name", "must be a non-empty string of at most 200 characters")
             )
+        elif (problem := control_problem(name)) is not None:
+            problems.append(Problem("invalid_value", "name", problem))
     if "description" in body:
         description = body["description"]
-        if not isinstance(description, str) or len(description) > 10_000 or "\x00" in description:
+        if not isinstance(description, str) or len(description) > 10_000:
+            problems.append(
+                Problem("invalid_value", "description", "must be a string of at most 10000 characters")
+            )
+        else:
+            body["description"] = description = description.replace("\r\n", "\n")
+            if (problem := control_problem(description, lines=True)) is not None:
+                problems.append(Problem("invalid_value", "description", problem))
+    if "data" in body:
+        problems += validate_blocks(body["data"])
+    if "review_percent" in body:
+        percent = body["review_percent"]
+        if type(percent) is not int or not 0 <= percent <= 100:  # bool is not a percent
             problems.append(
                 Problem(
                     "invalid_value",
-                    "description",
-                    "must be a string of at most 10000 characters, without NUL",
+                    "review_percent",
+                    f"must be a whole number from 0 to 100, not {percent!r:.40}",
                 )
             )
-    if "data" in body:
-        problems += validate_blocks(body["data"])
     return problems
 
 
@@ -67,15 +77,22 @@ async def create_queue(request: Request, principal: Principal) -> Response:
         raise invalid(problems)
     db = db_of(request)
     now = utcnow()
-    try:
-        record = await db.write(
-            queues.create_queue,
+
+    def create(conn: Connection) -> QueueRecord:
+        record = queues.create_queue(
+            conn,
             principal.organization_id,
             body["name"].strip(),
             body.get("description", ""),
             body["data"],
             now,
+            review_percent=body.get("review_percent", 0),
         )
+        audit.record_queue_created(conn, principal, record)
+        return record
+
+    try:
+        record = await db.write(create)
     except IntegrityError:
         raise _name_taken(body["name"]) from None
     detail = await db.read(queues.queue_detail, record, now)
@@ -94,9 +111,20 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
         changes["description"] = body["description"]
     if "data" in body:
         changes["blocks"] = body["data"]
+    if "review_percent" in body:
+        changes["review_percent"] = body["review_percent"]
     db = db_of(request)
+
+    def change(conn: Connection) -> None:
+        queues.update_queue(conn, caller.queue.id, changes)
+        detail = _changed(caller.queue, changes)
+        if detail["fields"]:
+            audit.record(
+                conn, caller.principal, "queue.update", caller.queue.id, {"queue_id": caller.queue.id}, detail
+            )
+
     try:
-        await db.write(queues.update_queue, caller.queue.id, changes)
+        await db.write(change)
     except IntegrityError:
         raise _name_taken(body["name"]) from None
     record = await db.read(queues.get_queue, caller.principal.organization_id, caller.queue.id)
@@ -105,6 +133,31 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
     return JSONResponse(serialize.queue_detail(detail))
 
 
+def _changed(queue: QueueRecord, changes: dict[str, Any]) -> dict[str, Any]:
+    """What an update changed, for the audit log: the fields, the name's old and new value, the
+    blocks added and removed (the description's text is not repeated)."""
+    detail: dict[str, Any] = {"fields": []}
+    if "name" in changes and changes["name"] != queue.name:
+        detail["fields"].append("name")
+        detail["name"] = {"from": queue.name, "to": changes["name"]}
+    if "description" in changes and changes["description"] != queue.description:
+        detail["fields"].append("description")
+    if "blocks" in changes and changes["blocks"] != queue.raw_blocks:
+        detail["fields"].append("data")
+        before = [block["id"] for block in queue.raw_blocks]
+        after = [block["id"] for block in changes["blocks"]]
+        detail["blocks_added"] = [block for block in after if block not in before]
+        detail["blocks_removed"] = [block for block in before if block not in after]
+    return detail
+
+
 async def flush(request: Request, caller: QueueCaller) -> Response:
-    await db_of(request).write(tasks.flush, caller.queue.id)
+    def flush_and_record(conn: Connection) -> None:
+        deleted = tasks.flush(conn, caller.queue.id)
+        detail = {"deleted": sum(deleted.values()), "by_status": deleted}
+        audit.record(
+            conn, caller.principal, "queue.flush", caller.queue.id, {"queue_id": caller.queue.id}, detail
+        )
+
+    await db_of(request).write(flush_and_record)
     return empty()

@@ -4,27 +4,29 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from sqlalchemy import Connection
 from starlette.requests import Request
 from starlette.responses import Response
 
 from queuedesk.api.blocks import Problem, first_problems, task_data_problems
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server import serialize, work
+from queuedesk.server import review, serialize, work
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.domain_errors import TaskNotFound
-from queuedesk.server.errors import forbidden, invalid
 from queuedesk.server.http import (
     JSONResponse,
     bad_parameter,
     json_object,
     moment_parameter,
+    order_parameter,
     page_body,
     paging,
     read_json,
+    search_parameter,
 )
+from queuedesk.server.http_errors import forbidden, invalid
 from queuedesk.server.routes import db_of, settings_of
-from queuedesk.server.store import tasks
-from queuedesk.server.store.records import QueueRecord
+from queuedesk.server.store import audit, tasks
+from queuedesk.server.store.records import Principal, QueueRecord
 
 MAX_IMPORT = 10_000
 CSV_SOURCE = re.compile(r"[^/\\\x00-\x1f]{1,251}\.csv")  # fullmatch: `$` would let a newline end it
@@ -52,12 +54,15 @@ async def completed_tasks(request: Request, caller: QueueCaller) -> Response:
         raise bad_parameter("completed_by", "'completed_by' must be an email address or 'me'")
     start = moment_parameter(params, "start_date", end_of_day=False)
     end = moment_parameter(params, "end_date", end_of_day=True)
+    q = search_parameter(params)
+    oldest_first = order_parameter(params, "desc") == "asc"
     # The first pages of the unfiltered history are quick on the loop; a deep offset or a filtered
     # count goes through many rows, so it runs on a reader.
-    long = offset >= SCAN_OFFSET or completed_by is not None or start is not None or end is not None
+    filtered = completed_by is not None or start is not None or end is not None or q is not None
+    long = offset >= SCAN_OFFSET or filtered
     db = db_of(request)
     page = await (db.scan if long else db.read)(
-        tasks.list_completed, caller.queue, offset, limit, completed_by, start, end
+        tasks.list_completed, caller.queue, offset, limit, completed_by, start, end, q, oldest_first
     )
     items = [serialize.task(row) for row in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
@@ -76,19 +81,41 @@ def _statuses(raw: str | None) -> tuple[str, ...]:
 
 
 async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
-    offset, limit = paging(request.query_params)
-    statuses = _statuses(request.query_params.get("status"))
-    page = await db_of(request).scan(tasks.list_pending, caller.queue.id, statuses, offset, limit)
+    params = request.query_params
+    offset, limit = paging(params)
+    statuses = _statuses(params.get("status"))
+    q = search_parameter(params)
+    newest_first = order_parameter(params, "asc") == "desc"
+    page = await db_of(request).scan(
+        tasks.list_pending,
+        caller.queue.id,
+        statuses,
+        offset,
+        limit,
+        caller.principal.user_id,
+        q,
+        newest_first,
+    )
     items = [serialize.task(row, with_assignment=True) for row in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
 
 
 async def get_task(request: Request, caller: QueueCaller) -> Response:
     task_id = request.path_params["task"]
-    row = await db_of(request).read(tasks.get_task, caller.queue.id, task_id)
-    if row is None:
-        raise TaskNotFound(task_id)
-    return JSONResponse(serialize.task(row, with_assignment=True))
+    row = await db_of(request).read(
+        review.task_with_review, caller.queue.id, task_id, caller.principal.user_id
+    )
+    body = serialize.task(row, with_assignment=True)
+    if not may_read(caller.principal, body):
+        raise forbidden("A worker may read only tasks not completed, or completed by them.")
+    return JSONResponse(body)
+
+
+def may_read(principal: Principal, task: dict[str, Any]) -> bool:
+    """A worker reads a completed task only if they completed it; others read every task."""
+    return (
+        principal.role != "worker" or task["status"] != "completed" or task["completed_by"] == principal.email
+    )
 
 
 def _import_problems(queue: QueueRecord, body: dict[str, Any]) -> Iterator[Problem]:
@@ -120,5 +147,12 @@ async def import_tasks(request: Request, caller: QueueCaller) -> Response:
     if problems:
         raise invalid(problems)
     items = [item["data"] for item in body["tasks"]]
-    ids = await db_of(request).write(tasks.import_tasks, caller.queue, items, body["source"], utcnow())
+    source = body["source"]
+
+    def import_and_record(conn: Connection) -> list[int]:
+        ids = tasks.import_tasks(conn, caller.queue, items, source, utcnow())
+        audit.record_import(conn, caller.principal, caller.queue, source, ids)
+        return ids
+
+    ids = await db_of(request).write(import_and_record)
     return JSONResponse({"created": len(ids), "ids": ids})

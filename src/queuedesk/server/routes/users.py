@@ -4,19 +4,20 @@ changes move the access version (see store/access_version.py)."""
 
 from typing import Any
 
+from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 from starlette.responses import Response
 
-from queuedesk.api.people import user_problems
 from queuedesk.api.timestamps import utcnow
+from queuedesk.api.user_rules import user_problems
 from queuedesk.server.access import UserCaller
-from queuedesk.server.domain_errors import EmailTaken
-from queuedesk.server.errors import invalid
 from queuedesk.server.http import JSONResponse, empty, json_object, read_json
+from queuedesk.server.http_errors import invalid
+from queuedesk.server.refusals import EmailTaken
 from queuedesk.server.routes import db_of
 from queuedesk.server.serialize import ts
-from queuedesk.server.store import users
+from queuedesk.server.store import audit, users
 from queuedesk.server.store.records import Principal
 from queuedesk.server.store.users import UserRecord
 
@@ -47,10 +48,16 @@ async def create_user(request: Request, principal: Principal) -> Response:
     if problems:
         raise invalid(problems)
     email, name = body["email"], body["name"].strip()
-    try:
-        user = await db_of(request).write(
-            users.add_user, principal.organization_id, email, name, body["role"], utcnow()
+
+    def add(conn: Connection) -> UserRecord:
+        user = users.add_user(conn, principal.organization_id, email, name, body["role"], utcnow())
+        audit.record(
+            conn, principal, "user.create", None, _subject(user), {"name": user.name, "role": user.role}
         )
+        return user
+
+    try:
+        user = await db_of(request).write(add)
     except IntegrityError:  # the same email added by another request meanwhile
         raise EmailTaken(email) from None
     return JSONResponse(_user(user))
@@ -62,9 +69,20 @@ async def update_user(request: Request, caller: UserCaller) -> Response:
     if problems:
         raise invalid(problems)
     changes = {field: value.strip() if field == "name" else value for field, value in body.items()}
-    user = await db_of(request).write(
-        users.change_user, caller.principal.organization_id, caller.user.id, changes
-    )
+
+    def change(conn: Connection) -> UserRecord:
+        before = users.find_user(conn, caller.principal.organization_id, caller.user.id) or caller.user
+        user = users.change_user(conn, caller.principal.organization_id, caller.user.id, changes)
+        detail = {
+            field: {"from": getattr(before, field), "to": getattr(user, field)}
+            for field in CHANGEABLE_FIELDS
+            if getattr(before, field) != getattr(user, field)
+        }
+        if detail:
+            audit.record(conn, caller.principal, "user.update", None, _subject(user), detail)
+        return user
+
+    user = await db_of(request).write(change)
     return JSONResponse(_user(user))
 
 
@@ -84,11 +102,28 @@ async def list_keys(request: Request, caller: UserCaller) -> Response:
 
 
 async def create_key(request: Request, caller: UserCaller) -> Response:
-    issued = await db_of(request).write(users.issue_key, caller.user, utcnow())
+    def issue(conn: Connection) -> users.IssuedKey:
+        issued = users.issue_key(conn, caller.user, utcnow())
+        subject = {**_subject(caller.user), "key_id": issued.id, "prefix": issued.prefix}
+        audit.record(conn, caller.principal, "key.create", None, subject, {})
+        return issued
+
+    issued = await db_of(request).write(issue)
     return JSONResponse({"id": issued.id, "prefix": issued.prefix, "key": issued.key})
 
 
 async def revoke_key(request: Request, caller: UserCaller) -> Response:
-    # The route found the key in force; revoking one revoked meanwhile changes nothing.
-    await db_of(request).write(users.revoke_key, caller.user.id, request.path_params["key"], utcnow())
+    key_id = request.path_params["key"]
+
+    def revoke(conn: Connection) -> None:
+        # The route found the key in force; revoking one revoked meanwhile changes nothing.
+        if users.revoke_key(conn, caller.user.id, key_id, utcnow()):
+            subject = {**_subject(caller.user), "key_id": key_id, "prefix": users.key_prefix(conn, key_id)}
+            audit.record(conn, caller.principal, "key.revoke", None, subject, {})
+
+    await db_of(request).write(revoke)
     return empty()
+
+
+def _subject(user: UserRecord) -> dict[str, Any]:
+    return {"user_id": user.id, "email": user.email}

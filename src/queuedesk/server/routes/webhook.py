@@ -9,16 +9,37 @@ from starlette.responses import Response
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.domain_errors import DeliveryNotFound
-from queuedesk.server.errors import error, not_found
-from queuedesk.server.http import JSONResponse, empty, json_object, page_body, paging, read_json
+from queuedesk.server.http import (
+    JSONResponse,
+    empty,
+    json_object,
+    order_parameter,
+    page_body,
+    paging,
+    read_json,
+)
+from queuedesk.server.http_errors import conflict, error, not_found
+from queuedesk.server.refusals import DeliveryNotFound
 from queuedesk.server.routes import db_of, settings_of
-from queuedesk.server.store import deliveries, queues
-from queuedesk.server.webhook_targets import address_problem, shape_problem
+from queuedesk.server.serialize import ts
+from queuedesk.server.store import audit, deliveries, queues
+from queuedesk.server.store.audit import masked_target
+from queuedesk.server.webhook_targets import address_problem, masked, shape_problem
+
+
+def _shown_target(caller: QueueCaller, target: str) -> str:
+    """Admins see the target as set; supervisors without its password (the secret is admins' too)."""
+    return target if caller.principal.role == "admin" else masked(target)
+
+
+def _shown_delivery(caller: QueueCaller, row: dict[str, Any]) -> dict[str, Any]:
+    shown = serialize.delivery(row)
+    shown["target"] = _shown_target(caller, shown["target"])
+    return shown
 
 
 async def get_webhook(request: Request, caller: QueueCaller) -> Response:
-    return JSONResponse({"target": caller.queue.webhook_target or ""})
+    return JSONResponse({"target": _shown_target(caller, caller.queue.webhook_target or "")})
 
 
 async def set_webhook(request: Request, caller: QueueCaller) -> Response:
@@ -32,12 +53,19 @@ async def set_webhook(request: Request, caller: QueueCaller) -> Response:
             problem = await address_problem(target)
         if problem is not None:
             raise error(400, "invalid_value", problem, field="target")
-    await db_of(request).write(queues.set_webhook, caller.queue.id, target or None)
+    await db_of(request).write(_set_and_record, caller, target or None)
     return empty()
 
 
+def _set_and_record(conn: Connection, caller: QueueCaller, target: str | None) -> None:
+    previous = queues.set_webhook(conn, caller.queue.id, target)
+    action = "webhook.set" if target else "webhook.remove"
+    detail = {"target": masked_target(target), "previous": masked_target(previous)}
+    audit.record(conn, caller.principal, action, caller.queue.id, {"queue_id": caller.queue.id}, detail)
+
+
 async def delete_webhook(request: Request, caller: QueueCaller) -> Response:
-    await db_of(request).write(queues.set_webhook, caller.queue.id, None)
+    await db_of(request).write(_set_and_record, caller, None)
     return empty()
 
 
@@ -49,14 +77,26 @@ async def get_secret(request: Request, caller: QueueCaller) -> Response:
 
 
 async def rotate_secret(request: Request, caller: QueueCaller) -> Response:
-    secret = await db_of(request).write(deliveries.rotate_secret, caller.queue.id, utcnow())
+    def rotate(conn: Connection) -> str:
+        now = utcnow()
+        had_one = deliveries.get_secret(conn, caller.queue.id) is not None
+        secret = deliveries.rotate_secret(conn, caller.queue.id, now)
+        # Never the secrets: only until when the one replaced keeps signing.
+        detail = {"previous_signs_until": ts(now + deliveries.ROTATION_OVERLAP) if had_one else None}
+        audit.record(
+            conn, caller.principal, "webhook.rotate", caller.queue.id, {"queue_id": caller.queue.id}, detail
+        )
+        return secret
+
+    secret = await db_of(request).write(rotate)
     return JSONResponse({"secret": secret})
 
 
 async def list_deliveries(request: Request, caller: QueueCaller) -> Response:
     offset, limit = paging(request.query_params)
-    page = await db_of(request).scan(deliveries.list_deliveries, caller.queue.id, offset, limit)
-    items = [serialize.delivery(row) for row in page.rows]
+    oldest_first = order_parameter(request.query_params, "desc") == "asc"
+    page = await db_of(request).scan(deliveries.list_deliveries, caller.queue.id, offset, limit, oldest_first)
+    items = [_shown_delivery(caller, row) for row in page.rows]
     return JSONResponse(
         page_body(request, settings_of(request), offset, limit, page.count, "deliveries", items)
     )
@@ -73,12 +113,56 @@ async def get_delivery(request: Request, caller: QueueCaller) -> Response:
     row, attempts = await db_of(request).read(read)
     if row is None:
         raise DeliveryNotFound(delivery_id)
-    return JSONResponse({**serialize.delivery(row), "attempt_log": [serialize.attempt(a) for a in attempts]})
+    return JSONResponse(
+        {**_shown_delivery(caller, row), "attempt_log": [serialize.attempt(a) for a in attempts]}
+    )
+
+
+def _to_current_target(body: Any) -> bool:
+    """B11's optional `{"target": "current"}`: no body, `{}` or `"target": null` keep the delivery's own."""
+    if body is None:
+        return False
+    target = json_object(body, allowed=("target",)).get("target")
+    if target not in (None, "current"):
+        raise error(
+            400,
+            "invalid_value",
+            "'target' may only be \"current\" (the queue's webhook now); leave it out for the delivery's own.",
+            field="target",
+        )
+    return target == "current"
 
 
 async def redeliver(request: Request, caller: QueueCaller) -> Response:
     delivery_id = request.path_params["delivery"]
-    row = await db_of(request).write(deliveries.redeliver, caller.queue.id, delivery_id, utcnow())
+    db = db_of(request)
+    if await db.read(deliveries.get_delivery, caller.queue.id, delivery_id) is None:
+        raise DeliveryNotFound(delivery_id)  # the object (404) before the body (400)
+    to_current = _to_current_target(await read_json(request, required=False))
+
+    def redeliver(conn: Connection) -> dict[str, Any] | None:
+        before = deliveries.get_delivery(conn, caller.queue.id, delivery_id)
+        if before is None:
+            return None
+        target = None
+        if to_current:
+            target = queues.current_target(conn, caller.queue.id)
+            if target is None:
+                raise conflict(
+                    "conflict",
+                    "The queue has no webhook now: set one, or redeliver to the delivery's own target.",
+                )
+        row = deliveries.redeliver(conn, caller.queue.id, delivery_id, utcnow(), target)
+        if row is None:  # pruned meanwhile
+            return None
+        subject = {"delivery_id": row["id"], "event_id": row["event_id"], "task_id": row["task_id"]}
+        detail = {"target": masked_target(row["target"])}
+        if row["target"] != before["target"]:
+            detail["previous_target"] = masked_target(before["target"])
+        audit.record(conn, caller.principal, "delivery.redeliver", caller.queue.id, subject, detail)
+        return row
+
+    row = await db.write(redeliver)
     if row is None:
         raise DeliveryNotFound(delivery_id)
     request.app.state.dispatcher.wake()

@@ -9,8 +9,9 @@ from queuedesk.api.blocks import Problem
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize, work
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.errors import error, invalid
+from queuedesk.server.claiming import MAX_EXCLUDE
 from queuedesk.server.http import JSONResponse, header, json_object, read_json
+from queuedesk.server.http_errors import error, invalid
 from queuedesk.server.routes import db_of, settings_of
 
 
@@ -37,8 +38,8 @@ def _show(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _exclude(body: Any) -> frozenset[int]:
-    """The task ids of a claim ahead's `{"exclude": [...]}`; empty without a body."""
+def claim_exclude(body: Any) -> frozenset[int]:
+    """The task ids of a claim ahead's `{"exclude": [...]}` (B4, B19); empty without a body."""
     if body is None:
         return frozenset()
     raw = json_object(body, allowed=("exclude",)).get("exclude", [])
@@ -46,11 +47,11 @@ def _exclude(body: Any) -> frozenset[int]:
         raise error(
             400, "invalid_value", f"'exclude' must be a list of task ids, not {_show(raw)}", "exclude"
         )
-    if len(raw) > work.MAX_EXCLUDE:
+    if len(raw) > MAX_EXCLUDE:
         raise error(
             400,
             "invalid_value",
-            f"'exclude' may list at most {work.MAX_EXCLUDE} task ids, not {len(raw)}",
+            f"'exclude' may list at most {MAX_EXCLUDE} task ids, not {len(raw)}",
             "exclude",
         )
     problems = [
@@ -68,7 +69,7 @@ async def claim_next(request: Request, caller: QueueCaller) -> Response:
     exclude = (
         frozenset()
         if header(request, b"content-length") == "0"
-        else _exclude(await read_json(request, required=False))
+        else claim_exclude(await read_json(request, required=False))
     )
     row, held = await db_of(request).write(
         work.claim_next,
@@ -98,7 +99,7 @@ async def heartbeat(request: Request, caller: QueueCaller) -> Response:
 async def release(request: Request, caller: QueueCaller) -> Response:
     draft = _draft(await read_json(request, required=False))
     row = await db_of(request).write(
-        work.release, caller.queue, request.path_params["task"], caller.principal, draft
+        work.release, caller.queue, request.path_params["task"], caller.principal, draft, utcnow()
     )
     return JSONResponse(serialize.task(row, with_assignment=True))
 

@@ -111,3 +111,13 @@ def revoke_key(conn: Connection, key_id: int, now: datetime) -> bool:
         .values(revoked_at=now)
     )
     return result.rowcount == 1
+
+
+def key_owner(conn: Connection, key_id: int) -> tuple[int, int, str, str] | None:
+    """(organization id, user id, email, key prefix) of a key, for the audit log."""
+    row = conn.execute(
+        select(users.c.organization_id, users.c.id, users.c.email, api_keys.c.prefix)
+        .select_from(api_keys.join(users, users.c.id == api_keys.c.user_id))
+        .where(api_keys.c.id == key_id)
+    ).first()
+    return None if row is None else (row[0], row[1], row[2], row[3])

@@ -23,6 +23,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.pool import ConnectionPoolEntry, SingletonThreadPool, StaticPool
 
+from queuedesk.server.private_files import private_directory, private_file
+from queuedesk.server.settings import default_data_directory
 from queuedesk.server.store import schema
 
 P = ParamSpec("P")
@@ -108,11 +110,17 @@ def _sqlite_engine(url: str, *, readers: int = 0) -> Engine:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
+        # Unicode case folding for searches in task values (SQLite's lower() folds ASCII only).
+        dbapi_connection.create_function("qd_fold", 1, _fold, deterministic=True)
         if readers:
             cursor.execute("PRAGMA query_only=ON")
         cursor.close()
 
     return engine
+
+
+def _fold(value: Any) -> Any:
+    return value.casefold() if isinstance(value, str) else value
 
 
 class _OneStatementGuard:
@@ -154,7 +162,8 @@ class SQLiteDatabase:
 
     def __init__(self, url: str) -> None:
         path = sqlite_path(url)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_directory(path.parent, tighten_existing=path.parent == default_data_directory())
+        private_file(path)  # before SQLite opens it: its WAL and shared memory take its permissions
         self.path = path
         self._engine = _sqlite_engine(url)
         # Driver-level autocommit: SQLAlchemy emits no BEGIN or COMMIT of its own on this connection.

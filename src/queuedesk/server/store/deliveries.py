@@ -16,6 +16,7 @@ ROTATION_OVERLAP = timedelta(hours=24)
 LOG_COLUMNS = (
     deliveries.c.id,
     deliveries.c.event_id,
+    deliveries.c.type,
     deliveries.c.task_id,
     deliveries.c.target,
     deliveries.c.status,
@@ -83,14 +84,24 @@ def signing_secrets(conn: Connection, queue_id: int, now: datetime) -> list[str]
 # --- events -------------------------------------------------------------------------------------
 
 
+COMPLETED = "task.completed"  # the completion callback; review verdicts send task.corrected and task.redo
 ENQUEUE = Sql(
-    """INSERT INTO deliveries (queue_id, task_id, event_id, target, payload, status, attempts, retry_step,
-    next_attempt_at, created_at) VALUES (:queue_id, :task_id, :event_id, :target, :payload, 'pending', 0, 0,
-    :now, :now)"""
+    """INSERT INTO deliveries (queue_id, task_id, event_id, type, target, payload, status, attempts, retry_step,
+    next_attempt_at, created_at) VALUES (:queue_id, :task_id, :event_id, :type, :target, :payload, 'pending',
+    0, 0, :now, :now)"""
 )
 
 
-def enqueue(conn: Connection, queue_id: int, task_id: int, target: str, payload: bytes, now: datetime) -> str:
+def enqueue(
+    conn: Connection,
+    queue_id: int,
+    task_id: int,
+    target: str,
+    payload: bytes,
+    now: datetime,
+    event_type: str = COMPLETED,
+) -> str:
+    """Queue an event for the webhook (in the transaction of what it tells); its id."""
     event_id = new_event_id()
     run(
         conn,
@@ -98,6 +109,7 @@ def enqueue(conn: Connection, queue_id: int, task_id: int, target: str, payload:
         queue_id=queue_id,
         task_id=task_id,
         event_id=event_id,
+        type=event_type,
         target=target,
         payload=payload.decode(),
         now=to_micros(now),
@@ -105,12 +117,14 @@ def enqueue(conn: Connection, queue_id: int, task_id: int, target: str, payload:
     return event_id
 
 
-def list_deliveries(conn: Connection, queue_id: int, offset: int, limit: int) -> Page:
+def list_deliveries(
+    conn: Connection, queue_id: int, offset: int, limit: int, oldest_first: bool = False
+) -> Page:
+    """The queue's delivery log, newest first (or oldest first)."""
     condition = deliveries.c.queue_id == queue_id
     count = conn.execute(select(func.count()).select_from(deliveries).where(condition)).scalar_one()
-    rows = conn.execute(
-        select(*LOG_COLUMNS).where(condition).order_by(deliveries.c.id.desc()).offset(offset).limit(limit)
-    )
+    order = deliveries.c.id.asc() if oldest_first else deliveries.c.id.desc()
+    rows = conn.execute(select(*LOG_COLUMNS).where(condition).order_by(order).offset(offset).limit(limit))
     return Page(count, [dict(row._mapping) for row in rows])
 
 
@@ -135,12 +149,23 @@ def list_attempts(conn: Connection, delivery_id: int) -> list[dict[str, Any]]:
     return [dict(row._mapping) for row in rows]
 
 
-def redeliver(conn: Connection, queue_id: int, delivery_id: int, now: datetime) -> dict[str, Any] | None:
-    """Pending again, due now, with a fresh retry schedule; the attempt count keeps growing."""
+def redeliver(
+    conn: Connection, queue_id: int, delivery_id: int, now: datetime, target: str | None = None
+) -> dict[str, Any] | None:
+    """Pending again, due now, with a fresh retry schedule; the attempt count keeps growing. With
+    `target`, sent there from now on (its event id stays)."""
+    changes: dict[str, Any] = {
+        "status": "pending",
+        "next_attempt_at": now,
+        "retry_step": 0,
+        "delivered_at": None,
+    }
+    if target is not None:
+        changes["target"] = target
     result = conn.execute(
         update(deliveries)
         .where(deliveries.c.id == delivery_id, deliveries.c.queue_id == queue_id)
-        .values(status="pending", next_attempt_at=now, retry_step=0, delivered_at=None)
+        .values(**changes)
     )
     if result.rowcount != 1:
         return None

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import orjson
 from sqlalchemy import Connection, text
 
+from queuedesk.server.store import upgrade_v12
 from queuedesk.server.store.records import QueueRecord
 from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.tasks import count_pending, full_data
@@ -45,7 +46,7 @@ class CommitOutcome(Enum):
     INCOMPLETE = "incomplete"  # rows are missing: nothing done
 
 
-SESSION_COLUMNS = "id, key, status, source, total, created_at, expires_at, committed_at, created, ids"
+SESSION_COLUMNS = "id, key, status, source, total, created_at, expires_at, committed_at, created, ids, staged_rows, first_missing"
 BY_KEY = Sql(
     f"SELECT {SESSION_COLUMNS} FROM import_sessions WHERE queue_id = :queue_id AND key = :key {{lock}}"
 )
@@ -59,19 +60,20 @@ CREATE = Sql(
     ON CONFLICT (queue_id, key) DO NOTHING"""
 )
 DROP_EXPIRED = Sql("DELETE FROM import_sessions WHERE expires_at <= :now")
-STAGED_SHAPE = Sql("SELECT count(*), max(position) FROM import_rows WHERE session_id = :session_id")
-FIRST_ROW = Sql("SELECT 1 FROM import_rows WHERE session_id = :session_id AND position = 0")
-# The first position whose successor is missing: the end of the staged prefix.
-FIRST_GAP = Sql(
-    """SELECT min(r.position) + 1 FROM import_rows r WHERE r.session_id = :session_id
-    AND NOT EXISTS (SELECT 1 FROM import_rows n WHERE n.session_id = :session_id AND n.position = r.position + 1)"""
+STAGED_IN = Sql(
+    """SELECT count(*) FROM import_rows WHERE session_id = :session_id
+    AND position >= :start AND position < :stop"""
+)
+FIRST_GAP_FROM = Sql(upgrade_v12.FIRST_GAP_FROM)
+PROGRESS = Sql(
+    """UPDATE import_sessions SET staged_rows = staged_rows + :added, first_missing = :first_missing,
+    expires_at = :expires_at WHERE id = :session_id"""
 )
 # Re-sent rows (the same session and position) change nothing: the first staging stands.
 STAGE = text(
     """INSERT INTO import_rows (session_id, position, data) VALUES (:session_id, :position, :data)
     ON CONFLICT (session_id, position) DO NOTHING"""
 )
-EXTEND = Sql("UPDATE import_sessions SET expires_at = :expires_at WHERE id = :session_id")
 MOVE_ROWS = Sql(
     """INSERT INTO tasks (queue_id, status, data, source, created_at)
     SELECT :queue_id, 'new', data, :source, :now FROM import_rows WHERE session_id = :session_id
@@ -84,9 +86,11 @@ MARK_COMMITTED = Sql(
 DROP_ROWS = Sql("DELETE FROM import_rows WHERE session_id = :session_id")
 
 
-def _session(conn: Connection, row: tuple[Any, ...]) -> Session:
-    session_id, key, status, source, total, created_at, expires_at, committed_at, created, ids = row
-    staged, next_offset = (created, created) if status == "committed" else _staged(conn, session_id)
+def _session(row: tuple[Any, ...]) -> Session:
+    session_id, key, status, source, total, created_at, expires_at, committed_at, created, ids, *progress = (
+        row
+    )
+    staged, next_offset = (created, created) if status == "committed" else progress
     return Session(
         id=session_id,
         key=key,
@@ -101,20 +105,6 @@ def _session(conn: Connection, row: tuple[Any, ...]) -> Session:
         created=created,
         ids=None if ids is None else orjson.loads(ids),
     )
-
-
-def _staged(conn: Connection, session_id: int) -> tuple[int, int]:
-    """How many rows are staged, and the first position not staged."""
-    shape = one(conn, STAGED_SHAPE, session_id=session_id)
-    count, last = shape if shape is not None else (0, None)
-    if not count:
-        return 0, 0
-    if last == count - 1:  # the usual case: a prefix with no gap
-        return count, count
-    if one(conn, FIRST_ROW, session_id=session_id) is None:
-        return count, 0
-    gap = one(conn, FIRST_GAP, session_id=session_id)
-    return count, gap[0] if gap is not None else count
 
 
 def drop_expired(conn: Connection, now: datetime) -> int:
@@ -140,12 +130,12 @@ def open_session(
     )
     row = one(conn, BY_KEY, queue_id=queue_id, key=key)
     assert row is not None  # made above, or there already, in this transaction
-    return _session(conn, row)
+    return _session(row)
 
 
 def get_session(conn: Connection, queue_id: int, session_id: int, now: datetime) -> Session | None:
     row = one(conn, BY_ID, session_id=session_id, queue_id=queue_id, now=to_micros(now))
-    return None if row is None else _session(conn, row)
+    return None if row is None else _session(row)
 
 
 def stage(
@@ -162,6 +152,8 @@ def stage(
     if row is None:
         return None
     if row[2] == "staged":
+        span = {"session_id": session_id, "start": offset, "stop": offset + len(items)}
+        (before,) = one(conn, STAGED_IN, **span) or (0,)
         conn.execute(
             STAGE,
             [
@@ -173,10 +165,22 @@ def stage(
                 for index, data in enumerate(items)
             ],
         )
-        run(conn, EXTEND, expires_at=to_micros(now + STAGED_FOR), session_id=session_id)
+        (after,) = one(conn, STAGED_IN, **span) or (0,)
+        first_missing = row[-1]
+        if offset <= first_missing < offset + len(items):  # the chunk filled the first gap: find the next
+            found = one(conn, FIRST_GAP_FROM, session_id=session_id, start=offset + len(items))
+            first_missing = found[0] if found is not None else offset + len(items)
+        run(
+            conn,
+            PROGRESS,
+            added=after - before,
+            first_missing=first_missing,
+            expires_at=to_micros(now + STAGED_FOR),
+            session_id=session_id,
+        )
         row = one(conn, BY_ID, session_id=session_id, queue_id=queue.id, now=to_micros(now))
         assert row is not None
-    return _session(conn, row)
+    return _session(row)
 
 
 def commit(
@@ -188,7 +192,7 @@ def commit(
     row = one(conn, BY_ID, session_id=session_id, queue_id=queue_id, now=to_micros(now))
     if row is None:
         return None
-    session = _session(conn, row)
+    session = _session(row)
     if session.status == "committed":
         return session, CommitOutcome.ALREADY
     if session.staged != session.total:

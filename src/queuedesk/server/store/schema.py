@@ -10,6 +10,7 @@ from sqlalchemy import Connection, inspect, select, update
 
 from queuedesk.server.store import access_version
 from queuedesk.server.store.tables import metadata, schema_version
+from queuedesk.server.store.upgrade_v12 import v12_import_progress
 from queuedesk.server.store.upgrades import (
     v2_webhook_outbox,
     v3_completed_count,
@@ -18,6 +19,9 @@ from queuedesk.server.store.upgrades import (
     v6_pending_count,
     v7_import_sessions,
     v8_people,
+    v9_drafts_apart_and_ids_never_reused,
+    v10_audit_log,
+    v11_review,
 )
 
 Upgrade = Callable[[Connection], None]
@@ -31,6 +35,10 @@ UPGRADES: dict[int, Upgrade] = {
     6: v6_pending_count,
     7: v7_import_sessions,
     8: v8_people,
+    9: v9_drafts_apart_and_ids_never_reused,
+    10: v10_audit_log,
+    11: v11_review,
+    12: v12_import_progress,
 }
 LATEST = 1 + len(UPGRADES)
 
@@ -59,7 +67,7 @@ def upgrade(conn: Connection) -> tuple[int, int]:
         access_version.install(conn)
         conn.execute(schema_version.insert().values(version=LATEST))
         return found, LATEST
-    for version in range(found + 1, LATEST + 1):
+    for version in sorted(v for v in UPGRADES if v > found):
         UPGRADES[version](conn)
         conn.execute(update(schema_version).values(version=version))
     return found, LATEST

@@ -91,6 +91,9 @@ queues = Table(
     # every change of a task's state (create, import, complete, flush), so listing queues reads a
     # column instead of counting every backlog.
     Column("n_tasks", BigInteger, nullable=False, default=0, server_default="0"),
+    # The share (0-100) of completions drawn for review (B19). Read in the completing transaction,
+    # not from the access cache, so no access-version trigger watches it.
+    Column("review_percent", Integer, nullable=False, default=0, server_default="0"),
     UniqueConstraint("organization_id", "name", name="uq_queues_org_name"),
 )
 
@@ -114,6 +117,24 @@ tasks = Table(
     Index("ix_tasks_queue_status_id", "queue_id", "status", "id"),
     # History (A2): newest completion first, stable by id.
     Index("ix_tasks_queue_completed", "queue_id", "completed_at", "id"),
+    # SQLite: ids are never reused, even after a flush deleted the newest tasks (receivers and
+    # journals key tasks by id). PostgreSQL's sequence never reuses them anyway.
+    sqlite_autoincrement=True,
+)
+
+# Drafts (B6): values a worker kept when giving a task back, apart from the task's data and shown
+# to them alone. One per task and user; dropped when the task is completed or flushed. No foreign
+# key to `tasks`: on PostgreSQL it would run a trigger for each of the many rows a flush deletes,
+# so the flush and the completion delete drafts themselves.
+task_drafts = Table(
+    "task_drafts",
+    metadata,
+    Column("task_id", Id, primary_key=True, autoincrement=False),
+    Column("user_id", ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, autoincrement=False),
+    Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+    Column("data", JsonText, nullable=False),
+    Column("saved_at", Timestamp, nullable=False),
+    Index("ix_task_drafts_queue", "queue_id"),
 )
 
 # The webhook outbox: one row per completion event, written in the completing transaction.
@@ -124,6 +145,8 @@ deliveries = Table(
     Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
     Column("task_id", Id, nullable=False),
     Column("event_id", String(64), nullable=False, unique=True),
+    # What the event says (B10): task.completed, or the review's task.corrected and task.redo.
+    Column("type", String(32), nullable=False, default="task.completed", server_default="task.completed"),
     Column("target", String(2048), nullable=False),
     Column("payload", Text, nullable=False),
     Column("status", String(16), nullable=False),
@@ -171,6 +194,9 @@ import_sessions = Table(
     Column("committed_at", Timestamp),
     Column("created", BigInteger),
     Column("ids", Text),  # the created tasks' ids, a JSON list in row order
+    # Kept as rows are staged (version 12), so that progress is never counted from the rows.
+    Column("staged_rows", BigInteger, nullable=False, server_default="0"),
+    Column("first_missing", BigInteger, nullable=False, server_default="0"),
     UniqueConstraint("queue_id", "key", name="uq_import_sessions_queue_key"),
     Index("ix_import_sessions_expires", "expires_at"),
 )
@@ -181,4 +207,49 @@ import_rows = Table(
     Column("session_id", ForeignKey("import_sessions.id", ondelete="CASCADE"), primary_key=True),
     Column("position", BigInteger, primary_key=True, autoincrement=False),
     Column("data", Text, nullable=False),  # every block of the queue, as the task will hold it
+)
+
+# The audit log (B20): what people did, one row per action, written in the action's transaction.
+# `actor_email` and `actor_name` are kept as they were then (a user's later rename does not rewrite
+# history); all three are null for commands run on the server's host. Never a secret, a key, task
+# values or a note: `subject` names what was acted on by ids, `detail` says what changed.
+audit_events = Table(
+    "audit_events",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("organization_id", ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False),
+    Column("at", Timestamp, nullable=False),
+    Column("actor_id", ForeignKey("users.id", ondelete="SET NULL")),
+    Column("actor_email", String(320)),
+    Column("actor_name", String(200)),
+    Column("action", String(40), nullable=False),
+    Column("queue_id", Id),
+    Column("subject", JsonText, nullable=False),
+    Column("detail", JsonText, nullable=False),
+    # The log newest first (the order written), per organization; and retention by age.
+    Index("ix_audit_events_org", "organization_id", "id"),
+    Index("ix_audit_events_at", "at"),
+    sqlite_autoincrement=True,
+)
+
+# B19: one row per completed task drawn for review (or spot-checked), from the draw to the verdict.
+# `state`: pending | in_review (claimed, held by `reviewer_id` until `lease_expires_at`) | accepted |
+# corrected | redone. Claims use the same statements as tasks' (store/claims.py).
+reviews = Table(
+    "reviews",
+    metadata,
+    Column("task_id", ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True, autoincrement=False),
+    Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("reviewer_id", ForeignKey("users.id", ondelete="SET NULL")),
+    Column("claimed_at", Timestamp),
+    Column("lease_expires_at", Timestamp),
+    Column("reviewed_at", Timestamp),
+    Column("note", Text),
+    Column("original", Text),  # the worker's values, as JSON, when corrected
+    Column("redo_task_id", Id),
+    # Review claims: by queue and state, oldest task first.
+    Index("ix_reviews_queue_state_task", "queue_id", "state", "task_id"),
+    # GET .../reviews: newest verdict first; stats over a period.
+    Index("ix_reviews_queue_reviewed", "queue_id", "reviewed_at", "task_id"),
 )

@@ -1,11 +1,9 @@
 """Tasks' storage: creation, history, pending work, and the statements of the claim / heartbeat /
-release / complete cycle. The rules that combine them (who may complete, what a claim returns) are
-in `server/work.py`.
+release / complete cycle (the claim's own statements are `CLAIMS`, shared with reviews: see
+`store/claims.py`). The rules that combine them (who may complete, what a claim returns) are in
+`server/work.py` and `server/claiming.py`.
 
-Every function here runs inside one transaction (see `database.py`); taking a task is a conditional
-update, so two workers can never be handed the same task, even on PostgreSQL where
-`FOR UPDATE SKIP LOCKED` lets concurrent claims pass each other instead of waiting.
-These are the hottest queries of the service, so they are plain SQL (see `sql.py`).
+Every function here runs inside one transaction (see `database.py`). These are the hottest queries of the service, so they are plain SQL (see `sql.py`).
 """
 
 from datetime import datetime
@@ -14,6 +12,8 @@ from typing import Any, NamedTuple
 import orjson
 from sqlalchemy import Connection, insert
 
+from queuedesk.server.store import drafts
+from queuedesk.server.store.claims import Claims, ClaimTable
 from queuedesk.server.store.records import Page, QueueRecord
 from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.tables import tasks
@@ -22,13 +22,19 @@ from queuedesk.server.store.types import to_micros
 PENDING = ("new", "open", "in_progress")
 
 TASK_COLUMNS = """t.id, t.status, t.created_at, t.completed_at, t.completed_by, q.name, t.queue_id, t.data,
-    t.source, t.assigned_to, u.email, u.name, t.assigned_at, t.lease_expires_at"""
-TASK_FROM = "FROM tasks t JOIN queues q ON q.id = t.queue_id LEFT JOIN users u ON u.id = t.assigned_to"
+    t.source, t.assigned_to, u.email, u.name, t.assigned_at, t.lease_expires_at, d.data"""
+# The draft is the viewer's own (B6): `:viewer_id` is the caller's user id (0 reads none).
+TASK_FROM = """FROM tasks t JOIN queues q ON q.id = t.queue_id LEFT JOIN users u ON u.id = t.assigned_to
+    LEFT JOIN task_drafts d ON d.task_id = t.id AND d.user_id = :viewer_id"""
 
 
-def _task(row: tuple[Any, ...]) -> dict[str, Any]:
+def _json(value: Any) -> Any:
+    """Stored JSON text embedded as it is (orjson.Fragment), or the value already decoded."""
+    return orjson.Fragment(value) if isinstance(value, str | bytes) else value
+
+
+def task_row(row: tuple[Any, ...]) -> dict[str, Any]:
     """A task row for `serialize.task`: timestamps as stored microseconds, data as its stored JSON."""
-    data = row[7]
     return {
         "id": row[0],
         "status": row[1],
@@ -37,13 +43,14 @@ def _task(row: tuple[Any, ...]) -> dict[str, Any]:
         "completed_by": row[4],
         "queue_name": row[5],
         "queue_id": row[6],
-        "data": orjson.Fragment(data) if isinstance(data, str | bytes) else data,
+        "data": _json(row[7]),
         "source": row[8],
         "assigned_to": row[9],
         "assignee_email": row[10],
         "assignee_name": row[11],
         "assigned_at": row[12],
         "lease_expires_at": row[13],
+        "draft": _json(row[14]),
     }
 
 
@@ -51,9 +58,10 @@ GET_TASK = Sql(f"SELECT {TASK_COLUMNS} {TASK_FROM} WHERE t.id = :task_id AND t.q
 TASK_EXISTS = Sql("SELECT 1 FROM tasks WHERE id = :task_id AND queue_id = :queue_id")
 
 
-def get_task(conn: Connection, queue_id: int, task_id: int) -> dict[str, Any] | None:
-    row = one(conn, GET_TASK, task_id=task_id, queue_id=queue_id)
-    return None if row is None else _task(row)
+def get_task(conn: Connection, queue_id: int, task_id: int, viewer_id: int = 0) -> dict[str, Any] | None:
+    """The task, with `viewer_id`'s draft of it (None for anyone who saved none)."""
+    row = one(conn, GET_TASK, task_id=task_id, queue_id=queue_id, viewer_id=viewer_id)
+    return None if row is None else task_row(row)
 
 
 def task_exists(conn: Connection, queue_id: int, task_id: int) -> bool:
@@ -110,6 +118,7 @@ def create_task(
         "assignee_name": None,
         "assigned_at": None,
         "lease_expires_at": None,
+        "draft": None,
     }
 
 
@@ -134,11 +143,27 @@ def import_tasks(
     return ids
 
 
+# A search (`q`) matches a task whose value of any block holds the text, in any case: strings as
+# written, lists and objects as their JSON. SQLite folds with Python's casefold (see database.py),
+# PostgreSQL with lower(); the parameter comes folded the same way.
+SEARCH = {
+    "sqlite": "EXISTS (SELECT 1 FROM json_each(data) WHERE instr(qd_fold(CAST(value AS TEXT)), :q) > 0)",
+    "postgresql": "EXISTS (SELECT 1 FROM jsonb_each_text(CAST(data AS jsonb)) WHERE strpos(lower(value), :q) > 0)",
+}
+
+
+def search_term(dialect: str, q: str) -> str:
+    return q.casefold() if dialect == "sqlite" else q.lower()
+
+
 def _history_filter(
-    completed_by: str | None, start: datetime | None, end: datetime | None
+    completed_by: str | None, start: datetime | None, end: datetime | None, q: str | None, dialect: str
 ) -> tuple[str, dict[str, Any]]:
     where = "queue_id = :queue_id AND completed_at IS NOT NULL"
     params: dict[str, Any] = {}
+    if q is not None:
+        where += " AND " + SEARCH[dialect]
+        params["q"] = search_term(dialect, q)
     if completed_by is not None:
         where += " AND completed_by = :completed_by"
         params["completed_by"] = completed_by
@@ -151,7 +176,7 @@ def _history_filter(
     return where, params
 
 
-_history: dict[str, tuple[Sql, Sql]] = {}
+_history: dict[tuple[str, bool], tuple[Sql, Sql]] = {}
 COMPLETED_COUNT = Sql("SELECT completed_count FROM queues WHERE id = :queue_id")
 
 
@@ -160,22 +185,24 @@ COMPLETED_COUNT = Sql("SELECT completed_count FROM queues WHERE id = :queue_id")
 HISTORY_COLUMNS = "t.id, t.status, t.created_at, t.completed_at, t.completed_by, t.queue_id, t.data, t.source"
 
 
-def _history_statements(where: str) -> tuple[Sql, Sql]:
-    """The count and the page for one combination of filters (at most eight; made once each)."""
-    if where not in _history:
+def _history_statements(where: str, oldest_first: bool) -> tuple[Sql, Sql]:
+    """The count and the page for one combination of filters and order (made once each)."""
+    key = (where, oldest_first)
+    if key not in _history:
+        way = "ASC" if oldest_first else "DESC"
         count = Sql(f"SELECT count(*) FROM tasks WHERE {where}")
         page = Sql(
             f"""SELECT {HISTORY_COLUMNS} FROM tasks t WHERE t.id IN (
                 SELECT id FROM tasks WHERE {where}
-                ORDER BY completed_at DESC, id DESC LIMIT :limit OFFSET :offset)
-            ORDER BY t.completed_at DESC, t.id DESC"""
+                ORDER BY completed_at {way}, id {way} LIMIT :limit OFFSET :offset)
+            ORDER BY t.completed_at {way}, t.id {way}"""
         )
-        _history[where] = (count, page)
-    return _history[where]
+        _history[key] = (count, page)
+    return _history[key]
 
 
 def _history_task(row: tuple[Any, ...], queue_name: str) -> dict[str, Any]:
-    """`_task` for HISTORY_COLUMNS. Kept apart: padding history rows to `_task`'s fourteen places
+    """`task_row` for HISTORY_COLUMNS. Kept apart: padding history rows to `task_row`'s fourteen places
     cost list-completed 8 to 10% (2,590 against 2,860 req/s at 16 connections)."""
     return {
         "id": row[0],
@@ -198,147 +225,76 @@ def list_completed(
     completed_by: str | None = None,
     start: datetime | None = None,
     end: datetime | None = None,
+    q: str | None = None,
+    oldest_first: bool = False,
 ) -> Page:
-    """Rows for `serialize.task` without the assignment (which the history does not show)."""
-    where, params = _history_filter(completed_by, start, end)
-    count_sql, page_sql = _history_statements(where)
+    """Rows for `serialize.task` without the assignment (which the history does not show); newest
+    completion first, or oldest first."""
+    where, params = _history_filter(completed_by, start, end, q, conn.dialect.name)
+    count_sql, page_sql = _history_statements(where, oldest_first)
     total = one(conn, COMPLETED_COUNT if not params else count_sql, queue_id=queue.id, **params)
     found = rows(conn, page_sql, queue_id=queue.id, limit=limit, offset=offset, **params)
     return Page(total[0] if total else 0, [_history_task(row, queue.name) for row in found])
 
 
-_pending: dict[tuple[str, ...], tuple[Sql, Sql]] = {}
+_pending: dict[tuple[tuple[str, ...], str | None, bool], tuple[Sql, Sql]] = {}
 
 
-def _pending_statements(statuses: tuple[str, ...]) -> tuple[Sql, Sql]:
-    key = tuple(sorted(set(statuses)))
+def _pending_statements(statuses: tuple[str, ...], search: str | None, newest_first: bool) -> tuple[Sql, Sql]:
+    chosen = tuple(sorted(set(statuses)))
+    key = (chosen, search, newest_first)
     if key not in _pending:
-        listed = ", ".join(f"'{s}'" for s in key if s in PENDING)
+        listed = ", ".join(f"'{s}'" for s in chosen if s in PENDING)
         where = f"queue_id = :queue_id AND status IN ({listed})"
+        if search is not None:
+            where += f" AND {search}"
+        way = "DESC" if newest_first else "ASC"
         count = Sql(f"SELECT count(*) FROM tasks WHERE {where}")
         page = Sql(
             f"""SELECT {TASK_COLUMNS} {TASK_FROM} WHERE t.id IN (
-                SELECT id FROM tasks WHERE {where} ORDER BY id LIMIT :limit OFFSET :offset)
-            ORDER BY t.id"""
+                SELECT id FROM tasks WHERE {where} ORDER BY id {way} LIMIT :limit OFFSET :offset)
+            ORDER BY t.id {way}"""
         )
         _pending[key] = (count, page)
     return _pending[key]
 
 
-def list_pending(conn: Connection, queue_id: int, statuses: tuple[str, ...], offset: int, limit: int) -> Page:
-    count_sql, page_sql = _pending_statements(statuses)
-    total = one(conn, count_sql, queue_id=queue_id)
-    found = rows(conn, page_sql, queue_id=queue_id, limit=limit, offset=offset)
-    return Page(total[0] if total else 0, [_task(row) for row in found])
+def list_pending(
+    conn: Connection,
+    queue_id: int,
+    statuses: tuple[str, ...],
+    offset: int,
+    limit: int,
+    viewer_id: int = 0,
+    q: str | None = None,
+    newest_first: bool = False,
+) -> Page:
+    """A page of pending tasks, oldest first (or newest first), each with `viewer_id`'s draft of it."""
+    dialect = conn.dialect.name
+    search = None if q is None else SEARCH[dialect]
+    count_sql, page_sql = _pending_statements(statuses, search, newest_first)
+    term = {} if q is None else {"q": search_term(dialect, q)}
+    total = one(conn, count_sql, queue_id=queue_id, **term)
+    found = rows(conn, page_sql, queue_id=queue_id, limit=limit, offset=offset, viewer_id=viewer_id, **term)
+    return Page(total[0] if total else 0, [task_row(row) for row in found])
 
 
 # --- claims -------------------------------------------------------------------------------------
 
-OWN_CLAIM = Sql(
-    """SELECT id FROM tasks WHERE queue_id = :queue_id AND status = 'in_progress' AND assigned_to = :user_id
-    ORDER BY id LIMIT 1"""
-)
-OWN_CLAIMS = Sql(
-    """SELECT id, lease_expires_at FROM tasks
-    WHERE queue_id = :queue_id AND status = 'in_progress' AND assigned_to = :user_id
-    ORDER BY id LIMIT :limit"""
-)
-NEXT_NEW = Sql(
-    "SELECT id FROM tasks WHERE queue_id = :queue_id AND status = 'new' ORDER BY id LIMIT 1 {skip_locked}"
-)
-NEXT_RETURNED = Sql(
-    """SELECT id FROM tasks WHERE queue_id = :queue_id
-    AND (status = 'open' OR (status = 'in_progress' AND lease_expires_at <= :now))
-    ORDER BY id LIMIT 1 {skip_locked}"""
-)
-NEXT_RETURNED_TO_OTHERS = Sql(
-    """SELECT id FROM tasks WHERE queue_id = :queue_id
-    AND (status = 'open' OR (status = 'in_progress' AND lease_expires_at <= :now
-        AND (assigned_to IS NULL OR assigned_to <> :user_id)))
-    ORDER BY id LIMIT 1 {skip_locked}"""
-)
-TAKE = Sql(
-    """UPDATE tasks SET status = 'in_progress', assigned_to = :user_id, assigned_at = :now, lease_expires_at = :lease
-    WHERE id = :task_id AND (status IN ('new', 'open') OR (status = 'in_progress' AND lease_expires_at <= :now))"""
-)
-RENEW = Sql("UPDATE tasks SET lease_expires_at = :lease WHERE id = :task_id")
-# Renewing a claim found by a select: on PostgreSQL another worker may take it over in between
-# (once its lease has expired), so the update says whose it must still be.
-RENEW_OWN = Sql(
-    """UPDATE tasks SET lease_expires_at = :lease
-    WHERE id = :task_id AND status = 'in_progress' AND assigned_to = :user_id"""
-)
-HELD_BY_OTHERS = Sql(
-    """SELECT count(*) FROM tasks WHERE queue_id = :queue_id AND status = 'in_progress'
-    AND lease_expires_at > :now AND assigned_to <> :user_id"""
-)
-# The two-key form: its locks never meet the one-key schema lock.
-CLAIMS_LOCK = Sql("SELECT pg_advisory_xact_lock(:queue_key, :user_key)")
-
-
-def own_claim(conn: Connection, queue_id: int, user_id: int) -> int | None:
-    """The id of the caller's oldest claim in the queue, live or expired."""
-    row = one(conn, OWN_CLAIM, queue_id=queue_id, user_id=user_id)
-    return None if row is None else row[0]
-
-
-class Claim(NamedTuple):
-    task_id: int
-    live: bool  # its lease has not expired
-
-
-def own_claims(conn: Connection, queue_id: int, user_id: int, now: datetime, limit: int) -> list[Claim]:
-    """The caller's first `limit` claims in the queue, live or expired, oldest first."""
-    now_us = to_micros(now)
-    found = rows(conn, OWN_CLAIMS, queue_id=queue_id, user_id=user_id, limit=limit)
-    return [Claim(task_id, expires is not None and expires > now_us) for task_id, expires in found]
-
-
-def renew_own(conn: Connection, task_id: int, user_id: int, lease_until: datetime) -> bool:
-    """Extend the lease if the task is still the caller's claim."""
-    return run(conn, RENEW_OWN, lease=to_micros(lease_until), task_id=task_id, user_id=user_id) == 1
-
-
-def next_claimable(
-    conn: Connection, queue_id: int, user_id: int, now: datetime, *, others_only: bool
-) -> int | None:
-    """The oldest new task, else the oldest returned one (released, or its lease expired); with
-    `others_only`, not one whose expired claim is the caller's own."""
-    found = one(conn, NEXT_NEW, queue_id=queue_id) or one(
-        conn,
-        NEXT_RETURNED_TO_OTHERS if others_only else NEXT_RETURNED,
-        queue_id=queue_id,
-        now=to_micros(now),
-        user_id=user_id,
+# Claims (B4): the shared claim statements (store/claims.py) on this table.
+CLAIMS = Claims(
+    ClaimTable(
+        table="tasks",
+        key="id",
+        state="status",
+        fresh="new",
+        returned=("open",),
+        held="in_progress",
+        holder="assigned_to",
+        since="assigned_at",
+        lease="lease_expires_at",
     )
-    return None if found is None else found[0]
-
-
-def take(conn: Connection, task_id: int, user_id: int, now: datetime, lease_until: datetime) -> bool:
-    """Claim the task for the caller, unless someone took it since it was found."""
-    return (
-        run(conn, TAKE, user_id=user_id, now=to_micros(now), lease=to_micros(lease_until), task_id=task_id)
-        == 1
-    )
-
-
-def held_by_others(conn: Connection, queue_id: int, user_id: int, now: datetime) -> int:
-    """Tasks of the queue under others' live claims."""
-    row = one(conn, HELD_BY_OTHERS, queue_id=queue_id, now=to_micros(now), user_id=user_id)
-    return row[0] if row else 0
-
-
-def _int4(value: int) -> int:
-    """An id folded into PostgreSQL's signed 32 bits (two ids sharing a lock only wait on each other)."""
-    folded = value & 0xFFFF_FFFF
-    return folded - (1 << 32) if folded >= 1 << 31 else folded
-
-
-def lock_claims_of(conn: Connection, queue_id: int, user_id: int) -> None:
-    """PostgreSQL: until the transaction ends, the caller's claims in the queue change in this one
-    only. (SQLite's write transactions are serial anyway.)"""
-    if conn.dialect.name == "postgresql":
-        one(conn, CLAIMS_LOCK, queue_key=_int4(queue_id), user_key=_int4(user_id))
+)
 
 
 class HeldState(NamedTuple):
@@ -359,19 +315,18 @@ def held_state(conn: Connection, queue_id: int, task_id: int) -> HeldState | Non
     return HeldState(status, assigned_to, orjson.loads(data) if isinstance(data, str | bytes) else data)
 
 
-def renew(conn: Connection, task_id: int, lease_until: datetime) -> None:
-    run(conn, RENEW, lease=to_micros(lease_until), task_id=task_id)
+SET_DATA = Sql("UPDATE tasks SET data = :data WHERE id = :task_id")
+
+
+def set_data(conn: Connection, task_id: int, data: dict[str, Any]) -> None:
+    """Replace a task's values (a review's correction)."""
+    run(conn, SET_DATA, data=orjson.dumps(data).decode(), task_id=task_id)
 
 
 RELEASE = Sql(
     """UPDATE tasks SET status = 'open', assigned_to = NULL, assigned_at = NULL, lease_expires_at = NULL
     WHERE id = :task_id"""
 )
-SET_DATA = Sql("UPDATE tasks SET data = :data WHERE id = :task_id")
-
-
-def set_data(conn: Connection, task_id: int, data: dict[str, Any]) -> None:
-    run(conn, SET_DATA, data=orjson.dumps(data).decode(), task_id=task_id)
 
 
 def reopen(conn: Connection, task_id: int) -> None:
@@ -385,7 +340,7 @@ COMPLETE = Sql(
 )
 COUNT_COMPLETION = Sql(
     """UPDATE queues SET completed_count = completed_count + 1, n_tasks = n_tasks - 1 WHERE id = :queue_id
-    RETURNING webhook_target"""
+    RETURNING webhook_target, review_percent"""
 )
 
 
@@ -393,17 +348,26 @@ def mark_completed(conn: Connection, task_id: int, data: dict[str, Any], email: 
     run(conn, COMPLETE, data=orjson.dumps(data).decode(), now=to_micros(now), email=email, task_id=task_id)
 
 
-def count_completion(conn: Connection, queue_id: int) -> str | None:
-    """Move one task from the queue's pending count to its completed count; its webhook target, if any."""
+class Counted(NamedTuple):
+    webhook_target: str | None
+    review_percent: int
+
+
+def count_completion(conn: Connection, queue_id: int) -> Counted:
+    """Move one task from the queue's pending count to its completed count; the queue's webhook
+    target, if any, and its review share, as they are in this transaction."""
     row = one(conn, COUNT_COMPLETION, queue_id=queue_id)
-    return row[0] if row is not None and row[0] else None
+    return Counted(row[0] or None, row[1]) if row is not None else Counted(None, 0)
 
 
-FLUSH = Sql("DELETE FROM tasks WHERE queue_id = :queue_id AND status IN ('new', 'open', 'in_progress')")
+FLUSH = Sql("DELETE FROM tasks WHERE queue_id = :queue_id AND status = :status")
 
 
-def flush(conn: Connection, queue_id: int) -> int:
+def flush(conn: Connection, queue_id: int) -> dict[str, int]:
+    """Delete the queue's pending tasks; how many of each status went (one range of
+    ix_tasks_queue_status_id each)."""
+    deleted = {status: run(conn, FLUSH, queue_id=queue_id, status=status) for status in PENDING}
     # By the rows deleted, not to zero: a task created meanwhile in another transaction still counts.
-    deleted = run(conn, FLUSH, queue_id=queue_id)
-    count_pending(conn, queue_id, -deleted)
+    count_pending(conn, queue_id, -sum(deleted.values()))
+    drafts.drop_flushed(conn, queue_id)
     return deleted

@@ -184,3 +184,149 @@ def v8_people(conn: Connection) -> None:
                 conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column}"))
     access_version.drop_triggers(conn, PEOPLE_WATCHED_AT_V8)  # the same names as version 4's
     access_version.create_triggers(conn, PEOPLE_WATCHED_AT_V8)
+
+
+def _frozen_tasks_v9(frozen: MetaData, name: str) -> Table:
+    """The tasks table as version 9 has it (without its indexes, made once it has its name)."""
+    Table("queues", frozen, Column("id", Id, primary_key=True))
+    Table("users", frozen, Column("id", Id, primary_key=True))
+    return Table(
+        name,
+        frozen,
+        Column("id", Id, primary_key=True),
+        Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+        Column("status", String(16), nullable=False),
+        Column("data", Text, nullable=False),
+        Column("source", String(255), nullable=False),
+        Column("created_at", Timestamp, nullable=False),
+        Column("completed_at", Timestamp),
+        Column("completed_by", String(320)),
+        Column("assigned_to", ForeignKey("users.id", ondelete="SET NULL")),
+        Column("assigned_at", Timestamp),
+        Column("lease_expires_at", Timestamp),
+        Column("work_micros", BigInteger),
+        sqlite_autoincrement=True,
+    )
+
+
+TASK_COLUMNS_AT_V9 = (
+    "id, queue_id, status, data, source, created_at, completed_at, completed_by, assigned_to, "
+    "assigned_at, lease_expires_at, work_micros"
+)
+
+
+def _sqlite_tasks_never_reuse_ids(conn: Connection) -> None:
+    """SQLite reuses the highest rowid once that row is deleted (a flush of the newest tasks) unless
+    the table says AUTOINCREMENT, which only a new table can: the tasks move to one, ids kept, and
+    the counter starts past every id a task or a webhook event ever had."""
+    made = conn.execute(
+        text("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'tasks'")
+    ).scalar()
+    if made is None or "AUTOINCREMENT" in made.upper():
+        return
+    frozen = MetaData()
+    rebuilt = _frozen_tasks_v9(frozen, "tasks_v9")
+    frozen.create_all(conn, tables=[rebuilt])
+    conn.execute(
+        text(
+            f"INSERT INTO tasks_v9 ({TASK_COLUMNS_AT_V9}) SELECT {TASK_COLUMNS_AT_V9} FROM tasks ORDER BY id"
+        )
+    )
+    conn.execute(text("DROP TABLE tasks"))  # its indexes go with it
+    conn.execute(text("ALTER TABLE tasks_v9 RENAME TO tasks"))
+    conn.execute(text("CREATE INDEX ix_tasks_queue_status_id ON tasks (queue_id, status, id)"))
+    conn.execute(text("CREATE INDEX ix_tasks_queue_completed ON tasks (queue_id, completed_at, id)"))
+    highest = conn.execute(
+        text(
+            "SELECT max(coalesce((SELECT max(id) FROM tasks), 0), coalesce((SELECT max(task_id) FROM deliveries), 0))"
+        )
+    ).scalar_one()
+    conn.execute(text("DELETE FROM sqlite_sequence WHERE name = 'tasks'"))
+    if highest:
+        conn.execute(text("INSERT INTO sqlite_sequence (name, seq) VALUES ('tasks', :seq)"), {"seq": highest})
+
+
+def v9_drafts_apart_and_ids_never_reused(conn: Connection) -> None:
+    """Drafts get a table of their own (never the task's data); on SQLite, task ids are never reused.
+    Both parts check first, so the step also completes a database a partial copy of it touched."""
+    if conn.dialect.name == "sqlite":
+        _sqlite_tasks_never_reuse_ids(conn)
+    if inspect(conn).has_table("task_drafts"):
+        return
+    frozen = MetaData()
+    Table("queues", frozen, Column("id", Id, primary_key=True))
+    Table("users", frozen, Column("id", Id, primary_key=True))
+    Table(
+        "task_drafts",
+        frozen,
+        Column("task_id", Id, primary_key=True, autoincrement=False),
+        Column("user_id", ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, autoincrement=False),
+        Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+        Column("data", Text, nullable=False),
+        Column("saved_at", Timestamp, nullable=False),
+        Index("ix_task_drafts_queue", "queue_id"),
+    )
+    frozen.create_all(conn, tables=[frozen.tables["task_drafts"]])
+
+
+def v10_audit_log(conn: Connection) -> None:
+    """The audit log (B20); each delivery says what its event is (B10's `type`). Only what is still
+    missing is made, so the step also completes a database a partial copy of it touched."""
+    present = {column["name"] for column in inspect(conn).get_columns("deliveries")}
+    if "type" not in present:
+        conn.execute(
+            text("ALTER TABLE deliveries ADD COLUMN type VARCHAR(32) NOT NULL DEFAULT 'task.completed'")
+        )
+    if inspect(conn).has_table("audit_events"):
+        return
+    frozen = MetaData()
+    Table("organizations", frozen, Column("id", Id, primary_key=True))
+    Table("users", frozen, Column("id", Id, primary_key=True))
+    Table(
+        "audit_events",
+        frozen,
+        Column("id", Id, primary_key=True),
+        Column("organization_id", ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False),
+        Column("at", Timestamp, nullable=False),
+        Column("actor_id", ForeignKey("users.id", ondelete="SET NULL")),
+        Column("actor_email", String(320)),
+        Column("actor_name", String(200)),
+        Column("action", String(40), nullable=False),
+        Column("queue_id", Id),
+        Column("subject", Text, nullable=False),
+        Column("detail", Text, nullable=False),
+        Index("ix_audit_events_org", "organization_id", "id"),
+        Index("ix_audit_events_at", "at"),
+        sqlite_autoincrement=True,
+    )
+    frozen.create_all(conn, tables=[frozen.tables["audit_events"]])
+
+
+def v11_review(conn: Connection) -> None:
+    """Review (B19): queues' review share and the reviews of completed tasks. Only what is still
+    missing is made, as in versions 9 and 10."""
+    if "review_percent" not in {column["name"] for column in inspect(conn).get_columns("queues")}:
+        conn.execute(text("ALTER TABLE queues ADD COLUMN review_percent INTEGER NOT NULL DEFAULT 0"))
+    if inspect(conn).has_table("reviews"):
+        return
+    frozen = MetaData()
+    Table("queues", frozen, Column("id", Id, primary_key=True))
+    Table("users", frozen, Column("id", Id, primary_key=True))
+    Table("tasks", frozen, Column("id", Id, primary_key=True))
+    Table(
+        "reviews",
+        frozen,
+        Column("task_id", ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True, autoincrement=False),
+        Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+        Column("state", String(16), nullable=False),
+        Column("reviewer_id", ForeignKey("users.id", ondelete="SET NULL")),
+        Column("claimed_at", Timestamp),
+        Column("lease_expires_at", Timestamp),
+        Column("reviewed_at", Timestamp),
+        Column("note", Text),
+        Column("original", Text),
+        Column("redo_task_id", Id),
+        Index("ix_reviews_queue_state_task", "queue_id", "state", "task_id"),
+        Index("ix_reviews_queue_reviewed", "queue_id", "reviewed_at", "task_id"),
+    )
+    frozen.create_all(conn, tables=[frozen.tables["reviews"]])

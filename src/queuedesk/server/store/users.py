@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select, update
 
-from queuedesk.server.domain_errors import EmailTaken, LastAdmin, UserDisabled
+from queuedesk.server.refusals import EmailTaken, LastAdmin, UserDisabled
 from queuedesk.server.store.accounts import add_key, create_user, new_key
 from queuedesk.server.store.sql import Sql, run
 from queuedesk.server.store.tables import api_keys, organizations, users
@@ -141,6 +141,10 @@ def revoke_key(conn: Connection, user_id: int, key_id: int, now: datetime) -> bo
         .values(revoked_at=now)
     )
     return result.rowcount == 1
+
+
+def key_prefix(conn: Connection, key_id: int) -> str | None:
+    return conn.execute(select(api_keys.c.prefix).where(api_keys.c.id == key_id)).scalar()
 
 
 # Touches only columns the access-version triggers ignore, so recording a use keeps every cache.

@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from queuedesk.api import blocks
 from queuedesk.api.models import Block
+from queuedesk.api.terminal_text import shown
 
 REQUIRED = "required"
 
@@ -106,7 +107,7 @@ class BlockEditor(Widget):
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="editor-head"):
-            yield Static(self.block.name, classes="editor-name", markup=False)
+            yield Static(shown(self.block.name), classes="editor-name", markup=False)
             if self.editable and self.block.is_required:
                 yield Static("*", classes="editor-required")
             yield Static(self.key_hint() if self.editable else "", classes="editor-hint", markup=False)

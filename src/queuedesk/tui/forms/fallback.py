@@ -10,6 +10,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.widgets import Static, TextArea
 
+from queuedesk.api.terminal_text import shown
 from queuedesk.tui.forms.base import BlockEditor
 from queuedesk.tui.forms.fields import text_area
 
@@ -46,7 +47,7 @@ class FallbackEditor(BlockEditor):
         elif self._raw is None:
             yield Static("—", classes="editor-value -empty")
         else:
-            yield Static(shown_value(self._raw), classes="editor-value -fallback", markup=False)
+            yield Static(shown(shown_value(self._raw)), classes="editor-value -fallback", markup=False)
 
     def key_hint(self) -> str:
         return "enter new line · esc leaves field" if self.is_text else "JSON · esc leaves field"

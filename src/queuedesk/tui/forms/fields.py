@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
+from queuedesk.api.terminal_text import shown
 from queuedesk.tui.forms.base import BlockEditor
 from queuedesk.tui.ordered_keys import KeysOwnBindings, OrderedInput
 
@@ -91,7 +92,7 @@ class InputEditor(BlockEditor):
     def read_only_view(self) -> Widget:
         if not self._text:
             return Static("—", classes="editor-value -empty")
-        return Static(self._text, classes="editor-value", markup=False)
+        return Static(shown(self._text), classes="editor-value", markup=False)
 
     def key_hint(self) -> str:
         return self.HINT

@@ -34,7 +34,7 @@ from queuedesk.api.models import Block
 from queuedesk.tui.forms.base import REQUIRED, BlockEditor
 from queuedesk.tui.forms.image import ImageEditor
 from queuedesk.tui.forms.registry import editor_for, filled_by_worker
-from queuedesk.tui.images import PANE_ROWS, ImageView
+from queuedesk.tui.widgets.image_view import PANE_ROWS, ImageView
 
 FormMode = Literal["work", "create"]
 NARROW_IMAGE_ROWS = 8

@@ -6,7 +6,7 @@ from typing import ClassVar
 from textual.widget import Widget
 
 from queuedesk.tui.forms.link import LinkEditor
-from queuedesk.tui.images import ImageView
+from queuedesk.tui.widgets.image_view import ImageView
 
 
 class ImageEditor(LinkEditor):

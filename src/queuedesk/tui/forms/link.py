@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
+from queuedesk.api.terminal_text import link_target, shown
 from queuedesk.tui.forms.fields import InputEditor
 
 
@@ -21,5 +22,6 @@ class LinkEditor(InputEditor):
     def read_only_view(self) -> Widget:
         if not self._text:
             return super().read_only_view()
-        link = Text(self._text, style=Style(link=self._text, underline=True))
+        target = link_target(self._text)  # never a link with a control character in it
+        link = Text(shown(self._text), style=Style(link=target, underline=True) if target else "")
         return Static(link, classes="editor-value -link")

@@ -2,6 +2,7 @@
 
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from pydantic import SecretStr
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,14 +11,15 @@ from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Stat
 
 from queuedesk.api import errors
 from queuedesk.api.numbers import plain_int
-from queuedesk.tui.errors import explain
+from queuedesk.tui.base import KeysInOrder, styles
+from queuedesk.tui.browser_rules import ServerNotAllowed
+from queuedesk.tui.explanations import explain
 from queuedesk.tui.ordered_keys import OrderedInput
-from queuedesk.tui.screens.base import KeysInOrder, styles
-from queuedesk.tui.session import NeedsOrganization, WrongOrganization
+from queuedesk.tui.session import KeyNotInOrganization, NeedsOrganization
 from queuedesk.tui.settings import Target, web_session
 
 if TYPE_CHECKING:
-    from queuedesk.tui.app import QueueDeskApp
+    from queuedesk.tui.host import AppHost
 
 
 def why_not(exc: BaseException, url: str) -> str:
@@ -28,9 +30,11 @@ def why_not(exc: BaseException, url: str) -> str:
         return f"{url} did not answer in time. Check the address, or try again when the server is less busy."
     if isinstance(exc, errors.ConnectionFailed):
         return f"Cannot reach {url}. Is the server running, and is the address right (scheme, host, port)?"
-    if isinstance(exc, WrongOrganization | NeedsOrganization):
+    if isinstance(exc, KeyNotInOrganization | NeedsOrganization | ServerNotAllowed):
         return str(exc)
     if isinstance(exc, errors.UnexpectedResponse | errors.NotFound):
+        if web_session():  # what another server answered is never shown to whoever drives the page
+            return f"{url} does not answer like a task queue server. Check the address."
         return f"{url} does not answer like a task queue server. Check the address. ({exc})"
     return explain(exc).message
 
@@ -62,8 +66,8 @@ class ConnectScreen(KeysInOrder[None]):
         self.needs_org = target is not None and target.org is not None and connect_now is False
 
     @property
-    def qd(self) -> "QueueDeskApp":
-        return cast("QueueDeskApp", self.app)
+    def qd(self) -> "AppHost":
+        return cast("AppHost", self.app)
 
     def compose(self) -> ComposeResult:
         target = self.target
@@ -79,7 +83,7 @@ class ConnectScreen(KeysInOrder[None]):
             )
             yield Label("API key")
             yield OrderedInput(
-                target.token or "" if target else "",
+                target.token.get_secret_value() if target and target.token else "",
                 placeholder="your API key",
                 password=True,
                 id="token",
@@ -96,7 +100,7 @@ class ConnectScreen(KeysInOrder[None]):
                 )
             with Vertical(id="profile-row"):
                 yield Label("Save as profile")
-                yield OrderedInput(self.qd.settings.profile_name, id="profile", compact=True)
+                yield OrderedInput(self.qd.profile_name, id="profile", compact=True)
             yield Static(self.problem, id="connect-problem", markup=False)
             with Horizontal(id="connect-actions"):
                 yield Button("Connect", variant="primary", id="connect")
@@ -141,7 +145,7 @@ class ConnectScreen(KeysInOrder[None]):
             self._show_problem("Enter your API key (an admin can issue one).")
             return
         org = plain_int(org_text) if self.needs_org else None
-        self._connect(Target(url.rstrip("/"), token, org, "the connect screen"), save=True)
+        self._connect(Target(url.rstrip("/"), SecretStr(token), org, "the connect screen"), save=True)
 
     def _show_problem(self, text: str) -> None:
         self.query_one("#connect-box").display = True
@@ -173,9 +177,12 @@ class ConnectScreen(KeysInOrder[None]):
             name = self.query_one("#profile", Input).value.strip() or "default"
             try:
                 self.qd.save_profile(
-                    name, target.url, target.token, None if session.extensions else session.organization_id
+                    name,
+                    target.url,
+                    target.token.get_secret_value(),
+                    None if session.extensions else session.organization_id,
                 )
             except OSError as exc:
                 self.qd.notify(f"Connected, but the profile could not be saved: {exc}", severity="warning")
         # Not awaited here: switching screens removes this screen, and with it this worker.
-        self.qd.call_later(self.qd.start_session, session)
+        self.app.call_later(self.qd.start_session, session)

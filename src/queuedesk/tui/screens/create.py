@@ -9,10 +9,10 @@ from textual.containers import Vertical
 from textual.widgets import Footer, LoadingIndicator, Static
 
 from queuedesk.api import blocks as block_rules
-from queuedesk.api import errors
+from queuedesk.api import errors, original_rules
 from queuedesk.api.models import Queue, QueueDetail
+from queuedesk.tui.base import AppScreen, styles
 from queuedesk.tui.forms.form import TaskForm
-from queuedesk.tui.screens.base import AppScreen, styles
 from queuedesk.tui.widgets.context_bar import ContextBar
 
 
@@ -87,7 +87,7 @@ class CreateTaskScreen(AppScreen):
             return
         form.commit_keys()
         problems = form.problems()  # in create mode "required" is not a problem: A1 does not enforce it
-        values = self._values()
+        values = self._to_send()
         if not problems and not values:
             problems = {"": "Fill at least one block: a task cannot be empty."}
         if problems:
@@ -96,7 +96,45 @@ class CreateTaskScreen(AppScreen):
                 "Nothing was sent: fix the fields marked in red.", title="Not created", severity="warning"
             )
             return
+        if not self.session.extensions:
+            refused = original_rules.refusals(self.detail.data, values)
+            if refused:
+                form.show_problems({r.block_id: r.message for r in refused})
+                self.notify(
+                    "Nothing was sent: this server fails on a task without the blocks marked in red "
+                    "(and may save it all the same). Fill them, then ctrl+s.",
+                    title="Not created",
+                    severity="warning",
+                )
+                return
         self._send(values)
+
+    def _to_send(self) -> dict[str, Any]:
+        """The values to send. On a basic server an empty list or object stays in where the original
+        fails without a value (it is how "none" is said to it)."""
+        values = self._values()
+        form = self.form
+        if form is None or self.detail is None or self.session.extensions:
+            return values
+        given = form.values()
+        for block in self.detail.data:
+            if block.type in original_rules.NEEDS_A_VALUE and given.get(block.id) is not None:
+                values[block.id] = given[block.id]
+        return values
+
+    def _say_unsure(self, exc: errors.QueueDeskError) -> None:
+        """A create that failed where the task may have been saved: never "try again" blindly."""
+        if exc.probably_saved is True:
+            advice = "Do not send it again (ctrl+s): look at the queue's count first."
+        elif exc.probably_saved is False:
+            advice = "Once the server works, ctrl+s sends it again; escape leaves the form."
+        else:
+            advice = (
+                "It may have been created all the same: look at the queue (escape) before sending it again."
+            )
+        hint = exc.hint if "hint" in vars(exc) and exc.hint else ""
+        said = "\n".join(part for part in (exc.message, hint, advice) if part)
+        self.notify(said, title="Creating the task: not confirmed", severity="error", timeout=12)
 
     @work(exclusive=True, group="create-send")
     async def _send(self, values: dict[str, Any]) -> None:
@@ -109,6 +147,9 @@ class CreateTaskScreen(AppScreen):
             form.show_problems(server_problems(exc))
             self.notify(str(exc), title="The server refused the task", severity="warning")
             return
+        except (errors.ServerError, errors.ConnectionFailed, errors.UnexpectedResponse) as exc:
+            self._say_unsure(exc)
+            return
         except Exception as exc:
             self.qd.report(exc, doing="Creating the task")
             return
@@ -119,7 +160,7 @@ class CreateTaskScreen(AppScreen):
         fresh = TaskForm(detail.data, {}, mode="create")
         await self.query_one("#create-body").mount(fresh)
         fresh.focus_first_editable()
-        from queuedesk.tui.screens.task import TaskScreen
+        from queuedesk.tui.modals.task import TaskScreen
 
         self.app.push_screen(TaskScreen(detail, task))
 

@@ -6,9 +6,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer
 
-from queuedesk.tui.screens.base import AppScreen
+from queuedesk.tui.base import AppScreen
+from queuedesk.tui.panes.users_and_keys import PeopleView
 from queuedesk.tui.widgets.context_bar import ContextBar
-from queuedesk.tui.widgets.people_view import PeopleView
 
 
 class PeopleScreen(AppScreen):

@@ -15,16 +15,16 @@ from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, Tab
 
 from queuedesk.api import errors
 from queuedesk.api.models import AssignedTask, Block, Queue, QueueDetail, Task
+from queuedesk.tui.base import AppScreen, styles
 from queuedesk.tui.clock import duration
 from queuedesk.tui.live import Poller
 from queuedesk.tui.local_history import LocalHistory
+from queuedesk.tui.panes.stats_view import StatsView
+from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.present import answers_first, minute, settings_text, summary, tasks
-from queuedesk.tui.screens.base import AppScreen, styles
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 from queuedesk.tui.widgets.row_table import RowTable
-from queuedesk.tui.widgets.stats_view import StatsView
-from queuedesk.tui.widgets.webhook_view import WebhookView
 
 PENDING_COLUMNS = [
     ("id", "Task", 7),
@@ -53,6 +53,7 @@ class QueueScreen(AppScreen):
         Binding("4", "tab('tab-stats')", "Stats", show=False, id="queue.tab_stats"),
         Binding("5", "tab('tab-webhook')", "Webhook", show=False, id="queue.tab_webhook"),
         Binding("w", "work", "Work", id="queue.work"),
+        Binding("w", "no_claiming", show=False),  # a basic server: says why, never in the footer
         Binding("n", "create", "New task", id="queue.create"),
         Binding("F", "flush", "Flush", id="queue.flush"),
         Binding("E", "edit_queue", "Edit queue", show=False, id="queue.edit_queue"),
@@ -68,6 +69,7 @@ class QueueScreen(AppScreen):
         self.in_progress: int | None = None
         self.completed_count: int | None = None
         self.history_count_at_load: int | None = None
+        self.history_forbidden = False  # the server answered 403 to the completed tasks
         self.filters: dict[str, Any] = {}
         self.local_history: LocalHistory | None = None  # a basic server's filtered history, walked once
 
@@ -148,8 +150,16 @@ class QueueScreen(AppScreen):
             ).count
             if self.pending.items or self.pending.total == 0:
                 self.pending.refresh_window()
-        page = await client.completed_tasks(self.queue.id, limit=1, **self._history_filters(everyone=True))
-        self.completed_count = page.count
+        try:
+            page = await client.completed_tasks(
+                self.queue.id, limit=1, **self._history_filters(everyone=True)
+            )
+        except errors.Forbidden:  # said on the Completed tab; the rest of the view still refreshes
+            self.history_forbidden = True
+            self.completed_count = None
+        else:
+            self.history_forbidden = False
+            self.completed_count = page.count
         self._show_counts()
         self._show_blocks()
         view = self._shown_view()
@@ -258,12 +268,18 @@ class QueueScreen(AppScreen):
         elif self.filters.get("completed_by"):
             parts.append(f"completed by {self.filters['completed_by']}")
         if self.filters.get("start_date") or self.filters.get("end_date"):
+            start, end = self.filters.get("start_date"), self.filters.get("end_date")
             parts.append(
-                f"from {self.filters.get('start_date') or 'the start'} to {self.filters.get('end_date') or 'now'}"
+                f"from {filter_day(start) if start else 'the start'} to {filter_day(end) if end else 'now'}"
             )
         total = self.history.total if self.history.fetch else 0
         if parts and not self.session.extensions:
             parts.append(basic_filter_note(bool(self.filters.get("completed_by"))))
+        if self.history_forbidden:
+            self.query_one("#history-note", Static).update(
+                "Not allowed: this key may not read completed tasks here (403), so none are shown. Ask an admin."
+            )
+            return
         text = tasks(total) + (f" ({', '.join(parts)})" if parts else "") + ", newest first"
         if self.history.items:
             text += f" · rows {self.history.start + 1:,} to {self.history.end:,}"
@@ -290,6 +306,9 @@ class QueueScreen(AppScreen):
 
     @on(PagedTable.Failed)
     def _failed(self, event: PagedTable.Failed) -> None:
+        if event.table.id == "history" and isinstance(event.error, errors.Forbidden):
+            self.history_forbidden = True
+            self._show_history_note()
         self.qd.report(event.error, doing="Loading tasks")
 
     # --- actions ----------------------------------------------------------------------------------
@@ -301,7 +320,9 @@ class QueueScreen(AppScreen):
         if action in ("flush", "create", "edit_queue"):
             return session.is_admin
         if action == "work":
-            return session.can_work or not session.extensions
+            return session.can_work and session.extensions
+        if action == "no_claiming":
+            return not session.extensions
         if action == "filter":
             return self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
         if action == "tab" and parameters and parameters[0] in ("tab-stats", "tab-webhook"):
@@ -340,6 +361,9 @@ class QueueScreen(AppScreen):
 
     def action_work(self) -> None:
         self.qd.open_work(self.queue)
+
+    def action_no_claiming(self) -> None:
+        self.qd.open_work(self.queue)  # on a basic server: says there is no claiming there
 
     def action_create(self) -> None:
         self.qd.open_create_task(self.queue)
@@ -436,9 +460,14 @@ class QueueScreen(AppScreen):
         assert isinstance(table, PagedTable)
         task = table.item_at_cursor()
         if task is not None and self.detail is not None:
-            from queuedesk.tui.screens.task import TaskScreen
+            from queuedesk.tui.modals.task import TaskScreen
 
             self.app.push_screen(TaskScreen(self.detail, task))
+
+
+def filter_day(moment: datetime) -> str:
+    """A filter's bound as typed: the day (the filter takes whole days), never a Python repr."""
+    return moment.date().isoformat()
 
 
 def basic_filter_note(by_worker: bool) -> str:

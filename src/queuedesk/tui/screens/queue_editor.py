@@ -21,9 +21,9 @@ from queuedesk.api import errors
 from queuedesk.api.block_changes import compare_blocks, impact_lines
 from queuedesk.api.blocks import Problem
 from queuedesk.api.models import Block, Queue, QueueDetail
+from queuedesk.tui.base import AppScreen, styles
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.queue_draft import BlockDraft, DraftProblem, block_problems, located, queue_problems
-from queuedesk.tui.screens.base import AppScreen, styles
 from queuedesk.tui.widgets.block_settings import BlockSettings, row
 from queuedesk.tui.widgets.context_bar import ContextBar
 
@@ -295,7 +295,7 @@ class QueueEditorScreen(AppScreen):
     def action_add_block(self) -> None:
         if not self.query("#block-list"):
             return
-        from queuedesk.tui.screens.block_type_picker import BlockTypePicker
+        from queuedesk.tui.modals.block_type_picker import BlockTypePicker
 
         self.app.push_screen(BlockTypePicker(), self._add_block_of)
 
@@ -356,7 +356,7 @@ class QueueEditorScreen(AppScreen):
         if confirm is None:
             self._send()
             return
-        from queuedesk.tui.screens.confirm import ConfirmScreen
+        from queuedesk.tui.modals.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -432,7 +432,7 @@ class QueueEditorScreen(AppScreen):
         if not self.dirty:
             self.dismiss()
             return
-        from queuedesk.tui.screens.confirm import ConfirmScreen
+        from queuedesk.tui.modals.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes:

@@ -8,8 +8,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Input, Static
 
 from queuedesk.api.models import Queue
+from queuedesk.tui.base import AppScreen
 from queuedesk.tui.live import Poller
-from queuedesk.tui.screens.base import AppScreen
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.queue_table import COLUMNS, SORTS, QueueTable, View, cell_values
 
@@ -18,6 +18,7 @@ class QueuesScreen(AppScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", id="queues.open"),
         Binding("w", "work", "Work", id="queues.work"),
+        Binding("w", "no_claiming", show=False),  # a basic server: says why, never in the footer
         Binding("n", "create", "New task", id="queues.create"),
         Binding("F", "flush", "Flush", id="queues.flush"),
         Binding("N", "new_queue", "New queue", show=False, id="queues.new_queue"),
@@ -128,7 +129,9 @@ class QueuesScreen(AppScreen):
         if action in ("flush", "create", "new_queue", "edit_queue"):
             return session.is_admin
         if action == "work":
-            return session.can_work or not session.extensions
+            return session.can_work and session.extensions
+        if action == "no_claiming":
+            return not session.extensions
         if action == "people":
             return session.manages_people
         return True
@@ -144,6 +147,9 @@ class QueuesScreen(AppScreen):
         queue = self.selected()
         if queue is not None:
             self.qd.open_work(queue)
+
+    def action_no_claiming(self) -> None:
+        self.action_work()  # on a basic server: says there is no claiming there
 
     def action_create(self) -> None:
         queue = self.selected()

@@ -24,6 +24,7 @@ from textual.widgets import Footer, Input, LoadingIndicator, Static, TextArea
 
 from queuedesk.api import errors
 from queuedesk.api.models import AssignedTask, Queue, QueueDetail
+from queuedesk.tui.base import AppScreen, styles
 from queuedesk.tui.clock import Cancellable
 from queuedesk.tui.forms.base import BlockEditor
 from queuedesk.tui.forms.form import TaskForm
@@ -31,7 +32,6 @@ from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.journal import Entry
 from queuedesk.tui.keys_read import key_time
 from queuedesk.tui.outbox import Outbox
-from queuedesk.tui.screens.base import AppScreen, styles
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.work_status import WorkStatus
 from queuedesk.tui.work_session import WorkSession
@@ -253,7 +253,7 @@ class WorkScreen(AppScreen):
     def _warm_images(self, task: AssignedTask) -> None:
         if self.detail is None:
             return
-        from queuedesk.tui.images import fetcher_for
+        from queuedesk.tui.widgets.image_view import fetcher_for
 
         fetcher = fetcher_for(self)
         for block in self.detail.data:
@@ -639,7 +639,7 @@ class WorkScreen(AppScreen):
     def action_zoom(self) -> None:
         url = self._image_url()
         if url is not None:
-            from queuedesk.tui.images import ImageScreen
+            from queuedesk.tui.modals.image import ImageScreen
 
             self.app.push_screen(ImageScreen(url))
 
@@ -647,7 +647,8 @@ class WorkScreen(AppScreen):
         url = self._image_url()
         if url is None:
             return
-        from queuedesk.tui.images import ImageUnavailable, open_externally
+        from queuedesk.tui.image_fetch import ImageUnavailable
+        from queuedesk.tui.system_viewer import open_externally
 
         try:
             open_externally(url)

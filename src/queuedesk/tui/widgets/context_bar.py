@@ -7,6 +7,7 @@ from collections.abc import Callable
 from rich.text import Text
 from textual.widgets import Static
 
+from queuedesk.api.terminal_text import shown
 from queuedesk.tui.session import Session
 
 BASIC_API = "basic API: no claiming, pending list, stats or delivery log on this server"
@@ -49,6 +50,17 @@ class ContextBar(Static):
         self.render_bar()
 
     def render_bar(self) -> None:
+        """The richest line that fits: the place and the freshness ("not answering") are never cut
+        for the address, the role or the basic server's notice, which go first when space is short."""
+        width = self.size.width or self.app.size.width
+        shapes = [(True, "long"), (False, "long"), (False, "short"), (False, "")]
+        if width < 110:  # narrow: never the address, the notice short at most
+            shapes = shapes[2:]
+        candidates = [self._line(address=a, notice=n) for a, n in shapes]
+        fitting = [line for line in candidates if line.cell_len <= width]
+        self.update(fitting[0] if fitting else candidates[-1])
+
+    def _line(self, *, address: bool, notice: str) -> Text:
         session: Session | None = getattr(self.app, "session", None)
         text = Text(no_wrap=True, overflow="ellipsis")
         unsent = self._unsent()
@@ -57,18 +69,18 @@ class ContextBar(Static):
             text.append(f" {unsent} unsent ", style="bold reverse")
         else:
             text.append("QueueDesk", style="bold")
-        wide = (self.size.width or self.app.size.width) >= 110
         if session is not None:
             text.append("  ")
-            if wide:
+            if address:
                 text.append(f"{session.url}  ", style="dim")
-            text.append(session.organization, style="bold")
-            text.append(f"  {session.who}")
-            if not session.extensions:
-                text.append(f"  {BASIC_API if wide else 'basic API'}", style="bold yellow")
+            text.append(shown(session.organization), style="bold")
+            if session.extensions:
+                text.append(f"  {shown(session.who)}")
+            elif notice:  # who is "basic API" there: said once, by the notice
+                text.append(f"  {BASIC_API if notice == 'long' else 'basic API'}", style="bold yellow")
         if self.where:
-            text.append(f"  / {self.where}", style="bold")
+            text.append(f"  / {shown(self.where)}", style="bold")
         if self.freshness:
             text.append("  ")
             text.append(self.freshness, style="bold red" if self.stale else "dim")
-        self.update(text)
+        return text

@@ -28,6 +28,8 @@ from textual.widget import Widget
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
+from queuedesk.api.terminal_text import shown
+
 PAGE_SIZE = 100
 WINDOW_PAGES = 5
 NEAR = 20  # rows from an end of the window at which the next page is fetched
@@ -420,7 +422,7 @@ class PagedTable(ScrollView, can_focus=True):
         for cell, width in zip(cells, self._widths, strict=False):
             segments.append(pad)
             if isinstance(cell, str):
-                plain = cell.replace("\n", " ")
+                plain = shown(cell.replace("\n", " "))
                 if cell_len(plain) > width:
                     plain = set_cell_size(plain, width - 1) + "…"
                 segments.append(Segment(set_cell_size(plain, width)))

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from queuedesk.api.models import Queue
+from queuedesk.api.terminal_text import shown
 from queuedesk.tui.present import minute
 from queuedesk.tui.widgets.row_table import RowTable
 
@@ -112,6 +113,7 @@ class QueueTable(RowTable):
 
     def _cell(self, key: str, column: str, value: str, changed: set[tuple[str, str]]) -> Text:
         limit = self._limit(column)
+        value = shown(value)
         if limit is not None:
             value = fit(value, limit)
         style = CHANGED if (key, column) in changed else ""

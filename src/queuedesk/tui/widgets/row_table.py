@@ -15,10 +15,12 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
+from queuedesk.api.terminal_text import shown
+
 
 def literal(cell: object) -> object:
     """A str as a Text of itself (never markup); anything else as it is."""
-    return Text(cell, no_wrap=True, end="") if isinstance(cell, str) else cell
+    return Text(shown(cell), no_wrap=True, end="") if isinstance(cell, str) else cell
 
 
 class RowTable(DataTable[object]):
@@ -31,7 +33,7 @@ class RowTable(DataTable[object]):
         self, label: str | Text, *, width: int | None = None, key: str | None = None, default: object = None
     ) -> ColumnKey:
         return super().add_column(
-            Text(label) if isinstance(label, str) else label, width=width, key=key, default=default
+            Text(shown(label)) if isinstance(label, str) else label, width=width, key=key, default=default
         )
 
     def add_row(

@@ -1,0 +1,66 @@
+"""Textual's private names QueueDesk uses (Textual 8.2)."""
+
+from queuedesk.compat import PrivateName
+
+PRIVATE_NAMES = (
+    # The last guard (tui/terminal_guard.py): every strip is checked once before it is written.
+    *(
+        PrivateName(
+            f"textual.strip.Strip.{name}",
+            2,
+            "A strip's segments and its rendered text: the guard shows any control character left "
+            "in a segment as a symbol before the strip is first rendered (render is cached after).",
+            "tui/terminal_guard.py _render",
+            on_instances=True,
+        )
+        for name in ("_segments", "_render_cache")
+    ),
+    PrivateName(
+        "textual.app.App._load_screen_css",
+        2,
+        "Overridden to add a screen's own style files (STYLE_FILES) the first time it is shown: "
+        "Textual's public way, a screen's CSS_PATH, re-parses every style source and restyles every "
+        "node on the screen's first visit (21-35 ms each).",
+        "tui/app.py QueueDeskApp._load_screen_css",
+    ),
+    PrivateName(
+        "textual._context.active_app",
+        2,
+        "Whether an app is running when textual-image is first imported: then the terminal must not "
+        "be asked (its answer would arrive as typed keys). No public accessor exists.",
+        "compat/textual_private.py app_is_running",
+    ),
+    # KeysInOrder (tui/base.py, issue 25): keys read while a screen has no focused widget yet wait for
+    # its first field. The rest of the key mechanism is public (priority bindings, set_focus,
+    # call_later, BINDINGS, App.on_event): tui/ordered_keys.py.
+    PrivateName(
+        "textual.screen.Screen._forward_event",
+        2,
+        "Where the app hands a key to the screen when nothing on it has the focus: overridden to "
+        "hold keys until a field takes the focus, and called to hand them on.",
+        "tui/base.py KeysInOrder._forward_event, _release",
+    ),
+    PrivateName(
+        "textual.widget.Widget._forward_event",
+        2,
+        "How the keys held while no field had the focus are handed, in order, to the field that "
+        "takes it (as the app would have handed them).",
+        "tui/base.py KeysInOrder._release",
+    ),
+    PrivateName(
+        "textual.widgets._text_area.TextArea",
+        3,
+        "Looked up in sys.modules by this module name so that the first screen (which has no "
+        "TextArea) does not import it (≈5 ms of the start) for an isinstance check.",
+        "tui/base.py _text_area_class",
+    ),
+)
+
+
+def app_is_running() -> bool:
+    """Whether a Textual app is running in this context."""
+    try:
+        from textual._context import active_app
+    except ImportError:  # pragma: no cover - the test of PRIVATE_NAMES says so first
+        return False
+    return active_app.get(None) is not None

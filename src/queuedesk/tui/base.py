@@ -1,0 +1,219 @@
+"""What every screen of the app shares: the app, its session and its clock, typed; keys kept in order.
+
+`KeysInOrder` is the screen's side of the one mechanism for key order (`tui/ordered_keys.py` says
+why it is needed and what the field's side is):
+
+- `tab` and `shift+tab` (and `enter` in a one-line field marked `NEXT_ON_ENTER`) are priority
+  bindings: they move the focus as the app reads them, in the order typed, so the key after them is
+  routed to the field they went to. The field left still handles the keys it was handed.
+- A decision (submit, skip...) is a priority binding too; it calls `after_keys`, which runs it once
+  every widget that had the focus since the last decision has handled the keys it was handed.
+- Keys read while nothing on the screen has the focus yet (the screen is still being built) wait,
+  and go to the first widget that takes the focus, in order, the moves above applied as they come.
+  If nothing takes the focus by the end of mounting they go to the screen, as before. A screen that
+  builds its form after loading (`KEYS_WAIT_FOR_FOCUS`) keeps them until the form takes the focus;
+  `escape` meanwhile is not held (it leaves), and what was held goes to the screen before it.
+  This part overrides Textual's private `_forward_event` (listed in `compat/textual_private.py`).
+"""
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
+
+from textual import events
+from textual.actions import SkipAction
+from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen, Screen, ScreenResultType
+from textual.widget import Widget
+from textual.widgets import Input
+
+from queuedesk.tui.clock import Clock
+from queuedesk.tui.session import Session
+
+if TYPE_CHECKING:
+    from queuedesk.tui.host import AppHost
+
+STYLES = Path(__file__).resolve().parent / "styles"
+
+
+def styles(*names: str) -> tuple[str, ...]:
+    """A screen's `STYLE_FILES`: added to the app's styles when the screen is first shown (app.py)."""
+    return tuple(str(STYLES / name) for name in names)
+
+
+NEXT_ON_ENTER = "next-on-enter"
+"""The class of a one-line field (an `Input`) whose `enter` moves on to the next field (on a screen
+that binds `enter` itself, that binding replaces this one)."""
+
+FOCUS_STEPS = {"tab": 1, "shift+tab": -1}
+HeldEvent = events.Key | events.Paste
+
+
+class AppAccess:
+    @property
+    def qd(self) -> "AppHost":
+        return cast("AppHost", self.app)  # type: ignore[attr-defined]
+
+    @property
+    def session(self) -> Session:
+        session = self.qd.session
+        assert session is not None, "screens after Connect always have a session"
+        return session
+
+    @property
+    def clock(self) -> Clock:
+        return self.qd.clock
+
+
+def _text_area_class() -> type[Any] | None:
+    """Textual's TextArea if it is imported: a screen with one imported it, and the first screen has none.
+
+    Importing it here for `isinstance` cost ≈5 ms of the app's start (its document model and themes).
+    """
+    module = sys.modules.get("textual.widgets._text_area")
+    return getattr(module, "TextArea", None)
+
+
+class KeysInOrder(Screen[ScreenResultType]):
+    """A screen whose keys reach the field they were typed for, however fast they come (see above)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # No ids: like Textual's own tab bindings they are not remapped; the keys screen lists them.
+        Binding("tab", "keys_focus_step(1)", "Next field", show=False, priority=True),
+        Binding("shift+tab", "keys_focus_step(-1)", "Previous field", show=False, priority=True),
+        Binding("enter", "keys_next_on_enter", "Next field", show=False, priority=True),
+    ]
+
+    KEYS_WAIT_FOR_FOCUS: ClassVar[bool] = False
+    """Hold the keys read before any widget has the focus until one takes it, not only while mounting."""
+
+    STRAGGLER_CHECK_SECONDS: ClassVar[float] = 1.0
+    """How often `after_keys` looks whether a field it waits for went away with its keys."""
+
+    _held: list[HeldEvent] | None = None
+
+    def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._held = []  # from the start: keys can come before the screen has composed
+        self._had_focus: list[Widget] = []  # widgets that may still have keys of this round
+
+    # --- focus moves as the key is read ---------------------------------------------------------
+
+    def focus_step_for(self, key: str) -> int:
+        """Where `key` moves the focus from the focused widget (1 next, -1 previous), or 0: not a move
+        (`enter` outside a `NEXT_ON_ENTER` field, `tab` in a `TextArea` that indents with it)."""
+        focused = self.focused
+        if key == "enter":
+            return 1 if isinstance(focused, Input) and focused.has_class(NEXT_ON_ENTER) else 0
+        step = FOCUS_STEPS.get(key, 0)
+        text_area = _text_area_class()
+        if text_area is not None and isinstance(focused, text_area) and focused.tab_behavior == "indent":
+            return 0
+        return step
+
+    # Not `check_action`: screens override it, and a binding it turns off is still shown as one.
+    def action_keys_focus_step(self, step: int) -> None:
+        if self.focus_step_for("tab") == 0:
+            raise SkipAction()  # the key goes on to the focused widget (a TextArea indenting)
+        self.move_focus(step)
+
+    def action_keys_next_on_enter(self) -> None:
+        if self.focus_step_for("enter") == 0:
+            raise SkipAction()  # the key goes its usual way: the screen's own `enter`, the widget's
+        self.move_focus(1)
+
+    def move_focus(self, step: int) -> None:
+        """The next (1) or previous (-1) field, now: a focused widget with a `focus_step(step) -> bool`
+        of its own (the task form, parked) is asked first."""
+        if self._held is not None and self.focused is None:
+            self._held.append(events.Key("tab" if step > 0 else "shift+tab", None))
+            return
+        focused = self.focused
+        own = getattr(focused, "focus_step", None)
+        if callable(own) and own(step):
+            return
+        self.focus_next() if step > 0 else self.focus_previous()
+
+    # --- decisions after the keys typed before them ------------------------------------------------
+
+    def after_keys(self, then: Callable[[], object]) -> None:
+        """Run `then` once every widget that had the focus since the last call has handled every key
+        it was handed (in its own queue, behind them); at once when there is none."""
+        waiting = [w for w in dict.fromkeys([*self._had_focus, self.focused]) if w is not None]
+        self._had_focus = [self.focused] if self.focused is not None else []
+        pending = {id(w): w for w in waiting if w.is_attached}
+        if not pending:
+            then()
+            return
+        done = False
+
+        def finished(widget: Widget) -> None:
+            nonlocal done
+            pending.pop(id(widget), None)
+            if not pending and not done:
+                done = True
+                then()
+
+        def stragglers() -> None:  # a field that went away never answers: do not wait for it
+            for widget in [w for w in pending.values() if not w.is_attached]:
+                finished(widget)
+            if not done:
+                self.set_timer(self.STRAGGLER_CHECK_SECONDS, stragglers)
+
+        for widget in list(pending.values()):
+            if not widget.call_later(finished, widget):
+                finished(widget)
+        if not done:
+            self.set_timer(self.STRAGGLER_CHECK_SECONDS, stragglers)
+
+    # --- keys that come before the focus ----------------------------------------------------------
+
+    def _forward_event(self, event: events.Event) -> None:
+        # The app hands a key (or a paste) to the screen itself when nothing on it has the focus.
+        if self._held is not None and isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
+            if isinstance(event, events.Key) and event.key == "escape" and self.is_mounted:
+                self._release()  # waiting for a form that is slow to come: escape leaves now
+            else:
+                self._held.append(event)
+                return
+        super()._forward_event(event)
+
+    def on_mount(self) -> None:
+        if not self.KEYS_WAIT_FOR_FOCUS:
+            # After the focus requests of `on_mount` (they wait in the app's queue too).
+            self.app.call_later(self._release)
+
+    def set_focus(
+        self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False
+    ) -> None:
+        super().set_focus(widget, scroll_visible, from_app_focus)
+        if self.focused is not None:
+            if self.focused not in self._had_focus:
+                self._had_focus.append(self.focused)
+            if self._held is not None:
+                self._release()
+
+    def _release(self) -> None:
+        """Hand the keys held, in order, to the focused widget (moving on as `tab` says), else the screen."""
+        held, self._held = self._held or [], None
+        for event in held:
+            if isinstance(event, events.Key):
+                step = self.focus_step_for(event.key)
+                if step and (event.key != "enter" or self.focused is not None):
+                    self.move_focus(step)
+                    continue
+            target = self.focused
+            (target if target is not None and not target.loading else self)._forward_event(event)
+
+
+class AppScreen(AppAccess, KeysInOrder[None]):
+    pass
+
+
+T = TypeVar("T")
+
+
+class AppModal(AppAccess, ModalScreen[T], KeysInOrder[T]):
+    # ModalScreen first: Textual takes default CSS from the first screen base only (its dimmed backdrop).
+    pass

@@ -1,0 +1,1 @@
+"""Dialogs: modal screens opened over a screen, which answer it (or just close)."""

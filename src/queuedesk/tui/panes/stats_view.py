@@ -1,0 +1,211 @@
+"""The Stats tab: completions per bucket over a chosen period, the queue now, and each worker's pace.
+
+The queue screen's live refresh calls `fetch` while the tab is shown; `+` and `-` change the period
+and fetch at once. Times are shown relative to the app's clock ("8 h ago", "3 min ago").
+"""
+
+from datetime import datetime
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+
+from queuedesk.api import errors
+from queuedesk.api.models import QueueStats, WorkerStats
+from queuedesk.tui.base import AppAccess
+from queuedesk.tui.clock import duration, seconds_ago
+from queuedesk.tui.periods import DEFAULT_PERIOD, PERIODS, Period
+from queuedesk.tui.widgets.completions_chart import CompletionsChart
+from queuedesk.tui.widgets.row_table import RowTable
+
+WORKER_COLUMNS = [
+    ("name", "Worker"),
+    ("email", "Email"),
+    ("completed", "Completed"),
+    ("median", "Median per task"),
+    ("last", "Last completed"),
+]
+BASIC_SERVER = (
+    "This server offers only the basic Task Queue API, which has no stats. A QueueDesk server shows "
+    "completions over time and each worker's pace here."
+)
+NO_ENDPOINT = (
+    "No stats: the server answered 404 (not found) to the stats request. Either it is a QueueDesk "
+    "from before queue stats (upgrade it to see them here) or this queue is gone. r asks again."
+)
+
+
+class StatsView(AppAccess, Vertical):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("plus,equals_sign", "longer", "Longer", id="stats.longer"),
+        Binding("minus", "shorter", "Shorter", id="stats.shorter"),
+    ]
+
+    def __init__(self, queue_id: int, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.queue_id = queue_id
+        self.period_index = DEFAULT_PERIOD
+        self.stats: QueueStats | None = None
+        self.shown_at: datetime | None = None
+        self.unavailable: str | None = None  # why the server cannot give stats
+        self._reported: str | None = None  # the last failure told, so a refresh does not repeat it
+
+    @property
+    def period(self) -> Period:
+        return PERIODS[self.period_index]
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="stats-period")
+        yield Static("Loading…", id="stats-summary")
+        yield CompletionsChart(id="stats-chart")
+        yield RowTable(id="stats-workers", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="stats-note")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#stats-workers", DataTable)
+        for key, label in WORKER_COLUMNS:
+            table.add_column(label, key=key)
+        self._show_period()
+
+    # --- data --------------------------------------------------------------------------------------
+
+    async def fetch(self) -> None:
+        """Read the stats for the current period; failures are said here, never raised."""
+        period, now = self.period, self.clock.now()
+        try:
+            stats = await self.session.client.stats(
+                self.queue_id, since=period.since(now), bucket_minutes=period.bucket_minutes
+            )
+        except errors.NotSupported:
+            self._unavailable(BASIC_SERVER)
+            return
+        except errors.NotFound:
+            self._unavailable(NO_ENDPOINT)
+            return
+        except Exception as exc:
+            self._failed(exc)
+            return
+        if period != self.period:
+            return  # the period changed while this was on its way: its own fetch follows
+        self.unavailable = None
+        self._reported = None
+        self.stats, self.shown_at = stats, now
+        self._show()
+
+    def refresh_now(self) -> None:
+        self.run_worker(self.fetch(), exclusive=True, group="stats")
+
+    def _unavailable(self, why: str) -> None:
+        self.unavailable = why
+        self.stats = None
+        self._show()
+
+    def _failed(self, exc: Exception) -> None:
+        message = str(exc)
+        summary = self.query_one("#stats-summary", Static)
+        summary.update(Text(f"Stats not updated: {message}"))
+        summary.add_class("problem")
+        if message != self._reported:
+            self._reported = message
+            self.qd.report(exc, doing="Reading stats")
+
+    # --- rendering --------------------------------------------------------------------------------
+
+    def _show_period(self) -> None:
+        text = Text("Period ")
+        for index, period in enumerate(PERIODS):
+            style = "reverse" if index == self.period_index else ""
+            text.append(f" {period.label} ", style=style)
+            text.append(" ")
+        text.append(f"  in {self.period.bucket_label} buckets · + / - change it", style="dim")
+        self.query_one("#stats-period", Static).update(text)
+
+    def _show(self) -> None:
+        parts_shown = self.unavailable is None
+        for selector in ("#stats-period", "#stats-chart", "#stats-workers"):
+            self.query_one(selector).display = parts_shown
+        summary = self.query_one("#stats-summary", Static)
+        summary.remove_class("problem")
+        note = self.query_one("#stats-note", Static)
+        if self.unavailable is not None:
+            summary.update(self.unavailable)
+            note.display = False
+            return
+        stats, period, now = self.stats, self.period, self.shown_at
+        if stats is None or now is None:
+            return
+        self._show_period()
+        # The server counts up to its own now: buckets past the period's end (its clock ahead of
+        # this one) are not this period's.
+        counts = stats.completed[: period.buckets]
+        summary.update(_summary(stats, counts, period))
+        self.query_one(CompletionsChart).show(counts, (f"{period.label} ago", period.half_label, "now"))
+        self._show_workers(stats.by_worker, now)
+        note.display = not stats.by_worker
+        note.update(f"Nobody completed a task in the last {period.label}.")
+
+    def _show_workers(self, workers: list[WorkerStats], now: datetime) -> None:
+        table = self.query_one("#stats-workers", DataTable)
+        ordered = sorted(workers, key=lambda w: (-w.completed, (w.name or w.email).casefold()))
+        rows = {w.email: _cells(w, now) for w in ordered}
+        current = [str(key.value) for key in table.rows]
+        if current == list(rows):
+            for email, cells in rows.items():  # in place: the cursor stays where it is
+                for (column, _label), value in zip(WORKER_COLUMNS, cells, strict=True):
+                    table.update_cell(email, column, value, update_width=True)
+            return
+        chosen = current[table.cursor_row] if current and table.cursor_row < len(current) else None
+        table.clear()
+        for email, cells in rows.items():
+            table.add_row(*cells, key=email)
+        if chosen in rows:
+            table.move_cursor(row=list(rows).index(chosen))
+
+    # --- actions ----------------------------------------------------------------------------------
+
+    def action_longer(self) -> None:
+        self._choose(min(len(PERIODS) - 1, self.period_index + 1))
+
+    def action_shorter(self) -> None:
+        self._choose(max(0, self.period_index - 1))
+
+    def _choose(self, index: int) -> None:
+        if index == self.period_index:
+            return
+        self.period_index = index
+        self._show_period()
+        self.query_one("#stats-summary", Static).update(f"Loading the last {self.period.label}…")
+        self.refresh_now()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("longer", "shorter"):
+            return self.unavailable is None
+        return True
+
+
+def _summary(stats: QueueStats, counts: list[int], period: Period) -> Text:
+    text = Text()
+    text.append(f"{sum(counts):,}", style="bold")
+    text.append(f" completed in {period.label}")
+    if counts:
+        text.append(f", at most {max(counts):,} per {period.bucket_label}")
+    text.append(" · now ")
+    # As the queue's counts above it: pending includes the tasks being worked on.
+    text.append(f"{stats.pending + stats.in_progress:,}", style="bold")
+    text.append(f" pending ({stats.in_progress:,} in progress)")
+    return text
+
+
+def _cells(worker: WorkerStats, now: datetime) -> list[str | Text]:
+    median = "—" if worker.median_seconds is None else duration(worker.median_seconds)
+    last = "—" if worker.last_completed_at is None else seconds_ago(worker.last_completed_at, now)
+    return [
+        worker.name or worker.email,
+        worker.email,
+        f"{worker.completed:,}",
+        median,
+        last,
+    ]

@@ -1,0 +1,461 @@
+"""The Webhook tab: the target (set and removed by admins), the signing secret, a test ping, and the
+delivery log with each delivery's attempts.
+
+Supervisors read the target and the log; on a server with only the basic Task Queue API there is
+just the target. The queue screen's live refresh calls `fetch` while the tab is shown.
+"""
+
+from datetime import datetime
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Input, Label, Static
+
+from queuedesk.api import errors, terminal_text
+from queuedesk.api.models import Delivery, WebhookTestResult
+from queuedesk.tui.base import AppAccess
+from queuedesk.tui.modals.confirm import ConfirmScreen
+from queuedesk.tui.modals.delivery import DeliveryScreen, status_text
+from queuedesk.tui.present import short_time
+from queuedesk.tui.webhook_target import EXAMPLE, target_problem
+from queuedesk.tui.widgets.paged_table import Page, PagedTable
+
+DELIVERY_COLUMNS = [
+    ("task", "Task", 7),
+    ("status", "Status", 9),
+    ("attempts", "Tries", 5),
+    ("code", "Code", 4),
+    ("next", "Next try", 11),
+    ("created", "Created", 11),
+    ("error", "Last error", 0),
+]
+HIDDEN_SECRET = "whsec_" + "*" * 16
+BASIC_SERVER = (
+    "This server offers only the basic Task Queue API: the target can be set and removed here, and "
+    "the server calls it on each completion. Signing secrets, test pings and the delivery log need a "
+    "QueueDesk server."
+)
+READ_ONLY = "Read only: admins change the target, see the secret, send test pings and redeliver."
+EDITING = "enter saves · escape puts the saved target back · an empty address removes the target"
+
+
+class WebhookView(AppAccess, Vertical):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "edit", "Edit", id="webhook.edit"),
+        Binding("D", "remove", "Remove", id="webhook.remove"),
+        Binding("s", "secret", "Secret", id="webhook.secret"),
+        Binding("S", "rotate", "Rotate", id="webhook.rotate"),
+        Binding("t", "test", "Test", id="webhook.test"),
+        Binding("R", "redeliver", "Redeliver", id="webhook.redeliver"),
+        Binding("escape", "leave", "Cancel", id="webhook.leave"),
+    ]
+
+    def __init__(self, queue_id: int, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.queue_id = queue_id
+        self.target: str | None = None  # None until read; "" when the queue has none
+        self.secret: str | None = None  # shown only while revealed
+        self.problem: str | None = None  # what is wrong with the address in the field
+        self.said: str | None = None  # what was last done to the target ("Saved: ...")
+        self.loaded = False
+
+    # --- what the role and the server allow -----------------------------------------------------
+
+    @property
+    def can_change(self) -> bool:
+        session = self.qd.session
+        return session is not None and session.is_admin
+
+    @property
+    def extensions(self) -> bool:
+        session = self.qd.session
+        return session is not None and session.extensions
+
+    @property
+    def editing(self) -> bool:
+        return self.can_change and self.screen.focused is self.query_one("#webhook-target", Input)
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="webhook-target-row"):
+            yield Label("Target", id="webhook-target-label")
+            yield Input(placeholder=f"{EXAMPLE}  (enter saves)", id="webhook-target")
+            yield Static("", id="webhook-target-text")
+        yield Static("", id="webhook-field-note")
+        yield Static(HIDDEN_SECRET, id="webhook-secret")
+        yield Static("", id="webhook-test")
+        yield Static("", id="webhook-log-note")
+        yield PagedTable(DELIVERY_COLUMNS, self._delivery_cells, _key, id="deliveries")
+
+    def on_mount(self) -> None:
+        admin = self.can_change
+        # With no delivery log to focus, the view itself holds the focus so that its keys work.
+        self.can_focus = not self.extensions
+        self.query_one("#webhook-target").display = admin
+        self.query_one("#webhook-target-text").display = not admin
+        for part in ("#webhook-secret", "#webhook-test"):
+            self.query_one(part).display = admin and self.extensions
+        self.query_one("#webhook-log-note").display = self.extensions
+        self.query_one("#deliveries").display = self.extensions
+        self._show_secret()
+        self._show_note()
+        if self.extensions and admin:
+            self.query_one("#webhook-test", Static).update(
+                Text("Test     t sends a signed ping to the target now", style="dim")
+            )
+
+    @property
+    def deliveries(self) -> PagedTable:
+        return self.query_one("#deliveries", PagedTable)
+
+    # --- data --------------------------------------------------------------------------------------
+
+    async def fetch(self) -> None:
+        """Read the target (unless it is being edited) and refresh the log's rows in view."""
+        webhook = await self.session.client.webhook(self.queue_id)
+        if not self.editing and (self.target is None or self.field_value == self.target):
+            self._show_target(webhook.target)
+        else:
+            self.target = webhook.target
+        if not self.extensions:
+            return
+        if not self.loaded:
+            self.loaded = True
+            self.deliveries.reset(self._delivery_page)
+        elif self.deliveries.items or self.deliveries.total == 0:
+            self.deliveries.refresh_window()
+
+    def refresh_now(self) -> None:
+        self.run_worker(self._fetch_now(), exclusive=True, group="webhook-fetch", exit_on_error=False)
+
+    async def _fetch_now(self) -> None:
+        try:
+            await self.fetch()
+        except Exception as exc:
+            self.qd.report(exc, doing="Reading the webhook")
+
+    async def _delivery_page(self, offset: int, limit: int) -> Page:
+        page = await self.session.client.deliveries(self.queue_id, offset=offset, limit=limit)
+        return Page(page.count, page.deliveries)
+
+    @property
+    def field_value(self) -> str:
+        return self.query_one("#webhook-target", Input).value.strip()
+
+    def _show_target(self, target: str) -> None:
+        self.target = target
+        self.query_one("#webhook-target", Input).value = target
+        shown = (
+            Text(terminal_text.shown(target))
+            if target
+            else Text("none: completions are not sent anywhere", style="dim")
+        )
+        self.query_one("#webhook-target-text", Static).update(shown)
+        self._set_problem(None)
+        self.screen.refresh_bindings()
+
+    # --- rendering --------------------------------------------------------------------------------
+
+    def _delivery_cells(self, delivery: Delivery) -> list[str | Text]:
+        now = self.clock.now()
+        code = "—" if delivery.last_status_code is None else str(delivery.last_status_code)
+        next_try = short_time(delivery.next_attempt_at, now) if delivery.status == "pending" else "—"
+        return [
+            str(delivery.task_id),
+            status_text(delivery.status),
+            Text(str(delivery.attempts), justify="right"),
+            code,
+            next_try,
+            short_time(delivery.created_at, now),
+            delivery.last_error or "—",
+        ]
+
+    def _set_problem(self, problem: str | None) -> None:
+        self.problem = problem
+        self.query_one("#webhook-target", Input).set_class(problem is not None, "-invalid")
+        self._show_note()
+
+    def _show_note(self, said: str | None = None) -> None:
+        """The line under the target: its problem, else what was just done, else what the keys do."""
+        if said is not None:
+            self.said = said
+        found = self.query("#webhook-field-note").results(Static)
+        note = next(found, None)
+        if note is None:  # a redraw asked for by a blur while the screen's widgets were going
+            return
+        note.set_class(self.problem is not None, "problem")
+        if self.problem is not None:
+            note.update(Text(self.problem))
+        elif self.said is not None and not self.editing:
+            note.update(Text(self.said))
+        elif not self.extensions:
+            note.update(Text(BASIC_SERVER, style="dim"))
+        elif not self.can_change:
+            note.update(Text(READ_ONLY, style="dim"))
+        elif self.editing:
+            note.update(Text(EDITING, style="dim"))
+        else:
+            note.update(Text("e edits the target · D removes it", style="dim"))
+
+    def _show_secret(self) -> None:
+        text = Text("Secret   ")
+        if self.secret is None:
+            text.append(HIDDEN_SECRET)
+            text.append("   s shows it · S rotates it", style="dim")
+        else:
+            text.append(self.secret, style="bold")
+            text.append("   s hides it · S rotates it", style="dim")
+        self.query_one("#webhook-secret", Static).update(text)
+
+    def _show_log_note(self) -> None:
+        table = self.deliveries
+        text = Text(f"Deliveries: {table.total:,}, newest first")
+        if table.items:
+            text.append(" · enter shows the attempts")
+            if self.can_change:
+                text.append(" · R redelivers")
+        self.query_one("#webhook-log-note", Static).update(text)
+
+    @on(PagedTable.Loaded)
+    def _loaded(self, event: PagedTable.Loaded) -> None:
+        event.stop()
+        self._show_log_note()
+
+    @on(PagedTable.Failed)
+    def _log_failed(self, event: PagedTable.Failed) -> None:
+        event.stop()
+        self.qd.report(event.error, doing="Reading the delivery log")
+
+    # --- the target ----------------------------------------------------------------------------------
+
+    @on(Input.Changed, "#webhook-target")
+    def _typed(self) -> None:
+        if self.problem is not None:  # once a problem was said, it goes away as soon as it is fixed
+            self._set_problem(
+                target_problem(self.field_value, signed=self.extensions) if self.field_value else None
+            )
+
+    @on(Input.Submitted, "#webhook-target")
+    def _submitted(self) -> None:
+        typed = self.field_value
+        if not typed:
+            if self.target:
+                self.action_remove()
+            else:
+                self._set_problem(f"Type the address that should receive completions, like {EXAMPLE}.")
+            return
+        problem = target_problem(typed, signed=self.extensions)
+        if problem is not None:
+            self._set_problem(problem)
+            return
+        if typed == self.target:
+            self._leave_field()
+            self._show_note("That is the target already: nothing to save.")
+            return
+        self._save(typed)
+
+    @work(exclusive=True, group="webhook-save")
+    async def _save(self, target: str) -> None:
+        self.query_one("#webhook-field-note", Static).update("Saving…")
+        try:
+            await self.session.client.set_webhook(self.queue_id, target)
+        except errors.ValidationError as exc:
+            # The server's word on the field (e.g. an address it may not call from there).
+            self._set_problem(exc.fields.get("target") or str(exc))
+            return
+        except Exception as exc:
+            self._show_note()
+            self.qd.report(exc, doing="Saving the webhook target")
+            return
+        self._show_target(target)
+        self._leave_field()
+        self._show_note("Saved: every completion from now on is sent there.")
+        self.notify(f"Completions of this queue are sent to {target}.", title="Webhook target saved")
+
+    def action_edit(self) -> None:
+        self.query_one("#webhook-target", Input).focus()
+
+    def action_leave(self) -> None:
+        self.query_one("#webhook-target", Input).value = self.target or ""
+        self._set_problem(None)
+        self._leave_field()
+
+    def _leave_field(self) -> None:
+        if self.extensions:
+            self.deliveries.focus()
+        else:
+            self.focus()
+        self._show_note()
+
+    def on_descendant_focus(self) -> None:
+        if self.editing:
+            self.said = None  # what was done before is old news once the address is edited again
+        self._show_note()
+
+    def on_descendant_blur(self) -> None:
+        self.call_after_refresh(self._show_note)
+
+    def action_remove(self) -> None:
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._remove()
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Remove the webhook target?",
+                f"Completions are no longer sent to {self.target}. Deliveries already queued still go "
+                "there; the signing secret is kept for when a target is set again."
+                if self.extensions
+                else f"Completions are no longer sent to {self.target}.",
+                "Remove",
+            ),
+            confirmed,
+        )
+
+    @work(exclusive=True, group="webhook-save")
+    async def _remove(self) -> None:
+        try:
+            await self.session.client.remove_webhook(self.queue_id)
+        except Exception as exc:
+            self.qd.report(exc, doing="Removing the webhook target")
+            return
+        self._show_target("")
+        self._leave_field()
+        self.notify("Completions of this queue are no longer sent anywhere.", title="Webhook target removed")
+
+    # --- secret, test, redelivery ------------------------------------------------------------------
+
+    @work(exclusive=True, group="webhook-secret")
+    async def action_secret(self) -> None:
+        if self.secret is not None:
+            self.secret = None
+            self._show_secret()
+            return
+        try:
+            self.secret = await self.session.client.webhook_secret(self.queue_id)
+        except errors.NotFound:
+            self.notify(
+                "This queue has no signing secret yet: it gets one when a target is first set.",
+                title="No secret yet",
+                severity="warning",
+            )
+            return
+        except Exception as exc:
+            self.qd.report(exc, doing="Reading the webhook secret")
+            return
+        self._show_secret()
+
+    def action_rotate(self) -> None:
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._rotate()
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Rotate the signing secret?",
+                "A new secret signs every delivery from now on. The old one keeps signing beside it for "
+                "24 hours, so receivers have a day to switch; after that they must check the new one.",
+                "Rotate",
+            ),
+            confirmed,
+        )
+
+    @work(exclusive=True, group="webhook-secret")
+    async def _rotate(self) -> None:
+        try:
+            self.secret = await self.session.client.rotate_webhook_secret(self.queue_id)
+        except Exception as exc:
+            self.qd.report(exc, doing="Rotating the webhook secret")
+            return
+        self._show_secret()
+        self.notify("The new secret is shown; the old one still signs for 24 hours.", title="Secret rotated")
+
+    @work(exclusive=True, group="webhook-test")
+    async def action_test(self) -> None:
+        line = self.query_one("#webhook-test", Static)
+        if not self.target:
+            line.update(Text("Test     set a target first: there is nothing to send a ping to", style="bold"))
+            return
+        line.update(Text(f"Test     sending a signed ping to {self.target}…"))
+        started = self.clock.now()
+        try:
+            result = await self.session.client.test_webhook(self.queue_id)
+        except errors.NotFound:
+            line.update(
+                Text(
+                    "Test     this server cannot send test pings (a QueueDesk from before them)", style="dim"
+                )
+            )
+            return
+        except Exception as exc:
+            line.update(Text("Test     not sent (see the notification)", style="dim"))
+            self.qd.report(exc, doing="Sending a test ping")
+            return
+        self.show_test(result, started)
+
+    def show_test(self, result: WebhookTestResult, at: datetime) -> None:
+        ok = result.status_code is not None and 200 <= result.status_code < 300
+        text = Text("Test     ")
+        text.append(f"{short_time(at, at)} ")
+        if ok:
+            text.append(f"✓ answered {result.status_code}", style="bold green")
+        elif result.status_code is not None:
+            text.append(f"✗ answered {result.status_code}", style="bold red")
+        else:
+            text.append("✗ no answer", style="bold red")
+        text.append(f" in {result.duration_ms:,} ms")
+        if result.error and not ok:
+            text.append(f": {result.error}")
+        self.query_one("#webhook-test", Static).update(text)
+
+    @work(exclusive=True, group="webhook-redeliver")
+    async def action_redeliver(self) -> None:
+        delivery = self.deliveries.item_at_cursor()
+        if delivery is None:
+            return
+        try:
+            again = await self.session.client.redeliver(self.queue_id, delivery.id)
+        except Exception as exc:
+            self.qd.report(exc, doing=f"Redelivering to task {delivery.task_id}'s event")
+            return
+        self.notify(
+            f"The delivery of task {again.task_id} is pending again and goes out now.", title="Redelivering"
+        )
+        self.deliveries.refresh_window()
+
+    @on(DataTable.RowSelected, "#deliveries")
+    def _open_delivery(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        delivery = self.deliveries.item_at_cursor()
+        if delivery is None:
+            return
+
+        def closed(redelivered: bool | None) -> None:
+            if redelivered:
+                self.deliveries.refresh_window()
+
+        self.app.push_screen(DeliveryScreen(self.queue_id, delivery), closed)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.qd.session is None:
+            return True
+        if action == "leave":
+            return self.editing
+        if self.editing:
+            return False  # letters are typed into the field: the footer shows what the field does
+        if action == "edit":
+            return self.can_change
+        if action == "remove":
+            return self.can_change and bool(self.target)
+        if action in ("secret", "rotate", "test"):
+            return self.can_change and self.extensions
+        if action == "redeliver":
+            return self.can_change and self.extensions
+        return True
+
+
+def _key(delivery: Delivery) -> str:
+    return str(delivery.id)
