@@ -13,7 +13,9 @@ from queuedesk.tui.screens import work as work_screen
 from queuedesk.tui.screens.connect import ConnectScreen
 from queuedesk.tui.screens.queues import QueuesScreen
 from queuedesk.tui.settings import AppSettings
+from tests.conftest import make_queue
 from tests.support import KEYS, ServerProcess
+from tests.support.pilot import settle, until
 from tests.tui.conftest import MakeApp
 from tests.tui.test_key_bursts import burst
 from tests.tui.test_work import (
@@ -28,16 +30,13 @@ from tests.tui.test_work import (
     completed,
     form_of,
     journal_entries,
-    new_queue,
     on_screen,
     open_work,
     restarted_app,
-    settle,
     shown_task,
     start_work,
     status,
     task_on_server,
-    until,
     waiting_text,
     work,
 )
@@ -71,7 +70,7 @@ async def submitted(app: QueueDeskApp, pilot: Pilot, clock: ManualClock) -> None
 async def test_a_task_that_arrives_on_the_waiting_screen_has_its_first_field_focused(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, KIND])
+    queue = make_queue(admin, org_id, [MESSAGE, KIND], label="Work")
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await open_work(app, pilot, queue)
@@ -90,7 +89,7 @@ async def test_a_task_that_arrives_on_the_waiting_screen_has_its_first_field_foc
 async def test_keys_after_a_tab_in_a_burst_go_to_the_field_the_tab_went_to(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, KIND, PRIORITY, NOTE])
+    queue = make_queue(admin, org_id, [MESSAGE, KIND, PRIORITY, NOTE], label="Work")
     first, second = add_tasks(admin, org_id, queue, [{"message": m} for m in "ab"])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -104,7 +103,7 @@ async def test_keys_after_a_tab_in_a_burst_go_to_the_field_the_tab_went_to(
 async def test_the_form_never_freezes_after_a_burst_with_a_letter_key_in_it(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, KIND, NOTE])
+    queue = make_queue(admin, org_id, [MESSAGE, KIND, NOTE], label="Work")
     first, second = add_tasks(admin, org_id, queue, [{"message": m} for m in "ab"])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -122,7 +121,7 @@ async def test_the_form_never_freezes_after_a_burst_with_a_letter_key_in_it(
 async def test_text_typed_and_submitted_in_one_burst_is_sent_whole(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, NOTE])
+    queue = make_queue(admin, org_id, [MESSAGE, NOTE], label="Work")
     first, second = add_tasks(admin, org_id, queue, [{"message": m} for m in "ab"])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -136,7 +135,7 @@ async def test_text_typed_and_submitted_in_one_burst_is_sent_whole(
 async def test_a_second_enter_right_after_a_submit_never_submits_the_next_task(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, KIND])
+    queue = make_queue(admin, org_id, [MESSAGE, KIND], label="Work")
     first, second, _third = add_tasks(admin, org_id, queue, [{"message": m} for m in "abc"])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -159,7 +158,7 @@ async def test_a_second_enter_right_after_a_submit_never_submits_the_next_task(
 async def test_undo_keeps_what_was_typed_on_the_next_task_as_its_draft(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, KIND, NOTE])
+    queue = make_queue(admin, org_id, [MESSAGE, KIND, NOTE], label="Work")
     first, second = add_tasks(admin, org_id, queue, [{"message": m} for m in "ab"])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -180,7 +179,7 @@ async def test_undo_keeps_what_was_typed_on_the_next_task_as_its_draft(
 async def test_a_submit_before_the_claim_ahead_has_come_shows_the_next_task_never_the_one_sent(
     clock: ManualClock, server: ServerProcess, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = new_queue(admin, org_id, [MESSAGE, KIND])
+    queue = make_queue(admin, org_id, [MESSAGE, KIND], label="Work")
     ids = add_tasks(admin, org_id, queue, [{"message": m} for m in "abcd"])
     proxy = SlowProxy(server.port).start()
     try:

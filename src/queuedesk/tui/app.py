@@ -114,6 +114,9 @@ class QueueDeskApp(App[None]):
         super()._load_screen_css(screen)
 
     def on_mount(self) -> None:
+        from queuedesk.tui.sigcont_guard import guard_sigcont
+
+        guard_sigcont()  # a SIGSTOP/SIGCONT must not start a second terminal reader
         collector.app_mounted(self.set_timer)
         if self._theme_problem:
             self.notify(self._theme_problem, title="Unknown theme", severity="warning", timeout=15)

@@ -306,8 +306,7 @@ class WorkScreen(AppScreen):
         if self.current is not task or self.leaving:
             return
         self._set_ready(True)
-        self._focus_form()
-        self.refresh_bindings()
+        self._focus_form()  # (the focus change refreshes the footer's keys: no refresh_bindings here)
 
     def _focus_form(self) -> None:
         form = self.form
