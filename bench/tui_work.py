@@ -43,8 +43,8 @@ class TimedWorkScreen(WorkScreen):
         TimedWorkScreen.submitted_at = time.perf_counter()
         super().action_submit()
 
-    def _show(self, task, values=None) -> None:  # type: ignore[no-untyped-def]
-        super()._show(task, values)
+    def _show(self, task, values=None, seconds=0.0) -> None:  # type: ignore[no-untyped-def]
+        super()._show(task, values, seconds)
         if TimedWorkScreen.submitted_at:
             since = TimedWorkScreen.submitted_at
             self.call_after_refresh(lambda: TimedWorkScreen.painted.append(time.perf_counter() - since))

@@ -44,7 +44,13 @@ def make_app(server: ServerProcess, clock: ManualClock) -> MakeApp:
         **settings: object,
     ) -> QueueDeskApp:
         return app_for(
-            url or server.url, role, token=token, clock=clock, source="test", config_file=config_file, **settings
+            url or server.url,
+            role,
+            token=token,
+            clock=clock,
+            source="test",
+            config_file=config_file,
+            **settings,
         )
 
     return make

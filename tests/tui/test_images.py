@@ -331,7 +331,6 @@ def test_fit_cells_keeps_the_proportions() -> None:
     assert image_view.fit_cells((100, 4000), columns=30, rows=12)[1] == 12  # tall: limited by rows
 
 
-
 def test_a_browser_session_launches_nothing_on_the_host(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -10,7 +10,6 @@ in the add-user form gave an email field "kim@acme.testKim" and an empty name.
 import itertools
 
 import httpx
-import pytest
 from textual import events
 from textual.keys import _character_to_key
 from textual.pilot import Pilot
@@ -171,12 +170,6 @@ async def test_create_task_form_keeps_keys_typed_while_it_loads(
     assert data == {"title": "A report", "photo": "https://example.com/a.png"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a tab from a selection editor (not a text field) still moves the focus after the keys read "
-    "with it, as Textual does: forms/options.py checks the focus when it handles a digit, so the "
-    "screen cannot take the focus away from it while it still has keys",
-)
 async def test_keys_after_a_tab_from_a_selection_in_a_burst(
     make_app: MakeApp, admin: httpx.Client, org_id: int
 ) -> None:

@@ -54,7 +54,7 @@ async def test_keys_typed_right_after_enter_never_change_the_task_it_sent(
         # The 2 was typed before task `second` was painted: not applied, and said so; or it came
         # after the paint and belongs to `second`. Never to `first`, and never silently dropped.
         if form_of(app).values() == {"category": None}:
-            assert "“2” ignored: typed before this task showed." in status(app), status(app)
+            assert "“2” was not applied: no task was on screen yet." in status(app), status(app)
             await pilot.press("2")
         assert form_of(app).values() == {"category": "blue"}
         await pilot.press("enter")
@@ -161,7 +161,7 @@ async def test_with_submit_on_choice_a_second_digit_in_a_burst_never_changes_the
         await settle(app, pilot)
         if on_screen(app, second):
             assert form_of(app).values() == {"category": None}
-            assert "“2” ignored: typed before this task showed." in status(app), status(app)
+            assert "“2” was not applied: no task was on screen yet." in status(app), status(app)
         await advance(app, pilot, clock, PAST_GRACE)
     done = completed(admin, org_id, queue)
     assert done[first]["data"]["category"] == "red"

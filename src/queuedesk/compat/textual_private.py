@@ -38,8 +38,9 @@ PRIVATE_NAMES = (
         "be asked (its answer would arrive as typed keys). No public accessor exists.",
         "compat/textual_private.py app_is_running",
     ),
-    # KeysInOrder (tui/base.py) and the work screen: the keys of a burst kept in order (issue 25
-    # may take these out).
+    # KeysInOrder (tui/base.py, issue 25): keys read while a screen has no focused widget yet wait for
+    # its first field. The rest of the key mechanism is public (priority bindings, set_focus,
+    # call_later, BINDINGS, App.on_event): tui/ordered_keys.py.
     PrivateName(
         "textual.screen.Screen._forward_event",
         2,
@@ -53,34 +54,6 @@ PRIVATE_NAMES = (
         "How the keys held while no field had the focus are handed, in order, to the field that "
         "takes it (as the app would have handed them).",
         "tui/base.py KeysInOrder._release",
-    ),
-    PrivateName(
-        "textual.dom.DOMNode._bindings",
-        2,
-        "A node's own key bindings (BindingsMap): whether a field keeps tab for itself, which "
-        "bindings act for a key while a focus move waits, which keys end the task.",
-        "tui/base.py KeysInOrder.focus_step_for, _on_key; tui/screens/work.py _transition_keys",
-        on_instances=True,
-    ),
-    PrivateName(
-        "textual.binding.BindingsMap.key_to_bindings",
-        2,
-        "The bindings of each key in a node's BindingsMap (read through `_bindings`).",
-        "tui/base.py, tui/screens/work.py",
-        on_instances=True,
-    ),
-    PrivateName(
-        "textual.screen.Screen._on_mount",
-        2,
-        "A handler name Textual calls for Mount besides `on_mount`; KeysInOrder defines its own "
-        "`_on_mount` so that a subclass's `on_mount` needs no super() call.",
-        "tui/base.py KeysInOrder._on_mount",
-    ),
-    PrivateName(
-        "textual.widget.Widget._on_key",
-        2,
-        "The private Key handler name; KeysInOrder's `_on_key` acts on keys a field left behind.",
-        "tui/base.py KeysInOrder._on_key",
     ),
     PrivateName(
         "textual.widgets._text_area.TextArea",

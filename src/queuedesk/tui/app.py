@@ -3,7 +3,7 @@
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, InvalidThemeError
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
@@ -20,6 +20,7 @@ from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
 from queuedesk.tui.explanations import explain
 from queuedesk.tui.journal import Entry, Journal, journal_path
+from queuedesk.tui.keys_read import KeysRead
 from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.session import Session, open_session
 from queuedesk.tui.settings import SaveProfile, Target, web_session
@@ -61,6 +62,9 @@ class QueueDeskApp(App[None]):
         self.known_queues: list[Queue] = []  # the last list the queues screen saw (for the palette)
         self.outbox: Outbox | None = None  # submissions on their way (servers with claiming only)
         self.outbox_changed_listeners: list[Callable[[], None]] = []
+        self.keys_read = (
+            KeysRead()
+        )  # the last two keys, as the app read them (the work screen's double enter)
         self._failed_at_start: tuple[Target, Exception] | None = None
         self._theme_problem = ""
         if self.settings.theme:
@@ -85,6 +89,14 @@ class QueueDeskApp(App[None]):
         No notification of the app's uses markup; a widget's `notify` comes here too."""
         super().notify(shown(message), title=shown(title), severity=severity, timeout=timeout, markup=False)
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self.keys_read.read(event.key, event.time)  # before any binding acts on it
+            refuses = getattr(self.screen, "refuses_key", None)
+            if callable(refuses) and refuses(event):
+                return  # typed before what it would act on was shown (the work screen says so)
+        await super().on_event(event)
+
     def _load_screen_css(self, screen: Screen[Any]) -> None:
         """Also add a screen's own style files (its `STYLE_FILES`) the first time it is shown.
 
@@ -102,6 +114,9 @@ class QueueDeskApp(App[None]):
         super()._load_screen_css(screen)
 
     def on_mount(self) -> None:
+        from queuedesk.tui.sigcont_guard import guard_sigcont
+
+        guard_sigcont()  # a SIGSTOP/SIGCONT must not start a second terminal reader
         collector.app_mounted(self.set_timer)
         if self._theme_problem:
             self.notify(self._theme_problem, title="Unknown theme", severity="warning", timeout=15)

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from queuedesk.api.config import AppSettings
     from queuedesk.api.models import Queue
     from queuedesk.tui.clock import Clock
+    from queuedesk.tui.keys_read import KeysRead
     from queuedesk.tui.outbox import Outbox
     from queuedesk.tui.session import Session
     from queuedesk.tui.settings import SaveProfile, Target
@@ -28,6 +29,7 @@ class AppHost(Protocol):
     outbox_changed_listeners: list[Callable[[], None]]
     save_profile: "SaveProfile | None"
     profile_name: str  # the name the Connect screen offers for saving the connection
+    keys_read: "KeysRead"  # the last keys read from the terminal (the work screen's double enter)
 
     def notify(
         self,

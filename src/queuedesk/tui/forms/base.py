@@ -178,23 +178,23 @@ class BlockEditor(Widget):
 
     def chosen(self) -> None:
         """Subclasses call this when a key made a choice."""
-        from queuedesk.tui.forms.gate import gate_of
-
-        gate = gate_of(self)
-        if gate is not None:
-            gate.chosen()  # before the next key, which this editor may handle before the screen acts
         self.post_message(self.Chosen(self))
+
+    def commit_keys(self) -> None:
+        """Apply what keys left half done (a number being typed): a decision reads the value next."""
 
     def focus_field(self) -> bool:
         """Put the focus in this editor's field; False when nothing here can take it."""
         if not self.editable:
             return False
+        # `set_focus` at once, not `focus()` (that waits its turn in the app's queue, behind the keys
+        # already typed, which would go to the field before).
         if self.focusable:
-            self.focus()
+            self.screen.set_focus(self)
             return True
         for widget in self.query("*"):
             if isinstance(widget, Widget) and widget.focusable:
-                widget.focus()
+                self.screen.set_focus(widget)
                 return True
         return False
 

@@ -53,7 +53,8 @@ class FallbackEditor(BlockEditor):
         return "enter new line · esc leaves field" if self.is_text else "JSON · esc leaves field"
 
     def _parsed(self) -> tuple[Any, str | None]:
-        text = self._text
+        areas = self.query(TextArea) if self.editable and self.composed else None
+        text = areas.first().text if areas else self._text  # as the field holds it now
         if not text.strip():
             return None, None
         if self.is_text:
@@ -79,6 +80,8 @@ class FallbackEditor(BlockEditor):
         self._raw = value
         self._text = "" if value is None else shown_value(value)
         if self.composed:
+            for area in self.query(TextArea):  # read before the recompose is done
+                area.text = self._text
             self.refresh(recompose=True)
         self.value_changed()
 

@@ -5,7 +5,6 @@
 
 from typing import Any, ClassVar, Literal
 
-from textual import events
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.widget import Widget
@@ -13,34 +12,34 @@ from textual.widgets import Input, Static, TextArea
 
 from queuedesk.api.terminal_text import shown
 from queuedesk.tui.forms.base import BlockEditor
-from queuedesk.tui.forms.gate import gate_of, text_field_takes
+from queuedesk.tui.ordered_keys import KeysOwnBindings, OrderedInput
 
 InputType = Literal["integer", "number", "text"]
 
 
-class FieldInput(Input):
-    """An `Input` that leaves `enter` to the screen instead of posting `Input.Submitted`."""
+class FieldInput(OrderedInput):
+    """An `Input` that leaves `enter` to the screen instead of posting `Input.Submitted`; its editing
+    keys act in the order typed (`OrderedInput`)."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "submit":
             return False
         return super().check_action(action, parameters)
 
-    def on_key(self, event: events.Key) -> None:
-        # Before `Input`'s own handler (it comes later in the MRO): the form's gate sees the keys
-        # in the order typed, so `1 enter 2` cannot put the 2 into the task sent by the `enter`.
-        gate = gate_of(self)
-        if gate is not None:
-            gate.key(event, takes=text_field_takes(event, multi_line=False))
+
+class FieldArea(KeysOwnBindings, TextArea):
+    """A multi-line field whose editing keys act in the order typed (`KeysOwnBindings`)."""
 
 
-class FieldArea(TextArea):
-    """A multi-line field whose keys pass the form's gate first (see `FieldInput.on_key`)."""
+def live_text(field: Widget) -> str | None:
+    """The text a field holds now, ahead of the `Changed` message it posted (None: not a text field).
 
-    def on_key(self, event: events.Key) -> None:
-        gate = gate_of(self)
-        if gate is not None:
-            gate.key(event, takes=text_field_takes(event, multi_line=True))
+    A decision made right after a burst reads this: the message may still be on its way."""
+    if isinstance(field, TextArea):
+        return field.text
+    if isinstance(field, Input):
+        return field.value
+    return None
 
 
 def shown_text(value: Any) -> str:
@@ -103,8 +102,17 @@ class InputEditor(BlockEditor):
         return text
 
     def value(self) -> Any:
-        text = self._text.strip()
+        text = self.current_text().strip()
         return self.parse(text) if text else None
+
+    def current_text(self) -> str:
+        """The text typed, as the field holds it now."""
+        if self.editable and self.composed:
+            for field in self.query(".editor-input, .editor-area"):
+                text = live_text(field)
+                if text is not None:
+                    return text
+        return self._text
 
     def set_value(self, value: Any) -> None:
         self._text = shown_text(value)

@@ -32,7 +32,6 @@ from textual.widgets import Input, Static, TextArea
 
 from queuedesk.api.models import Block
 from queuedesk.tui.forms.base import REQUIRED, BlockEditor
-from queuedesk.tui.forms.gate import KeyGate
 from queuedesk.tui.forms.image import ImageEditor
 from queuedesk.tui.forms.registry import editor_for, filled_by_worker
 from queuedesk.tui.widgets.image_view import PANE_ROWS, ImageView
@@ -53,19 +52,6 @@ class TaskForm(Widget):
             super().__init__()
             self.form = form
             self.editor = editor
-
-        @property
-        def control(self) -> "TaskForm":
-            return self.form
-
-    class KeyRefused(Message):
-        """A key was not applied: the form was held (a submission leaving, the next task not painted)."""
-
-        def __init__(self, form: "TaskForm", key: str, hold: int) -> None:
-            super().__init__()
-            self.form = form
-            self.key = key
-            self.hold = hold  # the gate's `holds` then
 
         @property
         def control(self) -> "TaskForm":
@@ -92,10 +78,6 @@ class TaskForm(Widget):
             (self._editors if editable else self._content).append(editor)
         self._left: BlockEditor | None = None
         self.set_class(mode == "create", "-create")
-        self.key_gate = KeyGate(
-            self.values, lambda key, hold: self.post_message(self.KeyRefused(self, key, hold))
-        )
-        """Off unless the screen turns it on (the work screen: `enter` freezes what it sends)."""
 
     # --- layout ---------------------------------------------------------------------------------
 
@@ -142,6 +124,11 @@ class TaskForm(Widget):
     def values(self) -> dict[str, Any]:
         """The editable blocks' values, by block id; None where empty."""
         return {editor.block.id: editor.value() for editor in self._editors}
+
+    def commit_keys(self) -> None:
+        """Apply what keys left half done in every editor (a number being typed), before `values`."""
+        for editor in self._editors:
+            editor.commit_keys()
 
     def problems(self) -> dict[str, str]:
         """What keeps the values from being accepted, by block id (empty when all is well).
@@ -219,7 +206,7 @@ class TaskForm(Widget):
         if left is not None:
             left.add_class("-left")
         self.can_focus = True
-        self.focus()
+        self.screen.set_focus(self)
 
     def on_blur(self) -> None:
         self.can_focus = False
@@ -227,16 +214,26 @@ class TaskForm(Widget):
             self._left.remove_class("-left")
 
     def on_key(self, event: events.Key) -> None:
+        if event.key == "escape" and self.leave_field():
+            event.stop()
+        elif event.key in ("tab", "shift+tab") and self.focus_step(1 if event.key == "tab" else -1):
+            event.stop()  # on a screen without `KeysInOrder` (whose priority `tab` asks `focus_step`)
+
+    def leave_field(self) -> bool:
+        """`escape` in a text field of the form: the focus goes to the form itself; False elsewhere."""
         focused = self.app.focused
-        if focused is self and self.key_gate.key(event, takes=event.key in ("tab", "shift+tab")):
-            return
-        if event.key == "escape" and isinstance(focused, Input | TextArea) and self in focused.ancestors:
-            editor = next((e for e in self._editors if e in focused.ancestors), None)
-            event.stop()
-            self._park(editor)
-        elif focused is self and event.key in ("tab", "shift+tab"):
-            event.stop()
-            self._focus_from_left(1 if event.key == "tab" else -1)
+        if isinstance(focused, Input | TextArea) and self in focused.ancestors:
+            self._park(next((e for e in self._editors if e in focused.ancestors), None))
+            return True
+        return False
+
+    def focus_step(self, step: int) -> bool:
+        """`tab` (1) or `shift+tab` (-1) while the form itself has the focus: the field after (before)
+        the one left. The screen asks this first (`KeysInOrder.move_focus`)."""
+        if self.app.focused is not self:
+            return False
+        self._focus_from_left(step)
+        return True
 
     def _focus_from_left(self, step: int) -> None:
         focusable = [e for e in self._editors if e.editable]

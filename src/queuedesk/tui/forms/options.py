@@ -23,7 +23,6 @@ from textual.widgets import Input, Static
 
 from queuedesk.api.models import Block
 from queuedesk.tui.forms.base import BlockEditor
-from queuedesk.tui.forms.gate import gate_of
 
 DIGITS = "1234567890"
 DASH = "\u2013"  # an en dash, for ranges of numbers
@@ -228,20 +227,14 @@ class OptionsEditor(BlockEditor):
         if self.filtering:
             await self._filter_key(event)
             return
-        if self.app.focused is not self:
-            return
+        # No check of the focus: a key handed to this editor was typed while it had the focus, even
+        # if a `tab` typed after it has moved the focus on before the editor got to it.
         key = event.key
-        gate = gate_of(self)
         if key in DIGITS and len(key) == 1:
-            if gate is not None and gate.key(event, takes=True):
-                return
             event.stop()
             self._digit(key)
             return
-        if gate is None or not gate.held:
-            self._commit_typed()  # any other key ends a number being typed (enter then submits it)
-        if gate is not None and gate.key(event, takes=self.takes_key(key)):
-            return
+        self._commit_typed()  # any other key ends a number being typed (enter then submits it)
         if key in ("backspace", "delete"):
             event.stop()
             self.set_value(None)
@@ -256,6 +249,19 @@ class OptionsEditor(BlockEditor):
             await self._open_filter()
         elif self.extra_key(key):
             event.stop()
+
+    def commit_keys(self) -> None:
+        self._commit_typed()
+
+    def type_key(self, key: str) -> None:
+        """A digit or one of `EXTRA_KEYS`, as if typed now (a screen's priority binding hands it on)."""
+        if key in DIGITS and len(key) == 1:
+            self._digit(key)
+        else:
+            self.extra_key(key)
+
+    def on_blur(self) -> None:
+        self._commit_typed()  # `tab` away from "1" of 12 options: 1 it is
 
     def _show_option(self, index: int) -> None:
         """The option just chosen in view (option 12 of 12 is below the fold at 80x24)."""

@@ -10,7 +10,7 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 
 from queuedesk.api.models import Block
-from queuedesk.tui.forms.fields import InputEditor, shown_text, text_area
+from queuedesk.tui.forms.fields import FieldInput, InputEditor, shown_text, text_area
 
 LONG_TEXT = 70  # characters from which a value gets the multi-line area
 
@@ -44,19 +44,24 @@ class TextEditor(InputEditor):
 
     def value(self) -> Any:
         # Text is sent as typed (line breaks and inner spaces kept); only blank text is empty.
-        return self._text if self._text.strip() else None
+        text = self.current_text()
+        return text if text.strip() else None
 
     def set_value(self, value: Any) -> None:
         self._area = self.editable and (self._area or wants_area(shown_text(value)))
         super().set_value(value)
 
     def show_text(self) -> None:
+        if not self.editable:
+            super().show_text()
+            return
+        # The field there now shows the text at once (its value is read before a recompose is done).
+        for area in self.query(TextArea):
+            area.text = self._text
+        for field in self.query(FieldInput):
+            field.value = self._text
         if self._area != bool(self.query(TextArea)):
             self.refresh(recompose=True)  # the one-line field becomes the area
-        elif self._area:
-            self.query_one(TextArea).text = self._text
-        else:
-            super().show_text()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         event.stop()

@@ -17,6 +17,7 @@ from queuedesk.api import errors
 from queuedesk.api.models import IssuedKey, User
 from queuedesk.api.user_rules import ROLES, email_problem, name_problem
 from queuedesk.tui.base import NEXT_ON_ENTER, AppAccess, AppModal
+from queuedesk.tui.ordered_keys import OrderedInput, OrderedOptionList
 
 ROLE_MEANINGS = {
     "admin": "everything, including people, keys and queues",
@@ -69,7 +70,7 @@ class AddUserScreen(AppModal[User | None]):
     DEFAULT_CSS = MODAL_CSS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="people.add.cancel"),
-        Binding("ctrl+s", "save", "Add", id="people.add.save"),
+        Binding("ctrl+s", "save", "Add", id="people.add.save", priority=True),
     ]
 
     def compose(self) -> ComposeResult:
@@ -77,13 +78,16 @@ class AddUserScreen(AppModal[User | None]):
             yield Label("Add a user", classes="people-title")
             # enter moves on (email, name, role) as tab does: as the key is read, not after it.
             yield labelled(
-                Input(placeholder="email, e.g. kim@example.com", id="new-user-email", classes=NEXT_ON_ENTER),
+                OrderedInput(
+                    placeholder="email, e.g. kim@example.com", id="new-user-email", classes=NEXT_ON_ENTER
+                ),
                 "Email",
             )
             yield labelled(
-                Input(placeholder="name, e.g. Kim Lee", id="new-user-name", classes=NEXT_ON_ENTER), "Name"
+                OrderedInput(placeholder="name, e.g. Kim Lee", id="new-user-name", classes=NEXT_ON_ENTER),
+                "Name",
             )
-            roles = OptionList(
+            roles = OrderedOptionList(
                 *[Option(f"{role:<11} {ROLE_MEANINGS[role]}", id=role) for role in ROLES], id="new-user-role"
             )
             roles.border_title = "Role"
@@ -116,6 +120,9 @@ class AddUserScreen(AppModal[User | None]):
     @on(OptionList.OptionSelected, "#new-user-role")
     @on(Button.Pressed, "#new-user-add")
     def action_save(self) -> None:
+        self.after_keys(self._save)  # with the fields as every key typed before this one left them
+
+    def _save(self) -> None:
         problems = self.problems()
         self.query_one("#new-user-problem", Static).update("\n".join(problems))
         if not problems:

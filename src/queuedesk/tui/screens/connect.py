@@ -14,6 +14,7 @@ from queuedesk.api.numbers import plain_int
 from queuedesk.tui.base import KeysInOrder, styles
 from queuedesk.tui.browser_rules import ServerNotAllowed
 from queuedesk.tui.explanations import explain
+from queuedesk.tui.ordered_keys import OrderedInput
 from queuedesk.tui.session import KeyNotInOrganization, NeedsOrganization
 from queuedesk.tui.settings import Target, web_session
 
@@ -74,14 +75,14 @@ class ConnectScreen(KeysInOrder[None]):
             yield Label("Connect to a QueueDesk server", id="connect-title")
             yield Static(_intro(), id="connect-intro")
             yield Label("Server address")
-            yield Input(
+            yield OrderedInput(
                 target.url if target else "",
                 placeholder="http://127.0.0.1:8000",
                 id="url",
                 compact=True,
             )
             yield Label("API key")
-            yield Input(
+            yield OrderedInput(
                 target.token.get_secret_value() if target and target.token else "",
                 placeholder="your API key",
                 password=True,
@@ -90,7 +91,7 @@ class ConnectScreen(KeysInOrder[None]):
             )
             with Vertical(id="org-row"):
                 yield Label("Organization id (this server cannot tell it)")
-                yield Input(
+                yield OrderedInput(
                     str(target.org) if target and target.org else "",
                     placeholder="e.g. 1",
                     type="integer",
@@ -99,7 +100,7 @@ class ConnectScreen(KeysInOrder[None]):
                 )
             with Vertical(id="profile-row"):
                 yield Label("Save as profile")
-                yield Input(self.qd.profile_name, id="profile", compact=True)
+                yield OrderedInput(self.qd.profile_name, id="profile", compact=True)
             yield Static(self.problem, id="connect-problem", markup=False)
             with Horizontal(id="connect-actions"):
                 yield Button("Connect", variant="primary", id="connect")
@@ -126,6 +127,11 @@ class ConnectScreen(KeysInOrder[None]):
 
     @on(Button.Pressed, "#connect")
     def action_connect(self) -> None:
+        # With the fields as every key typed before this one left them (a burst: the key's last letters
+        # may not have reached the field yet).
+        self.after_keys(self._connect_with_fields)
+
+    def _connect_with_fields(self) -> None:
         url = self.query_one("#url", Input).value.strip()
         token = self.query_one("#token", Input).value.strip()
         org_text = self.query_one("#org", Input).value.strip()

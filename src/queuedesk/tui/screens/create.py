@@ -79,9 +79,13 @@ class CreateTaskScreen(AppScreen):
         return {key: value for key, value in form.values().items() if not block_rules.is_empty(value)}
 
     def action_create(self) -> None:
+        self.after_keys(self._create)  # with the fields as every key typed before this one left them
+
+    def _create(self) -> None:
         form = self.form
         if form is None or self.detail is None or self.sending:
             return
+        form.commit_keys()
         problems = form.problems()  # in create mode "required" is not a problem: A1 does not enforce it
         values = self._to_send()
         if not problems and not values:

@@ -3,35 +3,46 @@
 The next task is claimed ahead (B4 with `exclude`) and its images fetched while the worker is on
 this one, so after a submit it is on screen at once. Submissions wait out a short undo grace in the
 outbox (on disk first); claims held here are heartbeated and given back when the worker leaves.
-A key that arrives while no task is on screen is not applied to anything, and the screen says so.
+Keys (the one mechanism of `tui/ordered_keys.py`): every decision (submit, skip, undo, keep draft,
+leave) is a priority binding, read in the order typed; it takes the focus away at once and acts once
+the fields have handled every key typed before it (`after_keys`). A key typed after it, before the
+next task is painted, reaches the screen and is refused out loud; the next task's first field takes
+the focus once it is painted. A second `enter` within `DOUBLE_ENTER_SECONDS` of a submit is refused
+too, though the next task may already be there: it was meant for the task just sent.
 """
 
-import contextlib
-import uuid
-from datetime import datetime, timedelta
+from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any, ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Footer, Input, LoadingIndicator, Static, TextArea
 
 from queuedesk.api import errors
 from queuedesk.api.models import AssignedTask, Queue, QueueDetail
 from queuedesk.tui.base import AppScreen, styles
-from queuedesk.tui.clock import Cancellable, duration
+from queuedesk.tui.clock import Cancellable
 from queuedesk.tui.forms.base import BlockEditor
 from queuedesk.tui.forms.form import TaskForm
+from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.journal import Entry
+from queuedesk.tui.keys_read import key_time
 from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.widgets.context_bar import ContextBar
+from queuedesk.tui.widgets.work_status import WorkStatus
+from queuedesk.tui.work_session import WorkSession
 
 SELECTION_TYPES = ("single_selection", "multiple_selection", "binary")
-IDLE_AFTER_SECONDS = 120
 EMPTY_POLL_SECONDS = 5.0
 MIN_HEARTBEAT_SECONDS = 5.0
+DOUBLE_ENTER_SECONDS = 0.3
+# Keys that act on no task on screen (leave, undo the last submission, help, quit): never refused.
+KEYS_FOR_NO_TASK = frozenset({"escape", "u", "f7", "f1", "question_mark", "ctrl+q", "ctrl+c"})
+CHOICE_KEYS = (*"1234567890", "y", "n")
 
 
 def held_message(task_id: int) -> str:
@@ -44,52 +55,55 @@ def retried_message(task_id: int) -> str:
 
 class WorkScreen(AppScreen):
     STYLE_FILES: ClassVar = styles("editing.tcss", "forms.tcss")
+    # Priority bindings: they act in the order the keys were typed (see the module's docstring).
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "submit", "Submit", id="work.submit"),
-        Binding("ctrl+j", "submit", "Submit", show=False, priority=True, id="work.submit_anywhere"),
-        Binding("s", "skip", "Skip", id="work.skip"),
-        Binding("u", "undo", "Undo", id="work.undo"),
-        Binding("z", "zoom", "Image", id="work.zoom"),
-        Binding("o", "open_image", "Open image", show=False, id="work.open_image"),
-        Binding("ctrl+s", "release_draft", "Keep draft", id="work.release_draft"),
+        Binding("enter", "submit", "Submit", priority=True, id="work.submit"),
+        Binding("ctrl+j", "submit_anywhere", "Submit", show=False, priority=True, id="work.submit_anywhere"),
+        Binding("s", "skip", "Skip", priority=True, id="work.skip"),
+        Binding("u", "undo", "Undo", priority=True, id="work.undo"),
+        Binding("z", "zoom", "Image", priority=True, id="work.zoom"),
+        Binding("o", "open_image", "Open image", show=False, priority=True, id="work.open_image"),
+        Binding("ctrl+s", "release_draft", "Keep draft", priority=True, id="work.release_draft"),
         Binding(
-            "ctrl+t", "toggle_submit_on_choice", "Submit on choice", show=False, id="work.submit_on_choice"
+            "ctrl+t",
+            "toggle_submit_on_choice",
+            "Submit on choice",
+            show=False,
+            priority=True,
+            id="work.submit_on_choice",
         ),
         # The same actions from inside a text field, where letters are text.
         # (Actions of their own: `check_action` turns the letters' off inside a field, not these.)
-        Binding("f6", "anywhere('skip')", "Skip", show=False, id="work.skip_anywhere"),
-        Binding("f7", "anywhere('undo')", "Undo", show=False, id="work.undo_anywhere"),
-        Binding("f8", "anywhere('zoom')", "Image", show=False, id="work.zoom_anywhere"),
-        Binding("f9", "anywhere('open_image')", "Open image", show=False, id="work.open_image_anywhere"),
-        Binding("escape", "leave", "Back", id="work.back"),
+        Binding("f6", "anywhere('skip')", "Skip", show=False, priority=True, id="work.skip_anywhere"),
+        Binding("f7", "anywhere('undo')", "Undo", show=False, priority=True, id="work.undo_anywhere"),
+        Binding("f8", "anywhere('zoom')", "Image", show=False, priority=True, id="work.zoom_anywhere"),
+        Binding(
+            "f9",
+            "anywhere('open_image')",
+            "Open image",
+            show=False,
+            priority=True,
+            id="work.open_image_anywhere",
+        ),
+        Binding("escape", "escape", "Back", priority=True, id="work.back"),
+        # With "submit on choice" the choosing key is the submitting key (`check_action` says when).
+        *[Binding(key, f"choice_key('{key}')", show=False, priority=True) for key in CHOICE_KEYS],
     ]
 
     def __init__(self, queue: Queue) -> None:
         super().__init__()
         self.queue = queue
         self.detail: QueueDetail | None = None
-        self.current: AssignedTask | None = None
-        self.ahead: list[AssignedTask] = []
-        # Tasks given back from here (skip, keep draft): never claimed again by this screen by itself;
-        # those whose release is still on its way are `releasing`.
-        self.given_back: list[int] = []
-        self.releasing: set[int] = set()
+        self._work: WorkSession | None = None
         self.ready = False
-        self.leaving = False
-        self.last_submission: tuple[str, AssignedTask] | None = None
-        self.done = 0
-        self.skipped = 0
-        self.seconds_done = 0.0
-        self.seconds_of: dict[str, float] = {}  # each held submission's time on its task (undo takes it back)
-        self.task_seconds = 0.0
-        self.tick_at: datetime | None = None
-        self.last_key_at: datetime | None = None
-        self.started_at: datetime | None = None
         self.message = ""
-        self.refused: tuple[int, list[str]] | None = None  # keys not applied (the gate's hold, the keys)
-        self.paused = False  # a modal (the image full screen, help) covers the screen
+        self.refusal = ""  # the last key refused (no task on screen for it), until the next decision
+        self.submitted_at: datetime | None = None
+        self.shown_at = 0.0  # when the task on screen was put there (on the keys' clock)  # when the last submitting key was read
+        self._choice_by_key = False  # a choice key submits: its `Chosen` message is no second submit
         self.submit_on_choice = False
         self.had_images = False
+        self._refocus: Widget | None = None  # the field a decision took the focus from
         self._heartbeat: Cancellable | None = None
         self._poll: Cancellable | None = None
 
@@ -98,12 +112,11 @@ class WorkScreen(AppScreen):
         with Vertical(id="work-body"):
             yield LoadingIndicator(id="work-loading")
             yield Static("", id="work-waiting", markup=False)
-        yield Static("", id="work-status")
+        yield WorkStatus("", id="work-status")
         yield Footer()
 
     def on_mount(self) -> None:
         self.submit_on_choice = self.qd.settings.submit_on_choice
-        self.started_at = self.tick_at = self.last_key_at = self.clock.now()
         self.query_one("#work-waiting").display = False
         self.qd.outbox_changed_listeners.append(self._show_status)
         self._tick()
@@ -124,6 +137,36 @@ class WorkScreen(AppScreen):
         return outbox
 
     @property
+    def work_session(self) -> WorkSession:
+        """The tasks held and the counts, without the screen (`tui/work_session.py`)."""
+        if self._work is None:
+            self._work = WorkSession(
+                self.session.client, self.queue.id, self.queue.name, self._outbox, self.clock.now()
+            )
+        return self._work
+
+    @property
+    def current(self) -> AssignedTask | None:
+        """The task on screen (or being put there)."""
+        return self.work_session.current
+
+    @current.setter
+    def current(self, task: AssignedTask | None) -> None:
+        self.work_session.current = task
+
+    @property
+    def ahead(self) -> list[AssignedTask]:
+        return self.work_session.ahead
+
+    @property
+    def last_submission(self) -> tuple[str, AssignedTask] | None:
+        return self.work_session.last_submission
+
+    @property
+    def leaving(self) -> bool:
+        return self._work is not None and self._work.leaving
+
+    @property
     def form(self) -> TaskForm | None:
         found = self.query(TaskForm)
         return found.first() if found else None
@@ -140,29 +183,11 @@ class WorkScreen(AppScreen):
             return
         await self._next()
 
-    def _held_ids(self) -> list[int]:
-        ids = [t.id for t in ([self.current] if self.current else []) + self.ahead]
-        return ids + [i for i in self.qd.outbox_task_ids(self.queue.id) if i not in ids]
-
-    async def _claim(self) -> tuple[AssignedTask | None, int]:
-        for _ in range(3):
-            held = self._held_ids()
-            given_back = [i for i in reversed(self.given_back) if i not in held]  # the latest first
-            claim = await self.session.client.claim_next(self.queue.id, exclude=(held + given_back)[:10])
-            task = claim.task
-            if task is None or task.id not in self.given_back:
-                return task, claim.held_by_others
-            # Given back here (more than ten to exclude): not shown again. A claim made after the
-            # release is ours now and goes back; one from before goes with the release under way.
-            if task.id not in self.releasing:
-                with contextlib.suppress(errors.QueueDeskError):
-                    await self.session.client.release(self.queue.id, task.id)
-        return None, 0
-
     def _advance(self) -> None:
         """The next task: at once when it was claimed ahead, else claimed now (keys wait meanwhile)."""
-        if self.ahead:
-            self._show(self.ahead.pop(0))
+        task = self.work_session.take_ahead()
+        if task is not None:
+            self._show(task)
             self._prefetch()
         else:
             self._set_ready(False)
@@ -171,31 +196,28 @@ class WorkScreen(AppScreen):
     async def _next(self) -> None:
         """Show the task claimed ahead, or claim one; then claim the one after it."""
         self._set_ready(False)
-        if self.ahead:
-            self._show(self.ahead.pop(0))
-        else:
-            try:
-                task, held = await self._claim()
-            except errors.Conflict as exc:
-                if exc.code == "claim_limit":
-                    # Our own claims fill the limit: finish the ones waiting in the outbox first.
-                    task, held = None, 0
-                    self.message = "Waiting for your last submissions to reach the server…"
-                else:
-                    raise
-            except Exception as exc:
-                self._wait(f"Could not claim a task: {exc}. Retrying in a few seconds.")
-                self.qd.report(exc, doing="Claiming a task")
-                return
-            if task is None:
-                if held:
-                    self._wait(
-                        f"All {held} open tasks are being worked on by others. Waiting for one to come back…"
-                    )
-                else:
-                    self._wait("The queue is empty. New tasks will show here as soon as they arrive.")
-                return
-            self._show(task)
+        try:
+            task, held = await self.work_session.next_task()
+        except errors.Conflict as exc:
+            if exc.code == "claim_limit":
+                # Our own claims fill the limit: finish the ones waiting in the outbox first.
+                task, held = None, 0
+                self.message = "Waiting for your last submissions to reach the server…"
+            else:
+                raise
+        except Exception as exc:
+            self._wait(f"Could not claim a task: {exc}. Retrying in a few seconds.")
+            self.qd.report(exc, doing="Claiming a task")
+            return
+        if task is None:
+            if held:
+                self._wait(
+                    f"All {held} open tasks are being worked on by others. Waiting for one to come back…"
+                )
+            else:
+                self._wait("The queue is empty. New tasks will show here as soon as they arrive.")
+            return
+        self._show(task)
         self._prefetch()
 
     def _wait(self, text: str) -> None:
@@ -221,26 +243,12 @@ class WorkScreen(AppScreen):
         if self.current is None and not self.leaving:
             self.run_worker(self._next(), group="work-open", exclusive=True, exit_on_error=False)
 
-    @work(exclusive=True, group="work-prefetch", exit_on_error=False)
+    @work(group="work-prefetch", exit_on_error=False)
     async def _prefetch(self) -> None:
-        if self.ahead or self.leaving:
-            return
-        last = self.last_submission[0] if self.last_submission else None
-        await self._outbox.send_held_now(keep=last)
-        try:
-            task, _held = await self._claim()
-        except errors.QueueDeskError:
-            return  # claiming ahead is a nicety; the next submit claims in the open
-        if task is None:
-            return
-        if self.leaving:  # claimed while the worker was leaving: not held by anyone here
-            with contextlib.suppress(errors.QueueDeskError):
-                await self.session.client.release(self.queue.id, task.id)
-            return
-        if self.current is not None and task.id == self.current.id:
-            return
-        self.ahead.append(task)
-        self._warm_images(task)
+        # Not exclusive: a claim cancelled half way may leave a task claimed that nobody here knows of.
+        task = await self.work_session.claim_ahead()
+        if task is not None:
+            self._warm_images(task)
 
     def _warm_images(self, task: AssignedTask) -> None:
         if self.detail is None:
@@ -253,30 +261,25 @@ class WorkScreen(AppScreen):
             if block.type == "image" and isinstance(value, str) and value:
                 fetcher.prefetch(value)
 
-    def _show(self, task: AssignedTask, values: dict[str, Any] | None = None) -> None:
+    def _show(self, task: AssignedTask, values: dict[str, Any] | None = None, seconds: float = 0.0) -> None:
+        """Put `task` on screen (`seconds` already spent on it); it takes keys once painted
+        (`_painted`), those before are refused."""
         assert self.detail is not None
         self._stop_polling()
-        self.current = task
-        data = {**task.data, **(values or {})}
+        self._set_ready(False)
+        draft = self.work_session.shown(task, self.clock.now(), seconds)
+        self.shown_at = key_time()  # keys read before this moment are not for this task
+        data = {**task.data, **draft, **(values or {})}
         self._drop_loading()
         self.query_one("#work-waiting").display = False
         form = self.form
         if form is None:
             form = TaskForm(self.detail.data, data, mode="work")
-            form.key_gate.enabled = True
-            form.key_gate.transition_keys = self._transition_keys()
-            form.key_gate.freeze_on_choice = self._submits_on_choice(form)
-            self.query_one("#work-body").mount(form)
-            self.call_after_refresh(self._first_paint)  # keys wait until the form is there
+            self.run_worker(self._paint_once_mounted(self.query_one("#work-body").mount(form), task))
         else:
-            self._set_ready(True)  # first: a disabled form cannot take the focus
-            form.key_gate.hold()  # no key for this task before it is painted
             form.display = True
             form.set_data(data)
-            self._focus_form()
-            self.call_after_refresh(self._painted, task)
-        self._count_time()  # what ran until now belonged to the task before
-        self.task_seconds = 0.0
+            self.app.call_later(self._painted, task)
         self._schedule_heartbeat()
         has_images = bool(form.image_urls())
         if has_images != self.had_images:
@@ -289,46 +292,21 @@ class WorkScreen(AppScreen):
         for indicator in self.query("#work-loading"):
             indicator.remove()
 
-    def _transition_keys(self) -> set[str]:
-        """The keys that end the task on screen (submit, skip, keep draft): the form freezes at them."""
-        ends = ("submit", "skip", "release_draft", "anywhere('skip')")
-        return {
-            key
-            for key, bindings in self._bindings.key_to_bindings.items()
-            if any(binding.action in ends and not binding.priority for binding in bindings)
-        }
+    async def _paint_once_mounted(self, mounting: Awaitable[object], task: AssignedTask) -> None:
+        await mounting  # the form's fields exist: the first one can take the focus
+        self.app.call_later(self._painted, task)
 
     def _painted(self, task: AssignedTask) -> None:
-        form = self.form
-        if form is not None and self.current is task:
-            form.key_gate.release()
+        """The task is on screen: from now on keys are for it; its first field has the focus.
 
-    def _gate_values(self, form: TaskForm) -> dict[str, Any] | None:
-        """The values as they were at the key being handled (frozen by the form at that key), or the
-        form's now; None when the form holds its keys for another reason (the task is not painted)."""
-        gate = form.key_gate
-        snapshot = gate.take_snapshot()
-        if snapshot is not None:
-            return snapshot
-        return None if gate.held else form.values()
-
-    @on(TaskForm.KeyRefused)
-    def _key_refused(self, event: TaskForm.KeyRefused) -> None:
-        event.stop()
-        keys = self.refused[1] if self.refused and self.refused[0] == event.hold else []
-        self.refused = (event.hold, [*keys, event.key])
-        self._show_status()
-
-    def _forget_refused(self, form: TaskForm) -> None:
-        """A transition key taken: the keys refused before it are old news (not those refused
-        during the hold it began, which may be reported before or after this)."""
-        if self.refused and self.refused[0] < form.key_gate.holds:
-            self.refused = None
-
-    def _first_paint(self) -> None:
-        self._focus_form()
+        Run from the app's own queue (`app.call_later`), behind the keys it has already read: those
+        were typed before the task was shown and are refused. Not after the next refresh: the frame
+        showing the task can be on the terminal a long moment before such a callback runs (seen in
+        tmux: a worker's key 60 ms after the paint was refused)."""
+        if self.current is not task or self.leaving:
+            return
         self._set_ready(True)
-        self.refresh_bindings()
+        self._focus_form()  # (the focus change refreshes the footer's keys: no refresh_bindings here)
 
     def _focus_form(self) -> None:
         form = self.form
@@ -347,64 +325,102 @@ class WorkScreen(AppScreen):
         if not ready:
             self.set_focus(None)
 
+    def move_focus(self, step: int) -> None:
+        if not self.ready:  # no task on screen: `tab` would focus the form of the task just sent
+            self._not_applied("“tab”" if step > 0 else "“shift+tab”")
+            return
+        super().move_focus(step)
+
+    def _decide(self, then: Callable[[], object]) -> None:
+        """A decision key was read: keys typed after it are not for this task (the focus goes), and
+        `then` runs once the fields have handled every key typed before it."""
+        self._refocus = self.focused
+        self.refusal = ""
+        self._set_ready(False)
+        self.after_keys(then)
+
+    def _resume(self) -> None:
+        """A decision that did not end the task (refused values, nothing to undo): keys for it again."""
+        if self.current is None or self.leaving:
+            return
+        self.ready = True
+        back = self._refocus
+        if back is not None and back.is_attached and back.focusable:
+            self.set_focus(back)
+        else:
+            self._focus_form()
+
     # --- heartbeats --------------------------------------------------------------------------------
 
     def _schedule_heartbeat(self) -> None:
         if self._heartbeat is not None:
             self._heartbeat.stop()
-        task = self.current
-        if task is None or task.assignment.lease_expires_at is None:
-            return
-        left = (task.assignment.lease_expires_at - self.clock.now()).total_seconds()
-        self._heartbeat = self.clock.call_later(self, max(MIN_HEARTBEAT_SECONDS, left / 3), self._beat)
+        delay = self.work_session.heartbeat_delay(self.clock.now(), MIN_HEARTBEAT_SECONDS)
+        if delay is not None:
+            self._heartbeat = self.clock.call_later(self, delay, self._beat)
 
     def _beat(self) -> None:
         self._heartbeat = None
         self.run_worker(self._renew(), group="work-heartbeat", exit_on_error=False)
 
     async def _renew(self) -> None:
-        client = self.session.client
-        for task in [t for t in [self.current, *self.ahead] if t is not None]:
-            try:
-                task.assignment = await client.heartbeat(self.queue.id, task.id)
-            except (errors.Conflict, errors.NotFound):
-                await self._lost(task)
-            except errors.QueueDeskError:
-                pass  # the network: try again at the next beat, the lease has room
+        for task in await self.work_session.renew():
+            if self.current is task:
+                self.notify(
+                    f"Task {task.id} is no longer yours (its lease ran out and someone else took it, "
+                    "or it was flushed). Here is the next one.",
+                    title="Task lost",
+                    severity="warning",
+                    timeout=8,
+                )
+                self.current = None
+                await self._next()
         self._schedule_heartbeat()
-
-    async def _lost(self, task: AssignedTask) -> None:
-        if task in self.ahead:
-            self.ahead.remove(task)
-            return
-        if self.current is task:
-            self.notify(
-                f"Task {task.id} is no longer yours (its lease ran out and someone else took it, "
-                "or it was flushed). Here is the next one.",
-                title="Task lost",
-                severity="warning",
-                timeout=8,
-            )
-            self.current = None
-            await self._next()
 
     # --- keys --------------------------------------------------------------------------------------
 
+    def refuses_key(self, event: events.Key) -> bool:
+        """Asked by the app for every key it reads, before routing it: a key read before the task on
+        screen was put there, handled only now (a burst, a stall), was meant for the one before."""
+        if (
+            self.leaving
+            or self.current is None
+            or event.time >= self.shown_at
+            or event.key in KEYS_FOR_NO_TASK
+        ):
+            return False
+        self.refusal = f"“{event.key}” was not applied: no task was on screen yet."
+        self._show_status()
+        return True
+
     def on_key(self, event: events.Key) -> None:
+        # Keys reach the screen itself while no field has the focus: no task is on screen to take them.
         self._worker_active()
-        bound = self.active_bindings.get(event.key)
-        if bound is not None and bound.binding.action == "undo":
-            return  # undo acts on the last submission, not on a task on screen: also while waiting
         if not self.ready and (event.is_printable or event.key == "enter") and not self.leaving:
             event.stop()
             event.prevent_default()
-            self.message = f"“{event.key}” was not applied: no task was on screen yet."
+            self.refusal = f"“{event.key}” was not applied: no task was on screen yet."
             self._show_status()
 
     def _in_text_field(self) -> bool:
         return isinstance(self.focused, Input | TextArea)
 
+    def _choice_editor(self) -> OptionsEditor | None:
+        """The editor a choice key submits from ("submit on choice": the task's one selection)."""
+        form, focused = self.form, self.focused
+        if form is None or not self.ready or not isinstance(focused, OptionsEditor):
+            return None
+        if not self._submits_on_choice(form) or focused.filtering or focused.count > 10:
+            return None
+        return focused
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "choice_key":
+            editor = self._choice_editor()
+            return editor is not None and editor.takes_key(str(parameters[0]))
+        if action == "submit" and isinstance(self.focused, TextArea | Input):
+            # A new line in a multi-line field; the options' filter picks with enter. (ctrl+j submits.)
+            return not (isinstance(self.focused, TextArea) or self.focused.has_class("option-filter"))
         if action in ("zoom", "open_image") or (
             action == "anywhere" and parameters and parameters[0] in ("zoom", "open_image")
         ):
@@ -417,7 +433,7 @@ class WorkScreen(AppScreen):
     def action_anywhere(self, action: str) -> None:
         """f6 to f9: the single-letter actions, also from inside a text field."""
         {
-            "skip": self.action_skip,
+            "skip": lambda: self.action_skip("Skip"),
             "undo": self.action_undo,
             "zoom": self.action_zoom,
             "open_image": self.action_open_image,
@@ -428,14 +444,56 @@ class WorkScreen(AppScreen):
         if not self.ready or form is None or task is None:
             self._not_applied("Enter")
             return
-        values = self._gate_values(form)
-        if values is None:
-            self._not_applied("Enter")
+        now = self.clock.now()
+        if self.submitted_at is not None and self._second_enter():
+            self.message = (
+                f"Enter again within {DOUBLE_ENTER_SECONDS:g} s of a submit: not applied to task {task.id}."
+            )
+            self._show_status()
             return
-        self._forget_refused(form)
+        self.submitted_at = now
+        self._decide(lambda: self._submit(form, task))
+
+    def _second_enter(self) -> bool:
+        """The enter just read follows the enter of a submit with no key between, within
+        `DOUBLE_ENTER_SECONDS` of it, or of this task being put on screen (after a stall both come
+        at once, whatever time the worker left between them)."""
+        keys = self.qd.keys_read
+        if not keys.repeated("enter"):
+            return False
+        return keys.repeated_within("enter", DOUBLE_ENTER_SECONDS) or keys.read_within(
+            DOUBLE_ENTER_SECONDS, self.shown_at
+        )
+
+    def action_submit_anywhere(self) -> None:
+        """ctrl+j: submit, also from a multi-line field (where enter is a new line)."""
+        self.action_submit()
+
+    def action_choice_key(self, key: str) -> None:
+        editor, form, task = self._choice_editor(), self.form, self.current
+        if editor is None or form is None or task is None:
+            return
+
+        def choose_and_submit() -> None:
+            if self.current is not task:
+                return
+            self._choice_by_key = True
+            editor.type_key(key)
+            self.submitted_at = self.clock.now()
+            self._submit(form, task)
+
+        self._decide(choose_and_submit)
+
+    def _submit(self, form: TaskForm, task: AssignedTask) -> None:
+        """Send `task` with the form's values as every key typed before the submit left them."""
+        if self.current is not task or self.leaving:
+            return
+        form.commit_keys()
+        values = form.values()
         problems = form.problems()
         if problems:
-            form.key_gate.release()
+            self.submitted_at = None
+            self._resume()
             form.show_problems(problems)
             missing = form.missing_required()
             self.message = (
@@ -445,89 +503,79 @@ class WorkScreen(AppScreen):
             )
             self._show_status()
             return
-        entry = Entry(str(uuid.uuid4()), self.queue.id, self.queue.name, task.id, values)
-        self._outbox.hold(entry)
-        self.last_submission = (entry.id, task)
-        self._count_time()
-        self.done += 1
-        self.seconds_done += self.task_seconds
-        self.seconds_of[entry.id] = self.task_seconds
+        self.work_session.submit(task, values, self.clock.now())
         self.message = held_message(task.id)
-        self.current = None
         self._advance()
 
     def _not_applied(self, key: str) -> None:
         """A key for the task on screen while there is none: said out loud, never dropped silently."""
-        self.message = f"{key} was not applied: no task was on screen yet."
+        self.refusal = f"{key} was not applied: no task was on screen yet."
         self._show_status()
 
     def action_undo(self) -> None:
-        if self.last_submission is None:
-            self.message = "Nothing to undo."
-            self._show_status()
+        self._decide(self._undo)
+
+    def _undo(self) -> None:
+        if self.leaving:
             return
-        entry_id, task = self.last_submission
-        entry = self._outbox.undo(entry_id)
-        if entry is None:
-            self.message = f"Too late to undo: task {task.id} was already sent."
+        last = self.last_submission
+        back = self.work_session.undo(self._entered())
+        if back is None:
+            self.message = (
+                "Nothing to undo."
+                if last is None
+                else f"Too late to undo: task {last[1].id} was already sent."
+            )
             self._show_status()
+            self._resume()
             return
-        self.last_submission = None
-        self.done -= 1
-        spent = self.seconds_of.pop(entry.id, 0.0)
-        self.seconds_done -= spent
-        if self.current is not None:
-            self.ahead.insert(0, self.current)
-        self._show(task, entry.data)
-        self.task_seconds = spent  # the clock goes on where it stopped
+        task, entry, spent = back
+        self._show(task, entry.data, seconds=spent)  # the clock goes on where it stopped
         self.message = f"Task {task.id} is back, with what you chose."
         self._show_status()
 
-    def action_skip(self) -> None:
-        task, form = self.current, self.form
-        if not self.ready or task is None or (form is not None and self._gate_values(form) is None):
-            self._not_applied("Skip")
+    def action_skip(self, key: str = "“s”") -> None:
+        task = self.current
+        if not self.ready or task is None:
+            self._not_applied(key)
             return
-        if form is not None:
-            self._forget_refused(form)
-        self.skipped += 1
+        self._decide(lambda: self._skip(task))
+
+    def _skip(self, task: AssignedTask) -> None:
+        if self.current is not task or self.leaving:
+            return
+        self.work_session.counts.skipped += 1
         self.message = f"Skipped task {task.id}: it goes back to the queue."
-        self.current = None
         self._give_back(task, None)
         self._advance()
 
     def action_release_draft(self) -> None:
         task, form = self.current, self.form
-        draft = self._gate_values(form) if self.ready and form is not None else None
-        if task is None or draft is None:
+        if not self.ready or task is None or form is None:
             self._not_applied("Ctrl+s")
             return
-        if form is not None:
-            self._forget_refused(form)
-        self.skipped += 1
+        self._decide(lambda: self._release_draft(task, form))
+
+    def _release_draft(self, task: AssignedTask, form: TaskForm) -> None:
+        if self.current is not task or self.leaving:
+            return
+        form.commit_keys()
+        draft = form.values()
+        self.work_session.counts.skipped += 1
         self.message = f"Task {task.id} given back with your draft kept on it."
-        self.current = None
         self._give_back(task, draft)
         self._advance()
 
     def _give_back(self, task: AssignedTask, draft: dict[str, Any] | None) -> None:
-        # Noted at once: the claim ahead that follows must not take the task back.
-        if task.id in self.given_back:
-            self.given_back.remove(task.id)
-        self.given_back.append(task.id)
-        self.releasing.add(task.id)
+        self.work_session.give_back(task)  # at once: the claim ahead that follows must not take it back
         self._release_task(task, draft)
 
     @work(group="work-release", exit_on_error=False)
     async def _release_task(self, task: AssignedTask, draft: dict[str, Any] | None) -> None:
         try:
-            await self.session.client.release(self.queue.id, task.id, draft)
-        except (errors.Conflict, errors.NotFound):
-            pass  # no longer ours: nothing to give back
+            await self.work_session.release(task, draft)
         except Exception as exc:
             self.qd.report(exc, doing=f"Giving task {task.id} back")
-        finally:
-            self.releasing.discard(task.id)
 
     @work(group="work-take-back", exit_on_error=False)
     async def take_back(self, entry: Entry) -> None:
@@ -552,13 +600,8 @@ class WorkScreen(AppScreen):
             form = self.form
             if form is not None:
                 await form.remove()
-        if self.current is not None and self.current.id != task.id:
-            self.ahead.insert(0, self.current)
-        self.done = max(0, self.done - 1)
-        spent = self.seconds_of.pop(entry.id, 0.0)
-        self.seconds_done = max(0.0, self.seconds_done - spent)
-        self._show(task, entry.data)
-        self.task_seconds = spent
+        spent = self.work_session.came_back(task, entry)
+        self._show(task, entry.data, seconds=spent)
         form = self.form
         if form is not None:
             self.call_after_refresh(form.show_problems, fields)
@@ -567,9 +610,6 @@ class WorkScreen(AppScreen):
 
     def action_toggle_submit_on_choice(self) -> None:
         self.submit_on_choice = not self.submit_on_choice
-        form = self.form
-        if form is not None:
-            form.key_gate.freeze_on_choice = self._submits_on_choice(form)
         self.message = f"Submit on choice {'on' if self.submit_on_choice else 'off'}."
         self._show_status()
 
@@ -579,9 +619,12 @@ class WorkScreen(AppScreen):
 
     @on(BlockEditor.Chosen)
     def _chosen(self, event: BlockEditor.Chosen) -> None:
+        if self._choice_by_key:  # the choice key submitted already (`action_choice_key`)
+            self._choice_by_key = False
+            return
         form = self.form
-        if form is not None and form.key_gate.freeze_on_choice:
-            self.action_submit()  # with the values frozen at the choice
+        if form is not None and self.submit_on_choice and self._submits_on_choice(form):
+            self.action_submit()  # a choice by other means (a click, more than ten options)
 
     def _image_url(self) -> str | None:
         form = self.form
@@ -611,6 +654,17 @@ class WorkScreen(AppScreen):
         except ImageUnavailable as exc:
             self.notify(exc.reason, title="Cannot open the image", severity="warning")
 
+    def action_escape(self) -> None:
+        """`escape`: out of a text field (to the form), out of the options' filter, else back."""
+        form = self.form
+        focused = self.focused
+        if form is not None and self.ready and form.leave_field():
+            return
+        if isinstance(focused, OptionsEditor) and focused.filtering:
+            self.run_worker(focused.close_filter(), exit_on_error=False)
+            return
+        self._decide(lambda: self.run_worker(self.action_leave(), group="work-leave", exit_on_error=False))
+
     async def action_leave(self) -> None:
         await self.leave()
         self.dismiss()
@@ -619,32 +673,23 @@ class WorkScreen(AppScreen):
         """Send what waits for the undo grace, and give back every claim held here."""
         if self.leaving:
             return
-        self.leaving = True
-        current, draft = self.current, self._entered()
+        draft = self._entered()
         self._set_ready(False)
-        await self._outbox.send_held_now()
-        client = self.session.client
-        for task in [t for t in [current, *self.ahead] if t is not None]:
-            kept = draft if task is current else None
-            try:
-                await client.release(self.queue.id, task.id, kept)
-            except errors.QueueDeskError as exc:  # else its lease runs out on its own
-                if kept is not None:
-                    self.qd.report(exc, doing=f"Keeping your draft on task {task.id}")
-                continue
-            if kept is not None:
+        for task, problem in await self.work_session.leave(draft):
+            if problem is not None:
+                self.qd.report(problem, doing=f"Keeping your draft on task {task.id}")
+            else:
                 self.notify(
                     f"Task {task.id} given back with what you entered kept as a draft: "
                     "it is filled in again when the task is next opened.",
                     title="Draft kept",
                     timeout=8,
                 )
-        self.current, self.ahead = None, []
 
     def _entered(self) -> dict[str, Any] | None:
         """What the worker entered on the task on screen (as `ctrl+s` keeps it), None when nothing."""
         form, task = self.form, self.current
-        if form is None or task is None or not self.ready:
+        if form is None or task is None or self.query("#work-loading"):
             return None
         values = form.values()
         if values == {block_id: task.data.get(block_id) for block_id in values}:
@@ -662,30 +707,24 @@ class WorkScreen(AppScreen):
     def _count_time(self) -> None:
         """Add the time since the last count to the task on screen: not while a modal covers the
         screen, and not past the moment the worker went idle."""
-        now = self.clock.now()
-        if self.tick_at is not None and self.current is not None and not self.paused:
-            end = now
-            if self.last_key_at is not None:
-                end = min(now, self.last_key_at + timedelta(seconds=IDLE_AFTER_SECONDS))
-            self.task_seconds += max(0.0, (end - self.tick_at).total_seconds())
-        self.tick_at = now
+        self.work_session.time.count(self.clock.now(), on_task=self.current is not None)
 
     def _worker_active(self) -> None:
         now = self.clock.now()
         was_idle = self._idle(now)
         self._count_time()  # the idle stretch before this key is not counted
-        self.last_key_at = now
+        self.work_session.time.last_key_at = now
         if was_idle:
             self._show_status()  # "idle" goes at once, not at the next tick
 
     def on_screen_suspend(self) -> None:
         self._count_time()
-        self.paused = True
+        self.work_session.time.paused = True
 
     def on_screen_resume(self) -> None:
         self._count_time()
-        self.paused = False
-        self.last_key_at = self.clock.now()  # the key that closed the modal
+        self.work_session.time.paused = False
+        self.work_session.time.last_key_at = self.clock.now()  # the key that closed the modal
         self._show_status()
 
     @on(TaskForm.Changed)
@@ -694,7 +733,7 @@ class WorkScreen(AppScreen):
         self._worker_active()
 
     def _idle(self, now: datetime) -> bool:
-        return self.last_key_at is not None and (now - self.last_key_at).total_seconds() > IDLE_AFTER_SECONDS
+        return self.work_session.time.idle(now)
 
     def _update_held_message(self) -> None:
         """ "sent in 5 s — u undoes" holds only while the last submission waits for its grace."""
@@ -714,30 +753,11 @@ class WorkScreen(AppScreen):
     def _show_status(self) -> None:
         if not self.is_attached:
             return
-        now = self.clock.now()
-        parts: list[str | Content] = [self.queue.name]
-        if self.current is not None:
-            on_task = "idle" if self._idle(now) else duration(self.task_seconds)
-            parts.append(f"task {self.current.id} · {on_task}")
-        parts.append(f"done {self.done} · skipped {self.skipped}")
-        if self.done:
-            average = self.seconds_done / self.done
-            parts.append(f"avg {average:.1f} s")
-            if self.started_at is not None and (now - self.started_at).total_seconds() >= 60:
-                hours = max((now - self.started_at).total_seconds(), 1) / 3600
-                parts.append(f"{self.done / hours:,.0f}/h")
-        unsent = self.qd.outbox.unsent if self.qd.outbox is not None else 0
-        if unsent:
-            parts.append(Content.styled(f" {unsent} unsent ", "bold reverse"))
-        if self.submit_on_choice:
-            parts.append("submit on choice")
-        line = Content(" · ").join(parts)  # the queue's name and the message are never markup
         self._update_held_message()
-        message = self.message
-        if self.refused:
-            keys = ", ".join(f"“{key}”" for key in self.refused[1])
-            refused = f"{keys} ignored: typed before this task showed."
-            message = f"{message} {refused}" if message else refused
-        if message:
-            line += f"\n{message}"
-        self.query_one("#work-status", Static).update(line)
+        self.query_one(WorkStatus).show(
+            self.work_session,
+            self.clock.now(),
+            unsent=self.qd.outbox.unsent if self.qd.outbox is not None else 0,
+            submit_on_choice=self.submit_on_choice,
+            message=" ".join(part for part in (self.message, self.refusal) if part),
+        )

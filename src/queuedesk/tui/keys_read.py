@@ -1,0 +1,36 @@
+"""The last keys the app read from the terminal: whether a key was typed twice in a row, quickly."""
+
+from dataclasses import dataclass
+
+
+@dataclass
+class KeysRead:
+    """The last two keys the app read from the terminal, in order, each with the time its event was made
+    (`Message.time`, monotonic seconds: keys read together after a stall share it)."""
+
+    last: tuple[str, float] | None = None
+    before: tuple[str, float] | None = None
+
+    def read(self, key: str, at: float) -> None:
+        self.before, self.last = self.last, (key, at)
+
+    def read_within(self, seconds: float, of: float) -> bool:
+        """The key just read was read less than `seconds` after the moment `of` (same clock)."""
+        return self.last is not None and self.last[1] - of < seconds
+
+    def repeated(self, key: str) -> bool:
+        """The key just read is `key` again, with no other key between."""
+        return self.last is not None and self.before is not None and self.last[0] == self.before[0] == key
+
+    def repeated_within(self, key: str, seconds: float) -> bool:
+        """The key just read is `key` again, read less than `seconds` after the one before it."""
+        if self.last is None or self.before is None or self.last[0] != key or self.before[0] != key:
+            return False
+        return self.last[1] - self.before[1] < seconds
+
+
+def key_time() -> float:
+    """Now, on the clock key events carry (`Message.time`), read from a message made for the purpose."""
+    from textual.message import Message
+
+    return Message().time

@@ -1,0 +1,272 @@
+"""One worker's session of work on one queue, without a screen: which tasks are held and why, and
+what the worker's time and counts are. The work screen (`screens/work.py`) shows it and feeds it keys.
+
+Claims: the task on screen (`current`) and one claimed ahead (`ahead`), so that after a submit the
+next is there at once. One claim is in flight at a time (`_claiming`): a submit made while the claim
+ahead is on its way waits for it and takes its task, instead of claiming in the open beside it (two
+claims, excluding the same tasks, got the same task and showed the one just submitted again).
+Every claim excludes the tasks held here: on screen, ahead, submitted but still in the outbox, and
+those given back from here (skip, keep draft), the latest first.
+"""
+
+import asyncio
+import contextlib
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from queuedesk.api import errors
+from queuedesk.api.client import QueueDeskClient
+from queuedesk.api.models import AssignedTask
+from queuedesk.tui.journal import Entry
+
+IDLE_AFTER_SECONDS = 120
+EXCLUDE_AT_MOST = 10  # the server's limit on `exclude`
+CLAIM_TRIES = 3
+
+
+class Submissions(Protocol):
+    """What the session needs of the outbox (`tui/outbox.py`)."""
+
+    def hold(self, entry: Entry) -> None: ...
+    def undo(self, entry_id: str) -> Entry | None: ...
+    async def send_held_now(self, *, keep: str | None = None) -> None: ...
+    def task_ids(self, queue_id: int) -> list[int]: ...
+
+
+@dataclass
+class WorkTime:
+    """Time on the task on screen and on the session; idle stretches and paused ones not counted."""
+
+    started_at: datetime
+    tick_at: datetime
+    last_key_at: datetime
+    task_seconds: float = 0.0
+    seconds_done: float = 0.0
+    paused: bool = False  # a modal (the image full screen, help) covers the screen
+
+    def count(self, now: datetime, *, on_task: bool) -> None:
+        """Add the time since the last count to the task on screen (`on_task`), not past the moment
+        the worker went idle."""
+        if on_task and not self.paused:
+            end = min(now, self.last_key_at + timedelta(seconds=IDLE_AFTER_SECONDS))
+            self.task_seconds += max(0.0, (end - self.tick_at).total_seconds())
+        self.tick_at = now
+
+    def idle(self, now: datetime) -> bool:
+        return (now - self.last_key_at).total_seconds() > IDLE_AFTER_SECONDS
+
+
+@dataclass
+class Counts:
+    done: int = 0
+    skipped: int = 0
+    seconds_of: dict[str, float] = field(default_factory=dict)  # each held submission's time on its task
+
+
+class WorkSession:
+    def __init__(
+        self, client: QueueDeskClient, queue_id: int, queue_name: str, outbox: Submissions, now: datetime
+    ) -> None:
+        self.client = client
+        self.queue_id = queue_id
+        self.queue_name = queue_name
+        self.outbox = outbox
+        self.current: AssignedTask | None = None
+        self.ahead: list[AssignedTask] = []
+        self.given_back: list[int] = []  # never claimed again by this session by itself
+        self.releasing: set[int] = set()  # given back, the release still on its way
+        self.drafts: dict[int, dict[str, Any]] = {}  # what was typed on a task undo put back aside
+        self.last_submission: tuple[str, AssignedTask] | None = None
+        self.leaving = False
+        self.counts = Counts()
+        self.time = WorkTime(started_at=now, tick_at=now, last_key_at=now)
+        self._claiming = asyncio.Lock()
+
+    # --- claims ------------------------------------------------------------------------------------
+
+    def held_ids(self) -> list[int]:
+        """Tasks claimed by this session: on screen, ahead, and submitted but not yet sent."""
+        ids = [t.id for t in ([self.current] if self.current else []) + self.ahead]
+        return ids + [i for i in self.outbox.task_ids(self.queue_id) if i not in ids]
+
+    async def _claim(self) -> tuple[AssignedTask | None, int]:
+        for _ in range(CLAIM_TRIES):
+            held = self.held_ids()
+            given_back = [i for i in reversed(self.given_back) if i not in held]  # the latest first
+            claim = await self.client.claim_next(self.queue_id, exclude=(held + given_back)[:EXCLUDE_AT_MOST])
+            task = claim.task
+            if task is not None and task.id in held:
+                return None, 0  # the server gave back one held here (more than ten to exclude)
+            if task is None or task.id not in self.given_back:
+                return task, claim.held_by_others
+            # Given back here (more than ten to exclude): not shown again. A claim made after the
+            # release is ours now and goes back; one from before goes with the release under way.
+            if task.id not in self.releasing:
+                with contextlib.suppress(errors.QueueDeskError):
+                    await self.client.release(self.queue_id, task.id)
+        return None, 0
+
+    async def next_task(self) -> tuple[AssignedTask | None, int]:
+        """The next task for the screen (it becomes `current`) and, when there is none, how many
+        open tasks others hold. Waits for a claim ahead on its way rather than claiming beside it."""
+        async with self._claiming:
+            task: AssignedTask | None
+            if self.ahead:
+                task, held = self.ahead.pop(0), 0
+            else:
+                task, held = await self._claim()
+            self.current = task
+            return task, held
+
+    def take_ahead(self) -> AssignedTask | None:
+        """The task claimed ahead, now, if there is one (it becomes `current`)."""
+        if not self.ahead:
+            return None
+        self.current = self.ahead.pop(0)
+        return self.current
+
+    async def claim_ahead(self) -> AssignedTask | None:
+        """Claim the task after the one on screen (none when one is ahead, or a claim is on its way).
+
+        Before it, every submission but the last is sent: each held one counts against the server's
+        claim limit, and only the last can be undone."""
+        if self.ahead or self.leaving or self._claiming.locked():
+            return None
+        last = self.last_submission[0] if self.last_submission else None
+        await self.outbox.send_held_now(keep=last)
+        async with self._claiming:
+            if self.ahead or self.leaving:
+                return None
+            try:
+                task, _held = await self._claim()
+            except errors.QueueDeskError:
+                return None  # claiming ahead is a nicety: the next submit claims in the open
+            if task is None:
+                return None
+            if self.leaving:  # claimed while the worker was leaving: not held by anyone here
+                with contextlib.suppress(errors.QueueDeskError):
+                    await self.client.release(self.queue_id, task.id)
+                return None
+            self.ahead.append(task)
+            return task
+
+    # --- giving back -------------------------------------------------------------------------------
+
+    def give_back(self, task: AssignedTask) -> None:
+        """Noted at once (the claim ahead that follows must not take it back); `release` sends it."""
+        if task.id in self.given_back:
+            self.given_back.remove(task.id)
+        self.given_back.append(task.id)
+        self.releasing.add(task.id)
+        if self.current is task:
+            self.current = None
+
+    async def release(self, task: AssignedTask, draft: dict[str, Any] | None) -> None:
+        try:
+            await self.client.release(self.queue_id, task.id, draft)
+        except (errors.Conflict, errors.NotFound):
+            pass  # no longer ours: nothing to give back
+        finally:
+            self.releasing.discard(task.id)
+
+    # --- leases ------------------------------------------------------------------------------------
+
+    def heartbeat_delay(self, now: datetime, minimum: float) -> float | None:
+        """Seconds until the next heartbeat (a third of the lease left), None without a lease."""
+        task = self.current
+        if task is None or task.assignment.lease_expires_at is None:
+            return None
+        left = (task.assignment.lease_expires_at - now).total_seconds()
+        return max(minimum, left / 3)
+
+    async def renew(self) -> list[AssignedTask]:
+        """Renew the lease of every task held; those no longer ours are dropped and returned."""
+        lost = []
+        for task in [t for t in [self.current, *self.ahead] if t is not None]:
+            try:
+                task.assignment = await self.client.heartbeat(self.queue_id, task.id)
+            except (errors.Conflict, errors.NotFound):
+                lost.append(task)
+                if task in self.ahead:
+                    self.ahead.remove(task)
+            except errors.QueueDeskError:
+                pass  # the network: try again at the next beat, the lease has room
+        return lost
+
+    # --- submissions -------------------------------------------------------------------------------
+
+    def submit(self, task: AssignedTask, values: dict[str, Any], now: datetime) -> Entry:
+        """Hold `task`'s values in the outbox (sent after the undo grace); the task leaves the screen."""
+        entry = Entry(str(uuid.uuid4()), self.queue_id, self.queue_name, task.id, values)
+        self.outbox.hold(entry)
+        self.last_submission = (entry.id, task)
+        self.time.count(now, on_task=True)
+        self.counts.done += 1
+        self.time.seconds_done += self.time.task_seconds
+        self.counts.seconds_of[entry.id] = self.time.task_seconds
+        if self.current is task:
+            self.current = None
+        return entry
+
+    def undo(self, entered: dict[str, Any] | None) -> tuple[AssignedTask, Entry, float] | None:
+        """Take the last submission back (None when there is none or it is sent): its task is
+        `current` again, with the seconds spent on it; the one on screen (with what was `entered` on
+        it) is next, as it was."""
+        if self.last_submission is None:
+            return None
+        entry_id, task = self.last_submission
+        entry = self.outbox.undo(entry_id)
+        if entry is None:
+            return None
+        self.last_submission = None
+        self.counts.done -= 1
+        spent = self.counts.seconds_of.pop(entry.id, 0.0)
+        self.time.seconds_done -= spent
+        if self.current is not None:
+            if entered is not None:
+                self.drafts[self.current.id] = entered
+            self.ahead.insert(0, self.current)
+        self.current = task
+        return task, entry, spent
+
+    def came_back(self, task: AssignedTask, entry: Entry) -> float:
+        """A submission the server refused for its values: its task is on screen again (the seconds
+        spent on it are returned)."""
+        if self.current is not None and self.current.id != task.id:
+            self.ahead.insert(0, self.current)
+        self.current = task
+        self.counts.done = max(0, self.counts.done - 1)
+        spent = self.counts.seconds_of.pop(entry.id, 0.0)
+        self.time.seconds_done = max(0.0, self.time.seconds_done - spent)
+        return spent
+
+    def shown(self, task: AssignedTask, now: datetime, seconds: float = 0.0) -> dict[str, Any]:
+        """`task` is put on screen, `seconds` already spent on it (undo); its draft, if any."""
+        self.time.tick_at = now  # the time until now was the task before's, counted at its end
+        self.current = task
+        self.time.task_seconds = seconds
+        return self.drafts.pop(task.id, {})
+
+    # --- leaving -----------------------------------------------------------------------------------
+
+    async def leave(self, draft: dict[str, Any] | None) -> list[tuple[AssignedTask, Exception | None]]:
+        """Send what waits for the undo grace and give back every task held here (the one on screen
+        with `draft` kept on it); each task given back with a draft, and what went wrong keeping it."""
+        self.leaving = True
+        current = self.current
+        await self.outbox.send_held_now()
+        kept: list[tuple[AssignedTask, Exception | None]] = []
+        for task in [t for t in [current, *self.ahead] if t is not None]:
+            with_draft = draft if task is current else None
+            try:
+                await self.client.release(self.queue_id, task.id, with_draft)
+            except errors.QueueDeskError as exc:  # else its lease runs out on its own
+                if with_draft is not None:
+                    kept.append((task, exc))
+                continue
+            if with_draft is not None:
+                kept.append((task, None))
+        self.current, self.ahead = None, []
+        return kept
