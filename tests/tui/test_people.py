@@ -20,7 +20,7 @@ from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.modals.confirm import ConfirmScreen
-from queuedesk.tui.modals.user_dialogs import AddUserScreen, IssuedKeyScreen, RoleScreen
+from queuedesk.tui.modals.user_dialogs import AddUserScreen, IssuedKeyScreen, RoleList, RoleScreen
 from queuedesk.tui.panes.users_and_keys import PeopleView, ago
 from queuedesk.tui.screens.people_screen import PeopleScreen
 from queuedesk.tui.settings import Target
@@ -315,3 +315,28 @@ def test_people_screen(snap_compare, people_server: ServerProcess, size: tuple[i
 def test_add_user_form(snap_compare, people_server: ServerProcess) -> None:
     app = app_for(people_server, INITECH_KEY)
     assert snap_compare(app, terminal_size=(80, 24), run_before=picture(people_server, "a"))
+
+
+async def test_the_role_list_stops_at_its_ends_and_marks_the_choice(people_server: ServerProcess) -> None:
+    """A down too many on worker used to wrap to admin, with a faint highlight: an admin was made."""
+    app = app_for(people_server)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_people(app, pilot)
+        await pilot.press("a")
+        await until(app, pilot, lambda: isinstance(app.screen, AddUserScreen), "the form opens")
+        form = app.screen
+        form.query_one("#new-user-role", OptionList).focus()
+        await settle(app, pilot)
+        roles = form.query_one(RoleList)
+
+        def marks() -> list[str]:
+            return [str(roles.get_option_at_index(i).prompt)[:2] for i in range(roles.option_count)]
+
+        assert form.role == "worker" and marks() == ["○ ", "○ ", "● "]
+        await pilot.press("down", "down")
+        await settle(app, pilot)
+        assert form.role == "worker", "down on the last role stays there"
+        await pilot.press("up", "up", "up", "up")
+        await settle(app, pilot)
+        assert form.role == "admin" and marks() == ["● ", "○ ", "○ "]
+        assert roles.border_title == "Role: admin"
