@@ -8,13 +8,14 @@ at Initech, which nothing changes, with every time fixed against the app's clock
 """
 
 import itertools
+import subprocess
 from collections.abc import Awaitable, Callable, Iterator
 from copy import deepcopy
 
 import httpx
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList
+from textual.widgets import Input, OptionList, Static
 
 from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
@@ -229,6 +230,7 @@ async def test_a_key_is_shown_once_copied_and_revoked(
         issued = app.screen.issued
         assert issued.key in screen_text(app) and "only time" in screen_text(app)
         await pilot.press("c")
+        await settle(app, pilot)
         assert app.clipboard == issued.key
         await pilot.press("escape")
         await until(app, pilot, lambda: [k.id for k in view.keys] == [issued.id], "the key is listed")
@@ -340,3 +342,55 @@ async def test_the_role_list_stops_at_its_ends_and_marks_the_choice(people_serve
         await settle(app, pilot)
         assert form.role == "admin" and marks() == ["● ", "○ ", "○ "]
         assert roles.border_title == "Role: admin"
+
+
+@pytest.fixture
+def no_clipboard_program(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No tmux and no display: only the terminal's clipboard, which never confirms."""
+    for name in ("TMUX", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+async def issue_key_and_copy(app: QueueDeskApp, pilot: Pilot, acme: httpx.Client) -> IssuedKeyScreen:
+    email = new_email()
+    acme.post("/orgs/1/users", json={"email": email, "name": "Cy", "role": "worker"}).raise_for_status()
+    view = await open_people(app, pilot)
+    await point_at(app, pilot, view, email)
+    await pilot.press("k")
+    await until(app, pilot, lambda: isinstance(app.screen, IssuedKeyScreen), "the new key is shown")
+    dialog = app.screen
+    assert isinstance(dialog, IssuedKeyScreen)
+    await pilot.press("c")
+    await until(app, pilot, lambda: toasts(app), "the copy is said")
+    return dialog
+
+
+async def test_an_unconfirmed_copy_is_not_called_copied(
+    people_server: ServerProcess, acme: httpx.Client, no_clipboard_program: None
+) -> None:
+    app = app_for(people_server)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        dialog = await issue_key_and_copy(app, pilot, acme)
+        assert [title for title, _ in toasts(app)] == ["Copy not confirmed"], toasts(app)
+        assert "select the key" in str(dialog.query_one("#issued-key-hint", Static).content)
+        assert dialog.issued.key in screen_text(app)  # still shown, to select
+
+
+async def test_inside_tmux_the_key_goes_to_its_paste_buffer(
+    people_server: ServerProcess, acme: httpx.Client, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    socket = tmp_path / "tmux.sock"
+    subprocess.run(["tmux", "-S", str(socket), "new-session", "-d", "-x", "80", "-y", "24"], check=True)
+    try:
+        monkeypatch.setenv("TMUX", f"{socket},0,0")
+        monkeypatch.delenv("DISPLAY", raising=False)
+        monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+        app = app_for(people_server)
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            dialog = await issue_key_and_copy(app, pilot, acme)
+            assert [title for title, _ in toasts(app)] == ["Copied"], toasts(app)
+            assert "tmux's paste buffer" in toasts(app)[0][1]
+        shown = subprocess.run(["tmux", "-S", str(socket), "show-buffer"], capture_output=True, text=True)
+        assert shown.stdout == dialog.issued.key
+    finally:
+        subprocess.run(["tmux", "-S", str(socket), "kill-server"], check=False)

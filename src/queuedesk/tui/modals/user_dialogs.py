@@ -4,6 +4,7 @@ Adding checks the fields with the server's own rules (`api/user_rules.py`) befor
 open when the server refuses (a duplicate email), so nothing typed is lost.
 """
 
+import asyncio
 from typing import ClassVar
 
 from textual import on, work
@@ -76,6 +77,12 @@ class RoleList(OptionList):
             self.replace_option_prompt_at_index(index, self._prompt(role, index == highlighted))
         if self.border_title is not None:
             self.border_title = f"Role: {self.role}"
+
+
+SELECT_TO_COPY = (
+    "Not confirmed as copied: select the key above with the mouse (shift+drag in tmux and most "
+    "terminals) and copy it with the terminal's own copy."
+)
 
 
 def refusal_title(exc: errors.QueueDeskError) -> str:
@@ -218,6 +225,7 @@ class IssuedKeyScreen(AppModal[None]):
         with Vertical(classes="people-box"):
             yield Label(f"New key for {self.user.email}", classes="people-title", markup=False)
             yield Static(self.issued.key, id="issued-key", markup=False)
+            yield Static("", id="issued-key-hint", classes="people-problem", markup=False)
             yield Static(
                 "This is the only time the key is shown: copy it now and give it to its owner. "
                 f"Later it is listed as {self.issued.prefix}… only.",
@@ -231,9 +239,23 @@ class IssuedKeyScreen(AppModal[None]):
         self.query_one("#issued-copy", Button).focus()
 
     @on(Button.Pressed, "#issued-copy")
-    def action_copy(self) -> None:
-        self.app.copy_to_clipboard(self.issued.key)
-        self.notify("The key is on the clipboard.", title="Copied", timeout=4)
+    @work(exclusive=True, group="copy-key")
+    async def action_copy(self) -> None:
+        from queuedesk.tui.clipboard import copy_confirmed
+
+        where = await asyncio.to_thread(copy_confirmed, self.issued.key)
+        self.app.copy_to_clipboard(self.issued.key)  # the terminal's clipboard too, where it takes it
+        if where is not None:
+            self.notify(f"The key is in {where}.", title="Copied", timeout=6)
+            return
+        self.query_one("#issued-key-hint", Static).update(SELECT_TO_COPY)
+        self.notify(
+            "The key was handed to the terminal's clipboard, which cannot say whether it took it (tmux "
+            "and many terminals drop it). If pasting gives nothing, select the key shown here to copy it.",
+            title="Copy not confirmed",
+            severity="warning",
+            timeout=15,
+        )
 
     @on(Button.Pressed, "#issued-close")
     def action_close(self) -> None:
