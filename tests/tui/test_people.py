@@ -8,18 +8,19 @@ at Initech, which nothing changes, with every time fixed against the app's clock
 """
 
 import itertools
+import subprocess
 from collections.abc import Awaitable, Callable, Iterator
 from copy import deepcopy
 
 import httpx
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList
+from textual.widgets import Input, OptionList, Static
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.modals.confirm import ConfirmScreen
-from queuedesk.tui.modals.user_dialogs import AddUserScreen, IssuedKeyScreen, RoleScreen
+from queuedesk.tui.modals.user_dialogs import AddUserScreen, IssuedKeyScreen, RoleList, RoleScreen
 from queuedesk.tui.panes.users_and_keys import PeopleView, ago
 from queuedesk.tui.screens.people_screen import PeopleScreen
 from tests.support import ROLES_SEED, ServerProcess, execute_sql
@@ -224,6 +225,7 @@ async def test_a_key_is_shown_once_copied_and_revoked(
         issued = app.screen.issued
         assert issued.key in screen_text(app) and "only time" in screen_text(app)
         await pilot.press("c")
+        await settle(app, pilot)
         assert app.clipboard == issued.key
         await pilot.press("escape")
         await until(app, pilot, lambda: [k.id for k in view.keys] == [issued.id], "the key is listed")
@@ -310,3 +312,80 @@ def test_people_screen(snap_compare, people_server: ServerProcess, size: tuple[i
 def test_add_user_form(snap_compare, people_server: ServerProcess) -> None:
     app = app_for(people_server, token=INITECH_KEY)
     assert snap_compare(app, terminal_size=(80, 24), run_before=picture(people_server, "a"))
+
+
+async def test_the_role_list_stops_at_its_ends_and_marks_the_choice(people_server: ServerProcess) -> None:
+    """A down too many on worker used to wrap to admin, with a faint highlight: an admin was made."""
+    app = app_for(people_server)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_people(app, pilot)
+        await pilot.press("a")
+        await until(app, pilot, lambda: isinstance(app.screen, AddUserScreen), "the form opens")
+        form = app.screen
+        form.query_one("#new-user-role", OptionList).focus()
+        await settle(app, pilot)
+        roles = form.query_one(RoleList)
+
+        def marks() -> list[str]:
+            return [str(roles.get_option_at_index(i).prompt)[:2] for i in range(roles.option_count)]
+
+        assert form.role == "worker" and marks() == ["○ ", "○ ", "● "]
+        await pilot.press("down", "down")
+        await settle(app, pilot)
+        assert form.role == "worker", "down on the last role stays there"
+        await pilot.press("up", "up", "up", "up")
+        await settle(app, pilot)
+        assert form.role == "admin" and marks() == ["● ", "○ ", "○ "]
+        assert roles.border_title == "Role: admin"
+
+
+@pytest.fixture
+def no_clipboard_program(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No tmux and no display: only the terminal's clipboard, which never confirms."""
+    for name in ("TMUX", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+async def issue_key_and_copy(app: QueueDeskApp, pilot: Pilot, acme: httpx.Client) -> IssuedKeyScreen:
+    email = new_email()
+    acme.post("/orgs/1/users", json={"email": email, "name": "Cy", "role": "worker"}).raise_for_status()
+    view = await open_people(app, pilot)
+    await point_at(app, pilot, view, email)
+    await pilot.press("k")
+    await until(app, pilot, lambda: isinstance(app.screen, IssuedKeyScreen), "the new key is shown")
+    dialog = app.screen
+    assert isinstance(dialog, IssuedKeyScreen)
+    await pilot.press("c")
+    await until(app, pilot, lambda: toasts(app), "the copy is said")
+    return dialog
+
+
+async def test_an_unconfirmed_copy_is_not_called_copied(
+    people_server: ServerProcess, acme: httpx.Client, no_clipboard_program: None
+) -> None:
+    app = app_for(people_server)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        dialog = await issue_key_and_copy(app, pilot, acme)
+        assert [title for title, _ in toasts(app)] == ["Copy not confirmed"], toasts(app)
+        assert "select the key" in str(dialog.query_one("#issued-key-hint", Static).content)
+        assert dialog.issued.key in screen_text(app)  # still shown, to select
+
+
+async def test_inside_tmux_the_key_goes_to_its_paste_buffer(
+    people_server: ServerProcess, acme: httpx.Client, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    socket = tmp_path / "tmux.sock"
+    subprocess.run(["tmux", "-S", str(socket), "new-session", "-d", "-x", "80", "-y", "24"], check=True)
+    try:
+        monkeypatch.setenv("TMUX", f"{socket},0,0")
+        monkeypatch.delenv("DISPLAY", raising=False)
+        monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+        app = app_for(people_server)
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            dialog = await issue_key_and_copy(app, pilot, acme)
+            assert [title for title, _ in toasts(app)] == ["Copied"], toasts(app)
+            assert "tmux's paste buffer" in toasts(app)[0][1]
+        shown = subprocess.run(["tmux", "-S", str(socket), "show-buffer"], capture_output=True, text=True)
+        assert shown.stdout == dialog.issued.key
+    finally:
+        subprocess.run(["tmux", "-S", str(socket), "kill-server"], check=False)

@@ -18,6 +18,7 @@ from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.modals.delivery import DeliveryScreen
+from queuedesk.tui.modals.redeliver import RedeliverScreen
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.settings import Target
@@ -202,7 +203,7 @@ async def test_a_completion_shows_up_delivered(
             "the delivery is delivered",
         )
         (row,) = rows(view)
-        assert row[0] == str(task["id"]) and row[2:4] == ["1", "200"] and row[6] == "—"
+        assert row[0] == str(task["id"]) and row[2:4] == ["1", "200"] and row[6:] == [receiver.url, "—"]
         assert "Deliveries: 1" in plain(view.query_one("#webhook-log-note", Static))
 
 
@@ -224,7 +225,7 @@ async def test_a_failing_receiver_shows_attempts_and_error_then_redelivers(
             )
             row = rows(view)[0]
             assert row[0] == str(task["id"]) and row[1] == "pending" and row[3] == "500"
-            assert row[6] == "the receiver answered 500"
+            assert row[6] == receiver.url and row[7] == "the receiver answered 500"
             assert row[4] != "—"  # the next try's time
 
             await pilot.press("enter")  # the attempts
@@ -421,3 +422,92 @@ async def test_a_blur_while_the_tab_is_torn_down_does_not_crash_the_app(make_app
         await settle(app, pilot)
         assert not isinstance(app.screen, QueueScreen)
     assert app.return_code in (None, 0)
+
+
+# --- round 2: where a redelivery goes, what the tab says after a removal, secrets -----------------
+
+
+async def test_redeliver_offers_the_current_target_and_the_log_shows_each_target(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, worker: httpx.Client, org_id: int, fresh
+) -> None:
+    wrong = Receiver(answer=lambda _n: (500, 0.0)).start()
+    fixed = Receiver().start()
+    try:
+        queue = fresh("Fixed")
+        hook(admin, org_id, queue, wrong.url)
+        create(admin, org_id, queue)
+        task = complete(worker, org_id, queue)
+        wrong.wait_for(1)
+        hook(admin, org_id, queue, fixed.url)  # the wrong target is fixed afterwards
+        app = make_app("admin")
+        async with app.run_test(size=(140, 30), notifications=True) as pilot:
+            view = await open_webhook(app, pilot, queue["id"])
+            await refreshed_until(app, pilot, clock, lambda: rows(view), "the delivery is listed")
+            assert rows(view)[0][0] == str(task["id"]) and rows(view)[0][6] == wrong.url
+
+            await pilot.press("R")
+            await until(app, pilot, lambda: isinstance(app.screen, RedeliverScreen), "where to is asked")
+            assert wrong.url in screen_text(app) and fixed.url in screen_text(app)
+            await pilot.press("escape")  # cancelled: nothing is sent
+            await until(app, pilot, lambda: isinstance(app.screen, QueueScreen), "back")
+
+            await pilot.press("R")
+            await until(app, pilot, lambda: isinstance(app.screen, RedeliverScreen), "asked again")
+            await pilot.press("enter")  # the current target is offered first
+            await refreshed_until(app, pilot, clock, lambda: fixed.received, "the fixed target receives it")
+            await refreshed_until(app, pilot, clock, lambda: rows(view)[0][6] == fixed.url, "the new target")
+            assert any(fixed.url in n.message for n in app._notifications if n.title == "Redelivering")
+    finally:
+        wrong.stop()
+        fixed.stop()
+
+
+async def test_after_removal_the_tab_says_removed_and_a_queue_never_hooked_has_no_secret(
+    make_app: MakeApp, admin: httpx.Client, org_id: int, fresh, receiver: Receiver
+) -> None:
+    queue = fresh("Never hooked")
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_webhook(app, pilot, queue["id"])
+        secret_line = view.query_one("#webhook-secret", Static)
+        await until(app, pilot, lambda: view.has_secret is not None, "the secret is asked for")
+        assert "whsec_" not in plain(secret_line) and "none yet" in plain(secret_line)
+
+        await pilot.press("e")
+        await paste(app, pilot, receiver.url)
+        await pilot.press("enter")
+        await until(app, pilot, lambda: view.target == receiver.url, "saved")
+        assert note(view).startswith("Saved")
+        await until(app, pilot, lambda: "whsec_" in plain(secret_line), "the first target brought a secret")
+
+        await pilot.press("D")
+        await until(app, pilot, lambda: isinstance(app.screen, ConfirmScreen), "the guard")
+        await pilot.click("#confirm-run")
+        await until(app, pilot, lambda: view.target == "", "removed")
+        await settle(app, pilot)
+        assert "Saved" not in note(view) and note(view).startswith("Removed"), note(view)
+
+
+async def test_a_second_rotation_within_a_day_warns_that_the_original_stops_now(
+    make_app: MakeApp, admin: httpx.Client, org_id: int, fresh, receiver: Receiver
+) -> None:
+    queue = fresh("Twice rotated")
+    hook(admin, org_id, queue, receiver.url)
+    app = make_app("admin")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await open_webhook(app, pilot, queue["id"])
+        await pilot.press("S")
+        await until(app, pilot, lambda: isinstance(app.screen, ConfirmScreen), "the first guard")
+        assert "STOPS SIGNING NOW" not in screen_text(app)
+        await pilot.click("#confirm-run")
+        await until(app, pilot, lambda: isinstance(app.screen, QueueScreen), "rotated once")
+        await settle(app, pilot)
+
+        await pilot.press("S")
+        await until(app, pilot, lambda: isinstance(app.screen, ConfirmScreen), "the second guard")
+        said = app.screen.explain
+        assert "already rotated" in said and "STOPS SIGNING NOW" in said, said
+        await pilot.click("#confirm-run")
+        await until(
+            app, pilot, lambda: any(n.title == "Secret rotated again" for n in app._notifications), "said"
+        )

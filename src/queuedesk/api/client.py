@@ -440,6 +440,11 @@ class QueueDeskClient:
         """B1. Who the key belongs to (QueueDesk servers only)."""
         return await self._me_as("Reading /me")
 
+    async def me_again(self) -> models.Me:
+        """B1 read anew, not the answer kept from the first time: a role or account may have changed."""
+        self._me = None
+        return await self._me_as("Reading /me")
+
     async def _me_as(self, what: str) -> models.Me:
         if self._me is not None:
             return self._me

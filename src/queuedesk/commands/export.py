@@ -3,7 +3,9 @@
 import argparse
 import csv
 import json
+import shutil
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, date, datetime, time
@@ -63,24 +65,44 @@ async def export(args: argparse.Namespace) -> int:
         # The first page is read before anything is written: a refusal (a worker's key, a filter the
         # server rejects) leaves the output empty rather than a CSV header alone.
         first = await anext(aiter(pages), None)
-        with output(args.output) as out, Progress(f"Exporting {queue.name!r}", "tasks") as progress:
-            writer = csv.writer(out) if args.format == "csv" else None
-            if writer is not None:
-                writer.writerow([*TASK_COLUMNS, *block_ids])
+        with (
+            output(args.output) as out,
+            Progress(f"Exporting {queue.name!r}", "tasks") as progress,
+            tempfile.TemporaryFile("w+", newline="", encoding="utf-8") as rows,
+        ):
+            # CSV rows go to a spool file first: a value of a block removed since (kept in the task's
+            # data) gets its column, and the header that names it is known only at the end.
+            writer = csv.writer(rows) if args.format == "csv" else None
+            columns = list(block_ids)
             async for page in _with_first(first, pages):
                 for task in page.tasks:
                     if writer is not None:
-                        writer.writerow(_task_row(task, block_ids))
+                        columns += [key for key in task.data if key not in columns]
+                        writer.writerow(_task_row(task, columns))
                     else:
                         out.write(json.dumps(task.model_dump(mode="json"), ensure_ascii=False) + "\n")
                 exported += len(page.tasks)
                 progress.advance(len(page.tasks), total=page.count)
+            if writer is not None:
+                csv.writer(out).writerow([*TASK_COLUMNS, *columns])
+                _copy_padded(rows, out, len(TASK_COLUMNS) + len(columns), grew=columns != block_ids)
     target = f" to {args.output}" if args.output not in (None, "-") else ""
     print(
         f"Exported {exported} completed task(s) of queue {queue.id} {queue.name!r}{target}.",
         file=sys.stderr,
     )
     return OK
+
+
+def _copy_padded(rows: IO[str], out: IO[str], width: int, *, grew: bool) -> None:
+    """The spooled rows to `out`; rows written before a column was found get its empty cells."""
+    rows.seek(0)
+    if not grew:
+        shutil.copyfileobj(rows, out)
+        return
+    writer = csv.writer(out)
+    for row in csv.reader(rows):
+        writer.writerow(row + [""] * (width - len(row)))
 
 
 async def _with_first(first: TaskPage | None, rest: AsyncIterator[TaskPage]) -> AsyncIterator[TaskPage]:

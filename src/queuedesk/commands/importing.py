@@ -160,7 +160,19 @@ def _stopped(args: argparse.Namespace, where: str, stop: Stopped) -> int:
     )
 
 
-def _committed(args: argparse.Namespace, queue_id: int, where: str, source: str, done: "Committed") -> int:
+async def _still_there(client: "QueueDeskClient", queue_id: int, ids: list[int]) -> bool:
+    """Whether an earlier import's tasks are still in the queue (its first and last are looked up)."""
+    for task_id in {ids[0], ids[-1]}:
+        try:
+            await client.task(queue_id, task_id)
+        except errors.NotFound:
+            return False
+    return True
+
+
+def _committed(
+    args: argparse.Namespace, queue_id: int, where: str, source: str, done: "Committed", *, gone: bool = False
+) -> int:
     ids = [task_id for _, task_id in done.created]
     session = done.session
     if args.json:
@@ -173,12 +185,19 @@ def _committed(args: argparse.Namespace, queue_id: int, where: str, source: str,
                 "import_session": session.id,
                 "resumed": done.resumed,
                 "already_imported": done.earlier,
+                "earlier_tasks_gone": gone,
             }
+        )
+    elif done.earlier and gone:
+        print(
+            f"Nothing imported: this file was imported into {where} before (import session {session.id}, "
+            f"ids {ids[0]}-{ids[-1]}), but those tasks are no longer there: flushed or deleted since. "
+            "To import the file anew, run the same command with --again."
         )
     elif done.earlier:
         print(
             f"Nothing new imported: {where} already has this file's {len(ids)} task(s) (ids {ids[0]}-{ids[-1]}), "
-            f"made by import session {session.id}."
+            f"made by import session {session.id}. To import it once more as new tasks, add --again."
         )
     else:
         print(
@@ -221,9 +240,11 @@ async def import_csv(args: argparse.Namespace) -> int:
             with Progress(f"Importing into {queue.name!r}", "rows", len(rows)) as progress:
                 if len(chunks) > 1:
                     done = await import_in_session(
-                        client, queue.id, path, source, args.start_row, chunks, progress
+                        client, queue.id, path, source, args.start_row, chunks, progress, again=args.again
                     )
-                    return _committed(args, queue.id, where, source, done)
+                    ids = [task_id for _, task_id in done.created]
+                    gone = done.earlier and not await _still_there(client, queue.id, ids)
+                    return _committed(args, queue.id, where, source, done, gone=gone)
                 if bulk:
                     created = await _in_bulk(client, queue.id, rows, source, progress)
                 else:
@@ -287,5 +308,11 @@ def add_parsers(
         default=MAX_TASKS_PER_REQUEST,
         metavar="N",
         help=f"rows per request on a QueueDesk server (1-{MAX_TASKS_PER_REQUEST:,}; default the most)",
+    )
+    importing.add_argument(
+        "--again",
+        action="store_true",
+        help="import a file that was imported before once more, as new tasks (e.g. after a flush); "
+        "without it a repeated import creates nothing",
     )
     importing.set_defaults(client_command=import_csv)

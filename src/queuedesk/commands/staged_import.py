@@ -10,6 +10,7 @@ tasks that commit made. Nothing is ever created twice.
 import hashlib
 import re
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,9 +65,14 @@ async def import_in_session(
     start_row: int,
     chunks: "list[list[Row]]",
     progress: "Progress",
+    *,
+    again: bool = False,
 ) -> Committed:
+    """`again`: a session of its own (a key with this moment in it), not the file's earlier one."""
     rows = [row for chunk in chunks for row in chunk]
     key = session_key(queue_id, source, start_row, path.read_bytes())
+    if again:
+        key = f"{key[:100]}:again:{time.time_ns()}"
     try:
         session = await client.open_import(queue_id, key, source, len(rows))
     except errors.QueueDeskError as exc:

@@ -22,7 +22,7 @@ from queuedesk.tui.explanations import explain
 from queuedesk.tui.journal import Entry, Journal, journal_path
 from queuedesk.tui.keys_read import KeysRead
 from queuedesk.tui.outbox import Outbox
-from queuedesk.tui.session import Session, open_session
+from queuedesk.tui.session import Session, SessionEnded, open_session
 from queuedesk.tui.settings import SaveProfile, Target, web_session
 
 MAX_LISTED = 5  # tasks named in one notification
@@ -62,10 +62,11 @@ class QueueDeskApp(App[None]):
         self.known_queues: list[Queue] = []  # the last list the queues screen saw (for the palette)
         self.outbox: Outbox | None = None  # submissions on their way (servers with claiming only)
         self.outbox_changed_listeners: list[Callable[[], None]] = []
-        self.keys_read = (
-            KeysRead()
-        )  # the last two keys, as the app read them (the work screen's double enter)
+        # The last two keys, as the app read them (the work screen's double enter).
+        self.keys_read = KeysRead()
         self._failed_at_start: tuple[Target, Exception] | None = None
+        self._losing_key = False  # going back to Connect after a 401: said once
+        self._checking_role = False  # reading /me again after a 403
         self._theme_problem = ""
         if self.settings.theme:
             try:
@@ -265,27 +266,98 @@ class QueueDeskApp(App[None]):
         return await open_session(target.url, target.token.get_secret_value(), target.org)
 
     def report(self, exc: BaseException, *, doing: str = "") -> None:
-        """The one place failures become notifications; a refused key goes back to Connect."""
+        """The one place failures become notifications; a refused key goes back to Connect, a refusal
+        by role first asks the server who we are now (the role may have changed meanwhile)."""
+        if isinstance(exc, SessionEnded):
+            return  # the key was refused meanwhile: `lost_key` says so, once
         if isinstance(exc, errors.AuthenticationError) and self.session is not None:
-            self.call_later(self.lost_key, str(exc))
+            if not self._losing_key:
+                self._losing_key = True
+                self.call_later(self.lost_key, str(exc))
             return
+        if isinstance(exc, errors.Forbidden) and self.session is not None and self.session.extensions:
+            if not self._checking_role:
+                self._checking_role = True
+                self.run_worker(self._check_role(exc, doing), group="role", exit_on_error=False)
+            return
+        self._tell(exc, doing)
+
+    def _tell(self, exc: BaseException, doing: str) -> None:
         explanation = explain(exc)
         title = f"{doing}: {explanation.title}" if doing else explanation.title
         self.notify(explanation.message, title=title, severity=explanation.severity, timeout=8)  # type: ignore[arg-type]
+
+    async def _check_role(self, refused: errors.Forbidden, doing: str) -> None:
+        """A 403: read /me again; a changed role is said and the open screens follow it."""
+        session = self.session
+        try:
+            if session is None:
+                return
+            try:
+                me = await session.client.me_again()
+            except errors.AuthenticationError as exc:
+                self.report(exc)
+                return
+            except errors.QueueDeskError:
+                self._tell(refused, doing)
+                return
+            if session is not self.session:
+                return
+            before = session.me
+            session.me = me
+            if before is not None and before.role == me.role:
+                self._tell(refused, doing)
+                return
+            self.notify(
+                f"Your role is now {me.role} (an admin changed it): the screens show what a {me.role} may do.",
+                title="Role changed",
+                severity="warning",
+                timeout=15,
+            )
+            await self.role_changed()
+        finally:
+            self._checking_role = False
+
+    async def role_changed(self) -> None:
+        """Every open screen follows the session's role: headers, tabs, keys; screens it may no longer
+        use close (top first)."""
+        from queuedesk.tui.widgets.context_bar import ContextBar
+
+        for screen in reversed(self.screen_stack):
+            allowed = getattr(screen, "allowed_for_role", None)
+            if allowed is not None and not allowed() and screen is self.screen and len(self.screen_stack) > 2:
+                await self.pop_screen()
+                continue
+            follow = getattr(screen, "follow_role", None)
+            if follow is not None:
+                await follow()
+            for bar in screen.query(ContextBar):
+                bar.render_bar()
+            screen.refresh_bindings()
 
     async def lost_key(self, message: str) -> None:
         from queuedesk.tui.screens.connect import ConnectScreen
 
         target = self.target
-        if self.session is not None:
-            target = Target(self.session.url, None, self.session.organization_id, "the lost session")
-            await self.session.close()
+        session = self.session
+        try:
+            if session is not None:
+                target = Target(session.url, None, session.organization_id, "the lost session")
+            # The screens go before the session: what they still run meets no missing session.
+            while len(self.screen_stack) > 2:
+                await self.pop_screen()
+            await self.switch_screen(
+                ConnectScreen(
+                    target,
+                    problem="The server no longer accepts the key: it was revoked, or the account was "
+                    f"disabled. Ask an admin, then connect with a key in force. ({message})",
+                )
+            )
             self.session = None
-        while len(self.screen_stack) > 2:
-            await self.pop_screen()
-        await self.switch_screen(
-            ConnectScreen(target, problem=f"The server no longer accepts the key. {message}")
-        )
+            if session is not None:
+                await session.close()
+        finally:
+            self._losing_key = False
 
     # --- navigation: one place, so the palette and every screen open things the same way ----------
 

@@ -29,7 +29,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from queuedesk.tui.clock import Clock
-from queuedesk.tui.session import Session
+from queuedesk.tui.session import Session, SessionEnded
 
 if TYPE_CHECKING:
     from queuedesk.tui.host import AppHost
@@ -58,7 +58,8 @@ class AppAccess:
     @property
     def session(self) -> Session:
         session = self.qd.session
-        assert session is not None, "screens after Connect always have a session"
+        if session is None:  # the key was refused meanwhile: what was under way ends without a word
+            raise SessionEnded("The session ended: connect again.")
         return session
 
     @property

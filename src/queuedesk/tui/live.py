@@ -106,11 +106,17 @@ class Poller:
         age = (self.clock.now() - self.last_success).total_seconds()
         return age > self.interval * (MISSED_BEFORE_STALE + 1) or self.failures >= MISSED_BEFORE_STALE
 
+    def _why_stale(self) -> str:
+        if not self.failures:
+            return "late"
+        status = getattr(self.last_error, "status", None)
+        return f"refused ({status})" if status is not None else "not answering"  # it answers, with a no
+
     def status(self) -> str:
         every = f"every {self.interval:g} s"
         if self.paused:
             return f"paused (p resumes) · updated {seconds_ago(self.last_success, self.clock.now())}"
         updated = f"updated {seconds_ago(self.last_success, self.clock.now())}"
         if self.stale:  # the warning, not the interval, is the news (and must fit at 80 columns)
-            return f"{updated} · {'not answering' if self.failures else 'late'}"
+            return f"{updated} · {self._why_stale()}"
         return f"{every} · {updated}"

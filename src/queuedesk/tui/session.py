@@ -17,6 +17,10 @@ class KeyNotInOrganization(errors.QueueDeskError):
     hint = "Check the organization id (--org, QUEUEDESK_ORG or the profile)."
 
 
+class SessionEnded(errors.QueueDeskError):
+    """Asked for the session after the server stopped accepting the key (the app says that itself)."""
+
+
 @dataclass
 class Session:
     client: QueueDeskClient

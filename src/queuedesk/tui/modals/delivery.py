@@ -1,6 +1,7 @@
 """One webhook delivery: where it went, where it stands, and every attempt with its answer."""
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -8,6 +9,8 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from queuedesk.api.models import Delivery, DeliveryAttempt
@@ -31,10 +34,11 @@ class DeliveryScreen(AppModal[bool]):
         Binding("R", "redeliver", "Redeliver", id="delivery.redeliver"),
     ]
 
-    def __init__(self, queue_id: int, delivery: Delivery) -> None:
+    def __init__(self, queue_id: int, delivery: Delivery, current_target: str | None = None) -> None:
         super().__init__()
         self.queue_id = queue_id
         self.delivery = delivery
+        self.current_target = current_target  # the queue's target now, if known
         self.attempts: list[DeliveryAttempt] | None = None  # None until read
         self.redelivered = False
 
@@ -100,17 +104,41 @@ class DeliveryScreen(AppModal[bool]):
             return self.qd.session is not None and self.qd.session.is_admin
         return True
 
+    def action_redeliver(self) -> None:
+        ask_where(self, self.delivery, self.current_target, self._redeliver)
+
     @work(exclusive=True, group="redeliver")
-    async def action_redeliver(self) -> None:
+    async def _redeliver(self, to_current: bool) -> None:
         try:
-            again = await self.session.client.redeliver(self.queue_id, self.delivery.id)
+            again = await self.session.client.redeliver(
+                self.queue_id, self.delivery.id, to_current_target=to_current
+            )
         except Exception as exc:
             self.qd.report(exc, doing=f"Redelivering {self.delivery.id}")
             return
         self.redelivered = True
         self.delivery = again
-        self.notify(f"Delivery {again.id} is pending again and goes out now.", title="Redelivering")
+        self.notify(
+            f"Delivery {again.id} is pending again and goes out now, to {again.target}.", title="Redelivering"
+        )
         self._load()
 
     def action_close(self) -> None:
         self.dismiss(self.redelivered)
+
+
+def ask_where(
+    asker: Widget | Screen[Any], delivery: Delivery, current_target: str | None, go: Callable[[bool], object]
+) -> None:
+    """`go(to_current)` at once when there is one target to send to, else after the dialog's choice."""
+    from queuedesk.tui.modals.redeliver import CURRENT, RedeliverScreen, needs_choice
+
+    if current_target is None or not needs_choice(delivery, current_target):
+        go(False)
+        return
+
+    def chosen(choice: str | None) -> None:
+        if choice is not None:
+            go(choice == CURRENT)
+
+    asker.app.push_screen(RedeliverScreen(delivery, current_target), chosen)

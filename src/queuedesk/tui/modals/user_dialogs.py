@@ -4,6 +4,7 @@ Adding checks the fields with the server's own rules (`api/user_rules.py`) befor
 open when the server refuses (a duplicate email), so nothing typed is lost.
 """
 
+import asyncio
 from typing import ClassVar
 
 from textual import on, work
@@ -21,7 +22,7 @@ from queuedesk.tui.ordered_keys import OrderedInput, OrderedOptionList
 
 ROLE_MEANINGS = {
     "admin": "everything, including people, keys and queues",
-    "supervisor": "reads every queue, its history, stats and webhook",
+    "supervisor": "reads every queue, history, stats, webhook",
     "worker": "claims and completes tasks",
 }
 
@@ -38,6 +39,52 @@ AddUserScreen, RoleScreen, IssuedKeyScreen { align: center middle; }
 #role-choices { height: auto; }
 #issued-key { text-style: bold; padding: 1 0; }
 """
+
+
+class RoleList(OrderedOptionList):
+    """The roles, one marked as chosen (●) in bold: up stops at the first, down at the last (an admin
+    was once made by a down too many that wrapped from worker to admin). Its moving keys act in the
+    order typed, as every field's do (`OrderedOptionList`)."""
+
+    DEFAULT_CSS = """
+    RoleList > .option-list--option-highlighted { text-style: bold reverse; }
+    """
+
+    def __init__(self, chosen: str, *, id: str | None = None) -> None:
+        super().__init__(*[Option(self._prompt(role, role == chosen), id=role) for role in ROLES], id=id)
+        self._chosen = chosen
+
+    @staticmethod
+    def _prompt(role: str, chosen: bool) -> str:
+        return f"{'●' if chosen else '○'} {role:<11} {ROLE_MEANINGS[role]}"
+
+    @property
+    def role(self) -> str:
+        return ROLES[self.highlighted] if self.highlighted is not None else self._chosen
+
+    def on_mount(self) -> None:
+        self.highlighted = ROLES.index(self._chosen)
+
+    def action_cursor_up(self) -> None:
+        if self.highlighted is None or self.highlighted > 0:
+            super().action_cursor_up()
+
+    def action_cursor_down(self) -> None:
+        if self.highlighted is None or self.highlighted < len(ROLES) - 1:
+            super().action_cursor_down()
+
+    def watch_highlighted(self, highlighted: int | None) -> None:
+        super().watch_highlighted(highlighted)
+        for index, role in enumerate(ROLES):
+            self.replace_option_prompt_at_index(index, self._prompt(role, index == highlighted))
+        if self.border_title is not None:
+            self.border_title = f"Role: {self.role}"
+
+
+SELECT_TO_COPY = (
+    "Not confirmed as copied: select the key above with the mouse (shift+drag in tmux and most "
+    "terminals) and copy it with the terminal's own copy."
+)
 
 
 def refusal_title(exc: errors.QueueDeskError) -> str:
@@ -87,10 +134,8 @@ class AddUserScreen(AppModal[User | None]):
                 OrderedInput(placeholder="name, e.g. Kim Lee", id="new-user-name", classes=NEXT_ON_ENTER),
                 "Name",
             )
-            roles = OrderedOptionList(
-                *[Option(f"{role:<11} {ROLE_MEANINGS[role]}", id=role) for role in ROLES], id="new-user-role"
-            )
-            roles.border_title = "Role"
+            roles = RoleList("worker", id="new-user-role")
+            roles.border_title = "Role: worker"
             yield roles
             yield Static("", id="new-user-problem", classes="people-problem", markup=False)
             yield Static(
@@ -102,13 +147,11 @@ class AddUserScreen(AppModal[User | None]):
                 yield Button("Add", variant="primary", id="new-user-add")
 
     def on_mount(self) -> None:
-        self.query_one("#new-user-role", OptionList).highlighted = ROLES.index("worker")
         self.query_one("#new-user-email", Input).focus()
 
     @property
     def role(self) -> str:
-        highlighted = self.query_one("#new-user-role", OptionList).highlighted
-        return ROLES[highlighted if highlighted is not None else ROLES.index("worker")]
+        return self.query_one("#new-user-role", RoleList).role
 
     def problems(self) -> list[str]:
         email = self.query_one("#new-user-email", Input).value.strip()
@@ -158,15 +201,11 @@ class RoleScreen(AppModal[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="people-box"):
             yield Label(f"Role of {self.user.name} ({self.user.email})", classes="people-title", markup=False)
-            yield OptionList(
-                *[Option(f"{role:<11} {ROLE_MEANINGS[role]}", id=role) for role in ROLES], id="role-choices"
-            )
+            yield RoleList(self.user.role if self.user.role in ROLES else "worker", id="role-choices")
             yield Static("enter chooses · escape cancels", classes="people-note")
 
     def on_mount(self) -> None:
-        choices = self.query_one("#role-choices", OptionList)
-        choices.highlighted = ROLES.index(self.user.role) if self.user.role in ROLES else 0
-        choices.focus()
+        self.query_one("#role-choices", OptionList).focus()
 
     @on(OptionList.OptionSelected, "#role-choices")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
@@ -194,6 +233,7 @@ class IssuedKeyScreen(AppModal[None]):
         with Vertical(classes="people-box"):
             yield Label(f"New key for {self.user.email}", classes="people-title", markup=False)
             yield Static(self.issued.key, id="issued-key", markup=False)
+            yield Static("", id="issued-key-hint", classes="people-problem", markup=False)
             yield Static(
                 "This is the only time the key is shown: copy it now and give it to its owner. "
                 f"Later it is listed as {self.issued.prefix}… only.",
@@ -207,9 +247,23 @@ class IssuedKeyScreen(AppModal[None]):
         self.query_one("#issued-copy", Button).focus()
 
     @on(Button.Pressed, "#issued-copy")
-    def action_copy(self) -> None:
-        self.app.copy_to_clipboard(self.issued.key)
-        self.notify("The key is on the clipboard.", title="Copied", timeout=4)
+    @work(exclusive=True, group="copy-key")
+    async def action_copy(self) -> None:
+        from queuedesk.tui.clipboard import copy_confirmed
+
+        where = await asyncio.to_thread(copy_confirmed, self.issued.key)
+        self.app.copy_to_clipboard(self.issued.key)  # the terminal's clipboard too, where it takes it
+        if where is not None:
+            self.notify(f"The key is in {where}.", title="Copied", timeout=6)
+            return
+        self.query_one("#issued-key-hint", Static).update(SELECT_TO_COPY)
+        self.notify(
+            "The key was handed to the terminal's clipboard, which cannot say whether it took it (tmux "
+            "and many terminals drop it). If pasting gives nothing, select the key shown here to copy it.",
+            title="Copy not confirmed",
+            severity="warning",
+            timeout=15,
+        )
 
     @on(Button.Pressed, "#issued-close")
     def action_close(self) -> None:

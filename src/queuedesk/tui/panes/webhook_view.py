@@ -5,7 +5,7 @@ Supervisors read the target and the log; on a server with only the basic Task Qu
 just the target. The queue screen's live refresh calls `fetch` while the tab is shown.
 """
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import ClassVar
 
 from rich.text import Text
@@ -19,7 +19,7 @@ from queuedesk.api import errors, terminal_text
 from queuedesk.api.models import Delivery, WebhookTestResult
 from queuedesk.tui.base import AppAccess
 from queuedesk.tui.modals.confirm import ConfirmScreen
-from queuedesk.tui.modals.delivery import DeliveryScreen, status_text
+from queuedesk.tui.modals.delivery import DeliveryScreen, ask_where, status_text
 from queuedesk.tui.present import short_time
 from queuedesk.tui.webhook_target import EXAMPLE, target_problem
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
@@ -31,6 +31,7 @@ DELIVERY_COLUMNS = [
     ("code", "Code", 4),
     ("next", "Next try", 11),
     ("created", "Created", 11),
+    ("target", "Target", 20),
     ("error", "Last error", 0),
 ]
 HIDDEN_SECRET = "whsec_" + "*" * 16
@@ -61,6 +62,7 @@ class WebhookView(AppAccess, Vertical):
         self.secret: str | None = None  # shown only while revealed
         self.problem: str | None = None  # what is wrong with the address in the field
         self.said: str | None = None  # what was last done to the target ("Saved: ...")
+        self.has_secret: bool | None = None  # None until asked (admins on a QueueDesk server)
         self.loaded = False
 
     # --- what the role and the server allow -----------------------------------------------------
@@ -103,6 +105,7 @@ class WebhookView(AppAccess, Vertical):
         self._show_secret()
         self._show_note()
         if self.extensions and admin:
+            self._ask_for_secret()
             self.query_one("#webhook-test", Static).update(
                 Text("Test     t sends a signed ping to the target now", style="dim")
             )
@@ -170,6 +173,7 @@ class WebhookView(AppAccess, Vertical):
             code,
             next_try,
             short_time(delivery.created_at, now),
+            delivery.target,
             delivery.last_error or "—",
         ]
 
@@ -200,9 +204,25 @@ class WebhookView(AppAccess, Vertical):
         else:
             note.update(Text("e edits the target · D removes it", style="dim"))
 
+    @work(exclusive=True, group="webhook-secret")
+    async def _ask_for_secret(self) -> None:
+        """Whether the queue has a secret at all (a 404 before its first target): never shown masked
+        when there is none. The value is not kept: `s` reads it again to show it."""
+        try:
+            await self.session.client.webhook_secret(self.queue_id)
+        except errors.NotFound:
+            self.has_secret = False
+        except Exception:
+            return  # the refresh says what is wrong with the server
+        else:
+            self.has_secret = True
+        self._show_secret()
+
     def _show_secret(self) -> None:
         text = Text("Secret   ")
-        if self.secret is None:
+        if self.secret is None and self.has_secret is False:
+            text.append("none yet: the queue gets one when a target is first set", style="dim")
+        elif self.secret is None:
             text.append(HIDDEN_SECRET)
             text.append("   s shows it · S rotates it", style="dim")
         else:
@@ -273,6 +293,8 @@ class WebhookView(AppAccess, Vertical):
         self._show_target(target)
         self._leave_field()
         self._show_note("Saved: every completion from now on is sent there.")
+        if self.extensions and not self.has_secret:
+            self._ask_for_secret()  # the first target brought one
         self.notify(f"Completions of this queue are sent to {target}.", title="Webhook target saved")
 
     def action_edit(self) -> None:
@@ -323,6 +345,7 @@ class WebhookView(AppAccess, Vertical):
             self.qd.report(exc, doing="Removing the webhook target")
             return
         self._show_target("")
+        self.said = "Removed: completions are no longer sent anywhere."
         self._leave_field()
         self.notify("Completions of this queue are no longer sent anywhere.", title="Webhook target removed")
 
@@ -337,6 +360,8 @@ class WebhookView(AppAccess, Vertical):
         try:
             self.secret = await self.session.client.webhook_secret(self.queue_id)
         except errors.NotFound:
+            self.has_secret = False
+            self._show_secret()
             self.notify(
                 "This queue has no signing secret yet: it gets one when a target is first set.",
                 title="No secret yet",
@@ -348,30 +373,66 @@ class WebhookView(AppAccess, Vertical):
             return
         self._show_secret()
 
-    def action_rotate(self) -> None:
+    @work(exclusive=True, group="webhook-secret")
+    async def action_rotate(self) -> None:
+        earlier = await self._rotation_still_overlapping()
+        if earlier is None:
+            explanation = (
+                "A new secret signs every delivery from now on. The old one keeps signing beside it for "
+                "24 hours, so receivers have a day to switch; after that they must check the new one."
+            )
+        else:
+            explanation = (
+                f"The secret was already rotated at {short_time(earlier, earlier)} UTC, less than 24 hours "
+                "ago: the original secret (the one before that rotation) STOPS SIGNING NOW. Only the "
+                "current secret keeps signing beside the new one, for 24 hours. Receivers still checking "
+                "the original fail from the next delivery."
+            )
+
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self._rotate()
+                self._rotate(ends_original=earlier is not None)
 
-        self.app.push_screen(
-            ConfirmScreen(
-                "Rotate the signing secret?",
-                "A new secret signs every delivery from now on. The old one keeps signing beside it for "
-                "24 hours, so receivers have a day to switch; after that they must check the new one.",
-                "Rotate",
-            ),
-            confirmed,
-        )
+        self.app.push_screen(ConfirmScreen("Rotate the signing secret?", explanation, "Rotate"), confirmed)
+
+    async def _rotation_still_overlapping(self) -> datetime | None:
+        """When the last rotation was, if the secret before it still signs (from the audit log, B20);
+        None when it does not, or the server keeps no log to tell."""
+        try:
+            page = await self.session.client.audit(action="webhook.rotate", queue_id=self.queue_id, limit=1)
+        except errors.QueueDeskError:
+            return None
+        if not page.events:
+            return None
+        event = page.events[0]
+        until = event.detail.get("previous_signs_until")
+        if not isinstance(until, str):
+            return None
+        # The server's times against the real time, not the app's clock (a test's clock stands still).
+        still = datetime.fromisoformat(until.replace("Z", "+00:00")) > datetime.now(UTC)
+        return event.at if still else None
 
     @work(exclusive=True, group="webhook-secret")
-    async def _rotate(self) -> None:
+    async def _rotate(self, ends_original: bool = False) -> None:
         try:
             self.secret = await self.session.client.rotate_webhook_secret(self.queue_id)
         except Exception as exc:
             self.qd.report(exc, doing="Rotating the webhook secret")
             return
+        self.has_secret = True
         self._show_secret()
-        self.notify("The new secret is shown; the old one still signs for 24 hours.", title="Secret rotated")
+        if ends_original:
+            self.notify(
+                "The new secret is shown. The original secret no longer signs; the previous one signs "
+                "beside the new one for 24 hours.",
+                title="Secret rotated again",
+                severity="warning",
+                timeout=15,
+            )
+        else:
+            self.notify(
+                "The new secret is shown; the old one still signs for 24 hours.", title="Secret rotated"
+            )
 
     @work(exclusive=True, group="webhook-test")
     async def action_test(self) -> None:
@@ -411,18 +472,24 @@ class WebhookView(AppAccess, Vertical):
             text.append(f": {result.error}")
         self.query_one("#webhook-test", Static).update(text)
 
-    @work(exclusive=True, group="webhook-redeliver")
-    async def action_redeliver(self) -> None:
+    def action_redeliver(self) -> None:
         delivery = self.deliveries.item_at_cursor()
         if delivery is None:
             return
+        ask_where(self, delivery, self.target, lambda current: self._redeliver(delivery, current))
+
+    @work(exclusive=True, group="webhook-redeliver")
+    async def _redeliver(self, delivery: Delivery, to_current: bool) -> None:
         try:
-            again = await self.session.client.redeliver(self.queue_id, delivery.id)
+            again = await self.session.client.redeliver(
+                self.queue_id, delivery.id, to_current_target=to_current
+            )
         except Exception as exc:
-            self.qd.report(exc, doing=f"Redelivering to task {delivery.task_id}'s event")
+            self.qd.report(exc, doing=f"Redelivering task {delivery.task_id}'s event")
             return
         self.notify(
-            f"The delivery of task {again.task_id} is pending again and goes out now.", title="Redelivering"
+            f"The delivery of task {again.task_id} is pending again and goes out now, to {again.target}.",
+            title="Redelivering",
         )
         self.deliveries.refresh_window()
 
@@ -437,7 +504,7 @@ class WebhookView(AppAccess, Vertical):
             if redelivered:
                 self.deliveries.refresh_window()
 
-        self.app.push_screen(DeliveryScreen(self.queue_id, delivery), closed)
+        self.app.push_screen(DeliveryScreen(self.queue_id, delivery, self.target), closed)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.qd.session is None:

@@ -345,6 +345,30 @@ class QueueScreen(AppScreen):
         if view is not None:
             view.refresh_now()  # at once, not at the next refresh
 
+    async def follow_role(self) -> None:
+        """The session's role changed: the Stats and Webhook tabs and a worker's own history follow it."""
+        tabs = self.query_one("#queue-tabs", TabbedContent)
+        watching = self.session.can_watch
+        for pane, title, view in (
+            ("tab-stats", "Stats", lambda: StatsView(self.queue.id, id="stats")),
+            ("tab-webhook", "Webhook", lambda: WebhookView(self.queue.id, id="webhook")),
+        ):
+            present = bool(self.query(f"#{pane}"))
+            if present and not watching:
+                if tabs.active == pane:
+                    tabs.active = "tab-pending"
+                await tabs.remove_pane(pane)
+            elif watching and not present:
+                await tabs.add_pane(TabPane(title, view(), id=pane))
+        worker = self.session.role == "worker"
+        if worker != (self.filters.get("completed_by") == "me"):
+            if worker:
+                self.filters["completed_by"] = "me"
+            else:
+                self.filters.pop("completed_by", None)
+            self._reload_history()
+        self.refresh_bindings()
+
     def action_tab(self, pane: str) -> None:
         self.query_one("#queue-tabs", TabbedContent).active = pane
 

@@ -1,0 +1,167 @@
+"""A person's access changes while their app is open: a disabled user or a revoked key is told so and
+offered Connect (never an assertion), a changed role reaches the screens (header, tabs, keys) with the
+new role said, and a 403 is never shown as a server that does not answer."""
+
+import httpx
+from textual.widgets import Input, TabbedContent
+
+from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.panes.audit_view import AuditView
+from queuedesk.tui.screens.connect import ConnectScreen
+from queuedesk.tui.screens.people_screen import PeopleScreen
+from queuedesk.tui.screens.queue import QueueScreen
+from tests.conftest import make_queue
+from tests.support import Organization
+from tests.tui.conftest import MakeApp
+from tests.tui.test_app import (
+    SIZE,
+    connect_problem,
+    header,
+    home,
+    notes,
+    open_queue,
+    settle,
+    shows,
+    until,
+)
+
+
+def user_id(admin: httpx.Client, org: Organization, role: str) -> int:
+    users = admin.get(f"{org.path}/users").json()
+    return next(user["id"] for user in users if user["email"] == org.email(role))
+
+
+def no_bug_said(notes_now: list[str]) -> None:
+    assert not any("AssertionError" in n or "bug in QueueDesk" in n for n in notes_now), notes_now
+
+
+async def test_a_user_disabled_with_a_queue_open_is_told_and_offered_connect(
+    make_app: MakeApp, clock: ManualClock, own_org: Organization
+) -> None:
+    admin = own_org.client("admin")
+    queue = make_queue(admin, own_org.id)
+    app = make_app(token=own_org.key("worker"))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await open_queue(app, pilot, queue["id"])
+        admin.patch(f"{own_org.path}/users/{user_id(admin, own_org, 'worker')}", json={"disabled": True})
+        clock.advance(5)
+        await settle(app, pilot)
+        said = await connect_problem(app, pilot, "no longer accepts the key")
+        for _ in range(3):
+            clock.advance(5)
+            await settle(app, pilot)
+        no_bug_said(notes(app))
+        assert "revoked" in said and "disabled" in said, said
+        assert isinstance(app.screen, ConnectScreen)
+
+
+async def test_a_key_revoked_with_a_queue_open_is_told_and_offered_connect(
+    make_app: MakeApp, clock: ManualClock, own_org: Organization
+) -> None:
+    admin = own_org.client("admin")
+    queue = make_queue(admin, own_org.id)
+    supervisor = user_id(admin, own_org, "supervisor")
+    key = admin.post(f"{own_org.path}/users/{supervisor}/keys").json()
+    app = make_app(token=key["key"])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await open_queue(app, pilot, queue["id"])
+        app.screen.query_one(TabbedContent).active = "tab-webhook"
+        await settle(app, pilot)
+        admin.delete(f"{own_org.path}/users/{supervisor}/keys/{key['id']}").raise_for_status()
+        for _ in range(3):
+            clock.advance(5)
+            await settle(app, pilot)
+        await connect_problem(app, pilot, "revoked")
+        no_bug_said(notes(app))
+
+
+async def test_a_role_change_reaches_the_open_screens(
+    make_app: MakeApp, clock: ManualClock, own_org: Organization
+) -> None:
+    admin = own_org.client("admin")
+    queue = make_queue(admin, own_org.id)
+    supervisor = user_id(admin, own_org, "supervisor")
+    app = make_app(token=own_org.key("supervisor"))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await open_queue(app, pilot, queue["id"])
+        assert "(supervisor)" in header(app)
+        app.screen.query_one(TabbedContent).active = "tab-webhook"
+        await settle(app, pilot)
+        admin.patch(f"{own_org.path}/users/{supervisor}", json={"role": "worker"}).raise_for_status()
+        for _ in range(3):
+            clock.advance(5)
+            await settle(app, pilot)
+        await until(
+            app, pilot, lambda: any("your role is now worker" in n.lower() for n in notes(app)), "said"
+        )
+        assert "(worker)" in header(app) and "not answering" not in header(app), header(app)
+        assert isinstance(app.screen, QueueScreen)
+        tabs = app.screen.query_one(TabbedContent)
+        assert tabs.active != "tab-webhook"
+        assert not app.screen.query("#tab-webhook") and not app.screen.query("#tab-stats")
+        assert screen.session.role == "worker"
+        no_bug_said(notes(app))
+        assert sum("your role is now" in n.lower() for n in notes(app)) == 1, notes(app)
+
+
+# --- the audit log ----------------------------------------------------------------------------------
+
+
+async def test_admins_read_the_audit_log_newest_first_and_filter_it(
+    make_app: MakeApp, own_org: Organization
+) -> None:
+    admin = own_org.client("admin")
+    make_queue(admin, own_org.id, name="Audited desk")
+    worker = user_id(admin, own_org, "worker")
+    admin.patch(f"{own_org.path}/users/{worker}", json={"role": "supervisor"}).raise_for_status()
+    admin.patch(f"{own_org.path}/users/{worker}", json={"name": "Renamed"}).raise_for_status()
+    admin.post(f"{own_org.path}/users/{worker}/keys").raise_for_status()
+    app = make_app(token=own_org.key("admin"))
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await home(app, pilot)
+        await pilot.press("u")
+        await until(app, pilot, lambda: isinstance(app.screen, PeopleScreen), "People opens")
+        await until(app, pilot, lambda: bool(app.screen.query("#tab-audit")), "the Audit tab is offered")
+        await pilot.press("2")
+        view = app.screen.query_one(AuditView)
+        await until(app, pilot, lambda: view.log_table.total >= 4, "the events are listed")
+        actions = [str(view.log_table.get_row_at(i)[2]) for i in range(view.log_table.row_count)]
+        assert actions[:4] == ["key.create", "user.update", "user.update", "queue.create"], actions
+        first = [str(cell) for cell in view.log_table.get_row_at(1)]
+        assert first[1] == own_org.email("admin") and "Renamed" in first[4], first
+        assert "role worker→supervisor" in str(view.log_table.get_row_at(2)[4])
+        assert [str(c) for c in view.log_table.get_row_at(3)][3] == "Audited desk"
+        assert shows(app, "events, newest first")
+
+        await pilot.press("f")
+        app.screen.query_one("#audit-action", Input).value = "user.update"
+        await pilot.press("enter")
+        await until(app, pilot, lambda: view.log_table.total == 2, "filtered by action")
+        assert {str(view.log_table.get_row_at(i)[2]) for i in range(2)} == {"user.update"}
+
+        await pilot.press("f")
+        app.screen.query_one("#audit-action", Input).value = ""
+        app.screen.query_one("#audit-queue", Input).value = "audited DESK"
+        await pilot.press("enter")
+        await until(app, pilot, lambda: view.log_table.total == 1, "filtered by queue")
+        assert str(view.log_table.get_row_at(0)[2]) == "queue.create"
+
+        await pilot.press("f")
+        app.screen.query_one("#audit-action", Input).value = "user.delete"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert any("Filter not applied" in n for n in notes(app))
+        assert view.log_table.total == 1  # the filters in force stay
+
+        await pilot.press("escape")
+        await settle(app, pilot)
+    no_bug_said(notes(app))
+
+
+async def test_no_audit_tab_for_supervisors(make_app: MakeApp, own_org: Organization) -> None:
+    app = make_app(token=own_org.key("supervisor"))
+    async with app.run_test(size=SIZE) as pilot:
+        await home(app, pilot)
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert not app.screen.query("#tab-audit")
