@@ -38,6 +38,11 @@ KINDS: list[tuple[errors.QueueDeskError, str, str]] = [
         "Server error",
     ),
     (
+        errors.NoReview("Claiming a review failed: this server has no review (B19)."),
+        "server with review",
+        "No review",
+    ),
+    (
         errors.NotSupported("Listing pending tasks is a QueueDesk extension."),
         "basic Task Queue API",
         "Not on",

@@ -18,6 +18,12 @@ class Explanation:
 _Kind = type[BaseException] | tuple[type[BaseException], ...]
 _KINDS: list[tuple[_Kind, str, str, str]] = [
     (
+        errors.NoReview,
+        "No review on this server",
+        "warning",
+        "Reviewing needs a QueueDesk server with review: ask an admin to upgrade the server.",
+    ),
+    (
         errors.NotSupported,
         "Not on this server",
         "warning",
