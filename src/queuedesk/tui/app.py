@@ -1,5 +1,6 @@
 """The QueueDesk terminal app: connects, then opens the live queue list; errors are reported here."""
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -24,6 +25,7 @@ from queuedesk.tui.session import Session, SessionEnded, open_session
 from queuedesk.tui.settings import SaveProfile, Target
 
 MAX_LISTED = 5  # tasks named in one notification
+UNREACHABLE_SAID_FOR = 3.0  # seconds in which another "Server unreachable" would repeat the one shown
 
 
 class QueueDeskApp(App[None]):
@@ -63,6 +65,7 @@ class QueueDeskApp(App[None]):
         self._failed_at_start: tuple[Target, Exception] | None = None
         self._losing_key = False  # going back to Connect after a 401: said once
         self._checking_role = False  # reading /me again after a 403
+        self._unreachable_said_at = -UNREACHABLE_SAID_FOR  # when "Server unreachable" was last said
         self._theme_problem = ""
         if self.settings.theme:
             try:
@@ -266,6 +269,13 @@ class QueueDeskApp(App[None]):
         self._tell(exc, doing)
 
     def _tell(self, exc: BaseException, doing: str) -> None:
+        if isinstance(exc, errors.ConnectionFailed):
+            # A screen's parts fail together when the server is down (counts, pending, history):
+            # one notification says it, not one per part.
+            now = time.monotonic()
+            if now - self._unreachable_said_at < UNREACHABLE_SAID_FOR:
+                return
+            self._unreachable_said_at = now
         explanation = explain(exc)
         title = f"{doing}: {explanation.title}" if doing else explanation.title
         self.notify(explanation.message, title=title, severity=explanation.severity, timeout=8)  # type: ignore[arg-type]

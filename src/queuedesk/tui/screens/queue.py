@@ -380,7 +380,7 @@ class QueueScreen(AppScreen):
             self.pending.reset(self._pending_page)
 
     def action_refresh(self) -> None:
-        self.poller.poll_now()
+        self.poller.poll_now(asked=True)
         self._reload_history()
 
     def action_pause(self) -> None:

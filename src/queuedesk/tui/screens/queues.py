@@ -164,7 +164,7 @@ class QueuesScreen(AppScreen):
             self.qd.open_flush(queue, on_done=self.poller.poll_now)
 
     def action_refresh(self) -> None:
-        self.poller.poll_now()
+        self.poller.poll_now(asked=True)
 
     def action_people(self) -> None:
         self.qd.open_people()
