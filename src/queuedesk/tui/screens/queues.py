@@ -130,7 +130,7 @@ class QueuesScreen(AppScreen):
         if action == "work":
             return session.can_work or not session.extensions
         if action == "people":
-            return session.manages_people
+            return session.extensions and session.can_watch  # supervisors: read only
         return True
 
     # --- actions -------------------------------------------------------------------------------
