@@ -355,3 +355,24 @@ async def test_a_date_range_keeps_its_days_and_a_bad_range_is_refused_on_the_fie
         await pilot.press("enter")
         await refused("#filter-to", "before the 'from' date")
         assert (start.value, end.value) == ("2026-11-11", "2026-11-01")
+
+
+async def test_o_lists_the_history_oldest_first_and_back(
+    make_app: MakeApp, big: dict, clients: dict[str, httpx.Client], org_id: int
+) -> None:
+    expected = all_completed(clients["admin"], org_id, big)
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_history(app, pilot, big["id"])
+        await press_and_load(app, pilot, table, "o")
+        await until(app, pilot, lambda: table.row_count > 0 and not table.busy, "the oldest page")
+        assert shown_ids(table)[:100] == expected[::-1][:100]
+        assert "oldest first" in plain(screen.query_one("#history-note", Static))
+        await press_and_load(app, pilot, table, "ctrl+end")  # the next page, still oldest first
+        assert shown_ids(table) == expected[::-1][:200]
+        await press_and_load(app, pilot, table, "end")
+        assert table.item_at_cursor().id == expected[0], "the newest is last"
+        await press_and_load(app, pilot, table, "o")
+        await until(app, pilot, lambda: table.row_count > 0 and not table.busy, "newest first again")
+        assert shown_ids(table)[:100] == expected[:100]
+        assert "newest first" in plain(screen.query_one("#history-note", Static))
