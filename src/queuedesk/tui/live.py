@@ -82,19 +82,27 @@ class Poller:
                 self.owner.app.call_later(self._report, exc)  # once per outage, not every interval
             elif asked:  # r in an outage already said: the key answers, with what it found
                 self.owner.notify(
-                    f"Tried again: still no answer ({exc}). The view is as it was "
-                    f"{seconds_ago(self.last_success, self.clock.now())}; it is tried again every "
-                    f"{self.interval:g} s.",
+                    f"Tried again: still no answer ({exc}). "
+                    + (
+                        "Nothing was read yet"
+                        if self.last_success is None
+                        else f"The view is as it was {seconds_ago(self.last_success, self.clock.now())}"
+                    )
+                    + f"; it is tried again every {self.interval:g} s.",
                     title="Still not answering",
                     severity="warning",
                     timeout=5,
                 )
         else:
-            if self.failures:
+            if self.failures and getattr(self.last_error, "status", None) is None:
+                # Only after an outage: a refusal (a 403 before a role change was seen) was an answer.
                 self.owner.notify("The server answers again.", title="Back online", timeout=4)
             self.failures = 0
             self.last_error = None
             self.last_success = self.clock.now()
+            answered = getattr(self.owner.app, "server_answered", None)
+            if answered is not None:
+                answered()
         finally:
             self.running = False
             if not self.paused and self.owner.is_attached:
