@@ -87,9 +87,7 @@ async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
 
 async def get_task(request: Request, caller: QueueCaller) -> Response:
     task_id = request.path_params["task"]
-    row = await db_of(request).read(
-        review.task_with_review, caller.queue.id, task_id, caller.principal.user_id
-    )
+    row = await db_of(request).read(review.task_with_review, caller.queue.id, task_id, caller.principal.user_id)
     body = serialize.task(row, with_assignment=True)
     if not may_read(caller.principal, body):
         raise forbidden("A worker may read only tasks not completed, or completed by them.")
