@@ -58,7 +58,7 @@ class ServerProcess:
             return postgres_database(str(self.db_path))
         return f"sqlite:///{self.db_path}"
 
-    def start(self, timeout: float = 20) -> "ServerProcess":
+    def start(self, timeout: float = 60) -> "ServerProcess":  # a loaded machine needs the time
         args = ["serve", "--db", self.db_url, "--port", str(self.port), *self.extra_args]
         if self.seed is not None:
             seed_path = self.db_path.with_suffix(".seed.json")
