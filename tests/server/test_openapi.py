@@ -82,6 +82,7 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 
 
 @schema.parametrize()
+@pytest.mark.timeout(1200)  # one item for every operation's examples: over 300 s on a loaded machine
 @settings(
     max_examples=25, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
 )
