@@ -42,8 +42,6 @@ MIN_HEARTBEAT_SECONDS = 5.0
 DOUBLE_ENTER_SECONDS = 0.3
 # Keys that act on no task on screen (leave, undo the last submission, help, quit): never refused.
 KEYS_FOR_NO_TASK = frozenset({"escape", "u", "f7", "f1", "question_mark", "ctrl+q", "ctrl+c"})
-# Keys whose action itself says it was not applied while no task takes keys ("Skip was not applied").
-KEYS_THAT_SAY_SO = frozenset({"enter", "ctrl+j", "f6", "ctrl+s", "f8", "f9", "ctrl+t"})
 CHOICE_KEYS = (*"1234567890", "y", "n")
 
 
@@ -321,9 +319,11 @@ class WorkScreen(AppScreen):
             form.focus_first_editable()
 
     def _set_ready(self, ready: bool) -> None:
-        # Not `form.disabled`: toggling it restyles every editor (~0.1 s a task). While not ready the
-        # app refuses keys out loud before they reach a field (`refuses_key`); the focus stays.
+        # Not `form.disabled`: toggling it restyles every editor (~0.1 s a task). Without a task on
+        # screen the focus leaves the form, so keys reach `on_key` here and are refused out loud.
         self.ready = ready
+        if not ready:
+            self.set_focus(None)
 
     def move_focus(self, step: int) -> None:
         if not self.ready:  # no task on screen: `tab` would focus the form of the task just sent
@@ -380,17 +380,14 @@ class WorkScreen(AppScreen):
     # --- keys --------------------------------------------------------------------------------------
 
     def refuses_key(self, event: events.Key) -> bool:
-        """Asked by the app for every key it reads, before routing it. Refused: a key read before the
-        task on screen was put there, handled only now (a burst, a stall: it was meant for the one
-        before), and while no task takes keys (a decision under way, the next task not shown yet)
-        any key but those whose action says so itself. The focus stays where it was meanwhile:
-        taking it away and back cost two rebuilds of the footer per task."""
-        if self.leaving or event.key in KEYS_FOR_NO_TASK:
-            return False
-        stale = self.current is not None and event.time < self.shown_at
-        if self.ready and not stale:
-            return False
-        if not self.ready and not stale and event.key in KEYS_THAT_SAY_SO:
+        """Asked by the app for every key it reads, before routing it: a key read before the task on
+        screen was put there, handled only now (a burst, a stall), was meant for the one before."""
+        if (
+            self.leaving
+            or self.current is None
+            or event.time >= self.shown_at
+            or event.key in KEYS_FOR_NO_TASK
+        ):
             return False
         self.refusal = f"“{event.key}” was not applied: no task was on screen yet."
         self._show_status()
