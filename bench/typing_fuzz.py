@@ -56,6 +56,7 @@ MARKER = re.compile(r"FUZZ-(\d{5})")
 # Letters that are keys of the screen elsewhere (skip, undo, image, yes/no) and digits: text here.
 TEXT_ALPHABET = "sunozyabcdefgh 1234"
 REACTION_SECONDS = 0.06
+ESCAPE_ALONE_SECONDS = 0.15
 TMUX_NAMES = {"enter": "Enter", "tab": "Tab", "shift+tab": "BTab", "escape": "Escape", "f6": "F6", "f7": "F7"}
 
 
@@ -263,6 +264,10 @@ class Run:
         for how, what in keys:
             with self.terminal.lock:  # never in the middle of a stall's stop: a stall holds the lock
                 self.terminal.send(how, what)
+                if what == "escape":
+                    # ESC and the next key read together are one key to a terminal (alt+key, or an
+                    # escape sequence: ESC TAB read as shift+tab): no stall right after it.
+                    time.sleep(ESCAPE_ALONE_SECONDS)
             time.sleep(self.rng.uniform(0.005, 0.2))
 
     def marker_on_screen(self, timeout: float = 30.0, other_than: int | None = None) -> int | None:
@@ -344,6 +349,7 @@ class Run:
         if "Too late to undo" in screen:  # the grace ran out (stalls): said, and the keys stay
             self.write({"undo_too_late": marker})
             self.sequences -= 1  # counted again as the same task goes on
+            later.keys.clear()  # typed already: the task goes on from where they left it
             return self.one_task(following, later)
         time.sleep(REACTION_SECONDS)
         self.drafts[following] = later.form

@@ -38,15 +38,10 @@ CHECKS = [
 @pytest.fixture(scope="module")
 def fuzzed_server(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     db_path = tmp_path_factory.mktemp(f"fuzzed-{backend}") / "queuedesk.db"
-    process = ServerProcess(db_path, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
-    yield process
-    process.stop()
-
-
-@pytest.fixture(scope="module")
-def fuzzed_admin(fuzzed_server: ServerProcess) -> Iterator[httpx.Client]:
-    with fuzzed_server.client("admin") as admin:
-        yield admin
+    with ServerProcess(
+        db_path, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend
+    ).running() as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +50,13 @@ def api_schema(fuzzed_server: ServerProcess):
 
 
 @pytest.fixture(scope="module")
-def targets(fuzzed_admin: httpx.Client) -> dict[str, list[int]]:
+def targets(fuzzed_server: ServerProcess) -> dict[str, list[int]]:
     """Real ids, so that generated requests reach the handlers and not only the 404 path."""
-    admin, org_id = fuzzed_admin, fuzzed_admin.get("/me").json()["organization_id"]
+    with fuzzed_server.client("admin") as admin:
+        return _targets(admin, admin.get("/me").json()["organization_id"])
+
+
+def _targets(admin: httpx.Client, org_id: int) -> dict[str, list[int]]:
     queue = make_queue(admin, org_id)
     qpath = f"/orgs/{org_id}/queues/{queue['id']}"
     created = admin.post(
@@ -83,6 +82,7 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 
 
 @schema.parametrize()
+@pytest.mark.timeout(1200)  # one item for every operation's examples: over 300 s on a loaded machine
 @settings(
     max_examples=25, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
 )

@@ -1,5 +1,6 @@
 """`queuedesk` in child processes: the server on a free loopback port, and one-off CLI runs."""
 
+import contextlib
 import json
 import os
 import signal
@@ -7,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,7 @@ class ServerProcess:
             return postgres_database(str(self.db_path))
         return f"sqlite:///{self.db_path}"
 
-    def start(self, timeout: float = 20) -> "ServerProcess":
+    def start(self, timeout: float = 60) -> "ServerProcess":  # a loaded machine needs the time
         args = ["serve", "--db", self.db_url, "--port", str(self.port), *self.extra_args]
         if self.seed is not None:
             seed_path = self.db_path.with_suffix(".seed.json")
@@ -85,6 +86,15 @@ class ServerProcess:
             time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"queuedesk serve did not answer within {timeout}s:\n{self.log()}")
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator["ServerProcess"]:
+        """Started for the `with` block, stopped after it."""
+        self.start()
+        try:
+            yield self
+        finally:
+            self.stop()
 
     def log(self) -> str:
         return self.log_path.read_text() if self.log_path and self.log_path.exists() else ""

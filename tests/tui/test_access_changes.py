@@ -102,6 +102,7 @@ async def test_a_role_change_reaches_the_open_screens(
         assert screen.session.role == "worker"
         no_bug_said(notes(app))
         assert sum("your role is now" in n.lower() for n in notes(app)) == 1, notes(app)
+        assert not any("answers again" in n for n in notes(app)), "it never stopped answering"
 
 
 # --- the audit log ----------------------------------------------------------------------------------

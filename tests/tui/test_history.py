@@ -175,12 +175,31 @@ async def test_the_cursor_keys_move_through_the_history_on_screen(make_app: Make
         assert 10 <= table.cursor_row < SIZE[1], f"pagedown moved the cursor {table.cursor_row} rows"
         assert str(shown_ids(table)[table.cursor_row]) in screen_text(app)
 
-        await press_and_load(app, pilot, table, "end")  # as the keys screen says: to the last row
-        assert table.cursor_row == 99, "end did not move the cursor to the last row"
+        await press_and_load(app, pilot, table, "ctrl+end")  # the last row loaded
+        assert table.cursor_row == 99, "ctrl+end did not move the cursor to the last row loaded"
         assert rows_note(screen) == (1, 200, 2 * HALF)  # and near the end, the next page loads
         assert str(shown_ids(table)[table.cursor_row]) in screen_text(app)
-        await pilot.press("home")
+        await pilot.press("ctrl+home")
         assert table.cursor_row == 0
+
+
+async def test_end_and_home_reach_the_ends_of_the_whole_history_at_once(
+    make_app: MakeApp, big: dict, clients: dict[str, httpx.Client], org_id: int
+) -> None:
+    """The oldest of 5,000 took a page per press of end (510 presses for 50,000): now one."""
+    expected = all_completed(clients["admin"], org_id, big)
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_history(app, pilot, big["id"])
+        await press_and_load(app, pilot, table, "end")
+        assert table.item_at_cursor().id == expected[-1], "end is the oldest task"
+        assert rows_note(screen) == (2 * HALF - 99, 2 * HALF, 2 * HALF)
+        assert str(expected[-1]) in screen_text(app)
+        await press_and_load(app, pilot, table, "up")
+        assert table.item_at_cursor().id == expected[-2]
+        await press_and_load(app, pilot, table, "home")
+        assert table.item_at_cursor().id == expected[0], "home is the newest task"
+        assert rows_note(screen)[0] == 1 and str(expected[0]) in screen_text(app)
 
 
 async def test_no_task_is_shown_twice_or_skipped_while_tasks_complete(
@@ -337,3 +356,24 @@ async def test_a_date_range_keeps_its_days_and_a_bad_range_is_refused_on_the_fie
         await pilot.press("enter")
         await refused("#filter-to", "before the 'from' date")
         assert (start.value, end.value) == ("2026-11-11", "2026-11-01")
+
+
+async def test_o_lists_the_history_oldest_first_and_back(
+    make_app: MakeApp, big: dict, clients: dict[str, httpx.Client], org_id: int
+) -> None:
+    expected = all_completed(clients["admin"], org_id, big)
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_history(app, pilot, big["id"])
+        await press_and_load(app, pilot, table, "o")
+        await until(app, pilot, lambda: table.row_count > 0 and not table.busy, "the oldest page")
+        assert shown_ids(table)[:100] == expected[::-1][:100]
+        assert "oldest first" in plain(screen.query_one("#history-note", Static))
+        await press_and_load(app, pilot, table, "ctrl+end")  # the next page, still oldest first
+        assert shown_ids(table) == expected[::-1][:200]
+        await press_and_load(app, pilot, table, "end")
+        assert table.item_at_cursor().id == expected[0], "the newest is last"
+        await press_and_load(app, pilot, table, "o")
+        await until(app, pilot, lambda: table.row_count > 0 and not table.busy, "newest first again")
+        assert shown_ids(table)[:100] == expected[:100]
+        assert "newest first" in plain(screen.query_one("#history-note", Static))

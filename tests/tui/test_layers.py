@@ -19,6 +19,7 @@ LAZY_SCREENS = (
     "modals.keys",
     "modals.confirm",
     "modals.delivery",
+    "modals.redeliver",
     "modals.user_dialogs",
     "modals.block_type_picker",
     "modals.image",

@@ -107,14 +107,35 @@ def test_ago_reads_in_the_largest_whole_unit() -> None:
     assert ago(now - timedelta(days=9), now) == "9 d ago"
 
 
-async def test_only_admins_get_the_people_screen(people_server: ServerProcess) -> None:
-    for role in ("supervisor", "worker"):
-        app = app_for(people_server, role)
-        async with app.run_test(size=SIZE) as pilot:
-            await home(app, pilot)
-            await pilot.press("u")
+async def test_workers_do_not_get_the_people_screen_and_supervisors_read_it(
+    people_server: ServerProcess, acme: httpx.Client
+) -> None:
+    app = app_for(people_server, "worker")
+    async with app.run_test(size=SIZE) as pilot:
+        await home(app, pilot)
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, PeopleScreen)
+
+    def people() -> set[tuple]:
+        return {(u["email"], u["name"], u["role"], u["disabled"]) for u in users_of(acme).values()}
+
+    before = people()
+    app = app_for(people_server, "supervisor")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        view = await open_people(app, pilot)
+        assert {"ada@acme.test", "sue@acme.test", "wes@acme.test"} <= {u.email for u in view.users}
+        assert "read only" in screen_text(app)
+        await point_at(app, pilot, view, "wes@acme.test")
+        for key in ("a", "r", "d", "k", "enter"):
+            await pilot.press(key)
             await settle(app, pilot)
-            assert not isinstance(app.screen, PeopleScreen), role
+            assert isinstance(app.screen, PeopleScreen) and not view.on_keys, key
+        footer = screen_text(app).splitlines()[-1]
+        assert "Add" not in footer and "Role" not in footer and "New key" not in footer, footer
+        assert not app.screen.query("#tab-audit")
+        assert not any("Not allowed" in title for title, _ in toasts(app)), toasts(app)
+    assert people() == before
     app = app_for(people_server)
     async with app.run_test(size=SIZE) as pilot:
         view = await open_people(app, pilot)

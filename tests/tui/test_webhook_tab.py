@@ -12,7 +12,7 @@ import httpx
 import pytest
 from standardwebhooks import Webhook
 from textual.pilot import Pilot
-from textual.widgets import Button, Input, Static, TabbedContent
+from textual.widgets import Button, Footer, Input, Static, TabbedContent
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
@@ -511,3 +511,23 @@ async def test_a_second_rotation_within_a_day_warns_that_the_original_stops_now(
         await until(
             app, pilot, lambda: any(n.title == "Secret rotated again" for n in app._notifications), "said"
         )
+
+
+async def test_refreshing_the_webhook_tab_does_not_rebuild_the_footer(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int, fresh, receiver: Receiver
+) -> None:
+    """Each refresh redrew the target and asked for the keys again: the footer's keys were made anew
+    every time (about 110 KB a refresh that the collector was slow to give back, 1.4 MB a minute at
+    the default 5 s; bench/webhook_tab_memory.py)."""
+    queue = fresh("Steady")
+    hook(admin, org_id, queue, receiver.url)
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_webhook(app, pilot, queue["id"])
+        await settle(app, pilot)
+        footer = app.screen.query_one(Footer)
+        keys_before = [id(key) for key in footer.children]
+        for _ in range(5):
+            clock.advance(5)
+            await settle(app, pilot)
+        assert [id(key) for key in footer.children] == keys_before

@@ -6,13 +6,13 @@ import httpx
 import pytest
 from textual.pilot import Pilot
 
+from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.screens import work as work_screen
 from queuedesk.tui.screens.connect import ConnectScreen
 from queuedesk.tui.screens.queues import QueuesScreen
-from queuedesk.tui.settings import AppSettings
 from tests.conftest import make_queue
 from tests.support import KEYS, ServerProcess
 from tests.support.pilot import settle, until

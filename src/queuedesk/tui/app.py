@@ -26,6 +26,8 @@ from queuedesk.tui.session import Session, SessionEnded, open_session
 from queuedesk.tui.settings import SaveProfile, Target, web_session
 
 MAX_LISTED = 5  # tasks named in one notification
+# What screens read by themselves (not a person's action): in an outage, said once for all of them.
+LOADING = frozenset({"Refreshing", "Loading tasks", "Reading the webhook", "Reading the delivery log"})
 
 
 class QueueDeskApp(App[None]):
@@ -67,6 +69,7 @@ class QueueDeskApp(App[None]):
         self._failed_at_start: tuple[Target, Exception] | None = None
         self._losing_key = False  # going back to Connect after a 401: said once
         self._checking_role = False  # reading /me again after a 403
+        self._unreachable_said = False  # "Server unreachable" said, until the server answers again
         self._theme_problem = ""
         if self.settings.theme:
             try:
@@ -282,7 +285,17 @@ class QueueDeskApp(App[None]):
             return
         self._tell(exc, doing)
 
+    def server_answered(self) -> None:
+        """A refresh got an answer: the next outage is said again."""
+        self._unreachable_said = False
+
     def _tell(self, exc: BaseException, doing: str) -> None:
+        if isinstance(exc, errors.ConnectionFailed) and doing in LOADING:
+            # A screen's parts fail together when the server is down (counts, pending, history):
+            # one notification says it for the outage, not one per part (r says it tried again).
+            if self._unreachable_said:
+                return
+            self._unreachable_said = True
         explanation = explain(exc)
         title = f"{doing}: {explanation.title}" if doing else explanation.title
         self.notify(explanation.message, title=title, severity=explanation.severity, timeout=8)  # type: ignore[arg-type]

@@ -26,6 +26,8 @@ NAVIGATION = frozenset(
         "page_right",
         "first_row",
         "last_row",
+        "first_loaded",
+        "last_loaded",
         "scroll_up",
         "scroll_down",
         "scroll_left",

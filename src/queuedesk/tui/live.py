@@ -35,6 +35,7 @@ class Poller:
         self.failures = 0
         self._next: Cancellable | None = None
         self._ticker: Cancellable | None = None
+        self._asked = False
 
     def start(self) -> None:
         self.poll_now()
@@ -46,7 +47,10 @@ class Poller:
                 timer.stop()
         self._next = self._ticker = None
 
-    def poll_now(self) -> None:
+    def poll_now(self, *, asked: bool = False) -> None:
+        """`asked`: a person asked for it (r): a failure is said even in an outage already said."""
+        if asked:
+            self._asked = True
         if self.running:
             return
         if self._next is not None:
@@ -66,6 +70,7 @@ class Poller:
         return self.paused
 
     async def _poll(self) -> None:
+        asked, self._asked = self._asked, False
         try:
             if getattr(self.owner, "is_current", True) is False:
                 return  # a screen under another one: nobody looks at it, and its errors would be noise
@@ -75,12 +80,29 @@ class Poller:
             self.last_error = exc
             if self.failures == 1:
                 self.owner.app.call_later(self._report, exc)  # once per outage, not every interval
+            elif asked:  # r in an outage already said: the key answers, with what it found
+                self.owner.notify(
+                    f"Tried again: still no answer ({exc}). "
+                    + (
+                        "Nothing was read yet"
+                        if self.last_success is None
+                        else f"The view is as it was {seconds_ago(self.last_success, self.clock.now())}"
+                    )
+                    + f"; it is tried again every {self.interval:g} s.",
+                    title="Still not answering",
+                    severity="warning",
+                    timeout=5,
+                )
         else:
-            if self.failures:
+            if self.failures and getattr(self.last_error, "status", None) is None:
+                # Only after an outage: a refusal (a 403 before a role change was seen) was an answer.
                 self.owner.notify("The server answers again.", title="Back online", timeout=4)
             self.failures = 0
             self.last_error = None
             self.last_success = self.clock.now()
+            answered = getattr(self.owner.app, "server_answered", None)
+            if answered is not None:
+                answered()
         finally:
             self.running = False
             if not self.paused and self.owner.is_attached:

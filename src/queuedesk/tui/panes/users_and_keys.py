@@ -147,6 +147,7 @@ class PeopleView(AppAccess, Vertical):
         admins = sum(u.role == "admin" and not u.disabled for u in self.users)
         self.query_one("#people-status", Static).update(
             f"{len(self.users)} users · {admins} active admin{'s' if admins != 1 else ''} · {disabled} disabled"
+            + (" · read only: admins add people, change roles and issue keys" if self.read_only else "")
         )
 
     def _fill_keys(self, keys: list[ApiKey]) -> None:
@@ -181,7 +182,15 @@ class PeopleView(AppAccess, Vertical):
 
     # --- actions -----------------------------------------------------------------------------------
 
+    @property
+    def read_only(self) -> bool:
+        """Supervisors read the users (B17's listing) and change nothing; keys are for admins only."""
+        session = self.qd.session
+        return session is None or not session.manages_people
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.read_only and action in ("add", "role", "disable", "issue", "revoke"):
+            return False
         if action == "revoke":
             return self.on_keys
         if action == "users":
@@ -193,7 +202,7 @@ class PeopleView(AppAccess, Vertical):
     @on(DataTable.RowSelected, "#people-users")
     def _open_keys(self) -> None:
         user = self.selected_user()
-        if user is None:
+        if user is None or self.read_only:
             return
         self.keys_of = user
         self._show_keys_part(True)

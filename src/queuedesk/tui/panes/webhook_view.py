@@ -119,7 +119,9 @@ class WebhookView(AppAccess, Vertical):
     async def fetch(self) -> None:
         """Read the target (unless it is being edited) and refresh the log's rows in view."""
         webhook = await self.session.client.webhook(self.queue_id)
-        if not self.editing and (self.target is None or self.field_value == self.target):
+        if self.target == webhook.target:
+            pass  # as shown: redrawing it rebuilt the footer's keys on every refresh (memory grew)
+        elif not self.editing and (self.target is None or self.field_value == self.target):
             self._show_target(webhook.target)
         else:
             self.target = webhook.target

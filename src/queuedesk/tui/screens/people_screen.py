@@ -31,6 +31,10 @@ class PeopleScreen(AppScreen):
             yield PeopleView(id="people")
         yield Footer()
 
+    def allowed_for_role(self) -> bool:
+        """Admins and supervisors (read only); a role changed to worker closes it."""
+        return self.session.can_watch and self.session.extensions
+
     def on_mount(self) -> None:
         if self.session.manages_people:
             self._offer_audit()

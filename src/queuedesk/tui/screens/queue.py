@@ -58,6 +58,7 @@ class QueueScreen(AppScreen):
         Binding("F", "flush", "Flush", id="queue.flush"),
         Binding("E", "edit_queue", "Edit queue", show=False, id="queue.edit_queue"),
         Binding("f", "filter", "Filter history", id="queue.filter"),
+        Binding("o", "oldest_first", "Oldest first", show=False, id="queue.oldest_first"),
         Binding("r", "refresh", "Refresh", id="queue.refresh"),
         Binding("p", "pause", "Pause", id="queue.pause"),
     ]
@@ -72,6 +73,8 @@ class QueueScreen(AppScreen):
         self.history_forbidden = False  # the server answered 403 to the completed tasks
         self.filters: dict[str, Any] = {}
         self.local_history: LocalHistory | None = None  # a basic server's filtered history, walked once
+        self.oldest_first = False  # the history read from its other end (o)
+        self._oldest_total = 0  # the history's count when the oldest-first order was read
 
     def compose(self) -> ComposeResult:
         yield ContextBar(self.queue.name, id="context")
@@ -185,6 +188,8 @@ class QueueScreen(AppScreen):
             if self.local_history is None or self.local_history.filters != filters:
                 self.local_history = LocalHistory(self.session.client, self.queue.id, filters)
             return await self.local_history.page(offset, limit)
+        if self.oldest_first and self.session.extensions:
+            return await self._oldest_page(offset, limit, filters)
         if "bound" in self.filters:
             filters["end_date"] = self.filters["bound"]
         page = await self.session.client.completed_tasks(self.queue.id, offset=offset, limit=limit, **filters)
@@ -195,6 +200,26 @@ class QueueScreen(AppScreen):
         if self.history_count_at_load is None:
             self.history_count_at_load = page.count
         return Page(page.count, page.tasks)
+
+    async def _oldest_page(self, offset: int, limit: int, filters: dict[str, Any]) -> Page:
+        """Oldest first: the server's newest-first pages read from the far end and turned round, up to
+        the newest completion when the order was chosen (later ones would shift the offsets)."""
+        client = self.session.client
+        if "bound" not in self.filters:
+            newest = await client.completed_tasks(self.queue.id, limit=1, **filters)
+            self.filters["bound"] = newest.tasks[0].completed_at if newest.tasks else self.clock.now()
+            self._oldest_total = newest.count
+        filters["end_date"] = self.filters["bound"]
+        total = self._oldest_total
+        count = min(limit, total - offset)
+        if count <= 0:
+            return Page(total, [])
+        page = await client.completed_tasks(
+            self.queue.id, offset=max(0, total - offset - limit), limit=count, **filters
+        )
+        if self.history_count_at_load is None:
+            self.history_count_at_load = total
+        return Page(total, list(reversed(page.tasks)))
 
     def _history_filters(self, *, everyone: bool = False) -> dict[str, Any]:
         filters: dict[str, Any] = {}
@@ -280,7 +305,8 @@ class QueueScreen(AppScreen):
                 "Not allowed: this key may not read completed tasks here (403), so none are shown. Ask an admin."
             )
             return
-        text = tasks(total) + (f" ({', '.join(parts)})" if parts else "") + ", newest first"
+        order = ", oldest first (o: newest first)" if self.oldest_first else ", newest first"
+        text = tasks(total) + (f" ({', '.join(parts)})" if parts else "") + order
         if self.history.items:
             text += f" · rows {self.history.start + 1:,} to {self.history.end:,}"
         if (
@@ -323,8 +349,9 @@ class QueueScreen(AppScreen):
             return session.can_work and session.extensions
         if action == "no_claiming":
             return not session.extensions
-        if action == "filter":
-            return self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
+        if action in ("filter", "oldest_first"):
+            on_history = self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
+            return on_history and (action == "filter" or session.extensions)
         if action == "tab" and parameters and parameters[0] in ("tab-stats", "tab-webhook"):
             return session.can_watch
         return True
@@ -404,12 +431,17 @@ class QueueScreen(AppScreen):
             self.pending.reset(self._pending_page)
 
     def action_refresh(self) -> None:
-        self.poller.poll_now()
+        self.poller.poll_now(asked=True)
         self._reload_history()
 
     def action_pause(self) -> None:
         paused = self.poller.toggle_pause()
         self.notify("Live refresh paused: p resumes." if paused else "Live refresh on.", timeout=3)
+
+    def action_oldest_first(self) -> None:
+        self.oldest_first = not self.oldest_first
+        self._reload_history()
+        self._show_history_note()
 
     def action_filter(self) -> None:
         row = self.query_one("#history-filters")

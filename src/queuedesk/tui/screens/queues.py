@@ -133,7 +133,7 @@ class QueuesScreen(AppScreen):
         if action == "no_claiming":
             return not session.extensions
         if action == "people":
-            return session.manages_people
+            return session.extensions and session.can_watch  # supervisors: read only
         return True
 
     # --- actions -------------------------------------------------------------------------------
@@ -170,7 +170,7 @@ class QueuesScreen(AppScreen):
             self.qd.open_flush(queue, on_done=self.poller.poll_now)
 
     def action_refresh(self) -> None:
-        self.poller.poll_now()
+        self.poller.poll_now(asked=True)
 
     def action_people(self) -> None:
         self.qd.open_people()

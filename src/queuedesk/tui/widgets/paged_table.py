@@ -68,8 +68,9 @@ class PagedTable(ScrollView, can_focus=True):
         Binding("pagedown", "page_down", "Page down", show=False, id="table.page_down"),
         Binding("home", "first_row", "First row", show=False, id="table.first"),
         Binding("end", "last_row", "Last row", show=False, id="table.last"),
-        Binding("ctrl+home", "first_row", "First row", show=False, id="table.first_ctrl"),
-        Binding("ctrl+end", "last_row", "Last row", show=False, id="table.last_ctrl"),
+        # The ends of the rows loaded: a page more is read when the cursor gets near one.
+        Binding("ctrl+home", "first_loaded", "First row loaded", show=False, id="table.first_ctrl"),
+        Binding("ctrl+end", "last_loaded", "Last row loaded", show=False, id="table.last_ctrl"),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -129,6 +130,7 @@ class PagedTable(ScrollView, can_focus=True):
         self._cursor = 0
         self._hover: int | None = None  # the row under the mouse, once the mouse moved
         self._focus_later: tuple[Widget | None] | None = None  # asked while loading: where focus was
+        self._cursor_to_end: bool | None = None  # after a jump: the cursor to the last row, or the first
 
     def focus(self, scroll_visible: bool = True) -> Self:
         if self.loading:
@@ -144,6 +146,7 @@ class PagedTable(ScrollView, can_focus=True):
         self.fetch = fetch
         self.generation += 1
         self.busy = False
+        self._cursor_to_end = None
         self._set_window(0, [])
         self._cursor = 0
         self.scroll_to(y=0, animate=False)
@@ -215,13 +218,34 @@ class PagedTable(ScrollView, can_focus=True):
         self._move(self._cursor - height)
 
     def action_first_row(self) -> None:
+        """The first row of the whole list: read at once when the window does not hold it."""
+        self._hover = None
+        if self.fetch is not None and self.start > 0:
+            self._jump(0, to_last=False)
+        else:
+            self._move(0)
+
+    def action_last_row(self) -> None:
+        """The last row of the whole list (one request, not a page per press)."""
+        self._hover = None
+        if self.fetch is not None and self.end < self.total:
+            self._jump(max(0, self.total - self.page_size), to_last=True)
+        elif self.items:
+            self._move(len(self.items) - 1)
+
+    def action_first_loaded(self) -> None:
         self._hover = None
         self._move(0)
 
-    def action_last_row(self) -> None:
+    def action_last_loaded(self) -> None:
         self._hover = None
         if self.items:
             self._move(len(self.items) - 1)
+
+    def _jump(self, offset: int, *, to_last: bool) -> None:
+        self.generation += 1  # a page on its way for the window left is dropped
+        self._cursor_to_end = to_last
+        self._load(offset, replace=True)
 
     def _row_at(self, event: events.MouseEvent) -> int | None:
         offset = event.get_content_offset(self)
@@ -278,7 +302,13 @@ class PagedTable(ScrollView, can_focus=True):
         if generation != self.generation:
             return
         self.total = page.count
-        if replace:
+        if replace and self._cursor_to_end is not None:
+            self._set_window(offset, self._fresh(list(page.items), []))
+            self._cursor = max(0, len(self.items) - 1) if self._cursor_to_end else 0
+            self._cursor_to_end = None
+            self.scroll_to(y=self._cursor, animate=False)
+            self._show_cursor()
+        elif replace:
             self._replace(offset, list(page.items))
         elif offset >= self.end:
             self._append(list(page.items))
