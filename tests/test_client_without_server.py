@@ -50,6 +50,10 @@ def _copy_sources(to: Path) -> Path:
     return to
 
 
+# The first test builds a fresh environment with pip (over 300 s on a loaded machine).
+pytestmark = pytest.mark.timeout(1200)
+
+
 @pytest.fixture(scope="module")
 def client_only(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The `bin` directory of a fresh environment with `pip install queuedesk` (no extras) done."""

@@ -46,7 +46,7 @@ MODERATION_BLOCKS = [
 ]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # each picture's own: the work screen's pictures claim tasks the queue list then counts
 def snapshot_server(
     tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[ServerProcess]:
