@@ -12,7 +12,6 @@ from queuedesk.server.access import QueueCaller
 from queuedesk.server.http import (
     JSONResponse,
     bad_parameter,
-    header,
     json_object,
     page_body,
     paging,
@@ -20,7 +19,7 @@ from queuedesk.server.http import (
 )
 from queuedesk.server.http_errors import forbidden, invalid
 from queuedesk.server.routes import db_of, settings_of
-from queuedesk.server.routes.work import claim_exclude
+from queuedesk.server.routes.work import claimed
 from queuedesk.server.store import reviews
 
 VERDICTS = ("accept", "correct", "redo")
@@ -29,22 +28,7 @@ VERDICT_FILTER = {**review.STATE_OF, **{state: state for state in review.STATE_O
 
 
 async def claim_next(request: Request, caller: QueueCaller) -> Response:
-    exclude = (
-        frozenset()
-        if header(request, b"content-length") == "0"
-        else claim_exclude(await read_json(request, required=False))
-    )
-    row, held = await db_of(request).write(
-        review.claim_next,
-        caller.queue.id,
-        caller.principal.user_id,
-        utcnow(),
-        settings_of(request).lease,
-        exclude,
-    )
-    if row is None:
-        return Response(status_code=204, headers={"X-Reviews-Held": str(held)})
-    return JSONResponse(serialize.task(row, with_assignment=True))
+    return await claimed(request, caller, review.claim_next, "X-Reviews-Held")
 
 
 async def heartbeat(request: Request, caller: QueueCaller) -> Response:

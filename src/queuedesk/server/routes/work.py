@@ -1,7 +1,10 @@
 """B4 claim, B5 heartbeat, B6 release and B7 complete: the worker's cycle."""
 
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy import Connection
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -64,7 +67,15 @@ def claim_exclude(body: Any) -> frozenset[int]:
     return frozenset(raw)
 
 
-async def claim_next(request: Request, caller: QueueCaller) -> Response:
+# A claim in a transaction: (queue id, user id, now, lease, excluded ids) -> (the task or None, held).
+Claim = Callable[
+    [Connection, int, int, datetime, timedelta, frozenset[int]], tuple[dict[str, Any] | None, int]
+]
+
+
+async def claimed(request: Request, caller: QueueCaller, claim: Claim, held_header: str) -> Response:
+    """B4's and B19's claim: the caller's own claim again, or the next one; else 204 saying in
+    `held_header` how many others hold."""
     # The plain claim (wrk and most clients send no body) does not wait for a body to read.
     exclude = (
         frozenset()
@@ -72,7 +83,7 @@ async def claim_next(request: Request, caller: QueueCaller) -> Response:
         else claim_exclude(await read_json(request, required=False))
     )
     row, held = await db_of(request).write(
-        work.claim_next,
+        claim,
         caller.queue.id,
         caller.principal.user_id,
         utcnow(),
@@ -80,8 +91,12 @@ async def claim_next(request: Request, caller: QueueCaller) -> Response:
         exclude,
     )
     if row is None:
-        return Response(status_code=204, headers={"X-Tasks-Held": str(held)})
+        return Response(status_code=204, headers={held_header: str(held)})
     return JSONResponse(serialize.task(row, with_assignment=True))
+
+
+async def claim_next(request: Request, caller: QueueCaller) -> Response:
+    return await claimed(request, caller, work.claim_next, "X-Tasks-Held")
 
 
 async def heartbeat(request: Request, caller: QueueCaller) -> Response:
