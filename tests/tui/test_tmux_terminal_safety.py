@@ -101,6 +101,7 @@ def test_the_app_shows_a_hostile_task_as_symbols_and_leaves_the_terminal_as_foun
     time.sleep(0.5)
     terminal.keys("Enter")
     terminal.wait_for("/ Hostile work")
+    terminal.wait_for("working now:")  # the queue's counts have come: its tabs take keys
     terminal.keys("2")
     terminal.wait_for("2 tasks, newest first")
     screen = terminal.wait_for("Alpha · <wipe:")
