@@ -58,6 +58,18 @@ async def _pause(batch_seconds: float) -> None:
     await asyncio.sleep(max(MIN_PAUSE, batch_seconds))
 
 
+async def _batch_done(
+    done: "Pruned", started: float, removed: int, took: float, progress: "Progress | None"
+) -> None:
+    """Count one batch, say so, and pause as long as it took (others' requests go between)."""
+    done.rows += removed
+    done.batch_took(took)
+    done.seconds = time.perf_counter() - started
+    if progress is not None:
+        progress(done)
+    await _pause(took)
+
+
 async def prune_deliveries(
     db: Database, cutoff: datetime, *, batch: int = BATCH, progress: Progress | None = None
 ) -> Pruned:
@@ -69,14 +81,9 @@ async def prune_deliveries(
         began = time.perf_counter()
         removed, attempts = await db.write(retention.delete_deliveries, after, ids[-1], cutoff)
         took = time.perf_counter() - began
-        done.rows += removed
         done.attempts += attempts
-        done.batch_took(took)
-        done.seconds = time.perf_counter() - started
-        if progress is not None:
-            progress(done)
         after = ids[-1]
-        await _pause(took)
+        await _batch_done(done, started, removed, took, progress)
     done.seconds = time.perf_counter() - started
     return done
 
@@ -93,12 +100,7 @@ async def prune_completed(
             began = time.perf_counter()
             removed = await db.write(retention.delete_completed, queue_id, cutoff, batch)
             took = time.perf_counter() - began
-            done.rows += removed
-            done.batch_took(took)
-            done.seconds = time.perf_counter() - started
-            if progress is not None:
-                progress(done)
-            await _pause(took)
+            await _batch_done(done, started, removed, took, progress)
     done.seconds = time.perf_counter() - started
     return done
 
@@ -114,13 +116,8 @@ async def prune_audit(
         began = time.perf_counter()
         removed = await db.write(audit.delete_events, after, ids[-1], cutoff)
         took = time.perf_counter() - began
-        done.rows += removed
-        done.batch_took(took)
-        done.seconds = time.perf_counter() - started
-        if progress is not None:
-            progress(done)
         after = ids[-1]
-        await _pause(took)
+        await _batch_done(done, started, removed, took, progress)
     done.seconds = time.perf_counter() - started
     return done
 
