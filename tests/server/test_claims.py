@@ -134,9 +134,8 @@ def test_expired_lease_makes_task_claimable_again(short_lease_server: ServerProc
     lease = datetime.fromisoformat(claim["assignment"]["lease_expires_at"])
     assigned = datetime.fromisoformat(claim["assignment"]["assigned_at"])
     assert 0.9 <= (lease - assigned).total_seconds() <= 1.1
-    held = worker2.post(f"{qpath}/tasks/next")
-    assert held.status_code == 204 and held.headers["X-Tasks-Held"] == "1"
-    assert admin.get(f"/orgs/{org}/queues").json()[-1]["active_users"] == ["Wes"]
+    # What a live lease does (held from others, Wes active) is tested on the usual 900 s lease: here,
+    # on a loaded machine, a second may pass before the next request, so only the expiry is asserted.
     time.sleep(1.3)
     assert admin.get(f"/orgs/{org}/queues").json()[-1]["active_users"] == []
     # An expired lease still lets its holder finish while nobody else has claimed the task...
@@ -517,8 +516,7 @@ def test_claims_ahead_with_expired_leases(short_lease_server: ServerProcess) -> 
     org = admin.get("/me").json()["organization_id"]
     qpath = f"/orgs/{org}/queues/{make_queue(admin, org)['id']}"
     ids = _import(admin, qpath, 4)
-    held = _hold_three(worker, qpath)
-    assert_envelope(_ahead(worker, qpath, held), 409, "claim_limit")
+    held = _hold_three(worker, qpath)  # the limit itself: test_a_fourth_claim_ahead_is_refused
     time.sleep(1.2)
     # Expired claims are not live: they no longer count towards the limit...
     fourth = _ahead(worker, qpath, held)
