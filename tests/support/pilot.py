@@ -75,3 +75,17 @@ async def until(app: App[object], pilot: Pilot, condition: Callable[[], object],
         await idle(app, pilot)
         if rounds > ROUNDS:  # what is awaited is outside the app (a server, a thread): give it time
             await pilot.pause(0.05)
+
+
+async def settled_footer(app: App[object], pilot: Pilot) -> str:
+    """The footer's line once painted and the same two rounds running: Textual rebuilds the footer a
+    round or more after the focus or the bindings change, later still on a loaded machine (an
+    assertion that a key is *not* there must not pass on a footer not yet painted)."""
+    last = None
+    for _ in range(ROUNDS):
+        await settle(app, pilot)
+        line = screen_text(app).splitlines()[-1]
+        if line.strip() and line == last:
+            return line
+        last = line
+    raise AssertionError(f"the footer never settled\n--- screen ---\n{screen_text(app)}")

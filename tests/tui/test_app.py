@@ -86,7 +86,7 @@ def task_row(table: DataTable, task_id: int) -> list[str]:
 
 
 def notes(app: QueueDeskApp) -> list[str]:
-    return [f"{n.title}: {n.message}" for n in app._notifications]
+    return [str(said) for said in app.said]  # toasts expire; what was said stays
 
 
 async def paste(app: QueueDeskApp, pilot: Pilot, text: str) -> None:
@@ -424,7 +424,7 @@ async def test_a_server_that_stops_mid_session_turns_the_header_to_a_warning_and
         assert screen.poller.failures == 1 and not screen.poller.stale
         assert any("Server unreachable" in n for n in notes(app)), notes(app)
         # ... with what to do as its last line
-        (said,) = [n for n in app._notifications if "Server unreachable" in str(n.title)]
+        (said,) = [n for n in app.said if "Server unreachable" in str(n.title)]
         assert said.message.splitlines()[-1].startswith(
             "Is the server running at the address you connected to?"
         )

@@ -25,8 +25,8 @@ from tests.api.test_original_service import (  # noqa: F401  (fixtures)
 from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
+from tests.support.pilot import settled_footer
 from tests.tui.test_app import (
-    footer_line,
     home,
     notes,
     open_flush,
@@ -169,9 +169,9 @@ async def test_a_basic_server_is_not_described_as_queuedesk(
     app = basic_app(original, clock)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await home(app, pilot)
-        assert "w Work" not in footer_line(app)
+        assert "w Work" not in await settled_footer(app, pilot)
         screen = await open_queue(app, pilot, 13)
-        assert "w Work" not in footer_line(app)
+        assert "w Work" not in await settled_footer(app, pilot)
         await show_tab(app, pilot, "tab-blocks")
         assert "None" not in screen_text(app) and "value" not in screen_text(app)
 

@@ -88,7 +88,7 @@ async def point_at(app: QueueDeskApp, pilot: Pilot, view: PeopleView, email: str
 
 
 def toasts(app: QueueDeskApp) -> list[tuple[str, str]]:
-    return [(n.title, n.message) for n in app._notifications]
+    return [(n.title, n.message) for n in app.said]
 
 
 def new_email() -> str:

@@ -21,7 +21,7 @@ from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
 from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
 from tests.support import ServerProcess, execute_sql
-from tests.support.pilot import settle, until
+from tests.support.pilot import settle, settled_footer, until
 from tests.tui.conftest import MakeApp
 from tests.tui.test_app import claim, complete, create, footer_line, open_queue, plain
 
@@ -91,7 +91,9 @@ async def test_the_period_keys_choose_the_window_and_its_buckets(
     app = make_app("admin")
     async with app.run_test(size=SIZE) as pilot:
         view = await open_stats(app, pilot, queue["id"])
-        assert "Longer" in footer_line(app) and "Shorter" in footer_line(app)
+        await until(
+            app, pilot, lambda: "Longer" in footer_line(app) and "Shorter" in footer_line(app), "keys"
+        )
         seen = []
         for key in ("plus", "plus", "plus", "minus", "minus", "minus", "minus"):
             await pilot.press(key)
@@ -153,5 +155,5 @@ async def test_a_basic_server_says_why_there_are_no_stats(
         view = await open_stats(app, pilot, BASIC_QUEUE)
         assert "only the basic Task Queue API, which has no stats" in summary(view)
         assert not view.query_one("#stats-chart").display and not view.query_one("#stats-workers").display
-        assert "Longer" not in footer_line(app)
-        assert not app._notifications  # said in the tab, not as an error
+        assert "Longer" not in await settled_footer(app, pilot)
+        assert not list(app.said)  # said in the tab, not as an error

@@ -29,7 +29,7 @@ from tests.api.test_original_service import TOKEN as BASIC_TOKEN
 from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
 from tests.receiver import Receiver
 from tests.support import KEYS, ROLES_SEED, ServerProcess
-from tests.support.pilot import screen_text, settle, until
+from tests.support.pilot import screen_text, settle, settled_footer, until
 from tests.tui.conftest import MakeApp
 from tests.tui.test_app import (
     complete,
@@ -121,12 +121,12 @@ async def test_admin_sets_a_target_after_a_bad_one_is_refused_before_sending(
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         view = await open_webhook(app, pilot, queue["id"])
         assert view.target == ""
-        assert "Edit" in footer_line(app) and "Test" in footer_line(app)
+        await until(app, pilot, lambda: "Edit" in footer_line(app) and "Test" in footer_line(app), "its keys")
         await pilot.press("e")
         field = view.query_one("#webhook-target", Input)
         assert app.focused is field
         assert "enter saves" in note(view)
-        assert "Edit" not in footer_line(app)  # letters go into the field now
+        assert "Edit" not in await settled_footer(app, pilot)  # letters go into the field now
 
         await paste(app, pilot, "ftp://hooks.example.com/x")
         await pilot.press("enter")
@@ -145,7 +145,7 @@ async def test_admin_sets_a_target_after_a_bad_one_is_refused_before_sending(
         assert view.target == receiver.url and not field.has_class("-invalid")
         assert app.focused is view.deliveries
         assert "Saved" in note(view)
-        assert any("Webhook target saved" in n.title for n in app._notifications)
+        assert any("Webhook target saved" in n.title for n in app.said)
 
 
 async def test_the_test_ping_is_signed_with_the_secret_the_app_shows(
@@ -246,7 +246,7 @@ async def test_a_failing_receiver_shows_attempts_and_error_then_redelivers(
             sent = len(receiver.received)
             await pilot.press("R")
             await settle(app, pilot)
-            assert any(n.title == "Redelivering" for n in app._notifications)
+            assert any(n.title == "Redelivering" for n in app.said)
             receiver.wait_for(sent + 1)
             await refreshed_until(app, pilot, clock, lambda: rows(view)[0][1] == "delivered", "redelivered")
             row = rows(view)[0]
@@ -297,7 +297,7 @@ async def test_removing_the_target_asks_first(
         await until(app, pilot, lambda: view.target == "", "removed")
         assert target_of(admin, org_id, queue) == ""
         assert view.query_one("#webhook-target", Input).value == ""
-        assert "Remove" not in footer_line(app)  # nothing left to remove
+        assert "Remove" not in await settled_footer(app, pilot)  # nothing left to remove
 
 
 @pytest.fixture(scope="module")
@@ -365,7 +365,7 @@ async def test_a_supervisor_sees_but_cannot_change(
 
         await pilot.press("enter")  # reading the attempts is allowed
         await until(app, pilot, lambda: isinstance(app.screen, DeliveryScreen), "the attempts")
-        assert "Redeliver" not in footer_line(app)
+        assert "Redeliver" not in await settled_footer(app, pilot)
 
 
 async def test_a_worker_has_neither_tab(make_app: MakeApp, fresh) -> None:
@@ -390,9 +390,10 @@ async def test_a_basic_server_offers_the_target_only(
         view = await open_webhook(app, pilot, BASIC_QUEUE)
         assert "basic Task Queue API" in note(view)
         assert not view.deliveries.display and not view.query_one("#webhook-secret").display
+        footer = await settled_footer(app, pilot)
         for hidden in ("Secret", "Rotate", "Test", "Redeliver"):
-            assert hidden not in footer_line(app)
-        assert app.focused is view and "Edit" in footer_line(app)
+            assert hidden not in footer
+        assert app.focused is view and "Edit" in footer
         await pilot.press("e")
         await paste(app, pilot, "https://hooks.example.com/queuedesk")
         await pilot.press("enter")
@@ -404,7 +405,7 @@ async def test_a_basic_server_offers_the_target_only(
         await pilot.click("#confirm-run")
         await until(app, pilot, lambda: view.target == "", "removed")
         assert BASIC_QUEUE not in original.hooks
-        assert not [n for n in app._notifications if n.severity == "error"]
+        assert not [n for n in app.said if n.severity == "error"]
 
 
 async def test_a_blur_while_the_tab_is_torn_down_does_not_crash_the_app(make_app: MakeApp, fresh) -> None:
@@ -456,7 +457,7 @@ async def test_redeliver_offers_the_current_target_and_the_log_shows_each_target
             await pilot.press("enter")  # the current target is offered first
             await refreshed_until(app, pilot, clock, lambda: fixed.received, "the fixed target receives it")
             await refreshed_until(app, pilot, clock, lambda: rows(view)[0][6] == fixed.url, "the new target")
-            assert any(fixed.url in n.message for n in app._notifications if n.title == "Redelivering")
+            assert any(fixed.url in n.message for n in app.said if n.title == "Redelivering")
     finally:
         wrong.stop()
         fixed.stop()
@@ -508,9 +509,7 @@ async def test_a_second_rotation_within_a_day_warns_that_the_original_stops_now(
         said = app.screen.explain
         assert "already rotated" in said and "STOPS SIGNING NOW" in said, said
         await pilot.click("#confirm-run")
-        await until(
-            app, pilot, lambda: any(n.title == "Secret rotated again" for n in app._notifications), "said"
-        )
+        await until(app, pilot, lambda: any(n.title == "Secret rotated again" for n in app.said), "said")
 
 
 async def test_refreshing_the_webhook_tab_does_not_rebuild_the_footer(

@@ -55,6 +55,22 @@ PRIVATE_NAMES = (
         "takes it (as the app would have handed them).",
         "tui/base.py KeysInOrder._release",
     ),
+    # The tests' own: what a screen paints, read as text, and whether the app stopped on an error.
+    PrivateName(
+        "textual.screen.Screen._compositor",
+        2,
+        "The tests read what the top screen paints, line by line (no public accessor gives the "
+        "painted text; export_screenshot gives SVG).",
+        "tests/support/pilot.py screen_text, tests/tui/test_terminal_text.py",
+        on_instances=True,
+    ),
+    PrivateName(
+        "textual.app.App._exception",
+        2,
+        "The tests check that choosing an entry did not stop the app with an error.",
+        "tests/tui/test_app.py, tests/tui/test_work.py",
+        on_instances=True,
+    ),
     PrivateName(
         "textual.widgets._text_area.TextArea",
         3,

@@ -1,10 +1,10 @@
 """The QueueDesk terminal app: connects, then opens the live queue list; errors are reported here."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
-from textual.app import App, InvalidThemeError
+from textual.app import App, InvalidThemeError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -22,6 +22,7 @@ from queuedesk.tui.explanations import explain
 from queuedesk.tui.journal import Entry, Journal, journal_path
 from queuedesk.tui.keys_read import KeysRead
 from queuedesk.tui.outbox import Outbox
+from queuedesk.tui.said import Said, SaidLog
 from queuedesk.tui.session import Session, SessionEnded, open_session
 from queuedesk.tui.settings import SaveProfile, Target, web_session
 
@@ -66,6 +67,7 @@ class QueueDeskApp(App[None]):
         self.outbox_changed_listeners: list[Callable[[], None]] = []
         # The last two keys, as the app read them (the work screen's double enter).
         self.keys_read = KeysRead()
+        self.said = SaidLog()  # every notification, for the palette's "Messages" after its toast went
         self._failed_at_start: tuple[Target, Exception] | None = None
         self._losing_key = False  # going back to Connect after a 401: said once
         self._checking_role = False  # reading /me again after a 403
@@ -91,7 +93,20 @@ class QueueDeskApp(App[None]):
         """Every notification as written: they carry queue and block names, addresses, values and
         servers' words, and one "[/b]" among them raised MarkupError (then again in the report of it).
         No notification of the app's uses markup; a widget's `notify` comes here too."""
+        self.said.add(Said(self.clock.now(), severity, shown(title), shown(message)))
         super().notify(shown(message), title=shown(title), severity=severity, timeout=timeout, markup=False)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand(
+            "Messages", "Every notification of this session again, newest first", self.show_said
+        )
+
+    def show_said(self) -> None:
+        from queuedesk.tui.modals.messages import MessagesScreen
+
+        if not isinstance(self.screen, MessagesScreen):
+            self.push_screen(MessagesScreen(self.said.newest_first()))
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:

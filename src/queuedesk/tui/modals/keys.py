@@ -15,7 +15,7 @@ from queuedesk.tui.base import AppModal, styles
 EVERYWHERE = [
     ("↑ ↓ pgup pgdn home end", "Move the cursor in a list"),
     ("enter", "Open the row under the cursor"),
-    ("ctrl+p", "Command palette: open a queue, run any action"),
+    ("ctrl+p", "Command palette: open a queue, run any action; Messages: what was said"),
     ("escape", "Back, or out of a text field"),
     ("tab / shift+tab", "Next / previous field"),
     ("ctrl+q", "Quit"),
