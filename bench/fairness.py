@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import UNLIMITED  # noqa: E402
+from bench.completions import rollups_after  # noqa: E402
 from bench.request_timing import seeded_queues  # noqa: E402
 from tests.support import KEYS, ServerProcess  # noqa: E402
 
@@ -46,7 +47,7 @@ def fill(db_path: Path, queue_id: int, total: int) -> None:
             work = rng.randrange(5_000_000, 300_000_000)
             yield (queue_id, '{"paragraph":"p"}', at - work - 1000, at, rng.choice(emails), at - work, work)
 
-    with sqlite3.connect(db_path) as conn:
+    with rollups_after(db_path), sqlite3.connect(db_path) as conn:
         conn.executemany(
             "INSERT INTO tasks (queue_id, status, data, source, created_at, completed_at, completed_by, "
             "assigned_at, work_micros) VALUES (?, 'completed', ?, 'bench', ?, ?, ?, ?, ?)",
@@ -76,11 +77,11 @@ def main() -> None:
     parser.add_argument("--src", help="run this src/ directory's queuedesk instead (e.g. main's)")
     parser.add_argument("--mode", choices=("stats", "import", "commit"), default="stats")
     args = parser.parse_args()
+    if args.src:
+        os.environ["PYTHONPATH"] = f"{args.src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
     if args.mode != "stats":
         imports_beside_reads(args)
         return
-    if args.src:
-        os.environ["PYTHONPATH"] = f"{args.src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
     with tempfile.TemporaryDirectory() as tmp:
         db_path = Path(tmp) / "fair.db"
         org, (queue,) = seeded_queues(db_path, ["Big"])

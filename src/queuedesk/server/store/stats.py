@@ -66,40 +66,64 @@ def histogram_median(counts: dict[int, int]) -> float | None:
 
 # --- buckets ----------------------------------------------------------------------------------------
 
+# Whole minutes, each counted in the bucket of its first microsecond (:shift 0) or of its last.
+MINUTES_BY_BUCKET = Sql(
+    """SELECT (minute * 60000000 + :shift - :since) / :width, sum(n) FROM completion_minutes
+    WHERE queue_id = :queue_id AND minute >= :lo AND minute < :hi GROUP BY 1"""
+)
+RAW_BY_BUCKET = Sql(
+    """SELECT (completed_at - :since) / :width, count(*) FROM tasks
+    WHERE queue_id = :queue_id AND completed_at >= :lo AND completed_at < :hi GROUP BY 1"""
+)
+
 
 def _buckets(conn: Connection, queue_id: int, start: int, until: int, width: int) -> list[int]:
-    """Completions per bucket of `width` from `start`; the last bucket runs to `until` inclusive."""
+    """Completions per bucket of `width` from `start`; the last bucket runs to `until` inclusive.
+
+    Whole minutes come from the rollup. A bucket boundary inside a minute (when `start` is not on
+    one) puts that minute in one of its two buckets: the part that belongs to the other, the
+    shorter side of the boundary (at most 30 seconds), is counted from the completions and moved.
+    The minutes cut by `start` and by the end are counted from the completions."""
     count = max(1, -(-(until - start) // width))
     buckets = [0] * count
-    minutes: list[tuple[int, ...]] = []
-    raw: list[tuple[int, ...]] = []
-    for k in range(count):
-        low = start + k * width
-        high = until + 1 if k == count - 1 else low + width
-        for piece in cover(low, high, (MINUTE,), until + 1):
-            if isinstance(piece, Nodes):
-                minutes.append((k, piece.first, piece.last, piece.sign))
-            else:
-                raw.append((k, piece.start, piece.end, piece.sign))
-    queue = {"queue_id": queue_id}
-    if minutes:
-        for k, n in _signed_sum(
-            conn,
-            f"""{_values("k, lo, hi, sign", minutes)} SELECT v.k, sum(m.n * v.sign) FROM v
-            JOIN completion_minutes m ON m.queue_id = :queue_id AND m.minute >= v.lo AND m.minute < v.hi
-            GROUP BY v.k""",
-            queue,
-        ):
-            buckets[k] += int(n)
-    if raw:
-        for k, n in _signed_sum(
-            conn,
-            f"""{_values("k, lo, hi, sign", raw)} SELECT v.k, sum(v.sign) FROM v
-            JOIN tasks t ON t.queue_id = :queue_id AND t.completed_at >= v.lo AND t.completed_at < v.hi
-            GROUP BY v.k""",
-            queue,
-        ):
-            buckets[k] += int(n)
+
+    def add(index: int, n: int) -> None:
+        buckets[min(max(index, 0), count - 1)] += int(n)
+
+    end = until + 1
+    lo, hi = -(-start // MINUTE), end // MINUTE  # the whole minutes of the period
+    queue = {"queue_id": queue_id, "since": start, "width": width}
+    if lo >= hi:
+        for index, n in rows(conn, RAW_BY_BUCKET, lo=start, hi=end, **queue):
+            add(index, n)
+        return buckets
+    phase = start % MINUTE  # where each boundary falls in its minute
+    by_end = 0 < phase < MINUTE // 2
+    for index, n in rows(conn, MINUTES_BY_BUCKET, shift=MINUTE - 1 if by_end else 0, lo=lo, hi=hi, **queue):
+        add(index, n)
+    for edge_lo, edge_hi in ((start, lo * MINUTE), (hi * MINUTE, end)):
+        if edge_lo < edge_hi:
+            for index, n in rows(conn, RAW_BY_BUCKET, lo=edge_lo, hi=edge_hi, **queue):
+                add(index, n)
+    if phase:
+        moved = []
+        for k in range(1, count):
+            boundary = start + k * width
+            minute = boundary // MINUTE
+            if lo <= minute < hi:
+                moved.append(
+                    (k, minute * MINUTE, boundary) if by_end else (k, boundary, (minute + 1) * MINUTE)
+                )
+        if moved:
+            found = _signed_sum(
+                conn,
+                f"""{_values("k, lo, hi", moved)} SELECT v.k, count(*) FROM v JOIN tasks t
+                ON t.queue_id = :queue_id AND t.completed_at >= v.lo AND t.completed_at < v.hi GROUP BY v.k""",
+                {"queue_id": queue_id},
+            )
+            for k, n in found:  # counted in bucket k (by its end) but before its boundary, or the reverse
+                add(k, -n if by_end else n)
+                add(k - 1, n if by_end else -n)
     return buckets
 
 
@@ -179,26 +203,45 @@ def _workers(conn: Connection, queue_id: int, start: int, until: int) -> dict[st
     return {email: worker for email, worker in workers.items() if worker.completed > 0}
 
 
-def _median(conn: Connection, queue_id: int, nodes: list[tuple[int, ...]], email: str, worker: _Worker) -> float | None:
-    middle = worker.middle()
-    if middle is None:
-        return None
-    below, low, high = middle
-    counts = {s: n for s, n in worker.seconds.items() if low <= s < high}
-    if nodes:
-        for seconds, n in _signed_sum(
+def _medians(
+    conn: Connection, queue_id: int, nodes: list[tuple[int, ...]], workers: dict[str, _Worker]
+) -> dict[str, float | None]:
+    """Each worker's median: the whole seconds of the one or two bins holding their middle, read
+    for every worker at once, node by node (each a short range of the key: node, worker, seconds)."""
+    middles = {email: middle for email, worker in workers.items() if (middle := worker.middle())}
+    counts = {
+        email: {s: n for s, n in workers[email].seconds.items() if low <= s < high}
+        for email, (_below, low, high) in middles.items()
+    }
+    each = [(span, node, sign) for span, lo, hi, sign in nodes for node in range(lo, hi)]
+    if each and middles:
+        params: dict[str, Any] = {"queue_id": queue_id}
+        wanted = []
+        for n, (email, (_below, low, high)) in enumerate(middles.items()):
+            params[f"w{n}"] = email
+            wanted.append(f"(:w{n}, {int(low)}, {int(high)})")
+        for email, seconds, n in _signed_sum(
             conn,
-            f"""{_values("span, lo, hi, sign", nodes)} SELECT s.seconds, sum(s.n * v.sign) FROM v
-            JOIN work_seconds s ON s.queue_id = :queue_id AND s.span = v.span AND s.node >= v.lo
-            AND s.node < v.hi AND s.worker = :worker AND s.seconds >= :low AND s.seconds < :high
-            GROUP BY s.seconds""",
-            {"queue_id": queue_id, "worker": email, "low": low, "high": high},
+            f"""{_values("span, node, sign", each)}, w(worker, low, high) AS (VALUES {", ".join(wanted)})
+            SELECT s.worker, s.seconds, sum(s.n * v.sign) FROM w CROSS JOIN v JOIN work_seconds s
+            ON s.queue_id = :queue_id AND s.span = v.span AND s.node = v.node AND s.worker = w.worker
+            AND s.seconds >= w.low AND s.seconds < w.high GROUP BY s.worker, s.seconds""",
+            params,
         ):
-            counts[seconds] = counts.get(seconds, 0) + int(n)
-    timed = sum(n for b, n in worker.bins.items() if b != NO_TIME)
-    counts[-1] = below  # stand-ins for the completions below and above the middle bins
-    counts[high] = timed - below - sum(n for s, n in counts.items() if s != -1)
-    return histogram_median(counts)
+            found = counts[email]
+            found[seconds] = found.get(seconds, 0) + int(n)
+    medians: dict[str, float | None] = {}
+    for email, worker in workers.items():
+        if email not in middles:
+            medians[email] = None
+            continue
+        below, _low, high = middles[email]
+        found = counts[email]
+        timed = sum(n for b, n in worker.bins.items() if b != NO_TIME)
+        above = timed - below - sum(found.values())
+        found[-1], found[high] = below, above  # stand-ins for the completions around the middle bins
+        medians[email] = histogram_median(found)
+    return medians
 
 
 def _last_completed(conn: Connection, queue_id: int, email: str, start: int, until: int) -> int | None:
@@ -237,12 +280,13 @@ def queue_stats(
     pending, in_progress = rows(conn, WORK_NOW, queue_id=queue_id, now=until)[0]
     verdicts = reviews.verdicts_by_worker(conn, queue_id, start, until + 1)
     names = dict(rows(conn, NAMES, org_id=org_id)) if workers or verdicts else {}
+    medians = _medians(conn, queue_id, nodes, workers)
     by_worker = [
         {
             "email": email or None,
             "name": names.get(email),
             "completed": worker.completed,
-            "median_seconds": _median(conn, queue_id, nodes, email, worker),
+            "median_seconds": medians[email],
             "last_completed_at": _last_completed(conn, queue_id, email, start, until),
             **_verdicts(verdicts.get(email or None, {})),
         }
