@@ -133,11 +133,15 @@ def _periods(rng: random.Random, now: datetime) -> list[tuple[datetime, int]]:
     return [*chosen, (aligned, 60), (aligned + timedelta(seconds=1), 60), (now - timedelta(days=7), 60)]
 
 
-def assert_stats_match(admin: httpx.Client, qpath: str, db_url: str, queue_id: int, rng: random.Random) -> None:
+def assert_stats_match(
+    admin: httpx.Client, qpath: str, db_url: str, queue_id: int, rng: random.Random
+) -> None:
     completions = json.loads(_completions_json(db_url, queue_id, "completed_at, completed_by, work_micros"))
     names = _names(db_url, queue_id)
     for since, width in _periods(rng, datetime.now(UTC)):
-        asked = admin.get(f"{qpath}/stats", params={"since": format_timestamp(since), "bucket_minutes": width})
+        asked = admin.get(
+            f"{qpath}/stats", params={"since": format_timestamp(since), "bucket_minutes": width}
+        )
         assert asked.status_code == 200, asked.text
         answer = asked.json()
         until = micros(datetime.now(UTC))
@@ -161,7 +165,9 @@ def test_stats_from_rollups_equal_the_completions_own_figures(
 ROLLUPS = ("completion_minutes", "worker_hours", "work_bins", "work_seconds")
 
 
-def test_the_upgrade_to_version_13_counts_the_completions_already_stored(tmp_path: Path, backend: str) -> None:
+def test_the_upgrade_to_version_13_counts_the_completions_already_stored(
+    tmp_path: Path, backend: str
+) -> None:
     db = tmp_path / "v12.db"
     server = ServerProcess(db, seed=ROLES_SEED, backend=backend).start()
     server.stop()
