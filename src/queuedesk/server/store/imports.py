@@ -83,7 +83,12 @@ MARK_COMMITTED = Sql(
     """UPDATE import_sessions SET status = 'committed', committed_at = :now, expires_at = :expires_at,
     created = :created, ids = :ids WHERE id = :session_id"""
 )
-DROP_ROWS = Sql("DELETE FROM import_rows WHERE session_id = :session_id")
+# A committed session's staged rows are dead (nothing reads them): they go after the commit, a
+# batch of positions per transaction, so the commit itself stays as short as it can be.
+DROP_ROWS = Sql(
+    "DELETE FROM import_rows WHERE session_id = :session_id AND position >= :start AND position < :stop"
+)
+DROP_BATCH = 20_000
 
 
 def _session(row: tuple[Any, ...]) -> Session:
@@ -211,8 +216,12 @@ def commit(
         ids=orjson.dumps(ids).decode(),
         session_id=session_id,
     )
-    run(conn, DROP_ROWS, session_id=session_id)
     committed = session._replace(
         status="committed", committed_at=now, expires_at=now + ANSWER_KEPT_FOR, created=len(ids), ids=ids
     )
     return committed, CommitOutcome.COMMITTED
+
+
+def drop_rows(conn: Connection, session_id: int, start: int, stop: int) -> int:
+    """Remove a committed session's staged rows at positions [start, stop); how many went."""
+    return run(conn, DROP_ROWS, session_id=session_id, start=start, stop=stop)
