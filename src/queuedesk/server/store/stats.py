@@ -8,6 +8,7 @@ a minute or half an hour at each end, is read from the completions themselves (s
 So a median is exact to the second, as when it was worked out from every completion.
 """
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -37,7 +38,7 @@ LATEST_IN = Sql(
 WORK_SPANS = (HOUR, DAY)
 
 
-def _values(names: str, rows_: list[tuple[int, ...]]) -> str:
+def _values(names: str, rows_: Sequence[tuple[int, ...]]) -> str:
     """A CTE of integer rows (ours, never a caller's text) for the statements below to join."""
     listed = ", ".join("(" + ", ".join(str(int(v)) for v in row) + ")" for row in rows_)
     return f"WITH v({names}) AS (VALUES {listed})"
@@ -171,8 +172,8 @@ def _raw_rows(pieces: list[Piece]) -> list[tuple[int, ...]]:
     return [(p.start, p.end, p.sign) for p in pieces if isinstance(p, Raw)]
 
 
-def _workers(conn: Connection, queue_id: int, start: int, until: int) -> dict[str, _Worker]:
-    pieces = cover(start, until + 1, WORK_SPANS, until + 1)
+def _workers(conn: Connection, queue_id: int, pieces: list[Piece]) -> dict[str, _Worker]:
+    """Each worker's completions by bins of working time over the pieces of the period."""
     nodes, raw = _node_rows(pieces), _raw_rows(pieces)
     queue = {"queue_id": queue_id}
     workers: dict[str, _Worker] = {}
@@ -275,10 +276,11 @@ def queue_stats(
 ) -> dict[str, Any]:
     start, until, width = to_micros(since), to_micros(now), int(bucket.total_seconds() * 1_000_000)
     buckets = _buckets(conn, queue_id, start, until, width)
-    workers = _workers(conn, queue_id, start, until)
-    nodes = _node_rows(cover(start, until + 1, WORK_SPANS, until + 1))
+    pieces = cover(start, until + 1, WORK_SPANS, until + 1)
+    workers = _workers(conn, queue_id, pieces)
+    nodes = _node_rows(pieces)
     pending, in_progress = rows(conn, WORK_NOW, queue_id=queue_id, now=until)[0]
-    verdicts = reviews.verdicts_by_worker(conn, queue_id, start, until + 1)
+    verdicts = reviews.verdicts_by_worker(conn, queue_id, start, until + 1)  # None: no completer
     names = dict(rows(conn, NAMES, org_id=org_id)) if workers or verdicts else {}
     medians = _medians(conn, queue_id, nodes, workers)
     by_worker = [
@@ -297,7 +299,7 @@ def queue_stats(
         by_worker.append(
             {
                 "email": email,
-                "name": names.get(email),
+                "name": names.get(email) if email else None,
                 "completed": 0,
                 "median_seconds": None,
                 "last_completed_at": None,
