@@ -160,8 +160,8 @@ LONG_WRITE_NICENESS = 10
 
 
 def _yield_the_processor() -> None:
-    """The long writer's thread runs at a lower priority (Linux sets it per thread): on a busy
-    machine the event loop's short requests get the processor first. SQLite lets go of the GIL while
+    """Long reads' and the long writer's threads run at a lower priority (Linux sets it per thread):
+    on a busy machine the event loop's short requests get the processor first. SQLite lets go of the GIL while
     it steps, so the loop is not left waiting on the thread."""
     with contextlib.suppress(OSError, AttributeError):
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LONG_WRITE_NICENESS)
@@ -210,7 +210,9 @@ class SQLiteDatabase:
         # pysqlite's DBAPI connection is the standard library's own.
         self._driver = cast(sqlite3.Connection, self._conn.connection.dbapi_connection)
         self._reader_engine = _sqlite_engine(url, readers=SQLITE_READERS)
-        self._readers = ThreadPoolExecutor(SQLITE_READERS, thread_name_prefix="queuedesk-reader")
+        self._readers = ThreadPoolExecutor(
+            SQLITE_READERS, thread_name_prefix="queuedesk-reader", initializer=_yield_the_processor
+        )
         self._guard_statements = os.environ.get(STATEMENT_GUARD_ENV) == "1"
         # Held while a long write runs on its own thread and connection: a write on the loop's
         # connection would otherwise wait for SQLite's lock inside the driver, holding up the loop.
