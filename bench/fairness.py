@@ -6,9 +6,11 @@ request at a time on an unloaded server, then while Acme's admin keeps doing one
   missing (the case that used to recount every row);
 - `commit`: committing import sessions of `--total` rows (a long write), one after another.
 
-    .venv/bin/python bench/fairness.py [--mode stats|import|commit] [--total 1000000] [--rounds 300] [--src DIR]
+    .venv/bin/python bench/fairness.py [--mode stats|import|commit] [--total 1000000] [--rounds 300]
+        [--other read|write] [--src DIR]
 
-`--src DIR` runs another checkout's code (e.g. /work/main/src, to compare).
+`--src DIR` runs another checkout's code (e.g. /work/main/src, to compare). `--other write` times
+the other organization creating tasks instead of listing its queues (import and commit modes).
 """
 
 import argparse
@@ -27,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import UNLIMITED  # noqa: E402
+from bench.completions import rollups_after  # noqa: E402
 from bench.request_timing import seeded_queues  # noqa: E402
 from tests.support import KEYS, ServerProcess  # noqa: E402
 
@@ -46,7 +49,7 @@ def fill(db_path: Path, queue_id: int, total: int) -> None:
             work = rng.randrange(5_000_000, 300_000_000)
             yield (queue_id, '{"paragraph":"p"}', at - work - 1000, at, rng.choice(emails), at - work, work)
 
-    with sqlite3.connect(db_path) as conn:
+    with rollups_after(db_path), sqlite3.connect(db_path) as conn:
         conn.executemany(
             "INSERT INTO tasks (queue_id, status, data, source, created_at, completed_at, completed_by, "
             "assigned_at, work_micros) VALUES (?, 'completed', ?, 'bench', ?, ?, ?, ?, ?)",
@@ -55,11 +58,12 @@ def fill(db_path: Path, queue_id: int, total: int) -> None:
         conn.execute("UPDATE queues SET completed_count = ? WHERE id = ?", (total, queue_id))
 
 
-def timings(client: httpx.Client, path: str, rounds: int) -> list[float]:
+def timings(client: httpx.Client, path: str, rounds: int, body: dict | None = None) -> list[float]:
+    """Milliseconds of each `GET path` (or `POST path` with `body`), one at a time, sorted."""
     took = []
     for _ in range(rounds):
         started = time.perf_counter()
-        client.get(path).raise_for_status()
+        (client.get(path) if body is None else client.post(path, json=body)).raise_for_status()
         took.append((time.perf_counter() - started) * 1000)
     return sorted(took)
 
@@ -75,12 +79,18 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--src", help="run this src/ directory's queuedesk instead (e.g. main's)")
     parser.add_argument("--mode", choices=("stats", "import", "commit"), default="stats")
+    parser.add_argument(
+        "--other",
+        choices=("read", "write"),
+        default="read",
+        help="what the other organization times (import and commit): listing its queues, or creating a task",
+    )
     args = parser.parse_args()
+    if args.src:
+        os.environ["PYTHONPATH"] = f"{args.src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
     if args.mode != "stats":
         imports_beside_reads(args)
         return
-    if args.src:
-        os.environ["PYTHONPATH"] = f"{args.src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
     with tempfile.TemporaryDirectory() as tmp:
         db_path = Path(tmp) / "fair.db"
         org, (queue,) = seeded_queues(db_path, ["Big"])
@@ -152,16 +162,20 @@ def imports_beside_reads(args: argparse.Namespace) -> None:
         server = ServerProcess(db_path, [*UNLIMITED]).start()
         try:
             globex = httpx.Client(
-                base_url=server.url, headers={"Authorization": f"Token {KEYS['other_admin']}"}
+                base_url=server.url, headers={"Authorization": f"Token {KEYS['other_admin']}"}, timeout=300
             )
             acme = httpx.Client(
                 base_url=server.url, headers={"Authorization": f"Token {KEYS['admin']}"}, timeout=300
             )
             other = f"/orgs/{globex.get('/me').json()['organization_id']}/queues"
+            body = None
+            if args.other == "write":  # a task in the other organization's first queue
+                other = f"{other}/{globex.get(other).json()[0]['id']}/tasks/create"
+                body = {"data": {"note": "n"}}
             qpath = f"/orgs/{org}/queues/{queue['id']}"
             paths = [f"{qpath}/imports/{n + 1}" for n in range(sessions)]
-            timings(globex, other, 20)
-            quiet = timings(globex, other, args.rounds)
+            timings(globex, other, 20, body)
+            quiet = timings(globex, other, args.rounds, body)
             print(f"other organization, unloaded:        {summary(quiet)}")
             done: list[float] = []
             stop = threading.Event()
@@ -180,10 +194,11 @@ def imports_beside_reads(args: argparse.Namespace) -> None:
 
             worker = threading.Thread(target=keep_working)
             worker.start()
-            loaded = timings(globex, other, args.rounds)
+            loaded = timings(globex, other, args.rounds, body)
             stop.set()
             worker.join()
             what = f"{args.mode} of {args.total:,} rows"
+            print(f"other organization's {args.other}s; slowest while running: {loaded[-1]:.1f} ms")
             print(f"other organization, {what} running: {summary(loaded)}")
             print(f"{what}: {summary(sorted(done))} ({len(done)} requests)")
             ratio = loaded[int(len(loaded) * 0.99)] / quiet[int(len(quiet) * 0.99)]

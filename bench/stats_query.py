@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import UNLIMITED  # noqa: E402
+from bench.completions import rollups_after  # noqa: E402
 from bench.request_timing import latencies, median_and_p95, seeded_queues  # noqa: E402
 from tests.support import ServerProcess  # noqa: E402
 
@@ -42,7 +43,7 @@ def fill(db_path: Path, queue_id: int, total: int, window: int) -> None:
             work = rng.randrange(5_000_000, 300_000_000)
             yield (queue_id, '{"paragraph":"p"}', at - work - 1000, at, rng.choice(emails), at - work, work)
 
-    with sqlite3.connect(db_path) as conn:
+    with rollups_after(db_path), sqlite3.connect(db_path) as conn:
         conn.executemany(
             "INSERT INTO tasks (queue_id, status, data, source, created_at, completed_at, completed_by, "
             "assigned_at, work_micros) VALUES (?, 'completed', ?, 'bench', ?, ?, ?, ?, ?)",

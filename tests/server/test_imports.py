@@ -104,6 +104,17 @@ def test_committing_again_answers_the_same_ids_and_the_same_key_finds_the_commit
     assert other.status_code == 409
 
 
+def test_the_staged_rows_are_removed_after_the_commit_and_the_tasks_stay(server, admin, qpath):
+    session = open_session(admin, qpath, 5)
+    body_of(stage(admin, qpath, session, 0, rows(5)))
+    staged = f"SELECT count(*) FROM import_rows WHERE session_id = {session['id']}"
+    assert query_value(server.db_url, staged) == 5
+    created = body_of(admin.post(f"{qpath}/imports/{session['id']}/commit"))
+    assert created["created"] == 5 and pending_count(admin, qpath) == 5
+    assert query_value(server.db_url, staged) == 0
+    assert body_of(admin.post(f"{qpath}/imports/{session['id']}/commit")) == created
+
+
 def test_a_re_sent_chunk_changes_nothing(admin, qpath):
     session = open_session(admin, qpath, 4)
     body_of(stage(admin, qpath, session, 0, rows(2)))

@@ -6,6 +6,7 @@ makes every staged row a task in one transaction (committing again answers the s
 `GET .../imports/{id}` says where it stands.
 """
 
+import logging
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -23,8 +24,10 @@ from queuedesk.server.routes import db_of
 from queuedesk.server.routes.tasks import CSV_SOURCE, MAX_IMPORT
 from queuedesk.server.serialize import ts
 from queuedesk.server.store import audit, imports
+from queuedesk.server.store.database import Database
 from queuedesk.server.store.imports import CommitOutcome, Session
 
+log = logging.getLogger("queuedesk.imports")
 MAX_SESSION_ROWS = 1_000_000
 KEY = re.compile(r"[A-Za-z0-9_.:-]{1,128}")  # fullmatch: `$` would let a final newline through
 
@@ -164,6 +167,17 @@ async def stage_chunk(request: Request, caller: QueueCaller) -> Response:
     return JSONResponse(session_body(staged))
 
 
+async def _drop_staged_rows(db: Database, session: Session) -> None:
+    """The committed session's staged rows, a batch per transaction (other writes go between). The
+    tasks are made and the answer kept whatever happens here: rows left behind go with the session
+    when it expires."""
+    try:
+        for start in range(0, session.total, imports.DROP_BATCH):
+            await db.long_write(imports.drop_rows, session.id, start, start + imports.DROP_BATCH)
+    except Exception:
+        log.exception("import %s: its staged rows were left for the session's expiry", session.id)
+
+
 async def commit_import(request: Request, caller: QueueCaller) -> Response:
     session_id = request.path_params["import"]
     body = await read_json(request, required=False)
@@ -179,10 +193,13 @@ async def commit_import(request: Request, caller: QueueCaller) -> Response:
             )
         return done
 
-    done = await db_of(request).write(commit_and_record)
+    db = db_of(request)
+    done = await db.long_write(commit_and_record)
     if done is None:
         raise _missing(session_id)
     session, outcome = done
+    if outcome is CommitOutcome.COMMITTED:
+        await _drop_staged_rows(db, session)
     if outcome is CommitOutcome.INCOMPLETE:
         raise conflict(
             "conflict",

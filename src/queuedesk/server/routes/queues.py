@@ -159,5 +159,5 @@ async def flush(request: Request, caller: QueueCaller) -> Response:
             conn, caller.principal, "queue.flush", caller.queue.id, {"queue_id": caller.queue.id}, detail
         )
 
-    await db_of(request).write(flush_and_record)
+    await db_of(request).long_write(flush_and_record)
     return empty()

@@ -4,15 +4,19 @@ transaction, and the same functions serve both databases.
 - SQLite (the embedded default): one connection in WAL mode, used from the event loop's thread;
   writes start with `BEGIN IMMEDIATE`, so a unit of work never has to upgrade its lock half-way.
   Reads that may go through many rows (`scan`) run on reader threads with read-only connections
-  of their own, so the event loop keeps serving while SQLite counts.
+  of their own, so the event loop keeps serving while SQLite counts. Writes that may go through
+  many rows (`long_write`) run on a writer thread with a connection of its own; meanwhile other
+  writes wait for it without holding up the loop, and reads go on from the WAL's last commit.
 - PostgreSQL: an asyncpg connection pool; each unit of work runs through `run_sync` on one pooled
   connection in one transaction. Several server processes can share the database.
 """
 
 import asyncio
+import contextlib
 import functools
 import os
 import sqlite3
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -61,6 +65,11 @@ class Database(Protocol):
 
     async def scan(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """A read that may go through many rows: counting a backlog, skipping to a deep offset."""
+        ...
+
+    async def long_write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """A write that may go through many rows (an import's commit, a flush), in one transaction
+        that keeps others' reads going while it runs."""
         ...
 
     async def close(self) -> None: ...
@@ -147,6 +156,36 @@ class _OneStatementGuard:
         return f"{name} ran {len(self.statements)} statements in Database.statement, which allows one: {ran}"
 
 
+LONG_WRITE_NICENESS = 10
+
+
+def _yield_the_processor() -> None:
+    """Long reads' and the long writer's threads run at a lower priority (Linux sets it per thread):
+    on a busy machine the event loop's short requests get the processor first. SQLite lets go of the GIL while
+    it steps, so the loop is not left waiting on the thread."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LONG_WRITE_NICENESS)
+
+
+def _transaction(
+    conn: Connection,
+    driver: sqlite3.Connection,
+    begin: str,
+    fn: Work[P, T],
+    *args: P.args,
+    **kwargs: P.kwargs,
+) -> T:
+    driver.execute(begin)
+    try:
+        result = fn(conn, *args, **kwargs)
+    except BaseException:
+        if driver.in_transaction:
+            driver.execute("ROLLBACK")
+        raise
+    driver.execute("COMMIT")
+    return result
+
+
 class SQLiteDatabase:
     """Runs each unit of work on the calling thread — the event loop's — on one connection.
 
@@ -171,30 +210,46 @@ class SQLiteDatabase:
         # pysqlite's DBAPI connection is the standard library's own.
         self._driver = cast(sqlite3.Connection, self._conn.connection.dbapi_connection)
         self._reader_engine = _sqlite_engine(url, readers=SQLITE_READERS)
-        self._readers = ThreadPoolExecutor(SQLITE_READERS, thread_name_prefix="queuedesk-reader")
+        self._readers = ThreadPoolExecutor(
+            SQLITE_READERS, thread_name_prefix="queuedesk-reader", initializer=_yield_the_processor
+        )
         self._guard_statements = os.environ.get(STATEMENT_GUARD_ENV) == "1"
+        # Held while a long write runs on its own thread and connection: a write on the loop's
+        # connection would otherwise wait for SQLite's lock inside the driver, holding up the loop.
+        self._long_write_running = asyncio.Lock()
+        self._long_engine = _sqlite_engine(url)
+        self._long_writer = ThreadPoolExecutor(
+            1, thread_name_prefix="queuedesk-long-write", initializer=_yield_the_processor
+        )
 
     def _run(self, begin: str, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        driver = self._driver
-        driver.execute(begin)
-        try:
-            result = fn(self._conn, *args, **kwargs)
-        except BaseException:
-            if driver.in_transaction:
-                driver.execute("ROLLBACK")
-            raise
-        driver.execute("COMMIT")
-        return result
+        return _transaction(self._conn, self._driver, begin, fn, *args, **kwargs)
 
     async def read(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         return self._run("BEGIN", fn, *args, **kwargs)
 
     async def write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        if self._long_write_running.locked():
+            async with self._long_write_running:
+                return self._run("BEGIN IMMEDIATE", fn, *args, **kwargs)
         return self._run("BEGIN IMMEDIATE", fn, *args, **kwargs)
+
+    async def long_write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        async with self._long_write_running:
+            work = functools.partial(self._write_on_long_writer, fn, *args, **kwargs)
+            return await asyncio.get_running_loop().run_in_executor(self._long_writer, work)
+
+    def _write_on_long_writer(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        with self._long_engine.connect() as conn:
+            conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+            driver = cast(sqlite3.Connection, conn.connection.dbapi_connection)
+            return _transaction(conn, driver, "BEGIN IMMEDIATE", fn, *args, **kwargs)
 
     async def statement(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         # One statement is a transaction of its own in SQLite's autocommit mode: atomic, and rolled
         # back by SQLite itself if it fails. Saves the BEGIN and COMMIT round trips into the driver.
+        # It does not wait for a long write (the one statement served is the access version's read,
+        # which WAL serves beside a writer): a write here meanwhile would wait inside the driver.
         if self._guard_statements:
             return self._one_statement(fn, *args, **kwargs)
         return fn(self._conn, *args, **kwargs)
@@ -237,6 +292,8 @@ class SQLiteDatabase:
     async def close(self) -> None:
         self._readers.shutdown(wait=True)
         self._reader_engine.dispose()
+        self._long_writer.shutdown(wait=True)
+        self._long_engine.dispose()
         self._conn.close()
         self._engine.dispose()
 
@@ -274,6 +331,9 @@ class PostgresDatabase:
 
     async def scan(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         return await self._run(fn, *args, **kwargs)
+
+    async def long_write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self._run(fn, *args, **kwargs)  # a pooled connection of its own already
 
     async def close(self) -> None:
         await self._engine.dispose()

@@ -213,9 +213,11 @@ def waiting(conn: Connection, queue_id: int) -> int:
     return row[0] if row else 0
 
 
-def verdicts_by_worker(conn: Connection, queue_id: int, since: int, until: int) -> dict[str, dict[str, int]]:
+def verdicts_by_worker(
+    conn: Connection, queue_id: int, since: int, until: int
+) -> dict[str | None, dict[str, int]]:
     """Per worker (the task's completer), verdicts given in [since, until) by state; micros bounds."""
-    counts: dict[str, dict[str, int]] = {}
+    counts: dict[str | None, dict[str, int]] = {}
     for email, state, n in rows(conn, VERDICTS_BY_WORKER, queue_id=queue_id, since=since, until=until):
         counts.setdefault(email, {})[state] = n
     return counts

@@ -8,9 +8,10 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, inspect, select, update
 
-from queuedesk.server.store import access_version
+from queuedesk.server.store import access_version, rollups
 from queuedesk.server.store.tables import metadata, schema_version
 from queuedesk.server.store.upgrade_v12 import v12_import_progress
+from queuedesk.server.store.upgrade_v13 import v13_stats_rollups
 from queuedesk.server.store.upgrades import (
     v2_webhook_outbox,
     v3_completed_count,
@@ -39,6 +40,7 @@ UPGRADES: dict[int, Upgrade] = {
     10: v10_audit_log,
     11: v11_review,
     12: v12_import_progress,
+    13: v13_stats_rollups,
 }
 LATEST = 1 + len(UPGRADES)
 
@@ -65,6 +67,7 @@ def upgrade(conn: Connection) -> tuple[int, int]:
     if found == 0:
         metadata.create_all(conn)
         access_version.install(conn)
+        rollups.install(conn)
         conn.execute(schema_version.insert().values(version=LATEST))
         return found, LATEST
     for version in sorted(v for v in UPGRADES if v > found):

@@ -253,3 +253,54 @@ reviews = Table(
     # GET .../reviews: newest verdict first; stats over a period.
     Index("ix_reviews_queue_reviewed", "queue_id", "reviewed_at", "task_id"),
 )
+
+# B15's rollups (version 13): what stats read instead of every completion of a long period. Triggers
+# on `tasks` keep them in the transaction of every change to a completion (the completion itself, a
+# prune, a row written or moved by hand): see store/rollups.py. No foreign keys: on PostgreSQL each
+# would run a check for every row a completion touches here; nothing deletes a queue.
+# Completions per queue and minute (`completed_at` // 60 s): B15's buckets.
+completion_minutes = Table(
+    "completion_minutes",
+    metadata,
+    Column("queue_id", Id, primary_key=True, autoincrement=False),
+    Column("minute", BigInteger, primary_key=True, autoincrement=False),
+    Column("n", BigInteger, nullable=False),
+    sqlite_with_rowid=False,
+)
+# Completions per queue, worker ('' when `completed_by` is null) and hour, with the latest one
+# (null while unknown: its row was removed; stats then read it from the tasks).
+worker_hours = Table(
+    "worker_hours",
+    metadata,
+    Column("queue_id", Id, primary_key=True, autoincrement=False),
+    Column("worker", String(320), primary_key=True),
+    Column("hour", BigInteger, primary_key=True, autoincrement=False),
+    Column("n", BigInteger, nullable=False),
+    Column("last_at", BigInteger),
+    sqlite_with_rowid=False,
+)
+# Each worker's completions by working time, per hour and per day (`span`: 3600 or 86400 seconds;
+# `node`: `completed_at` // span): by whole seconds, and by bins of 16 seconds (-1: no working
+# time), so that a median is found in the bins first and then in the seconds of one or two bins.
+work_bins = Table(
+    "work_bins",
+    metadata,
+    Column("queue_id", Id, primary_key=True, autoincrement=False),
+    Column("span", Integer, primary_key=True, autoincrement=False),
+    Column("node", BigInteger, primary_key=True, autoincrement=False),
+    Column("worker", String(320), primary_key=True),
+    Column("bin", BigInteger, primary_key=True, autoincrement=False),
+    Column("n", BigInteger, nullable=False),
+    sqlite_with_rowid=False,
+)
+work_seconds = Table(
+    "work_seconds",
+    metadata,
+    Column("queue_id", Id, primary_key=True, autoincrement=False),
+    Column("span", Integer, primary_key=True, autoincrement=False),
+    Column("node", BigInteger, primary_key=True, autoincrement=False),
+    Column("worker", String(320), primary_key=True),
+    Column("seconds", BigInteger, primary_key=True, autoincrement=False),
+    Column("n", BigInteger, nullable=False),
+    sqlite_with_rowid=False,
+)
