@@ -123,6 +123,7 @@ async def _find(
     """From the cache while the access version stands still, else from the database."""
     db: Database = request.app.state.db
     cache: AccessCache = request.app.state.access_cache
+    usage: UsageRecorder = request.app.state.usage
     cache.sync(await db.statement(access_version.current))
     principal = cache.principal(key_hash)
     if principal is not None:
@@ -132,18 +133,15 @@ async def _find(
             task_found = False
             if queue is not None and task_id is not None:
                 task_found = await db.read(tasks.task_exists, queue.id, task_id)
-            await _seen(request, principal)
+            if usage.due_for(principal):  # once a minute per key
+                await usage.record(db, principal)
             return _Found(principal, queue, task_found)
     version, caller = await db.read(_lookup, key_hash, org_id, queue_id, task_id)
     if caller is not None:
         cache.remember(version, key_hash, caller.principal, caller.queue)
-        await _seen(request, caller.principal)
+        if usage.due_for(caller.principal):
+            await usage.record(db, caller.principal)
     return caller
-
-
-async def _seen(request: Request, principal: Principal) -> None:
-    usage: UsageRecorder = request.app.state.usage
-    await usage.seen(request.app.state.db, principal)
 
 
 def require(principal: Principal, action: Action) -> None:
