@@ -363,7 +363,9 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=5, help="seconds per wrk run (default 5)")
     parser.add_argument("--connections", type=int, default=16, help="wrk connections (default 16)")
     parser.add_argument("--pending", type=int, default=1_000_000, help="new tasks in the work queue")
-    parser.add_argument("--only", help="run only scenarios whose name contains this")
+    parser.add_argument(
+        "--only", help="only the scenarios whose name contains one of these (comma-separated)"
+    )
     parser.add_argument("--no-floor", action="store_true", help="leave the floor app out")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "queuedesk-compare")
     parser.add_argument("--json", type=Path, help="also write every run and the summary to this file")
@@ -376,7 +378,9 @@ def main() -> None:
     dirty = " + uncommitted changes" if git("status", "--porcelain", "--untracked-files=no", "src") else ""
     now = Target("now", sys.executable, ROOT)
     rev = build(args.rev, args.cache)
-    scenarios = [s for s in SCENARIOS if not args.only or args.only in s.name]
+    scenarios = [
+        s for s in SCENARIOS if not args.only or any(part in s.name for part in args.only.split(","))
+    ]
     runs: list[Run] = []
     load_before = os.getloadavg()
     print(f"now = {head}{dirty}; {args.rev} = {git('rev-parse', '--short', args.rev)}", flush=True)
