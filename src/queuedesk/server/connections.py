@@ -92,8 +92,6 @@ def guarded_protocol(
         _head_since = 0.0  # when the head's clock started (the connection, or a request's first byte)
         _body_since = 0.0  # when the headers were complete
         _head_bytes = 0
-        _header_count = 0
-        _header_bytes = 0
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -190,25 +188,24 @@ def guarded_protocol(
                 raise _Refused(URI_TOO_LONG)
             super().on_url(url)
 
-        def on_header(self, name: bytes, value: bytes) -> None:
-            self._header_count += 1
-            self._header_bytes += len(name) + len(value) + 4  # ": " and CRLF
-            if self._header_count > MAX_HEADERS or self._header_bytes > MAX_HEADER_BYTES:
-                raise _Refused(HEADERS_TOO_LARGE)
-            super().on_header(name, value)
-
         def eof_received(self) -> None:
             if self._refused:
                 self.transport.close()
 
         def on_message_begin(self) -> None:
-            self._header_count = self._header_bytes = 0
             super().on_message_begin()
             self._in_message = True
             if self._deadline_phase != "head":  # a later request: its clock starts at its first byte
                 self._head_since = self.loop.time()
 
         def on_headers_complete(self) -> None:
+            # Counted once they are all in (the parser was never fed more than HEAD_BUDGET of them),
+            # not one by one: the byte sum only when the head fed could hold that many bytes.
+            if len(self.headers) > MAX_HEADERS or (
+                self._head_bytes > MAX_HEADER_BYTES
+                and sum(len(name) + len(value) + 4 for name, value in self.headers) > MAX_HEADER_BYTES
+            ):
+                raise _Refused(HEADERS_TOO_LARGE)
             self._in_head = False
             self._body_since = self.loop.time()
             if self._deadline_phase == "head":  # the head is in: its clock stops
