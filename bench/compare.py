@@ -300,13 +300,16 @@ def paired_ratios(runs: list[Run], scenario: str, a: str, b: str) -> list[float]
         y = next((r for r in one if r.target == b), None)
         if x and y:
             ratios.append(
-                round(
-                    (x.tasks_per_second or x.requests_per_second)
-                    / (y.tasks_per_second or y.requests_per_second),
-                    3,
+                _ratio(
+                    x.tasks_per_second or x.requests_per_second, y.tasks_per_second or y.requests_per_second
                 )
             )
     return ratios
+
+
+def _ratio(a: float, b: float) -> float:
+    """a / b; infinite when b is 0 (a run in which wrk saw no answer within its 2 s)."""
+    return round(a / b, 3) if b else float("inf")
 
 
 def print_table(summaries: list[Summary], runs: list[Run], now: str, rev: str) -> dict[str, Any]:
@@ -322,7 +325,7 @@ def print_table(summaries: list[Summary], runs: list[Run], now: str, rev: str) -
         mine, theirs = summary.figures.get(now), summary.figures.get(rev)
         if not mine or not theirs:
             continue
-        ratio = mine["per_second"]["median"] / theirs["per_second"]["median"]
+        ratio = _ratio(mine["per_second"]["median"], theirs["per_second"]["median"])
         paired = paired_ratios(runs, summary.scenario, now, rev)
         cpu_ratio = None
         if mine["cpu_us_per_request"] and theirs["cpu_us_per_request"]:
@@ -337,8 +340,8 @@ def print_table(summaries: list[Summary], runs: list[Run], now: str, rev: str) -
         )
         floor = summary.figures.get("floor")
         if floor:
-            share_now = mine["per_second"]["median"] / floor["per_second"]["median"]
-            share_rev = theirs["per_second"]["median"] / floor["per_second"]["median"]
+            share_now = _ratio(mine["per_second"]["median"], floor["per_second"]["median"])
+            share_rev = _ratio(theirs["per_second"]["median"], floor["per_second"]["median"])
             ratios[summary.scenario]["share_of_floor"] = {now: round(share_now, 3), rev: round(share_rev, 3)}
             print(
                 f"{'':20} floor {figure(floor)}: now at {share_now:.0%} of the floor, {rev} at {share_rev:.0%}"
@@ -350,7 +353,7 @@ def print_table(summaries: list[Summary], runs: list[Run], now: str, rev: str) -
         listing = queues["list queues"].figures.get(name)
         me = queues["/me"].figures.get(name)
         if listing and me:
-            share = listing["per_second"]["median"] / me["per_second"]["median"]
+            share = _ratio(listing["per_second"]["median"], me["per_second"]["median"])
             ratios.setdefault("list queues / me", {})[name] = round(share, 3)
             print(f"list queues / /me for {name}: {share:.2f}x")
     return ratios
