@@ -55,6 +55,7 @@ QUEUES = 4  # plus the scratch queue, which the flusher empties
 FAIL_RATE = 0.10
 OPTIONS = ("red", "blue", "green")
 RSS_EVERY = 5.0
+START_TIMEOUT = 300  # seconds for the server to answer: a niced server on a loaded machine starts slowly
 
 
 # --- the receiver: a process of its own -----------------------------------------------------------------
@@ -144,7 +145,7 @@ def start_server(directory: Path, db: str) -> ServerProcess:
         server = ServerProcess(directory / "soak.db", args, seed=soak_seed(), backend="postgresql")
     else:
         server = ServerProcess(directory / "soak.db", args, seed=soak_seed(), database_url=db)
-    return server.start(timeout=60)
+    return server.start(timeout=START_TIMEOUT)
 
 
 def rss_mb(pid: int) -> float:
