@@ -132,9 +132,9 @@ def guarded_protocol(
                 self.transport.close()
 
         def _watch_unfinished(self) -> None:
-            """After a read: a timer for the request left unfinished, counted from when its head
-            (or its body) began; none for a request that is complete or not yet begun."""
-            if self._refused or not self._in_message:
+            """After a read that left a request unfinished: its timer, counted from when its head
+            (or its body) began."""
+            if self._refused:
                 return
             if self._in_head:
                 if self._deadline_phase != "head":
@@ -162,7 +162,8 @@ def guarded_protocol(
                 else:
                     self._unsupported_upgrade_warning()
             else:
-                self._watch_unfinished()
+                if self._in_message:  # left unfinished by this read (the usual request is complete)
+                    self._watch_unfinished()
 
         def _feed(self, data: bytes) -> None:
             """Feed the parser no more of a request's head than HEAD_BUDGET; the body as it comes."""
