@@ -4,8 +4,9 @@ A wrk run on the shared two-core machine measures the load as much as the server
 goes through what `queuedesk serve` runs for it — the HTTP protocol uvicorn is given (with the
 connection limits where the revision has them), the proxy-headers middleware and the app — fed as
 bytes to `data_received` with a transport that keeps what is written, on uvloop, in one process,
-one request on each of `--connections` connections at once (as wrk keeps them busy); the figure is the process's CPU time per request over `--requests`, after a warm-up. REV is the
-same scratch build `bench/compare.py` makes. Each round runs both, the order swapped every round.
+one request on each of `--connections` connections at once (as wrk keeps them busy); the figure is
+the process's CPU time per request over `--requests`, after a warm-up. REV is the same scratch
+build `bench/compare.py` makes. Each round runs both, the order swapped every round.
 
     .venv/bin/python bench/request_cost.py cec24a6 [--rounds 5] [--requests 20000] [--json FILE]
 """
