@@ -419,7 +419,12 @@ def drain(
 def soak(minutes: float, db: str, pause: float, drain_seconds: float, rss_log: Path | None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         receiver, receiver_port = start_receiver(FAIL_RATE)
-        server = start_server(Path(tmp), db)
+        try:
+            server = start_server(Path(tmp), db)
+        except BaseException:  # no server: the receiver is not left running
+            receiver.terminate()
+            receiver.wait(timeout=10)
+            raise
         try:
             assert server.process is not None
             org, queues, hooks = prepare(server, receiver_port)
