@@ -8,7 +8,8 @@ little between requests (a steady load, not a saturating one). Afterwards the ou
 
 - no answer was a 5xx and no request failed to connect;
 - every completed task reached the receiver with a 2xx (by its unique `webhook-id`);
-- the server's RSS at minute 1 and at the end (and its peak), sampled every 5 s.
+- the server's RSS, sampled every 5 s, one line a minute printed as it comes (`--rss-log` also
+  appends it to a file), and whether it levels off (the second half's growth against the first's).
 
 It exits 1 when a check fails. Not part of the test run.
 
@@ -54,6 +55,7 @@ QUEUES = 4  # plus the scratch queue, which the flusher empties
 FAIL_RATE = 0.10
 OPTIONS = ("red", "blue", "green")
 RSS_EVERY = 5.0
+START_TIMEOUT = 300  # seconds for the server to answer: a niced server on a loaded machine starts slowly
 
 
 # --- the receiver: a process of its own -----------------------------------------------------------------
@@ -143,7 +145,7 @@ def start_server(directory: Path, db: str) -> ServerProcess:
         server = ServerProcess(directory / "soak.db", args, seed=soak_seed(), backend="postgresql")
     else:
         server = ServerProcess(directory / "soak.db", args, seed=soak_seed(), database_url=db)
-    return server.start(timeout=60)
+    return server.start(timeout=START_TIMEOUT)
 
 
 def rss_mb(pid: int) -> float:
@@ -307,12 +309,43 @@ class Soak:
         await asyncio.gather(*(self.loop(n, key, step) for n, (key, step) in enumerate(steps)))
 
 
-async def sample_rss(pid: int, until: float, samples: list[tuple[float, float]]) -> None:
+async def sample_rss(
+    pid: int, until: float, samples: list[tuple[float, float]], tally: Tally, log: Path | None
+) -> None:
+    """RSS every RSS_EVERY seconds; at each whole minute one line, printed (and appended to `log`)
+    as it comes, so a soak cut short still shows how memory went."""
     started = time.monotonic()
-    while time.monotonic() < until:
-        samples.append((time.monotonic() - started, rss_mb(pid)))
-        await asyncio.sleep(RSS_EVERY)
-    samples.append((time.monotonic() - started, rss_mb(pid)))
+    minute = 0
+    while True:
+        now = time.monotonic()
+        samples.append((now - started, rss_mb(pid)))
+        if now - started >= minute * 60 or now >= until:
+            when = f"end {(now - started) / 60:5.1f}" if now >= until else f"minute {minute:3d}"
+            line = (
+                f"{when}  rss {samples[-1][1]:6.1f} MB  peak {max(mb for _, mb in samples):6.1f} MB"
+                f"  requests {tally.requests}  5xx {tally.five_xx}  failed {sum(tally.failures.values())}"
+                f"  completions {len(tally.completed)}  load {os.getloadavg()[0]:.1f}"
+            )
+            print(line, flush=True)
+            if log is not None:
+                with log.open("a") as out:
+                    out.write(line + "\n")
+            minute += 1
+        if now >= until:
+            return
+        await asyncio.sleep(min(RSS_EVERY, max(0.0, until - now)))
+
+
+def levels_off(per_minute: list[float]) -> tuple[bool, float, float]:
+    """Whether memory levelled off: the growth over the second half of the run, against the first
+    half's (from minute 1, after the start's own allocations). Levelled off when the second half
+    grew by under 2 MB, or by under a quarter of the first half's growth."""
+    if len(per_minute) < 5:
+        return False, 0.0, 0.0
+    middle = len(per_minute) // 2
+    first = per_minute[middle] - per_minute[1]
+    second = per_minute[-1] - per_minute[middle]
+    return second < 2.0 or second < first / 4, round(first, 1), round(second, 1)
 
 
 def prepare(server: ServerProcess, receiver_port: int) -> tuple[int, list[int], list[str]]:
@@ -383,10 +416,15 @@ def drain(
     return len(redelivered)
 
 
-def soak(minutes: float, db: str, pause: float, drain_seconds: float) -> dict[str, Any]:
+def soak(minutes: float, db: str, pause: float, drain_seconds: float, rss_log: Path | None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         receiver, receiver_port = start_receiver(FAIL_RATE)
-        server = start_server(Path(tmp), db)
+        try:
+            server = start_server(Path(tmp), db)
+        except BaseException:  # no server: the receiver is not left running
+            receiver.terminate()
+            receiver.wait(timeout=10)
+            raise
         try:
             assert server.process is not None
             org, queues, hooks = prepare(server, receiver_port)
@@ -396,7 +434,9 @@ def soak(minutes: float, db: str, pause: float, drain_seconds: float) -> dict[st
             cpu_before = time.process_time()
 
             async def both() -> None:
-                await asyncio.gather(load.run(), sample_rss(server.process.pid, until, samples))  # type: ignore[union-attr]
+                await asyncio.gather(
+                    load.run(), sample_rss(server.process.pid, until, samples, load.tally, rss_log)
+                )  # type: ignore[union-attr]
 
             started = time.monotonic()
             asyncio.run(both())
@@ -418,6 +458,15 @@ def soak(minutes: float, db: str, pause: float, drain_seconds: float) -> dict[st
                 drop_databases()
 
 
+def minute_samples(samples: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The first sample at or after each whole minute (minute 0 is the start)."""
+    chosen: list[tuple[float, float]] = []
+    for at, mb in samples:
+        if at >= len(chosen) * 60:
+            chosen.append((at, mb))
+    return chosen
+
+
 def report(
     tally: Tally,
     got: dict[str, Any],
@@ -431,6 +480,8 @@ def report(
 ) -> dict[str, Any]:
     delivered_tasks = set(got["events"].values())
     at_minute_1 = next((mb for at, mb in samples if at >= 60), samples[-1][1])
+    per_minute = [round(mb, 1) for at, mb in minute_samples(samples)]
+    level, first_half, second_half = levels_off(per_minute)
     by_operation: dict[str, dict[str, int]] = {}
     for (operation, status), n in sorted(tally.answers.items()):
         by_operation.setdefault(operation, {})[str(status)] = n
@@ -457,7 +508,10 @@ def report(
         "server_rss_mb_minute_1": round(at_minute_1, 1),
         "server_rss_mb_end": round(samples[-1][1], 1),
         "server_rss_mb_peak": round(max(mb for _, mb in samples), 1),
-        "server_rss_mb_per_minute": [round(mb, 1) for at, mb in samples if int(at) % 60 < RSS_EVERY],
+        "server_rss_mb_per_minute": per_minute,
+        "rss_levels_off": level,
+        "rss_growth_mb_first_half": first_half,
+        "rss_growth_mb_second_half": second_half,
         "load_generator_cpu_seconds": round(load_cpu, 1),
         "answers": by_operation,
     }
@@ -478,13 +532,14 @@ def main() -> None:
         "--drain-seconds", type=float, default=300.0, help="how long to wait for the outbox (300)"
     )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--rss-log", type=Path, help="append each minute's RSS line to this file as it comes")
     parser.add_argument("--receiver", type=int, help=argparse.SUPPRESS)  # run as the receiver on this port
     parser.add_argument("--fail-rate", type=float, default=FAIL_RATE, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.receiver:
         serve_receiver(args.receiver, args.fail_rate)
         return
-    figures = soak(args.minutes, args.db, args.pause, args.drain_seconds)
+    figures = soak(args.minutes, args.db, args.pause, args.drain_seconds, args.rss_log)
     for key, value in figures.items():
         print(f"{key:36} {value}")
     if args.json:

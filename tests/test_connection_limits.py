@@ -123,6 +123,21 @@ def test_a_trickling_body_is_closed_within_the_body_timeout(timeouts: ServerProc
     assert closed < BODY_TIMEOUT + SLACK
 
 
+def test_a_later_request_trickling_on_a_kept_alive_connection_is_closed(timeouts: ServerProcess) -> None:
+    """A request that arrives whole sets no timer; the next one, left unfinished by a read, gets
+    its header timeout (and then its body timeout) all the same."""
+    heads, bodies = _connect(timeouts), _connect(timeouts)
+    for sock in (heads, bodies):
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert _response(sock).startswith(b"HTTP/1.1 200")
+    heads.sendall(b"GET /me HTTP/1.1\r\nHost: x\r\n")
+    bodies.sendall(b"POST /me HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+    (head_closed,) = _trickle_until_closed([heads], b"X", HEADER_TIMEOUT + SLACK + 3)
+    (body_closed,) = _trickle_until_closed([bodies], b" ", BODY_TIMEOUT + SLACK + 3)
+    assert head_closed < HEADER_TIMEOUT + SLACK
+    assert body_closed < BODY_TIMEOUT + SLACK
+
+
 def test_a_connection_that_sends_nothing_is_closed(timeouts: ServerProcess) -> None:
     sock = _connect(timeouts)
     started = time.monotonic()

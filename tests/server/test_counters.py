@@ -1,13 +1,14 @@
 """The queue's pending count (`queues.n_tasks`, schema 6) equals a recount of its tasks after every
 kind of action, in random sequences, and under concurrent workers."""
 
+import asyncio
 import threading
 
 import httpx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.support import ServerProcess, query_value
+from tests.support import CORE_BLOCKS, ServerProcess, query_value
 
 
 def _recount(server: ServerProcess, queue_id: int) -> int:
@@ -96,3 +97,32 @@ def test_concurrent_workers_keep_the_count(
     for thread in threads:
         thread.join()
     _check(admin, server, qpath)
+
+
+def test_creations_arriving_together_are_each_answered_and_counted(
+    admin: httpx.Client, server: ServerProcess, qpath: str
+) -> None:
+    """Creations that arrive at once (written together on SQLite) each get their own task, stored
+    with its own values, and each queue's count moves by exactly its own creations."""
+    other = admin.post(qpath.rsplit("/", 1)[0], json={"name": "together", "data": CORE_BLOCKS})
+    assert other.status_code == 200, other.text
+    paths = [qpath, f"{qpath.rsplit('/', 1)[0]}/{other.json()['id']}"]
+    before = [_check(admin, server, path) for path in paths]
+
+    async def create_all() -> list[httpx.Response]:
+        async with httpx.AsyncClient(base_url=server.url, headers=admin.headers, timeout=60) as client:
+            return await asyncio.gather(
+                *(
+                    client.post(f"{paths[n % 2]}/tasks/create", json={"data": {"paragraph": f"together {n}"}})
+                    for n in range(60)
+                )
+            )
+
+    answers = asyncio.run(create_all())
+    assert [a.status_code for a in answers] == [200] * 60, [a.text for a in answers if a.status_code != 200]
+    assert len({a.json()["id"] for a in answers}) == 60
+    for n, answer in enumerate(answers):
+        assert answer.json()["data"]["paragraph"] == f"together {n}"
+        stored = admin.get(f"{paths[n % 2]}/tasks/{answer.json()['id']}")
+        assert stored.json()["data"]["paragraph"] == f"together {n}"
+    assert [_check(admin, server, path) for path in paths] == [before[0] + 30, before[1] + 30]

@@ -107,43 +107,42 @@ def _lookup(
 async def _caller(
     request: Request, org_id: int | None, queue_id: int | None, task_id: int | None
 ) -> _Found | None:
-    """The caller, within the rate limits (429): failed authentications per address, requests per key."""
+    """The caller, within the rate limits (429): failed authentications per address, requests per
+    key. From the cache while the access version stands still, else from the database."""
     key_hash = accounts.hash_key(api_key(request))
-    limits: RateLimits = request.app.state.rate_limits
+    state = request.app.state
+    limits: RateLimits = state.rate_limits
     address = client_address(request.scope)
     limits.admit(address, key_hash)
-    found = await _find(request, key_hash, org_id, queue_id, task_id)
+    db: Database = state.db
+    cache: AccessCache = state.access_cache
+    cache.sync(await db.statement(access_version.current))
+    found = _cached(cache, key_hash, org_id, queue_id)
+    if found is not None:
+        if found.queue is not None and task_id is not None:
+            found = found._replace(task_found=await db.read(tasks.task_exists, found.queue.id, task_id))
+    else:
+        version, found = await db.read(_lookup, key_hash, org_id, queue_id, task_id)
+        if found is not None:
+            cache.remember(version, key_hash, found.principal, found.queue)
+    if found is not None:
+        usage: UsageRecorder = state.usage
+        if usage.due_for(found.principal):  # once a minute per key
+            await usage.record(db, found.principal)
     limits.settle(address, key_hash, found.principal.user_id if found is not None else None)
     return found
 
 
-async def _find(
-    request: Request, key_hash: str, org_id: int | None, queue_id: int | None, task_id: int | None
-) -> _Found | None:
-    """From the cache while the access version stands still, else from the database."""
-    db: Database = request.app.state.db
-    cache: AccessCache = request.app.state.access_cache
-    cache.sync(await db.statement(access_version.current))
+def _cached(cache: AccessCache, key_hash: str, org_id: int | None, queue_id: int | None) -> _Found | None:
+    """The caller and the queue the path names as the cache has them; None when either is not there."""
     principal = cache.principal(key_hash)
-    if principal is not None:
-        in_org = org_id == principal.organization_id
-        queue = cache.queue(principal.organization_id, queue_id) if queue_id is not None and in_org else None
-        if queue is not None or queue_id is None or not in_org:
-            task_found = False
-            if queue is not None and task_id is not None:
-                task_found = await db.read(tasks.task_exists, queue.id, task_id)
-            await _seen(request, principal)
-            return _Found(principal, queue, task_found)
-    version, caller = await db.read(_lookup, key_hash, org_id, queue_id, task_id)
-    if caller is not None:
-        cache.remember(version, key_hash, caller.principal, caller.queue)
-        await _seen(request, caller.principal)
-    return caller
-
-
-async def _seen(request: Request, principal: Principal) -> None:
-    usage: UsageRecorder = request.app.state.usage
-    await usage.seen(request.app.state.db, principal)
+    if principal is None:
+        return None
+    in_org = org_id == principal.organization_id
+    queue = cache.queue(principal.organization_id, queue_id) if queue_id is not None and in_org else None
+    if queue is None and queue_id is not None and in_org:
+        return None
+    return _Found(principal, queue)
 
 
 def require(principal: Principal, action: Action) -> None:

@@ -12,6 +12,7 @@ from queuedesk import collector
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access_cache import AccessCache
 from queuedesk.server.asgi import App, envelope
+from queuedesk.server.creations import Creations
 from queuedesk.server.dispatcher import Dispatcher
 from queuedesk.server.http import too_large
 from queuedesk.server.http_errors import error
@@ -39,6 +40,7 @@ def create_app(settings: Settings) -> App:
     async def lifespan(app: App) -> AsyncIterator[None]:
         app.state.db = await open_database(settings.db_url, pool_size=settings.db_pool_size)
         app.state.access_cache = AccessCache()
+        app.state.creations = Creations(app.state.db)
         app.state.usage = UsageRecorder()
         await app.state.db.write(imports.drop_expired, utcnow())  # and again whenever an import opens
         app.state.rate_limits = RateLimits(settings.rate_limit, settings.auth_failure_limit)

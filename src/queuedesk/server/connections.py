@@ -4,7 +4,9 @@ Uvicorn's HTTP protocol waits for ever for a request that trickles in, and for t
 a new connection; it only times out a kept-alive connection between requests. `guarded_protocol`
 makes its httptools protocol close a connection whose request line and headers are not in within
 the header timeout (counted from the connection, or from the first byte of a later request), and
-one whose body is not complete within the body timeout. Beyond `max_connections` a new connection
+one whose body is not complete within the body timeout. A timer is set only when a read leaves a
+request unfinished: one that arrives whole (the usual case) costs no timer at all, its times are
+noted as plain numbers in case it does not. Beyond `max_connections` a new connection
 is answered 503 with the error envelope and `Retry-After`, and closed; well beyond it (the
 `overflow`), it is closed at once, so the process never runs out of file descriptors.
 
@@ -82,12 +84,14 @@ def guarded_protocol(
 
     class GuardedProtocol(HttpToolsProtocol):
         _deadline: asyncio.TimerHandle | None = None
+        _deadline_phase = ""  # what the timer is for: "head", "body" or "refused"
         _refused = False
         _dropped = 0  # bytes read and dropped after a refusal
         _in_head = True  # reading a request line and headers (or waiting for them)
+        _in_message = False  # a request has begun and is not complete
+        _head_since = 0.0  # when the head's clock started (the connection, or a request's first byte)
+        _body_since = 0.0  # when the headers were complete
         _head_bytes = 0
-        _header_count = 0
-        _header_bytes = 0
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -97,7 +101,8 @@ def guarded_protocol(
             elif count > max_connections:
                 self._refuse()
             else:
-                self._expect(header_timeout)
+                self._head_since = self.loop.time()
+                self._expect("head", self._head_since + header_timeout)
 
         def _refuse(self, answer: bytes = refusal) -> None:
             """Answer at once; read (and drop) what the client sends for a moment, so that closing
@@ -108,21 +113,34 @@ def guarded_protocol(
             self.transport.write(answer)
             if self.transport.can_write_eof():
                 self.transport.write_eof()
-            self._expect(REFUSED_LINGER)
+            self._expect("refused", self.loop.time() + REFUSED_LINGER)
 
-        def _expect(self, seconds: float) -> None:
+        def _expect(self, phase: str, when: float) -> None:
             self._forget_deadline()
-            self._deadline = self.loop.call_later(seconds, self._too_slow)
+            self._deadline = self.loop.call_at(when, self._too_slow)
+            self._deadline_phase = phase
 
         def _forget_deadline(self) -> None:
             if self._deadline is not None:
                 self._deadline.cancel()
                 self._deadline = None
+                self._deadline_phase = ""
 
         def _too_slow(self) -> None:
             self._deadline = None
             if not self.transport.is_closing():
                 self.transport.close()
+
+        def _watch_unfinished(self) -> None:
+            """After a read that left a request unfinished: its timer, counted from when its head
+            (or its body) began."""
+            if self._refused:
+                return
+            if self._in_head:
+                if self._deadline_phase != "head":
+                    self._expect("head", self._head_since + header_timeout)
+            elif self._deadline_phase != "body":
+                self._expect("body", self._body_since + body_timeout)
 
         def data_received(self, data: bytes) -> None:
             if self._refused:
@@ -143,6 +161,9 @@ def guarded_protocol(
                     self.handle_websocket_upgrade()
                 else:
                     self._unsupported_upgrade_warning()
+            else:
+                if self._in_message:  # left unfinished by this read (the usual request is complete)
+                    self._watch_unfinished()
 
         def _feed(self, data: bytes) -> None:
             """Feed the parser no more of a request's head than HEAD_BUDGET; the body as it comes."""
@@ -151,7 +172,10 @@ def guarded_protocol(
                     self.parser.feed_data(data)
                     return
                 room = HEAD_BUDGET - self._head_bytes
-                piece, data = data[:room], data[room:]
+                if len(data) <= room:  # the usual case: no copy of the bytes
+                    piece, data = data, b""
+                else:
+                    piece, data = data[:room], data[room:]
                 self._head_bytes += len(piece)
                 self.parser.feed_data(piece)
                 if self._in_head and self._head_bytes >= HEAD_BUDGET:
@@ -165,30 +189,32 @@ def guarded_protocol(
                 raise _Refused(URI_TOO_LONG)
             super().on_url(url)
 
-        def on_header(self, name: bytes, value: bytes) -> None:
-            self._header_count += 1
-            self._header_bytes += len(name) + len(value) + 4  # ": " and CRLF
-            if self._header_count > MAX_HEADERS or self._header_bytes > MAX_HEADER_BYTES:
-                raise _Refused(HEADERS_TOO_LARGE)
-            super().on_header(name, value)
-
         def eof_received(self) -> None:
             if self._refused:
                 self.transport.close()
 
         def on_message_begin(self) -> None:
-            self._header_count = self._header_bytes = 0
             super().on_message_begin()
-            if self._deadline is None:  # a later request on a kept-alive connection
-                self._expect(header_timeout)
+            self._in_message = True
+            if self._deadline_phase != "head":  # a later request: its clock starts at its first byte
+                self._head_since = self.loop.time()
 
         def on_headers_complete(self) -> None:
+            # Counted once they are all in (the parser was never fed more than HEAD_BUDGET of them),
+            # not one by one: the byte sum only when the head fed could hold that many bytes.
+            if len(self.headers) > MAX_HEADERS or (
+                self._head_bytes > MAX_HEADER_BYTES
+                and sum(len(name) + len(value) + 4 for name, value in self.headers) > MAX_HEADER_BYTES
+            ):
+                raise _Refused(HEADERS_TOO_LARGE)
             self._in_head = False
-            self._expect(body_timeout)
+            self._body_since = self.loop.time()
+            if self._deadline_phase == "head":  # the head is in: its clock stops
+                self._forget_deadline()
             super().on_headers_complete()
 
         def on_message_complete(self) -> None:
-            self._in_head, self._head_bytes = True, 0
+            self._in_head, self._in_message, self._head_bytes = True, False, 0
             self._forget_deadline()
             super().on_message_complete()
 

@@ -15,6 +15,7 @@ working from that address (a shared office address, a proxy) are not locked out 
 The limits live in the process's memory: several processes each count on their own.
 """
 
+import functools
 import ipaddress
 import math
 import time
@@ -28,6 +29,7 @@ KEYS_PER_ADDRESS = 32  # keys remembered as good per address (the most recent)
 MAX_ENTRIES = 100_000  # buckets (or addresses) remembered before the idle ones are forgotten
 USER_FACTOR = 2  # a user's limit over all their keys, in multiples of one key's
 IPV6_NETWORK = 64  # failed authentications are counted per this prefix of an IPv6 address
+NETWORKS_CACHED = 4096  # client addresses whose network is remembered
 
 
 class Buckets:
@@ -48,8 +50,14 @@ class Buckets:
 
     def wait(self, key: Hashable, now: float) -> float:
         """Seconds until `key` has a token (0 when it has one now); takes nothing."""
+        if key not in self._state:  # a full bucket: the usual case, without the arithmetic
+            return 0.0
         tokens = self._tokens(key, now)
         return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+
+    def counts(self, key: Hashable) -> bool:
+        """Whether `key` has taken a token not yet known to be back (a bucket not known full)."""
+        return key in self._state
 
     def take(self, key: Hashable, now: float) -> float:
         """Take a token: 0 when there was one, else the seconds until there is (nothing taken)."""
@@ -84,9 +92,11 @@ def client_address(scope: Mapping[str, Any]) -> str:
     return str(client[0]) if client else "unknown"
 
 
+@functools.lru_cache(maxsize=NETWORKS_CACHED)
 def failure_network(address: str) -> str:
     """Where failed authentications are counted: the IPv4 address, or the IPv6 address's /64 (an
-    IPv4-mapped IPv6 address counts as its IPv4 one)."""
+    IPv4-mapped IPv6 address counts as its IPv4 one). Cached: parsing an address costs more than
+    the rest of the limits' work on a request."""
     try:
         parsed = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
@@ -115,6 +125,8 @@ class RateLimits:
         """429 when the address's network has used up its failures and the key is not known good
         from there."""
         address = failure_network(address)
+        if not self._failures.counts(address):  # no failure from there: nothing to work out
+            return
         wait = self._failures.wait(address, self._clock())
         if wait and key_hash not in self._good.get(address, ()):
             raise too_many(
@@ -125,12 +137,14 @@ class RateLimits:
         """Count a failure against the address's network (`user_id` None: not authenticated); or
         remember the key as good there and spend one of its requests and one of its user's (429
         when either has none left)."""
-        now = self._clock()
         address = failure_network(address)
         if user_id is None:
-            self._failures.take(address, now)
+            self._failures.take(address, self._clock())
             return
         self._remember(address, key_hash)
+        if self._keys is None and self._users is None:  # the limits are off: no buckets to count
+            return
+        now = self._clock()
         if self._keys is not None and (wait := self._keys.wait(key_hash, now)):
             raise too_many(
                 f"Too many requests with this API key (at most {self._keys.rate:g} a second, "

@@ -1,9 +1,13 @@
 """Rows to the JSON shapes of the contract, keys in the contract's order."""
 
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from queuedesk.api.timestamps import format_micros, format_timestamp
+from queuedesk.server.store.queues import QueueSummaryRow
+
+QUEUES_REMEMBERED = 65536  # creation times of queues kept formatted
 
 
 def ts(moment: datetime | int | None) -> str | None:
@@ -56,6 +60,27 @@ def review(found: dict[str, Any] | None) -> dict[str, Any] | None:
         "redo_task_id": found["redo_task_id"],
         "lease_expires_at": ts(found["lease_expires_at"]),
     }
+
+
+@lru_cache(maxsize=QUEUES_REMEMBERED)
+def _queue_created(micros: int) -> str:
+    """A queue's `created_at` never changes: formatted once, not on every listing."""
+    return format_micros(micros)
+
+
+def queue_summaries(found: list[QueueSummaryRow]) -> list[dict[str, Any]]:
+    """The listing (B1's queues) from `store.queues.list_queues`' rows."""
+    return [
+        {
+            "id": queue_id,
+            "name": name,
+            "created_at": _queue_created(created_at),
+            "n_tasks": pending,
+            "active_users": active,
+            "review_percent": review_percent,
+        }
+        for queue_id, name, created_at, pending, active, review_percent in found
+    ]
 
 
 def queue_summary(summary: dict[str, Any]) -> dict[str, Any]:

@@ -33,6 +33,9 @@ class UsageRecorder:
         self._recorded[key_id] = now
         return True
 
-    async def seen(self, db: Database, principal: Principal) -> None:
-        if principal.key_id and self.due(principal.key_id, time.monotonic()):
-            await db.write(users.record_use, principal.key_id, principal.user_id, to_micros(utcnow()))
+    def due_for(self, principal: Principal) -> bool:
+        """Whether the principal's key use should be written now (then `record` it)."""
+        return bool(principal.key_id) and self.due(principal.key_id, time.monotonic())
+
+    async def record(self, db: Database, principal: Principal) -> None:
+        await db.write(users.record_use, principal.key_id, principal.user_id, to_micros(utcnow()))

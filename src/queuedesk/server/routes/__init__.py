@@ -2,6 +2,7 @@
 
 from starlette.requests import Request
 
+from queuedesk.server.creations import Creations
 from queuedesk.server.settings import Settings
 from queuedesk.server.store.database import Database
 
@@ -12,3 +13,7 @@ def db_of(request: Request) -> Database:
 
 def settings_of(request: Request) -> Settings:
     return request.app.state.settings
+
+
+def creations_of(request: Request) -> Creations:
+    return request.app.state.creations

@@ -22,7 +22,7 @@ QUEUE_FIELDS = ("name", "description", "data", "review_percent")
 
 async def list_queues(request: Request, principal: Principal) -> Response:
     summaries = await db_of(request).read(queues.list_queues, principal.organization_id, utcnow())
-    return JSONResponse([serialize.queue_summary(s) for s in summaries])
+    return JSONResponse(serialize.queue_summaries(summaries))
 
 
 async def get_queue(request: Request, caller: QueueCaller) -> Response:

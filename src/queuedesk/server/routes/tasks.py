@@ -24,7 +24,7 @@ from queuedesk.server.http import (
     search_parameter,
 )
 from queuedesk.server.http_errors import forbidden, invalid
-from queuedesk.server.routes import db_of, settings_of
+from queuedesk.server.routes import creations_of, db_of, settings_of
 from queuedesk.server.store import audit, tasks
 from queuedesk.server.store.records import Principal, QueueRecord
 
@@ -37,8 +37,8 @@ SCAN_OFFSET = 10_000  # from here a history page skips enough index entries to b
 async def create_task(request: Request, caller: QueueCaller) -> Response:
     body = json_object(await read_json(request, required=False) or {}, allowed=("data",))
     work.check_new_task(caller.queue, body.get("data"))
-    # the INSERT and the queue's pending count, in one transaction
-    row = await db_of(request).write(tasks.create_task, caller.queue, body["data"], "api", utcnow())
+    # the INSERT and the queue's pending count, in one transaction with the others of this moment
+    row = await creations_of(request).create(caller.queue, body["data"], "api", utcnow())
     return JSONResponse(serialize.task(row))
 
 

@@ -73,7 +73,13 @@ ONE_ACTIVE_USERS = Sql(
 )
 
 
-def list_queues(conn: Connection, organization_id: int, now: datetime) -> list[dict[str, Any]]:
+QueueSummaryRow = tuple[int, str, int, int, list[str], int]
+
+
+def list_queues(conn: Connection, organization_id: int, now: datetime) -> list[QueueSummaryRow]:
+    """(id, name, created_at as stored micros, n_tasks, active_users, review_percent) per queue:
+    tuples, shaped once by `serialize.queue_summaries` (a dict here and another there cost more
+    than the SQL on a listing of 100 queues)."""
     found = rows(conn, QUEUES, org_id=organization_id)
     if not found:
         return []
@@ -81,15 +87,8 @@ def list_queues(conn: Connection, organization_id: int, now: datetime) -> list[d
     for queue_id, name in rows(conn, ACTIVE_USERS, org_id=organization_id, now=to_micros(now)):
         active[queue_id].append(name)
     return [
-        {
-            "id": queue_id,
-            "name": name,
-            "created_at": created_at,  # stored micros: formatted without a datetime (101 queues: -0.6 ms)
-            "n_tasks": pending,
-            "active_users": sorted(active.get(queue_id, [])),
-            "review_percent": review_percent,
-        }
-        for queue_id, name, created_at, pending, review_percent in found
+        (queue_id, name, created_at, pending, sorted(active[queue_id]) if queue_id in active else [], review)
+        for queue_id, name, created_at, pending, review in found
     ]
 
 

@@ -88,10 +88,37 @@ def count_pending(conn: Connection, queue_id: int, delta: int) -> None:
         run(conn, COUNT_PENDING, delta=delta, queue_id=queue_id)
 
 
+class NewTask(NamedTuple):
+    queue: QueueRecord
+    data: dict[str, Any]
+    source: str
+    now: datetime
+
+
 def create_task(
     conn: Connection, queue: QueueRecord, data: dict[str, Any], source: str, now: datetime
 ) -> dict[str, Any]:
     """The INSERT and the queue's pending count: two statements, so run it with `Database.write`."""
+    row = _insert_new(conn, queue, data, source, now)
+    count_pending(conn, queue.id, 1)
+    return row
+
+
+def create_tasks(conn: Connection, batch: list[NewTask]) -> list[dict[str, Any]]:
+    """Several creations in one transaction: each task's INSERT, then each queue's pending count
+    moved once by the number created in it."""
+    created = [_insert_new(conn, *new) for new in batch]
+    per_queue: dict[int, int] = {}
+    for new in batch:
+        per_queue[new.queue.id] = per_queue.get(new.queue.id, 0) + 1
+    for queue_id, count in per_queue.items():
+        count_pending(conn, queue_id, count)
+    return created
+
+
+def _insert_new(
+    conn: Connection, queue: QueueRecord, data: dict[str, Any], source: str, now: datetime
+) -> dict[str, Any]:
     full = full_data(queue, data)
     row = one(
         conn,
@@ -102,7 +129,6 @@ def create_task(
         created_at=to_micros(now),
     )
     assert row is not None
-    count_pending(conn, queue.id, 1)
     return {
         "id": row[0],
         "status": "new",
