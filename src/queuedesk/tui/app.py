@@ -14,7 +14,7 @@ from queuedesk.api import errors
 from queuedesk.api.config import AppSettings
 from queuedesk.api.models import Queue
 from queuedesk.api.terminal_text import shown
-from queuedesk.tui import terminal_guard
+from queuedesk.tui import escape_prefix, terminal_guard
 from queuedesk.tui.browser_rules import check_allowed
 from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
@@ -54,6 +54,7 @@ class QueueDeskApp(App[None]):
         settings were read, for messages about them."""
         super().__init__()
         terminal_guard.install()  # nothing painted reaches the terminal as a control sequence
+        escape_prefix.install()  # `escape` then `tab` read together are two keys, not shift+tab
         self.target = target
         self.settings = settings or AppSettings()
         self.profile_name = profile_name
