@@ -95,9 +95,8 @@ class QueueDeskApp(App[None]):
         super().notify(shown(message), title=shown(title), severity=severity, timeout=timeout, markup=False)
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
-            if isinstance(event, events.Key):
-                self.keys_read.read(event.key, event.time)  # before any binding acts on it
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self.keys_read.read(event.key, event.time)  # before any binding acts on it
             refuses = getattr(self.screen, "refuses_key", None)
             if callable(refuses) and refuses(event):
                 return  # typed before what it would act on was shown (the work screen says so)

@@ -4,11 +4,10 @@ The next task is claimed ahead (B4 with `exclude`) and its images fetched while 
 this one, so after a submit it is on screen at once. Submissions wait out a short undo grace in the
 outbox (on disk first); claims held here are heartbeated and given back when the worker leaves.
 Keys (the one mechanism of `tui/ordered_keys.py`): every decision (submit, skip, undo, keep draft,
-leave) is a priority binding, read in the order typed; from it on the screen is not `ready`, and it
-acts once the fields have handled every key typed before it (`after_keys`). A key for a field read
-after it, before the next task is painted, is refused out loud as the app reads it (`refuses_key`),
-so it never reaches the field, which keeps the focus (taking it away and giving it back restyled
-the screen twice a task); the next task's first field has the focus once it is painted. A second `enter` within `DOUBLE_ENTER_SECONDS` of a submit is refused
+leave) is a priority binding, read in the order typed; it takes the focus away at once and acts once
+the fields have handled every key typed before it (`after_keys`). A key typed after it, before the
+next task is painted, reaches the screen and is refused out loud; the next task's first field takes
+the focus once it is painted. A second `enter` within `DOUBLE_ENTER_SECONDS` of a submit is refused
 too, though the next task may already be there: it was meant for the task just sent.
 """
 
@@ -45,11 +44,6 @@ DOUBLE_ENTER_SECONDS = 0.3
 # Keys that act on no task on screen (leave, undo the last submission, help, quit): never refused.
 KEYS_FOR_NO_TASK = frozenset({"escape", "u", "f7", "f1", "question_mark", "ctrl+q", "ctrl+c"})
 CHOICE_KEYS = (*"1234567890", "y", "n")
-# Keys that are no text but act in a field (besides every printable key), refused between tasks.
-FIELD_KEYS = frozenset(
-    {"enter", "tab", "shift+tab", "backspace", "delete", "left", "right", "up", "down", "home", "end"}
-    | {"pageup", "pagedown", "ctrl+a", "ctrl+d", "ctrl+e", "ctrl+k", "ctrl+u", "ctrl+w", "ctrl+x", "ctrl+v"}
-)
 
 
 def held_message(task_id: int) -> str:
@@ -242,7 +236,6 @@ class WorkScreen(AppScreen):
         form = self.form
         if form is not None:
             form.display = False
-            self.set_focus(None)  # keys reach `on_key` here and are refused out loud
         self._show_status()
         self._stop_polling()
         self._poll = self.clock.call_later(self, EMPTY_POLL_SECONDS, self._poll_again)
@@ -334,9 +327,11 @@ class WorkScreen(AppScreen):
             form.focus_first_editable()
 
     def _set_ready(self, ready: bool) -> None:
-        # Not `form.disabled`, nor the focus taken away: each restyles the editors (~0.1 s a task
-        # under load). While not ready, the keys for a field are refused as read (`refuses_key`).
+        # Not `form.disabled`: toggling it restyles every editor (~0.1 s a task). Without a task on
+        # screen the focus leaves the form, so keys reach `on_key` here and are refused out loud.
         self.ready = ready
+        if not ready:
+            self.set_focus(None)
 
     def move_focus(self, step: int) -> None:
         if not self.ready:  # no task on screen: `tab` would focus the form of the task just sent
@@ -392,20 +387,17 @@ class WorkScreen(AppScreen):
 
     # --- keys --------------------------------------------------------------------------------------
 
-    def refuses_key(self, event: events.Key | events.Paste) -> bool:
-        """Asked by the app for every key and paste it reads, before routing it. Refused: a key read
-        before the task on screen was put there, handled only now (a burst, a stall): it was meant
-        for the one before; and, while no task takes keys (after a decision, until the next task is
-        painted), a key for a field (the field keeps the focus: it would act on the next task).
-        Decision keys go on to their actions, which say the same."""
-        if self.leaving or (isinstance(event, events.Key) and event.key in KEYS_FOR_NO_TASK):
+    def refuses_key(self, event: events.Key) -> bool:
+        """Asked by the app for every key it reads, before routing it: a key read before the task on
+        screen was put there, handled only now (a burst, a stall), was meant for the one before."""
+        if (
+            self.leaving
+            or self.current is None
+            or event.time >= self.shown_at
+            or event.key in KEYS_FOR_NO_TASK
+        ):
             return False
-        early = self.current is not None and event.time < self.shown_at
-        for_a_field = isinstance(event, events.Paste) or event.is_printable or event.key in FIELD_KEYS
-        if not (early or (not self.ready and self.focused is not None and for_a_field)):
-            return False
-        what = "The paste" if isinstance(event, events.Paste) else f"“{event.key}”"
-        self.refusal = f"{what} was not applied: no task was on screen yet."
+        self.refusal = f"“{event.key}” was not applied: no task was on screen yet."
         self._show_status()
         return True
 
@@ -691,7 +683,6 @@ class WorkScreen(AppScreen):
             return
         draft = self._entered()
         self._set_ready(False)
-        self.set_focus(None)  # what was entered is kept as it was when leaving began
         for task, problem in await self.work_session.leave(draft):
             if problem is not None:
                 self.qd.report(problem, doing=f"Keeping your draft on task {task.id}")
