@@ -20,7 +20,7 @@ from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
 from queuedesk.tui.explanations import explain
 from queuedesk.tui.journal import Entry, Journal, journal_path
-from queuedesk.tui.keys_read import KeysRead
+from queuedesk.tui.keys_read import KeysRead, key_time
 from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.session import Session, SessionEnded, open_session
 from queuedesk.tui.settings import SaveProfile, Target, web_session
@@ -121,7 +121,9 @@ class QueueDeskApp(App[None]):
     def on_mount(self) -> None:
         from queuedesk.tui.sigcont_guard import guard_sigcont
 
-        guard_sigcont()  # a SIGSTOP/SIGCONT must not start a second terminal reader
+        # A SIGSTOP/SIGCONT must not start a second terminal reader; keys read across it were typed
+        # at times the app cannot tell (the work screen's double enter).
+        guard_sigcont(when_continued=lambda: self.keys_read.continued(key_time()))
         collector.app_mounted(self.set_timer)
         if self._theme_problem:
             self.notify(self._theme_problem, title="Unknown theme", severity="warning", timeout=15)

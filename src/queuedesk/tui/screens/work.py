@@ -465,12 +465,15 @@ class WorkScreen(AppScreen):
     def _second_enter(self) -> bool:
         """The enter just read follows the enter of a submit with no key between, within
         `DOUBLE_ENTER_SECONDS` of it, or of this task being put on screen (after a stall both come
-        at once, whatever time the worker left between them)."""
+        at once, whatever time the worker left between them), or with the app stopped between the
+        two (read apart by the stop, however close they were typed)."""
         keys = self.qd.keys_read
         if not keys.repeated("enter"):
             return False
-        return keys.repeated_within("enter", DOUBLE_ENTER_SECONDS) or keys.read_within(
-            DOUBLE_ENTER_SECONDS, self.shown_at
+        return (
+            keys.repeated_within("enter", DOUBLE_ENTER_SECONDS)
+            or keys.read_within(DOUBLE_ENTER_SECONDS, self.shown_at)
+            or keys.stopped_between()
         )
 
     def action_submit_anywhere(self) -> None:
