@@ -506,6 +506,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=25)
     parser.add_argument("--out", type=Path, default=Path("bench/results/typing_fuzz.jsonl"))
     args = parser.parse_args()
+    # A run stopped with SIGTERM still checks what was completed, writes its summary and cleans up.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))
     summary = fuzz(args.tasks, args.seed, args.out)
     for key, value in summary.items():
         print(f"{key:28} {value}")
