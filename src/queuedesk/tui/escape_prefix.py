@@ -16,8 +16,8 @@ ESC before another control key (ESC DEL is alt+backspace, a word deleted). The c
 on a terminal without the kitty keyboard protocol is `escape` then the key (with the protocol,
 which Textual asks for, alt+key comes as a sequence of its own and is unchanged).
 
-Textual has no public hook for its parser: this replaces the parser's private
-`_sequence_to_key_events` (listed in `compat/textual_private.py`).
+Textual has no public hook for its parser (docs/textual-escape-prefix.md has a reproduction): this
+wraps the parser's private `_sequence_to_key_events` (listed in `compat/textual_private.py`).
 """
 
 from collections.abc import Callable, Iterable
