@@ -56,7 +56,6 @@ MARKER = re.compile(r"FUZZ-(\d{5})")
 # Letters that are keys of the screen elsewhere (skip, undo, image, yes/no) and digits: text here.
 TEXT_ALPHABET = "sunozyabcdefgh 1234"
 REACTION_SECONDS = 0.06
-ESCAPE_ALONE_SECONDS = 0.15
 TMUX_NAMES = {"enter": "Enter", "tab": "Tab", "shift+tab": "BTab", "escape": "Escape", "f6": "F6", "f7": "F7"}
 
 
@@ -175,10 +174,23 @@ class Terminal:
             "-y",
             str(height),
             *env_args,
-            f"exec {QUEUEDESK}",
+            # Not `exec`: tmux continues at once a pane's own process that stops (its SIGCHLD
+            # handler), so a stall of the pane's process lasted only until tmux saw it. The app is
+            # the shell's child here, and stays stopped as long as it is meant to.
+            f"{QUEUEDESK}; sleep 1",
         )
-        self.pid = int(self.tmux("display", "-p", "-t", "fuzz", "#{pane_pid}").strip())
-        self.lock = threading.Lock()  # held while the app is stopped
+        self.pid = self._app_pid(int(self.tmux("display", "-p", "-t", "fuzz", "#{pane_pid}").strip()))
+        self.lock = threading.Lock()  # held by whoever stops the app, until it is continued
+
+    @staticmethod
+    def _app_pid(shell: int, timeout: float = 10.0) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = subprocess.run(["pgrep", "-P", str(shell)], capture_output=True, text=True).stdout.split()
+            if found:
+                return int(found[0])
+            time.sleep(0.05)
+        raise RuntimeError("the app did not start in the pane")
 
     def tmux(self, *args: str) -> str:
         done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=False)
@@ -261,13 +273,10 @@ class Run:
     frozen: int = 0
 
     def type_keys(self, keys: list[tuple[str, str]]) -> None:
+        """Typed whether the app is stopped or not: a stall's keys are read at once when it goes on
+        (`escape` and the key after it too: tui/escape_prefix.py reads them as two keys)."""
         for how, what in keys:
-            with self.terminal.lock:  # never in the middle of a stall's stop: a stall holds the lock
-                self.terminal.send(how, what)
-                if what == "escape":
-                    # ESC and the next key read together are one key to a terminal (alt+key, or an
-                    # escape sequence: ESC TAB read as shift+tab): no stall right after it.
-                    time.sleep(ESCAPE_ALONE_SECONDS)
+            self.terminal.send(how, what)
             time.sleep(self.rng.uniform(0.005, 0.2))
 
     def marker_on_screen(self, timeout: float = 30.0, other_than: int | None = None) -> int | None:
@@ -497,6 +506,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=25)
     parser.add_argument("--out", type=Path, default=Path("bench/results/typing_fuzz.jsonl"))
     args = parser.parse_args()
+    # A run stopped with SIGTERM still checks what was completed, writes its summary and cleans up.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))
     summary = fuzz(args.tasks, args.seed, args.out)
     for key, value in summary.items():
         print(f"{key:28} {value}")

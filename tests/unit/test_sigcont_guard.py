@@ -53,3 +53,13 @@ def test_nothing_to_guard_without_a_driver() -> None:
     finally:
         signal.signal(signal.SIGTSTP, before[0])
         signal.signal(signal.SIGCONT, before[1])
+
+
+def test_every_sigcont_is_told_whether_passed_on_or_not(driver_handlers: list[str]) -> None:
+    continued: list[str] = []
+    assert guard_sigcont(when_continued=lambda: continued.append("continued"))
+    deliver(signal.SIGCONT)  # a plain SIGSTOP's: not passed on, but the app was stopped
+    deliver(signal.SIGTSTP)
+    deliver(signal.SIGCONT)
+    assert continued == ["continued", "continued"]
+    assert driver_handlers == ["suspend", "resume"]

@@ -38,6 +38,14 @@ PRIVATE_NAMES = (
         "be asked (its answer would arrive as typed keys). No public accessor exists.",
         "compat/textual_private.py app_is_running",
     ),
+    PrivateName(
+        "textual._xterm_parser.XTermParser._sequence_to_key_events",
+        2,
+        "Wrapped so that `escape` and the key typed after it, read together (a stall, a fast typist), "
+        "are two keys: Textual reads ESC TAB as shift+tab and ESC s as alt+s. No public hook reaches "
+        "the parser the terminal driver makes.",
+        "tui/escape_prefix.py install",
+    ),
     # KeysInOrder (tui/base.py, issue 25): keys read while a screen has no focused widget yet wait for
     # its first field. The rest of the key mechanism is public (priority bindings, set_focus,
     # call_later, BINDINGS, App.on_event): tui/ordered_keys.py.

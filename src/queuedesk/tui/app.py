@@ -14,13 +14,13 @@ from queuedesk.api import errors
 from queuedesk.api.config import AppSettings
 from queuedesk.api.models import Queue
 from queuedesk.api.terminal_text import shown
-from queuedesk.tui import terminal_guard
+from queuedesk.tui import escape_prefix, terminal_guard
 from queuedesk.tui.browser_rules import check_allowed
 from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
 from queuedesk.tui.explanations import explain
 from queuedesk.tui.journal import Entry, Journal, journal_path
-from queuedesk.tui.keys_read import KeysRead
+from queuedesk.tui.keys_read import KeysRead, key_time
 from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.said import Said, SaidLog
 from queuedesk.tui.session import Session, SessionEnded, open_session
@@ -55,6 +55,7 @@ class QueueDeskApp(App[None]):
         settings were read, for messages about them."""
         super().__init__()
         terminal_guard.install()  # nothing painted reaches the terminal as a control sequence
+        escape_prefix.install()  # `escape` then `tab` read together are two keys, not shift+tab
         self.target = target
         self.settings = settings or AppSettings()
         self.profile_name = profile_name
@@ -135,7 +136,9 @@ class QueueDeskApp(App[None]):
     def on_mount(self) -> None:
         from queuedesk.tui.sigcont_guard import guard_sigcont
 
-        guard_sigcont()  # a SIGSTOP/SIGCONT must not start a second terminal reader
+        # A SIGSTOP/SIGCONT must not start a second terminal reader; keys read across it were typed
+        # at times the app cannot tell (the work screen's double enter).
+        guard_sigcont(when_continued=lambda: self.keys_read.continued(key_time()))
         collector.app_mounted(self.set_timer)
         if self._theme_problem:
             self.notify(self._theme_problem, title="Unknown theme", severity="warning", timeout=15)

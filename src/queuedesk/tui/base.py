@@ -8,6 +8,9 @@ why it is needed and what the field's side is):
   routed to the field they went to. The field left still handles the keys it was handed.
 - A decision (submit, skip...) is a priority binding too; it calls `after_keys`, which runs it once
   every widget that had the focus since the last decision has handled the keys it was handed.
+- A decision whose effect the keys after it depend on (the queue list's filter kept with `enter`,
+  then `enter` on the list it filtered) holds them (`hold_keys_until`): it runs after the keys typed
+  before it, and the keys read meanwhile are handed on, in order, once it has.
 - Keys read while nothing on the screen has the focus yet (the screen is still being built) wait,
   and go to the first widget that takes the focus, in order, the moves above applied as they come.
   If nothing takes the focus by the end of mounting they go to the screen, as before. A screen that
@@ -113,6 +116,20 @@ class KeysInOrder(Screen[ScreenResultType]):
             return 0
         return step
 
+    def focus_key(self, key: str) -> bool:
+        """A key of the screen's own that moves the focus (the queue list's `/` to its filter): moved
+        now, True; False when `key` moves nothing here. Called by its priority binding's action and
+        for the keys held (`_release`), so that the keys after it go where it sent the focus."""
+        return False
+
+    def held_back(self, key: str) -> bool:
+        """A priority binding's `key` read while keys are held for a decision: held after them
+        (handed on in order, `focus_key` then applied); False when no key is held."""
+        if self._held is None or self.focused is not None:
+            return False
+        self._held.append(events.Key(key, None))
+        return True
+
     # Not `check_action`: screens override it, and a binding it turns off is still shown as one.
     def action_keys_focus_step(self, step: int) -> None:
         if self.focus_step_for("tab") == 0:
@@ -168,6 +185,20 @@ class KeysInOrder(Screen[ScreenResultType]):
         if not done:
             self.set_timer(self.STRAGGLER_CHECK_SECONDS, stragglers)
 
+    def hold_keys_until(self, then: Callable[[], object]) -> None:
+        """Run `then` once the fields have handled the keys typed before this call (`after_keys`);
+        the keys read meanwhile wait, and go on in order once it ran (to the widget it focused; a
+        `set_focus` in `then` hands them on at once)."""
+        self._held = []
+        self.set_focus(None)  # keys are handed to the screen now, which holds them
+
+        def then_release() -> None:
+            then()
+            if self._held is not None:
+                self._release()
+
+        self.after_keys(then_release)
+
     # --- keys that come before the focus ----------------------------------------------------------
 
     def _forward_event(self, event: events.Event) -> None:
@@ -203,6 +234,8 @@ class KeysInOrder(Screen[ScreenResultType]):
                 step = self.focus_step_for(event.key)
                 if step and (event.key != "enter" or self.focused is not None):
                     self.move_focus(step)
+                    continue
+                if self.focus_key(event.key):
                     continue
             target = self.focused
             (target if target is not None and not target.loading else self)._forward_event(event)

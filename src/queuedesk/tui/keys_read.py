@@ -10,6 +10,18 @@ class KeysRead:
 
     last: tuple[str, float] | None = None
     before: tuple[str, float] | None = None
+    continued_at: float | None = None  # when the app was last continued after being stopped
+
+    def continued(self, at: float) -> None:
+        """The app was stopped (SIGSTOP: a debugger, a supervisor, a test) and continued at `at`."""
+        self.continued_at = at
+
+    def stopped_between(self) -> bool:
+        """The app was stopped between reading the key before and the key just read: keys typed
+        during the stop are read when it ends, so how far apart the two were typed is not known."""
+        if self.last is None or self.before is None or self.continued_at is None:
+            return False
+        return self.before[1] <= self.continued_at <= self.last[1]
 
     def read(self, key: str, at: float) -> None:
         self.before, self.last = self.last, (key, at)

@@ -12,13 +12,15 @@ uses the handlers Textual installed, read with `signal.getsignal`: no private na
 
 import signal
 import threading
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
 
-def guard_sigcont() -> bool:
+def guard_sigcont(when_continued: Callable[[], None] | None = None) -> bool:
     """Install the guard (in the main thread, once the driver has set its handlers); False when
-    there is nothing to guard (no terminal driver, not the main thread, another platform)."""
+    there is nothing to guard (no terminal driver, not the main thread, another platform).
+    `when_continued` is called at every SIGCONT: the process was stopped, for how long is not known."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTSTP"):
         return False
     on_suspend, on_continue = signal.getsignal(signal.SIGTSTP), signal.getsignal(signal.SIGCONT)
@@ -33,6 +35,8 @@ def guard_sigcont() -> bool:
 
     def resume(signum: int, frame: FrameType | None) -> Any:
         nonlocal suspended
+        if when_continued is not None:
+            when_continued()
         if not suspended:
             return None  # a plain SIGSTOP: the terminal was never given up, nothing to restart
         suspended = False

@@ -165,7 +165,8 @@ class TaskForm(Widget):
             line.update("\n".join(others))
             line.display = bool(others)
         first = next((e for e in self._editors if e.block.id in problems), None) if problems else None
-        if first is not None and bool(self.children) and not first.has_focus_within:
+        # (`first.is_attached`: a form brought back in place of another may still be mounting.)
+        if first is not None and first.is_attached and not first.has_focus_within:
             first.focus_field()
 
     def set_data(self, data: dict[str, Any]) -> None:

@@ -23,7 +23,11 @@ class QueuesScreen(AppScreen):
         Binding("F", "flush", "Flush", id="queues.flush"),
         Binding("N", "new_queue", "New queue", show=False, id="queues.new_queue"),
         Binding("E", "edit_queue", "Edit queue", show=False, id="queues.edit_queue"),
-        Binding("slash", "filter", "Filter", id="queues.filter"),
+        # Priority: `/` moves the focus as it is read, so the letters typed after it are the filter
+        # (and never this screen's keys: F flushes); the filter's `enter` holds the keys after it
+        # until the list shows what it filtered (tui/base.py, hold_keys_until).
+        Binding("slash", "filter", "Filter", id="queues.filter", priority=True),
+        Binding("enter", "filter_done", show=False, priority=True),
         Binding("s", "sort", "Sort", id="queues.sort"),
         Binding("r", "refresh", "Refresh", id="queues.refresh"),
         Binding("p", "pause", "Pause", id="queues.pause"),
@@ -123,6 +127,9 @@ class QueuesScreen(AppScreen):
         return next((q for q in self.queues if str(q.id) == key), None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("filter", "filter_done"):  # in the filter `/` is text, and `enter` keeps it
+            in_filter = isinstance(self.focused, Input) and self.focused.id == "queues-filter"
+            return in_filter == (action == "filter_done")
         session = self.qd.session
         if session is None:
             return True
@@ -185,10 +192,25 @@ class QueuesScreen(AppScreen):
         self.view.reverse = False
         self._redraw()
 
+    def _filter_field(self) -> Input:
+        return self.query_one("#queues-filter", Input)
+
     def action_filter(self) -> None:
-        field = self.query_one("#queues-filter", Input)
+        if not self.held_back("slash"):
+            self.focus_key("slash")
+
+    def focus_key(self, key: str) -> bool:
+        field = self._filter_field()
+        if key != "slash" or self.focused is field:
+            return False
         field.display = True
-        field.focus()
+        self.set_focus(field)
+        return True
+
+    def action_filter_done(self) -> None:
+        """`enter` in the filter: kept as typed (every letter before the enter), the list filtered,
+        and the keys after it acting on that list."""
+        self.hold_keys_until(self._filter_done)
 
     def action_clear_filter(self) -> None:
         field = self.query_one("#queues-filter", Input)
@@ -204,11 +226,13 @@ class QueuesScreen(AppScreen):
         self.view.filter = event.value.strip()
         self._redraw()
 
-    @on(Input.Submitted, "#queues-filter")
     def _filter_done(self) -> None:
-        field = self.query_one("#queues-filter", Input)
+        field = self._filter_field()
+        if self.view.filter != field.value.strip():  # its `Changed` may still be on its way
+            self.view.filter = field.value.strip()
+            self._redraw()
         field.display = bool(self.view.filter)
-        self.table.focus()
+        self.set_focus(self.table)
 
     @on(DataTable.HeaderSelected)
     def _header_clicked(self, event: DataTable.HeaderSelected) -> None:

@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Footer, Input, LoadingIndicator, Static, TextArea
+from textual.widgets import Input, LoadingIndicator, Static, TextArea
 
 from queuedesk.api import errors
 from queuedesk.api.models import AssignedTask, Queue, QueueDetail
@@ -33,6 +33,7 @@ from queuedesk.tui.journal import Entry
 from queuedesk.tui.keys_read import key_time
 from queuedesk.tui.outbox import Outbox
 from queuedesk.tui.widgets.context_bar import ContextBar
+from queuedesk.tui.widgets.steady_footer import SteadyFooter
 from queuedesk.tui.widgets.work_status import WorkStatus
 from queuedesk.tui.work_session import WorkSession
 
@@ -106,18 +107,25 @@ class WorkScreen(AppScreen):
         self._refocus: Widget | None = None  # the field a decision took the focus from
         self._heartbeat: Cancellable | None = None
         self._poll: Cancellable | None = None
+        # Kept, not queried: `check_action` reads the form for each binding whenever the footer or a
+        # key asks, and a DOM query each time was most of a task's cost (bench/tui_work.py).
+        self._form: TaskForm | None = None
+        self._loading: LoadingIndicator | None = LoadingIndicator(id="work-loading")
+        self._waiting = Static("", id="work-waiting", markup=False)
+        self._status = WorkStatus("", id="work-status")
 
     def compose(self) -> ComposeResult:
         yield ContextBar(f"{self.queue.name} / work", id="context")
         with Vertical(id="work-body"):
-            yield LoadingIndicator(id="work-loading")
-            yield Static("", id="work-waiting", markup=False)
-        yield WorkStatus("", id="work-status")
-        yield Footer()
+            if self._loading is not None:
+                yield self._loading
+            yield self._waiting
+        yield self._status
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.submit_on_choice = self.qd.settings.submit_on_choice
-        self.query_one("#work-waiting").display = False
+        self._waiting.display = False
         self.qd.outbox_changed_listeners.append(self._show_status)
         self._tick()
         self._open()
@@ -168,8 +176,7 @@ class WorkScreen(AppScreen):
 
     @property
     def form(self) -> TaskForm | None:
-        found = self.query(TaskForm)
-        return found.first() if found else None
+        return self._form
 
     # --- loading tasks -----------------------------------------------------------------------------
 
@@ -222,7 +229,7 @@ class WorkScreen(AppScreen):
 
     def _wait(self, text: str) -> None:
         self.current = None
-        waiting = self.query_one("#work-waiting", Static)
+        waiting = self._waiting
         waiting.update(text)
         waiting.display = True
         self._drop_loading()
@@ -271,10 +278,10 @@ class WorkScreen(AppScreen):
         self.shown_at = key_time()  # keys read before this moment are not for this task
         data = {**task.data, **draft, **(values or {})}
         self._drop_loading()
-        self.query_one("#work-waiting").display = False
+        self._waiting.display = False
         form = self.form
         if form is None:
-            form = TaskForm(self.detail.data, data, mode="work")
+            form = self._form = TaskForm(self.detail.data, data, mode="work")
             self.run_worker(self._paint_once_mounted(self.query_one("#work-body").mount(form), task))
         else:
             form.display = True
@@ -289,8 +296,9 @@ class WorkScreen(AppScreen):
 
     def _drop_loading(self) -> None:
         # Removed, not hidden: a hidden indicator still animates, and repaints cost every frame.
-        for indicator in self.query("#work-loading"):
-            indicator.remove()
+        if self._loading is not None:
+            self._loading.remove()
+            self._loading = None
 
     async def _paint_once_mounted(self, mounting: Awaitable[object], task: AssignedTask) -> None:
         await mounting  # the form's fields exist: the first one can take the focus
@@ -457,12 +465,15 @@ class WorkScreen(AppScreen):
     def _second_enter(self) -> bool:
         """The enter just read follows the enter of a submit with no key between, within
         `DOUBLE_ENTER_SECONDS` of it, or of this task being put on screen (after a stall both come
-        at once, whatever time the worker left between them)."""
+        at once, whatever time the worker left between them), or with the app stopped between the
+        two (read apart by the stop, however close they were typed)."""
         keys = self.qd.keys_read
         if not keys.repeated("enter"):
             return False
-        return keys.repeated_within("enter", DOUBLE_ENTER_SECONDS) or keys.read_within(
-            DOUBLE_ENTER_SECONDS, self.shown_at
+        return (
+            keys.repeated_within("enter", DOUBLE_ENTER_SECONDS)
+            or keys.read_within(DOUBLE_ENTER_SECONDS, self.shown_at)
+            or keys.stopped_between()
         )
 
     def action_submit_anywhere(self) -> None:
@@ -597,7 +608,7 @@ class WorkScreen(AppScreen):
             b.model_dump() for b in self.detail.data
         ]:
             self.detail = detail
-            form = self.form
+            form, self._form = self.form, None
             if form is not None:
                 await form.remove()
         spent = self.work_session.came_back(task, entry)
@@ -689,7 +700,7 @@ class WorkScreen(AppScreen):
     def _entered(self) -> dict[str, Any] | None:
         """What the worker entered on the task on screen (as `ctrl+s` keeps it), None when nothing."""
         form, task = self.form, self.current
-        if form is None or task is None or self.query("#work-loading"):
+        if form is None or task is None or self._loading is not None:
             return None
         values = form.values()
         if values == {block_id: task.data.get(block_id) for block_id in values}:
@@ -754,7 +765,7 @@ class WorkScreen(AppScreen):
         if not self.is_attached:
             return
         self._update_held_message()
-        self.query_one(WorkStatus).show(
+        self._status.show(
             self.work_session,
             self.clock.now(),
             unsent=self.qd.outbox.unsent if self.qd.outbox is not None else 0,
