@@ -88,7 +88,7 @@ class AuditView(AppAccess, Vertical):
         subject = {k: v for k, v in event.subject.items() if k not in ("queue_id", "user_id", "key_id")}
         what = " · ".join(part for part in (words(event.detail), words(subject)) if part)
         return [
-            short_time(event.at, self.clock.now()),
+            short_time(event.at, self.clock),
             actor,
             Text(event.action, style="bold"),
             self._queue_name(event.queue_id),

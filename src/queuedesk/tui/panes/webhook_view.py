@@ -18,9 +18,10 @@ from textual.widgets import DataTable, Input, Label, Static
 from queuedesk.api import errors, terminal_text
 from queuedesk.api.models import Delivery, WebhookTestResult
 from queuedesk.tui.base import AppAccess
+from queuedesk.tui.clock import zone_name
 from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.modals.delivery import DeliveryScreen, ask_where, status_text
-from queuedesk.tui.present import short_time
+from queuedesk.tui.present import short_time, when
 from queuedesk.tui.webhook_target import EXAMPLE, target_problem
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 
@@ -165,16 +166,15 @@ class WebhookView(AppAccess, Vertical):
     # --- rendering --------------------------------------------------------------------------------
 
     def _delivery_cells(self, delivery: Delivery) -> list[str | Text]:
-        now = self.clock.now()
         code = "—" if delivery.last_status_code is None else str(delivery.last_status_code)
-        next_try = short_time(delivery.next_attempt_at, now) if delivery.status == "pending" else "—"
+        next_try = short_time(delivery.next_attempt_at, self.clock) if delivery.status == "pending" else "—"
         return [
             str(delivery.task_id),
             status_text(delivery.status),
             Text(str(delivery.attempts), justify="right"),
             code,
             next_try,
-            short_time(delivery.created_at, now),
+            short_time(delivery.created_at, self.clock),
             delivery.target,
             delivery.last_error or "—",
         ]
@@ -385,7 +385,7 @@ class WebhookView(AppAccess, Vertical):
             )
         else:
             explanation = (
-                f"The secret was already rotated at {short_time(earlier, earlier)} UTC, less than 24 hours "
+                f"The secret was already rotated at {when(earlier, self.clock)} {zone_name(self.clock)}, less than 24 hours "
                 "ago: the original secret (the one before that rotation) STOPS SIGNING NOW. Only the "
                 "current secret keeps signing beside the new one, for 24 hours. Receivers still checking "
                 "the original fail from the next delivery."
@@ -462,7 +462,7 @@ class WebhookView(AppAccess, Vertical):
     def show_test(self, result: WebhookTestResult, at: datetime) -> None:
         ok = result.status_code is not None and 200 <= result.status_code < 300
         text = Text("Test     ")
-        text.append(f"{short_time(at, at)} ")
+        text.append(f"{short_time(at, self.clock)} ")
         if ok:
             text.append(f"✓ answered {result.status_code}", style="bold green")
         elif result.status_code is not None:

@@ -2,7 +2,7 @@
 and for supervisors and admins its stats and webhook."""
 
 from collections.abc import Callable
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -14,11 +14,12 @@ from textual.content import Content
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
 
 from queuedesk.api import errors
-from queuedesk.api.models import AssignedTask, Block, Queue, QueueDetail, Task
+from queuedesk.api.models import Block, Queue, QueueDetail, Task
 from queuedesk.tui.base import AppScreen, styles
-from queuedesk.tui.clock import duration
+from queuedesk.tui.clock import day_end, day_start, zone_name
 from queuedesk.tui.live import Poller
 from queuedesk.tui.local_history import LocalHistory
+from queuedesk.tui.panes.pending_view import VALUES_AT_MOST, PendingView
 from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.present import answers_first, minute, settings_text, summary, tasks
@@ -26,21 +27,14 @@ from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 from queuedesk.tui.widgets.row_table import RowTable
 
-PENDING_COLUMNS = [
-    ("id", "Task", 7),
-    ("status", "Status", 11),
-    ("created", "Created", 16),
-    ("holder", "Held by", 12),
-    ("held", "For", 14),
-    ("values", "Values", 0),
-]
-VALUES_AT_MOST = 400  # characters of a row's values kept for the table to cut
-COMPLETED_COLUMNS = [
-    ("id", "Task", 7),
-    ("completed", "Completed", 16),
-    ("by", "By", 20),
-    ("values", "Values", 0),
-]
+
+def completed_columns(zone: str) -> list[tuple[str, str, int]]:
+    return [
+        ("id", "Task", 7),
+        ("completed", f"Completed {zone}", 16),
+        ("by", "By", 20),
+        ("values", "Values", 0),
+    ]
 
 
 class QueueScreen(AppScreen):
@@ -81,15 +75,16 @@ class QueueScreen(AppScreen):
         yield Static("", id="queue-counts")
         with TabbedContent(id="queue-tabs"):
             with TabPane("Pending", id="tab-pending"):
-                yield Static("", id="pending-note")
-                yield PagedTable(PENDING_COLUMNS, self._pending_cells, _key, id="pending")
+                yield PendingView(self.queue.id, id="pending-view")
             with TabPane("Completed", id="tab-completed"):
                 with Horizontal(id="history-filters"):
                     yield Input(placeholder="worker email", id="filter-worker", classes="history-filter")
                     yield Input(placeholder="from YYYY-MM-DD", id="filter-from", classes="history-filter")
                     yield Input(placeholder="to YYYY-MM-DD", id="filter-to", classes="history-filter")
                 yield Static("", id="history-note", markup=False)
-                yield PagedTable(COMPLETED_COLUMNS, self._completed_cells, _key, id="history")
+                yield PagedTable(
+                    completed_columns(zone_name(self.clock)), self._completed_cells, _key, id="history"
+                )
             with TabPane("Blocks", id="tab-blocks"):
                 yield RowTable(id="blocks", cursor_type="row", zebra_stripes=True)
             if self.session.can_watch:
@@ -110,15 +105,7 @@ class QueueScreen(AppScreen):
             self, self.clock, self.qd.settings.refresh_seconds, self._fetch, self._show_status
         )
         self.poller.start()
-        if self.session.extensions:
-            self.query_one("#pending-note").display = False
-            self.pending.reset(self._pending_page)
-        else:
-            self.pending.display = False
-            self.query_one("#pending-note", Static).update(
-                "This server offers only the basic Task Queue API: it cannot list tasks that are not completed. "
-                "The count above is what it tells."
-            )
+        self.query_one(PendingView).start()
         self.history.reset(self._history_page)
         self._show_history_note()
         # Unless another tab was chosen meanwhile: this runs late (after the first pages), and
@@ -147,6 +134,7 @@ class QueueScreen(AppScreen):
         client = self.session.client
         self.detail = await client.queue(self.queue.id)
         self.queue = self.detail
+        self.query_one(PendingView).blocks = self.detail.data
         if self.session.extensions:
             self.in_progress = (
                 await client.pending_tasks(self.queue.id, status=["in_progress"], limit=1)
@@ -177,10 +165,6 @@ class QueueScreen(AppScreen):
         if active == "tab-webhook":
             return self.query_one(WebhookView)
         return None
-
-    async def _pending_page(self, offset: int, limit: int) -> Page:
-        page = await self.session.client.pending_tasks(self.queue.id, offset=offset, limit=limit)
-        return Page(page.count, page.tasks)
 
     async def _history_page(self, offset: int, limit: int) -> Page:
         filters = self._history_filters()
@@ -235,27 +219,9 @@ class QueueScreen(AppScreen):
 
     # --- rendering --------------------------------------------------------------------------------
 
-    def _pending_cells(self, task: AssignedTask) -> list[str | Text]:
-        assignment = task.assignment
-        holder = assignment.assigned_to_name or assignment.assigned_to or ""
-        held = ""
-        if assignment.assigned_at is not None:
-            held = duration((self.clock.now() - assignment.assigned_at).total_seconds())
-            if assignment.lease_expires_at is not None and assignment.lease_expires_at < self.clock.now():
-                held += " (lease expired)"
-        status = Text(task.status, style="bold" if task.status == "in_progress" else "")
-        return [
-            str(task.id),
-            status,
-            minute(task.created_at),
-            holder or "—",
-            held or "—",
-            self._summary(task),
-        ]
-
     def _completed_cells(self, task: Task) -> list[str | Text]:
         answers = self._summary(task, answers_first)
-        return [str(task.id), minute(task.completed_at), task.completed_by or "—", answers]
+        return [str(task.id), minute(task.completed_at, self.clock), task.completed_by or "—", answers]
 
     def _summary(self, task: Task, order: Callable[[list[Block]], list[Block]] = list) -> str:
         # As long as the widest terminal shows: the table cuts it to the column, whose width
@@ -296,6 +262,7 @@ class QueueScreen(AppScreen):
             start, end = self.filters.get("start_date"), self.filters.get("end_date")
             parts.append(
                 f"from {filter_day(start) if start else 'the start'} to {filter_day(end) if end else 'now'}"
+                f", {zone_name(self.clock)} days"
             )
         total = self.history.total if self.history.fetch else 0
         if parts and not self.session.extensions:
@@ -428,7 +395,7 @@ class QueueScreen(AppScreen):
     def _after_flush(self) -> None:
         self.poller.poll_now()
         if self.session.extensions:
-            self.pending.reset(self._pending_page)
+            self.query_one(PendingView).start()
 
     def action_refresh(self) -> None:
         self.poller.poll_now(asked=True)
@@ -477,17 +444,10 @@ class QueueScreen(AppScreen):
             self.filters["completed_by"] = worker or "me"
         else:
             self.filters.pop("completed_by", None)
-        self.filters["start_date"] = (
-            datetime.combine(start_day, time.min).replace(tzinfo=self.clock.now().tzinfo)
-            if start_day
-            else None
-        )
-        self.filters["end_date"] = (
-            datetime.combine(end_day + timedelta(days=1), time.min).replace(tzinfo=self.clock.now().tzinfo)
-            - timedelta(microseconds=1)
-            if end_day
-            else None
-        )
+        # Days of the zone the times are shown in: a server with the extensions takes the exact
+        # bounds, and for a basic one the client asks a day wider and keeps what falls within them.
+        self.filters["start_date"] = day_start(self.clock, start_day) if start_day else None
+        self.filters["end_date"] = day_end(self.clock, end_day) if end_day else None
         self.set_focus(self.history)  # at once, before hiding the row: a hidden focused field passes focus on
         self.query_one("#history-filters").display = False
         self._reload_history()

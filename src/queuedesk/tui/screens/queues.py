@@ -40,7 +40,7 @@ class QueuesScreen(AppScreen):
 
     def compose(self) -> ComposeResult:
         yield ContextBar("Queues", id="context")
-        yield QueueTable(id="queues")
+        yield QueueTable(self.clock, id="queues")
         yield Static("", id="queues-empty", markup=False)  # holds the filter as typed
         yield Input(placeholder="filter by name — enter keeps it, escape clears it", id="queues-filter")
         yield Static("", id="queues-status", markup=False)
@@ -74,13 +74,13 @@ class QueuesScreen(AppScreen):
         self._show(queues)
 
     def _show(self, queues: list[Queue]) -> None:
-        before = {str(q.id): cell_values(q) for q in self.queues}
+        before = {str(q.id): cell_values(q, self.clock) for q in self.queues}
         changed: set[tuple[str, str]] = set()
         if self.loaded:
             for queue in queues:
                 key = str(queue.id)
                 old = before.get(key)
-                for column, value in cell_values(queue).items():
+                for column, value in cell_values(queue, self.clock).items():
                     if old is None or old[column] != value:
                         changed.add((key, column))
         self.queues = queues
