@@ -25,16 +25,20 @@ from queuedesk.tui.present import short_time, when
 from queuedesk.tui.webhook_target import EXAMPLE, target_problem
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 
-DELIVERY_COLUMNS = [
-    ("task", "Task", 7),
-    ("status", "Status", 9),
-    ("attempts", "Tries", 5),
-    ("code", "Code", 4),
-    ("next", "Next try", 11),
-    ("created", "Created", 11),
-    ("target", "Target", 20),
-    ("error", "Last error", 0),
-]
+
+def delivery_columns(zone: str) -> list[tuple[str, str, int]]:
+    return [
+        ("task", "Task", 7),
+        ("status", "Status", 9),
+        ("attempts", "Tries", 5),
+        ("code", "Code", 4),
+        ("next", "Next try", 11),
+        ("created", f"Created {zone}", 11),
+        ("target", "Target", 0),  # with the last error, shares what the others leave
+        ("error", "Last error", 0),
+    ]
+
+
 HIDDEN_SECRET = "whsec_" + "*" * 16
 BASIC_SERVER = (
     "This server offers only the basic Task Queue API: the target can be set and removed here, and "
@@ -91,7 +95,8 @@ class WebhookView(AppAccess, Vertical):
         yield Static(HIDDEN_SECRET, id="webhook-secret")
         yield Static("", id="webhook-test")
         yield Static("", id="webhook-log-note")
-        yield PagedTable(DELIVERY_COLUMNS, self._delivery_cells, _key, id="deliveries")
+        yield PagedTable(delivery_columns(zone_name(self.clock)), self._delivery_cells, _key, id="deliveries")
+        yield Static("", id="delivery-detail", classes="row-detail", markup=False)
 
     def on_mount(self) -> None:
         admin = self.can_change
@@ -103,6 +108,7 @@ class WebhookView(AppAccess, Vertical):
             self.query_one(part).display = admin and self.extensions
         self.query_one("#webhook-log-note").display = self.extensions
         self.query_one("#deliveries").display = self.extensions
+        self.query_one("#delivery-detail").display = self.extensions
         self._show_secret()
         self._show_note()
         if self.extensions and admin:
@@ -245,6 +251,12 @@ class WebhookView(AppAccess, Vertical):
     def _loaded(self, event: PagedTable.Loaded) -> None:
         event.stop()
         self._show_log_note()
+
+    @on(PagedTable.CursorMoved)
+    def _cursor_moved(self, event: PagedTable.CursorMoved) -> None:
+        """The target and last error in full: the columns cut them at 80 columns."""
+        event.stop()
+        self.query_one("#delivery-detail", Static).update(delivery_detail(event.item, self.target))
 
     @on(PagedTable.Failed)
     def _log_failed(self, event: PagedTable.Failed) -> None:
@@ -528,3 +540,17 @@ class WebhookView(AppAccess, Vertical):
 
 def _key(delivery: Delivery) -> str:
     return str(delivery.id)
+
+
+def delivery_detail(delivery: Delivery | None, current: str | None) -> Text:
+    """The delivery under the cursor: where it goes (and whether that is the current target), and
+    its last error, each whole."""
+    if delivery is None:
+        return Text("")
+    text = Text(f"Task {delivery.task_id} → ")
+    text.append(terminal_text.shown(delivery.target) or "(no target)", style="bold")
+    if current and delivery.target != current:
+        text.append("  (not the current target: R can send it there)")
+    if delivery.last_error:
+        text.append(f"\nlast error: {terminal_text.shown(delivery.last_error)}")
+    return text

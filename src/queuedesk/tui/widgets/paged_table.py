@@ -92,6 +92,14 @@ class PagedTable(ScrollView, can_focus=True):
             self.table = table
             self.error = error
 
+    class CursorMoved(Message):
+        """The cursor is on another item (or the window under it changed): `item` may be None."""
+
+        def __init__(self, table: "PagedTable", item: Any | None) -> None:
+            super().__init__()
+            self.table = table
+            self.item = item
+
     class RowSelected(DataTable.RowSelected):
         """Enter (or a click on the cursor's row): handled by `@on(DataTable.RowSelected)` too."""
 
@@ -131,6 +139,7 @@ class PagedTable(ScrollView, can_focus=True):
         self._hover: int | None = None  # the row under the mouse, once the mouse moved
         self._focus_later: tuple[Widget | None] | None = None  # asked while loading: where focus was
         self._cursor_to_end: bool | None = None  # after a jump: the cursor to the last row, or the first
+        self._told: Any | None = None  # the item CursorMoved last named
 
     def focus(self, scroll_visible: bool = True) -> Self:
         if self.loading:
@@ -316,6 +325,7 @@ class PagedTable(ScrollView, can_focus=True):
             self._prepend(offset, list(page.items))
         self.busy = False
         self.loading = False
+        self._tell_cursor()
         if self._focus_later is not None:
             (focused,) = self._focus_later
             self._focus_later = None
@@ -413,7 +423,14 @@ class PagedTable(ScrollView, can_focus=True):
             self.refresh_lines(row + 1)
         if scroll:
             self._show_cursor()
+        self._tell_cursor()
         self.maybe_load()
+
+    def _tell_cursor(self) -> None:
+        item = self.item_at_cursor()
+        if item is not self._told:
+            self._told = item
+            self.post_message(self.CursorMoved(self, item))
 
     def _show_cursor(self) -> None:
         height = self.scrollable_content_region.height - 1
@@ -432,10 +449,11 @@ class PagedTable(ScrollView, can_focus=True):
         return sum(width + 2 * PADDING for width in self._widths)
 
     def on_resize(self, _event: events.Resize) -> None:
-        # Fixed widths (no measuring of cells); the width-0 column takes the rest of the line,
+        # Fixed widths (no measuring of cells); the width-0 columns share the rest of the line,
         # leaving room for the vertical scrollbar.
         fixed = sum(width + 2 * PADDING for _key, _label, width in self.column_spec)
-        rest = max(MIN_LAST, self.size.width - fixed - 2)
+        flexible = sum(1 for _key, _label, width in self.column_spec if width == 0) or 1
+        rest = max(MIN_LAST, (self.size.width - fixed - 2 - 2 * PADDING * (flexible - 1)) // flexible)
         widths = [width or rest for _key, _label, width in self.column_spec]
         if widths != self._widths:
             self._widths = widths
