@@ -6,7 +6,7 @@ from datetime import date, datetime
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -17,8 +17,10 @@ from queuedesk.api import errors
 from queuedesk.api.models import Block, Queue, QueueDetail, Task
 from queuedesk.tui.base import AppScreen, styles
 from queuedesk.tui.clock import day_end, day_start, zone_name
+from queuedesk.tui.history_jump import HistoryJump
 from queuedesk.tui.live import Poller
 from queuedesk.tui.local_history import LocalHistory
+from queuedesk.tui.modals.go_to import GoToScreen, Place
 from queuedesk.tui.panes.pending_view import VALUES_AT_MOST, PendingView
 from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.panes.webhook_view import WebhookView
@@ -53,6 +55,7 @@ class QueueScreen(AppScreen):
         Binding("E", "edit_queue", "Edit queue", show=False, id="queue.edit_queue"),
         Binding("f", "filter", "Filter history", id="queue.filter"),
         Binding("o", "oldest_first", "Oldest first", show=False, id="queue.oldest_first"),
+        Binding("g", "go_to", "Go to", id="queue.go_to"),
         Binding("r", "refresh", "Refresh", id="queue.refresh"),
         Binding("p", "pause", "Pause", id="queue.pause"),
     ]
@@ -316,6 +319,9 @@ class QueueScreen(AppScreen):
             return session.can_work and session.extensions
         if action == "no_claiming":
             return not session.extensions
+        if action == "go_to":
+            tab = self.query_one("#queue-tabs", TabbedContent).active
+            return session.extensions and tab in ("tab-pending", "tab-completed")
         if action in ("filter", "oldest_first"):
             on_history = self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
             return on_history and (action == "filter" or session.extensions)
@@ -404,6 +410,71 @@ class QueueScreen(AppScreen):
     def action_pause(self) -> None:
         paused = self.poller.toggle_pause()
         self.notify("Live refresh paused: p resumes." if paused else "Live refresh on.", timeout=3)
+
+    def action_go_to(self) -> None:
+        on_history = self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
+
+        def chosen(place: Place | None) -> None:
+            if place is not None:
+                self.go_to(place, on_history=on_history)
+
+        self.app.push_screen(GoToScreen("the history" if on_history else "the pending tasks"), chosen)
+
+    @work(exclusive=True, group="go-to")
+    async def go_to(self, place: Place, *, on_history: bool = True, show: bool = False) -> None:
+        """A task by id (its row when the list shows it, else the task itself; `show`: the task
+        itself) or, in the history, the first row of a day of the shown zone."""
+        jump = HistoryJump(self.session.client, self.queue.id, self._listed_filters(), self.oldest_first)
+        try:
+            if isinstance(place, date):
+                if not on_history:
+                    self.notify("Pending tasks are listed oldest first, not by day: g takes a task id here.")
+                    return
+                moment = day_start(self.clock, place) if self.oldest_first else day_end(self.clock, place)
+                self.set_focus(self.history)
+                self.history.go_to(await jump.rows_before(moment))
+                return
+            task = await self.session.client.task(self.queue.id, place)
+        except errors.NotFound:
+            self.notify(f"There is no task {place} in {self.queue.name}.", severity="warning")
+            return
+        except Exception as exc:
+            self.qd.report(exc, doing=f"Going to {place}")
+            return
+        if not show and on_history and task.completed_at and jump.holds(task.completed_at, task.completed_by):
+            self.set_focus(self.history)
+            self.history.go_to(await jump.rows_before(task.completed_at))
+            return
+        if not show and not on_history and task.status != "completed" and self._point_pending_at(task.id):
+            return
+        if self.detail is not None:
+            from queuedesk.tui.modals.task import TaskScreen
+
+            self.app.push_screen(TaskScreen(self.detail, task))
+
+    def open_task_by_id(self, task_id: int) -> None:
+        """The palette's "Open task N" (on a server with the extensions, which reads one task)."""
+        if self.session.extensions:
+            self.go_to(task_id, show=True)
+        else:
+            self.notify("This server offers only the basic API: it cannot read one task by its id.")
+
+    def _point_pending_at(self, task_id: int) -> bool:
+        """The Pending tab's cursor on the task when the rows read hold it."""
+        table = self.pending
+        for row, item in enumerate(table.items):
+            if item.id == task_id:
+                table.go_to(table.start + row)
+                self.set_focus(table)
+                return True
+        return False
+
+    def _listed_filters(self) -> dict[str, Any]:
+        """The filters the history is listed with now, its end bound included."""
+        filters = self._history_filters()
+        if "bound" in self.filters:
+            filters["end_date"] = self.filters["bound"]
+        return filters
 
     def action_oldest_first(self) -> None:
         self.oldest_first = not self.oldest_first

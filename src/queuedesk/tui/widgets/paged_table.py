@@ -138,7 +138,7 @@ class PagedTable(ScrollView, can_focus=True):
         self._cursor = 0
         self._hover: int | None = None  # the row under the mouse, once the mouse moved
         self._focus_later: tuple[Widget | None] | None = None  # asked while loading: where focus was
-        self._cursor_to_end: bool | None = None  # after a jump: the cursor to the last row, or the first
+        self._cursor_at: int | None = None  # after a jump: the row of the whole list the cursor goes to
         self._told: Any | None = None  # the item CursorMoved last named
 
     def focus(self, scroll_visible: bool = True) -> Self:
@@ -155,7 +155,7 @@ class PagedTable(ScrollView, can_focus=True):
         self.fetch = fetch
         self.generation += 1
         self.busy = False
-        self._cursor_to_end = None
+        self._cursor_at = None
         self._set_window(0, [])
         self._cursor = 0
         self.scroll_to(y=0, animate=False)
@@ -230,7 +230,7 @@ class PagedTable(ScrollView, can_focus=True):
         """The first row of the whole list: read at once when the window does not hold it."""
         self._hover = None
         if self.fetch is not None and self.start > 0:
-            self._jump(0, to_last=False)
+            self._jump(0, cursor_at=0)
         else:
             self._move(0)
 
@@ -238,7 +238,7 @@ class PagedTable(ScrollView, can_focus=True):
         """The last row of the whole list (one request, not a page per press)."""
         self._hover = None
         if self.fetch is not None and self.end < self.total:
-            self._jump(max(0, self.total - self.page_size), to_last=True)
+            self._jump(max(0, self.total - self.page_size), cursor_at=self.total - 1)
         elif self.items:
             self._move(len(self.items) - 1)
 
@@ -251,9 +251,18 @@ class PagedTable(ScrollView, can_focus=True):
         if self.items:
             self._move(len(self.items) - 1)
 
-    def _jump(self, offset: int, *, to_last: bool) -> None:
+    def go_to(self, index: int) -> None:
+        """The cursor to row `index` of the whole list: read at once when the window does not hold it."""
+        self._hover = None
+        if self.start <= index < self.end or self.fetch is None:
+            self._move(index - self.start)
+        else:
+            # The row lands in the middle of its page, with rows either side to scroll to.
+            self._jump(max(0, index - self.page_size // 2), cursor_at=index)
+
+    def _jump(self, offset: int, *, cursor_at: int) -> None:
         self.generation += 1  # a page on its way for the window left is dropped
-        self._cursor_to_end = to_last
+        self._cursor_at = cursor_at
         self._load(offset, replace=True)
 
     def _row_at(self, event: events.MouseEvent) -> int | None:
@@ -311,11 +320,11 @@ class PagedTable(ScrollView, can_focus=True):
         if generation != self.generation:
             return
         self.total = page.count
-        if replace and self._cursor_to_end is not None:
+        if replace and self._cursor_at is not None:
             self._set_window(offset, self._fresh(list(page.items), []))
-            self._cursor = max(0, len(self.items) - 1) if self._cursor_to_end else 0
-            self._cursor_to_end = None
-            self.scroll_to(y=self._cursor, animate=False)
+            self._cursor = max(0, min(self._cursor_at - offset, len(self.items) - 1))
+            self._cursor_at = None
+            self.scroll_to(y=max(0, self._cursor - self._body_height // 2), animate=False)
             self._show_cursor()
         elif replace:
             self._replace(offset, list(page.items))
