@@ -292,8 +292,9 @@ class QueueScreen(AppScreen):
         self.query_one("#history-note", Static).update(text)
 
     def _show_status(self) -> None:
-        if self.is_attached:
-            self.query_one(ContextBar).show(freshness=self.poller.status(), stale=self.poller.stale)
+        # A poll that ends while the screen is taken down (a key revoked: back to Connect) finds no bar.
+        for bar in self.query(ContextBar).results(ContextBar):
+            bar.show(freshness=self.poller.status(), stale=self.poller.stale)
 
     @on(PagedTable.Loaded)
     def _loaded(self, event: PagedTable.Loaded) -> None:
