@@ -28,6 +28,7 @@ from queuedesk.tui.present import answers_first, minute, settings_text, summary,
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 from queuedesk.tui.widgets.row_table import RowTable
+from queuedesk.tui.worker_pick import WorkerPick
 
 
 def completed_columns(zone: str) -> list[tuple[str, str, int]]:
@@ -72,6 +73,7 @@ class QueueScreen(AppScreen):
         self.local_history: LocalHistory | None = None  # a basic server's filtered history, walked once
         self.oldest_first = False  # the history read from its other end (o)
         self._oldest_total = 0  # the history's count when the oldest-first order was read
+        self.worker_pick: WorkerPick | None = None  # the people the worker filter offers (read once)
 
     def compose(self) -> ComposeResult:
         yield ContextBar(self.queue.name, id="context")
@@ -492,6 +494,20 @@ class QueueScreen(AppScreen):
             self.query_one("#filter-from", Input).focus()
         else:
             worker.focus()
+            if self.worker_pick is None:
+                self._read_workers()
+
+    @work(exclusive=True, group="filter-workers")
+    async def _read_workers(self) -> None:
+        """The people to offer in the worker filter; without them, what is typed is sent as it is."""
+        try:
+            users = await self.session.client.users()
+        except Exception:  # an older server or a refusal: the field still takes an email
+            return
+        self.worker_pick = WorkerPick(users)
+        field = self.query_one("#filter-worker", Input)
+        field.suggester = self.worker_pick.suggester()
+        field.placeholder = "worker: email or name (→ completes)"
 
     @on(Input.Submitted, ".history-filter")
     def _apply_filters(self) -> None:
@@ -509,7 +525,13 @@ class QueueScreen(AppScreen):
         if start_day and end_day and start_day > end_day:
             self._refuse("#filter-to", "before the 'from' date")
             return
-        if worker and worker != "me" and "@" not in worker:
+        if worker and worker != "me" and self.worker_pick is not None:
+            picked = self.worker_pick.read(worker)
+            if picked.email is None:
+                self._refuse("#filter-worker", picked.problem or "nobody here")
+                return
+            worker = picked.email
+        elif worker and worker != "me" and "@" not in worker:
             self._refuse("#filter-worker", "a worker's email (or me)")
             return
         if worker or not self.session.can_watch:
