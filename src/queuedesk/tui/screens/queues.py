@@ -228,5 +228,5 @@ class QueuesScreen(AppScreen):
 
 def count_line(shown: int, total: int, *, filtered: bool) -> str:
     """`3 queues`, `1 queue`, or with a filter `1 of 3 queues`."""
-    queues = f"{total} queue" + ("" if total == 1 else "s")
-    return f"{shown} of {queues}" if filtered else queues
+    queues = f"{total:,} queue" + ("" if total == 1 else "s")
+    return f"{shown:,} of {queues}" if filtered else queues
