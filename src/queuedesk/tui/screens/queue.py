@@ -294,6 +294,7 @@ class QueueScreen(AppScreen):
         self.query_one("#history-note", Static).update(text)
 
     def _show_status(self) -> None:
+        self.set_class(self.poller.stale, "-stale")
         # A poll that ends while the screen is taken down (a key revoked: back to Connect) finds no bar.
         for bar in self.query(ContextBar).results(ContextBar):
             bar.show(freshness=self.poller.status(), stale=self.poller.stale)

@@ -108,6 +108,7 @@ class QueuesScreen(AppScreen):
             self._footer_asked_for = True
             self.call_after_refresh(self._mount_footer)
         self.query_one(ContextBar).show(freshness=self.poller.status(), stale=self.poller.stale)
+        self.set_class(self.poller.stale, "-stale")
         count = len(self.view.rows(self.queues))
         parts = [count_line(count, len(self.queues), filtered=bool(self.view.filter))]
         if self.view.describe():
