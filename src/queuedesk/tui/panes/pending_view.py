@@ -2,7 +2,7 @@
 lease has run out; admins give a held task back (B6 lets an admin release another's claim)."""
 
 from datetime import datetime
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from rich.text import Text
 from textual import work
@@ -48,12 +48,14 @@ class PendingView(AppAccess, Vertical):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "release", "Release task", id="pending.release"),
+        Binding("o", "order", "Newest first", show=False, id="pending.order"),
     ]
 
     def __init__(self, queue_id: int, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.queue_id = queue_id
         self.blocks: list[Block] = []
+        self.newest_first = False  # o: the list read from its other end
 
     def compose(self) -> ComposeResult:
         yield Static("", id="pending-note")
@@ -66,6 +68,7 @@ class PendingView(AppAccess, Vertical):
     def start(self) -> None:
         if self.session.extensions:
             self.query_one("#pending-note").display = False
+            self.table.show_sort("created", ascending=not self.newest_first)
             self.table.reset(self._page)
         else:
             self.table.display = False
@@ -75,7 +78,8 @@ class PendingView(AppAccess, Vertical):
             )
 
     async def _page(self, offset: int, limit: int) -> Page:
-        page = await self.session.client.pending_tasks(self.queue_id, offset=offset, limit=limit)
+        order: Literal["desc"] | None = "desc" if self.newest_first else None
+        page = await self.session.client.pending_tasks(self.queue_id, offset=offset, limit=limit, order=order)
         return Page(page.count, page.tasks)
 
     def _cells(self, task: AssignedTask) -> list[str | Text]:
@@ -98,7 +102,13 @@ class PendingView(AppAccess, Vertical):
 
     # --- release --------------------------------------------------------------------------------------
 
+    def action_order(self) -> None:
+        self.newest_first = not self.newest_first
+        self.start()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "order":
+            return self.qd.session is not None and self.qd.session.extensions
         if action == "release":
             session = self.qd.session
             return session is not None and session.is_admin and session.extensions

@@ -6,7 +6,7 @@ just the target. The queue screen's live refresh calls `fetch` while the tab is 
 """
 
 from datetime import UTC, datetime
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from rich.text import Text
 from textual import on, work
@@ -33,7 +33,7 @@ def delivery_columns(zone: str) -> list[tuple[str, str, int]]:
         ("attempts", "Tries", 5),
         ("code", "Code", 4),
         ("next", "Next try", 11),
-        ("created", f"Created {zone}", 11),
+        ("created", f"Created {zone}", 13),  # with the order mark
         ("target", "Target", 0),  # with the last error, shares what the others leave
         ("error", "Last error", 0),
     ]
@@ -57,6 +57,7 @@ class WebhookView(AppAccess, Vertical):
         Binding("S", "rotate", "Rotate", id="webhook.rotate"),
         Binding("t", "test", "Test", id="webhook.test"),
         Binding("R", "redeliver", "Redeliver", id="webhook.redeliver"),
+        Binding("o", "order", "Oldest first", show=False, id="webhook.order"),
         Binding("escape", "leave", "Cancel", id="webhook.leave"),
     ]
 
@@ -69,6 +70,7 @@ class WebhookView(AppAccess, Vertical):
         self.said: str | None = None  # what was last done to the target ("Saved: ...")
         self.has_secret: bool | None = None  # None until asked (admins on a QueueDesk server)
         self.loaded = False
+        self.oldest_first = False  # o: the log read from its other end
 
     # --- what the role and the server allow -----------------------------------------------------
 
@@ -136,7 +138,7 @@ class WebhookView(AppAccess, Vertical):
             return
         if not self.loaded:
             self.loaded = True
-            self.deliveries.reset(self._delivery_page)
+            self._read_log()
         elif self.deliveries.items or self.deliveries.total == 0:
             self.deliveries.refresh_window()
 
@@ -150,7 +152,8 @@ class WebhookView(AppAccess, Vertical):
             self.qd.report(exc, doing="Reading the webhook")
 
     async def _delivery_page(self, offset: int, limit: int) -> Page:
-        page = await self.session.client.deliveries(self.queue_id, offset=offset, limit=limit)
+        order: Literal["asc"] | None = "asc" if self.oldest_first else None
+        page = await self.session.client.deliveries(self.queue_id, offset=offset, limit=limit, order=order)
         return Page(page.count, page.deliveries)
 
     @property
@@ -240,7 +243,7 @@ class WebhookView(AppAccess, Vertical):
 
     def _show_log_note(self) -> None:
         table = self.deliveries
-        text = Text(f"Deliveries: {table.total:,}, newest first")
+        text = Text(f"Deliveries: {table.total:,}, {'oldest' if self.oldest_first else 'newest'} first (o)")
         if table.items:
             text.append(" · enter shows the attempts")
             if self.can_change:
@@ -535,7 +538,17 @@ class WebhookView(AppAccess, Vertical):
             return self.can_change and self.extensions
         if action == "redeliver":
             return self.can_change and self.extensions
+        if action == "order":
+            return self.extensions
         return True
+
+    def action_order(self) -> None:
+        self.oldest_first = not self.oldest_first
+        self._read_log()
+
+    def _read_log(self) -> None:
+        self.deliveries.show_sort("created", ascending=self.oldest_first)
+        self.deliveries.reset(self._delivery_page)
 
 
 def _key(delivery: Delivery) -> str:

@@ -111,6 +111,7 @@ class QueueScreen(AppScreen):
         )
         self.poller.start()
         self.query_one(PendingView).start()
+        self.history.show_sort("completed", ascending=False)
         self.history.reset(self._history_page)
         self._show_history_note()
         # Unless another tab was chosen meanwhile: this runs late (after the first pages), and
@@ -560,6 +561,7 @@ class QueueScreen(AppScreen):
         event.input.border_title = None
 
     def _reload_history(self) -> None:
+        self.history.show_sort("completed", ascending=self.oldest_first)
         self.filters.pop("bound", None)
         self.local_history = None  # r and a new filter read the server again
         self.history_count_at_load = None

@@ -140,6 +140,7 @@ class PagedTable(ScrollView, can_focus=True):
         self._focus_later: tuple[Widget | None] | None = None  # asked while loading: where focus was
         self._cursor_at: int | None = None  # after a jump: the row of the whole list the cursor goes to
         self._told: Any | None = None  # the item CursorMoved last named
+        self.sorted_by: tuple[str, bool] | None = None  # (column key, ascending): marked in the header
 
     def focus(self, scroll_visible: bool = True) -> Self:
         if self.loading:
@@ -161,6 +162,17 @@ class PagedTable(ScrollView, can_focus=True):
         self.scroll_to(y=0, animate=False)
         self.loading = True
         self._load(0, replace=True)
+
+    def show_sort(self, column: str, *, ascending: bool) -> None:
+        """Mark the column the list is ordered by (▲ ascending, ▼ descending) in the header."""
+        self.sorted_by = (column, ascending)
+        self._header = None
+        self.refresh()
+
+    def _label(self, key: str, label: str) -> str:
+        if self.sorted_by is None or self.sorted_by[0] != key:
+            return label
+        return f"{label} {'▲' if self.sorted_by[1] else '▼'}"
 
     def refresh_window(self) -> None:
         """Fetch the page under the cursor again (live views), keeping the cursor on its row."""
@@ -500,7 +512,9 @@ class PagedTable(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         if y == 0:
             if self._header is None:
-                self._header = _Line(self._draw([label for _key, label, _width in self.column_spec]))
+                self._header = _Line(
+                    self._draw([self._label(key, label) for key, label, _width in self.column_spec])
+                )
             line, styles = self._header, self._style(("header",))
         else:
             row = y - 1 + scroll_y
