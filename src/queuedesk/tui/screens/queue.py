@@ -3,6 +3,7 @@ and for supervisors and admins its stats and webhook."""
 
 from collections.abc import Callable
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -15,11 +16,14 @@ from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, Tab
 
 from queuedesk.api import errors
 from queuedesk.api.models import Block, Queue, QueueDetail, Task
+from queuedesk.api.task_export import write_tasks
+from queuedesk.atomic_write import SHARED, atomic_write
 from queuedesk.tui.base import AppScreen, styles
 from queuedesk.tui.clock import day_end, day_start, zone_name
 from queuedesk.tui.history_jump import HistoryJump
 from queuedesk.tui.live import Poller
 from queuedesk.tui.local_history import LocalHistory
+from queuedesk.tui.modals.export import ENDINGS, ExportScreen
 from queuedesk.tui.modals.go_to import GoToScreen, Place
 from queuedesk.tui.panes.pending_view import VALUES_AT_MOST, PendingView
 from queuedesk.tui.panes.stats_view import StatsView
@@ -57,6 +61,7 @@ class QueueScreen(AppScreen):
         Binding("f", "filter", "Filter history", id="queue.filter"),
         Binding("o", "oldest_first", "Oldest first", show=False, id="queue.oldest_first"),
         Binding("g", "go_to", "Go to", id="queue.go_to"),
+        Binding("X", "export", "Export", id="queue.export"),
         Binding("r", "refresh", "Refresh", id="queue.refresh"),
         Binding("p", "pause", "Pause", id="queue.pause"),
     ]
@@ -324,6 +329,8 @@ class QueueScreen(AppScreen):
             return session.can_work and session.extensions
         if action == "no_claiming":
             return not session.extensions
+        if action == "export":
+            return self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
         if action == "go_to":
             tab = self.query_one("#queue-tabs", TabbedContent).active
             return session.extensions and tab in ("tab-pending", "tab-completed")
@@ -480,6 +487,35 @@ class QueueScreen(AppScreen):
         if "bound" in self.filters:
             filters["end_date"] = self.filters["bound"]
         return filters
+
+    def action_export(self) -> None:
+        slug = "".join(c if c.isalnum() else "-" for c in self.queue.name.lower()).strip("-") or "queue"
+        suggested = Path.cwd() / f"{slug}-completed-{self.clock.now().strftime('%Y%m%d-%H%M')}.csv"
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self.export_history(path)
+
+        self.app.push_screen(ExportScreen("the history as filtered", suggested), chosen)
+
+    @work(exclusive=True, group="export")
+    async def export_history(self, path: Path) -> None:
+        """The history as listed now (its filters and end bound), newest first, to `path`."""
+        filters = self._listed_filters()
+        client = self.session.client
+        self.notify(f"Exporting to {path}…", timeout=3)
+        try:
+            block_ids = [block.id for block in (await client.queue(self.queue.id)).data]
+            pages = client.completed_pages(self.queue.id, **filters)
+            with atomic_write(path, permissions=SHARED, newline="") as out:
+                written = await write_tasks(pages, out, ENDINGS[path.suffix.lower()], block_ids)
+        except OSError as exc:
+            self.notify(f"Cannot write {path}: {exc.strerror}.", title="Not exported", severity="error")
+            return
+        except Exception as exc:
+            self.qd.report(exc, doing=f"Exporting to {path}")
+            return
+        self.notify(f"{tasks(written)} exported to {path}.", title="Exported", timeout=8)
 
     def action_oldest_first(self) -> None:
         self.oldest_first = not self.oldest_first
