@@ -296,7 +296,7 @@ class QueueScreen(AppScreen):
             text += (
                 f" · {self.completed_count - self.history_count_at_load:,} completed since loaded (r reloads)"
             )
-        text += " · f filters · enter opens a task"
+        text += " · f filters · g goes to · X exports · enter opens a task"
         self.query_one("#history-note", Static).update(text)
 
     def _show_status(self) -> None:
