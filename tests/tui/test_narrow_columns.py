@@ -4,14 +4,13 @@ row under the cursor is written out whole beneath each table, so both read at 80
 import httpx
 
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.panes.audit_view import AuditView
-from queuedesk.tui.screens.people_screen import PeopleScreen
 from tests.conftest import make_queue
 from tests.receiver import Receiver
 from tests.support import Organization
 from tests.support.pilot import screen_text, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import complete, create, home
+from tests.tui.test_access_changes import open_audit
+from tests.tui.test_app import complete, create
 from tests.tui.test_webhook_tab import hook, open_webhook, refreshed_until, rows
 
 NARROW = (80, 24)
@@ -53,12 +52,7 @@ async def test_the_audit_logs_what_reads_at_80_columns(make_app: MakeApp, own_or
     admin.patch(f"{own_org.path}/queues/{made['id']}", json=fields).raise_for_status()
     app = make_app(token=own_org.key("admin"))
     async with app.run_test(size=NARROW) as pilot:
-        await home(app, pilot)
-        await pilot.press("u")
-        await until(app, pilot, lambda: isinstance(app.screen, PeopleScreen), "People opens")
-        await until(app, pilot, lambda: bool(app.screen.query("#tab-audit")), "the Audit tab is offered")
-        await pilot.press("2")
-        view = app.screen.query_one(AuditView)
+        view = await open_audit(app, pilot)
         await until(app, pilot, lambda: view.log_table.total >= 2, "the events are listed")
         what = str(view.log_table.get_row_at(0)[4])
         assert len(what) > 20, what  # longer than the column gives it at 80

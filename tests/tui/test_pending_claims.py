@@ -15,11 +15,13 @@ from tests.tui.test_app import create, open_queue, qpath, task_row
 NARROW = (80, 24)
 
 
-def claimed(worker: httpx.Client, org: int, queue: dict) -> dict:
-    """One task created and claimed by Wes; the other stays new."""
+def held_queue(fresh, admin: httpx.Client, worker: httpx.Client, org: int, tasks: int) -> tuple[dict, dict]:
+    """A new queue of `tasks` tasks, the first claimed by Wes; the queue and his claim."""
+    queue = fresh("Held")
+    create(admin, org, queue, tasks)
     task = worker.post(f"{qpath(org, queue)}/tasks/next")
     assert task.status_code == 200, task.text
-    return task.json()
+    return queue, task.json()
 
 
 def later_than_the_lease(task: dict) -> datetime:
@@ -40,9 +42,7 @@ async def pending_row(app, pilot, screen: QueueScreen, task_id: int, status: str
 async def test_an_admin_releases_a_claim_whose_lease_expired(
     server: ServerProcess, admin: httpx.Client, worker: httpx.Client, org_id: int, fresh
 ) -> None:
-    queue = fresh("Release")
-    create(admin, org_id, queue, 2)
-    task = claimed(worker, org_id, queue)
+    queue, task = held_queue(fresh, admin, worker, org_id, 2)
     app = app_for(server, "admin", now=later_than_the_lease(task))
     async with app.run_test(size=NARROW, notifications=True) as pilot:
         screen = await open_queue(app, pilot, queue["id"])
@@ -50,7 +50,7 @@ async def test_an_admin_releases_a_claim_whose_lease_expired(
         assert row[2] == "Wes"
         painted = screen_text(app)
         assert "lease expired" in painted and "Wes" in painted  # on screen at 80 columns, not cut
-        assert "Release task" in painted.splitlines()[-1]  # the footer offers it
+        await until(app, pilot, lambda: "Release task" in screen_text(app), "the footer offers it")
 
         await pilot.press("x")
         await until(app, pilot, lambda: isinstance(app.screen, ConfirmScreen), "the release is confirmed")
@@ -72,9 +72,7 @@ async def test_release_is_asked_before_it_is_done(
     server: ServerProcess, admin: httpx.Client, worker: httpx.Client, org_id: int, fresh
 ) -> None:
     """Cancel (which has the focus) releases nothing; a live claim shows as in progress."""
-    queue = fresh("Keep")
-    create(admin, org_id, queue, 1)
-    task = claimed(worker, org_id, queue)
+    queue, task = held_queue(fresh, admin, worker, org_id, 1)
     app = app_for(server, "admin", now=datetime.now(UTC))
     async with app.run_test(size=NARROW) as pilot:
         screen = await open_queue(app, pilot, queue["id"])
@@ -90,9 +88,7 @@ async def test_release_is_asked_before_it_is_done(
 async def test_a_supervisor_sees_the_holder_and_lease_but_cannot_release(
     server: ServerProcess, admin: httpx.Client, worker: httpx.Client, org_id: int, fresh
 ) -> None:
-    queue = fresh("Watch")
-    create(admin, org_id, queue, 2)
-    task = claimed(worker, org_id, queue)
+    queue, task = held_queue(fresh, admin, worker, org_id, 2)
     app = app_for(server, "supervisor", now=later_than_the_lease(task))
     async with app.run_test(size=NARROW) as pilot:
         screen = await open_queue(app, pilot, queue["id"])
