@@ -6,7 +6,9 @@ The demo data is built from its seed for a fixed moment (FIXED_NOW) in a tempora
 service runs in this process (its stats clock set to the same moment) with the demo's side server
 for the pictures, and the app is driven with Textual's Pilot on a ManualClock, pictures drawn in
 half cells. So the pictures change only when the app or the demo data does. `--png` also renders
-each SVG to PNG with rsvg-convert (Debian librsvg2-bin), to look at them.
+each SVG to PNG with headless Chromium, which draws them as a browser shows the SVGs (rsvg-convert,
+used when there is no Chromium, drops the space after bold text and left-aligns right-aligned
+numbers).
 """
 
 import argparse
@@ -147,15 +149,40 @@ def main() -> None:
     )
     parser.add_argument("--out", default="screenshots", type=Path)
     parser.add_argument("--size", default="120x36")
-    parser.add_argument("--png", action="store_true", help="also render each SVG to PNG (rsvg-convert)")
+    parser.add_argument("--png", action="store_true", help="also render each SVG to PNG (Chromium)")
     args = parser.parse_args()
     columns, rows = (int(part) for part in args.size.split("x"))
     args.out.mkdir(parents=True, exist_ok=True)
     made = asyncio.run(make(args.out, (columns, rows)))
     if args.png:
         for svg in made:
-            with contextlib.suppress(FileNotFoundError):
-                subprocess.run(["rsvg-convert", "-o", str(svg.with_suffix(".png")), str(svg)], check=True)
+            render_png(svg)
+
+
+def render_png(svg: Path) -> None:
+    """The SVG as a browser draws it, at its own size; rsvg-convert when there is no Chromium."""
+    png = svg.with_suffix(".png")
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        with contextlib.suppress(FileNotFoundError):
+            subprocess.run(["rsvg-convert", "-o", str(png), str(svg)], check=True)
+        return
+    box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg.read_text(encoding="utf-8"))
+    width, height = (round(float(side) + 0.5) for side in box.groups()) if box else (1482, 929)
+    subprocess.run(
+        [
+            browser,
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--screenshot={png}",
+            f"--window-size={width},{height}",
+            svg.resolve().as_uri(),
+        ],
+        check=True,
+        capture_output=True,
+    )
 
 
 if __name__ == "__main__":

@@ -3,8 +3,10 @@ offered Connect (never an assertion), a changed role reaches the screens (header
 new role said, and a 403 is never shown as a server that does not answer."""
 
 import httpx
+from textual.pilot import Pilot
 from textual.widgets import Input, TabbedContent
 
+from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.panes.audit_view import AuditView
 from queuedesk.tui.screens.connect import ConnectScreen
@@ -108,6 +110,16 @@ async def test_a_role_change_reaches_the_open_screens(
 # --- the audit log ----------------------------------------------------------------------------------
 
 
+async def open_audit(app: QueueDeskApp, pilot: Pilot) -> AuditView:
+    """From the queue list: People (u), then its Audit tab (2)."""
+    await home(app, pilot)
+    await pilot.press("u")
+    await until(app, pilot, lambda: isinstance(app.screen, PeopleScreen), "People opens")
+    await until(app, pilot, lambda: bool(app.screen.query("#tab-audit")), "the Audit tab is offered")
+    await pilot.press("2")
+    return app.screen.query_one(AuditView)
+
+
 async def test_admins_read_the_audit_log_newest_first_and_filter_it(
     make_app: MakeApp, own_org: Organization
 ) -> None:
@@ -119,12 +131,7 @@ async def test_admins_read_the_audit_log_newest_first_and_filter_it(
     admin.post(f"{own_org.path}/users/{worker}/keys").raise_for_status()
     app = make_app(token=own_org.key("admin"))
     async with app.run_test(size=(120, 30), notifications=True) as pilot:
-        await home(app, pilot)
-        await pilot.press("u")
-        await until(app, pilot, lambda: isinstance(app.screen, PeopleScreen), "People opens")
-        await until(app, pilot, lambda: bool(app.screen.query("#tab-audit")), "the Audit tab is offered")
-        await pilot.press("2")
-        view = app.screen.query_one(AuditView)
+        view = await open_audit(app, pilot)
         await until(app, pilot, lambda: view.log_table.total >= 4, "the events are listed")
         actions = [str(view.log_table.get_row_at(i)[2]) for i in range(view.log_table.row_count)]
         assert actions[:4] == ["key.create", "user.update", "user.update", "queue.create"], actions

@@ -573,10 +573,10 @@ async def test_the_pending_tab_lists_tasks_and_who_holds_them(
         await until(app, pilot, lambda: queue.pending.row_count == 4, "four pending rows")
         (task,) = held
         row = task_row(queue.pending, task["id"])
-        assert row[1] == "in_progress" and row[3] == "Wes"
-        assert row[4] != "—"  # how long it has been held
+        assert row[1] == "in_progress" and row[2] == "Wes"
+        assert row[3] != "—"  # how long it has been held
         for other in waiting:
-            assert task_row(queue.pending, other["id"])[1:5] == ["new", other_created(other), "—", "—"]
+            assert task_row(queue.pending, other["id"])[1:5] == ["new", "—", "—", other_created(other)]
         counts = plain(queue.query_one("#queue-counts", Static))
         assert "4 pending (1 in progress)" in counts and "2 completed" in counts
         assert "working now: Wes" in counts
@@ -587,7 +587,7 @@ async def test_the_pending_tab_lists_tasks_and_who_holds_them(
         clock.advance(5)
         await settle(app, pilot)
         assert (
-            task_row(queue.pending, task["id"])[1] == "open" and task_row(queue.pending, task["id"])[3] == "—"
+            task_row(queue.pending, task["id"])[1] == "open" and task_row(queue.pending, task["id"])[2] == "—"
         )
         assert "working now: nobody" in plain(queue.query_one("#queue-counts", Static))
 

@@ -20,6 +20,8 @@ LAZY_SCREENS = (
     "modals.confirm",
     "modals.delivery",
     "modals.redeliver",
+    "modals.go_to",
+    "modals.export",
     "modals.user_dialogs",
     "modals.block_type_picker",
     "modals.image",

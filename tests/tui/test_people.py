@@ -410,3 +410,28 @@ async def test_inside_tmux_the_key_goes_to_its_paste_buffer(
         assert shown.stdout == dialog.issued.key
     finally:
         subprocess.run(["tmux", "-S", str(socket), "kill-server"], check=False)
+
+
+async def test_s_sorts_the_people_by_each_column_in_turn_and_marks_it(people_server: ServerProcess) -> None:
+    app = app_for(people_server, "supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_people(app, pilot)
+        listed = [u.email for u in view.users]
+
+        def column(n: int) -> list[str]:
+            table = view.users_table
+            return [str(table.get_row_at(i)[n]) for i in range(table.row_count)]
+
+        await pilot.press("s")
+        await settle(app, pilot)
+        assert column(0) == sorted(listed, key=str.casefold) and "Email ▲" in screen_text(app)
+        await pilot.press("s")
+        await settle(app, pilot)
+        assert column(1) == sorted(column(1), key=str.casefold) and "Name ▲" in screen_text(app)
+        assert "Email ▲" not in screen_text(app)
+        await pilot.press("s")
+        await settle(app, pilot)
+        assert column(2) == sorted(column(2)) and "Role ▲" in screen_text(app)
+        # The cursor's user is the one the actions apply to, whatever the order.
+        assert view.selected_user() is not None
+        assert view.selected_user().email == column(0)[view.users_table.cursor_row]

@@ -49,3 +49,30 @@ async def test_opening_a_queue_while_down_says_it_once_and_r_answers(
         assert any(n.startswith("Still not answering: Tried again") for n in notes(app)), notes(app)
         await pilot.press("r")
         await until(app, pilot, lambda: unreachable(notes(app)) == 3, "r answers each time")
+
+
+async def test_a_view_the_server_stopped_answering_is_dimmed_with_its_age(
+    make_app: MakeApp, clock: ManualClock, own_server: ServerProcess
+) -> None:
+    from queuedesk.tui.widgets.context_bar import ContextBar
+    from tests.tui.test_app import plain
+
+    app = make_app("admin", url=own_server.url)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        screen = await home(app, pilot)
+        queue = await open_queue(app, pilot, screen.queues[0].id)
+        await settle(app, pilot)
+        assert not queue.has_class("-stale") and queue.pending.styles.opacity == 1
+        own_server.stop()
+        for _ in range(3):  # two refreshes missed
+            clock.advance(5)
+            await settle(app, pilot)
+        await until(app, pilot, lambda: queue.has_class("-stale"), "the view is marked stale")
+        assert queue.pending.styles.opacity < 1  # dimmed
+        assert "updated 15 s ago" in plain(queue.query_one(ContextBar))  # its age, said
+        await pilot.press("escape")
+        await settle(app, pilot)
+        clock.advance(5)
+        await settle(app, pilot)
+        await until(app, pilot, lambda: screen.has_class("-stale"), "the list is marked stale too")
+        assert screen.table.styles.opacity < 1

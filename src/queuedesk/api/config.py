@@ -11,6 +11,7 @@ The file (`config_path()`) holds named connection profiles and the terminal app'
 
     [app]
     refresh_seconds = 5.0
+    utc = false                  # true: times and date filters in UTC, not the local zone
     keys = { "queues.refresh" = "f5" }
 
 `resolve_connection` picks the server, key and organization: flags first, then the environment,
@@ -22,7 +23,7 @@ layer's server. An organization is no secret: one given above the server's layer
 chooses the organization on that server.
 
 `app_settings` gives the app's settings: a profile may set `refresh_seconds`, `theme`,
-`submit_on_choice` and `keys` of its own; the chosen profile's win, then the default profile's,
+`submit_on_choice`, `utc` and `keys` of its own; the chosen profile's win, then the default profile's,
 then the file's [app] section.
 """
 
@@ -83,6 +84,7 @@ class Profile(_Strict):
     refresh_seconds: float | None = Field(default=None, gt=0)
     theme: str | None = None
     submit_on_choice: bool | None = None
+    utc: bool | None = None
     keys: dict[str, str] = Field(default_factory=dict)  # binding id -> key(s), over [app] keys
 
     @field_validator("url")
@@ -98,6 +100,7 @@ class AppSettings(_Strict):
     refresh_seconds: float = Field(default=5.0, gt=0)
     theme: str | None = None
     submit_on_choice: bool = False
+    utc: bool = False  # times shown and date filters read in UTC rather than the local zone
     keys: dict[str, str] = Field(default_factory=dict)  # binding id -> key(s)
 
 
@@ -390,7 +393,7 @@ def resolve_connection(
 
 # --- the app's settings -----------------------------------------------------------------------------
 
-_APP_FIELDS = ("refresh_seconds", "theme", "submit_on_choice")
+_APP_FIELDS = ("refresh_seconds", "theme", "submit_on_choice", "utc")
 
 
 def app_settings(

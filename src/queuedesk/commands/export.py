@@ -1,11 +1,7 @@
 """`queuedesk export QUEUE --format csv|jsonl`: every completed task, streamed page by page."""
 
 import argparse
-import csv
-import json
-import shutil
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, date, datetime, time
@@ -13,10 +9,9 @@ from pathlib import Path
 from typing import IO
 
 from queuedesk import collector
-from queuedesk.api.csv_values import TASK_COLUMNS, to_cell
-from queuedesk.api.models import Task, TaskPage
+from queuedesk.api.models import TaskPage
 from queuedesk.api.numbers import plain_int
-from queuedesk.api.timestamps import format_timestamp
+from queuedesk.api.task_export import write_tasks
 from queuedesk.atomic_write import SHARED, atomic_write
 from queuedesk.commands.common import OK, UsageError, client_from, find_queue
 
@@ -35,17 +30,6 @@ def output(path: str | None) -> Iterator[IO[str]]:
         yield handle
 
 
-def _task_row(task: Task, block_ids: list[str]) -> list[str]:
-    meta = [
-        str(task.id),
-        task.status,
-        format_timestamp(task.created_at),
-        format_timestamp(task.completed_at) if task.completed_at else "",
-    ]
-    meta += [task.completed_by or "", task.source]
-    return meta + [to_cell(task.data.get(block_id)) for block_id in block_ids]
-
-
 async def export(args: argparse.Namespace) -> int:
     from queuedesk.commands.progress import Progress  # rich's progress: only when exporting
 
@@ -54,7 +38,6 @@ async def export(args: argparse.Namespace) -> int:
     async with client_from(args) as client:
         queue = await find_queue(client, args.queue)
         block_ids = [b.id for b in (await client.queue(queue.id)).data]
-        exported = 0
         pages = client.completed_pages(
             queue.id,
             page_size=args.page_size,
@@ -65,44 +48,20 @@ async def export(args: argparse.Namespace) -> int:
         # The first page is read before anything is written: a refusal (a worker's key, a filter the
         # server rejects) leaves the output empty rather than a CSV header alone.
         first = await anext(aiter(pages), None)
-        with (
-            output(args.output) as out,
-            Progress(f"Exporting {queue.name!r}", "tasks") as progress,
-            tempfile.TemporaryFile("w+", newline="", encoding="utf-8") as rows,
-        ):
-            # CSV rows go to a spool file first: a value of a block removed since (kept in the task's
-            # data) gets its column, and the header that names it is known only at the end.
-            writer = csv.writer(rows) if args.format == "csv" else None
-            columns = list(block_ids)
-            async for page in _with_first(first, pages):
-                for task in page.tasks:
-                    if writer is not None:
-                        columns += [key for key in task.data if key not in columns]
-                        writer.writerow(_task_row(task, columns))
-                    else:
-                        out.write(json.dumps(task.model_dump(mode="json"), ensure_ascii=False) + "\n")
-                exported += len(page.tasks)
-                progress.advance(len(page.tasks), total=page.count)
-            if writer is not None:
-                csv.writer(out).writerow([*TASK_COLUMNS, *columns])
-                _copy_padded(rows, out, len(TASK_COLUMNS) + len(columns), grew=columns != block_ids)
+        with output(args.output) as out, Progress(f"Exporting {queue.name!r}", "tasks") as progress:
+            exported = await write_tasks(
+                _with_first(first, pages),
+                out,
+                args.format,
+                block_ids,
+                lambda added, total: progress.advance(added, total=total),
+            )
     target = f" to {args.output}" if args.output not in (None, "-") else ""
     print(
         f"Exported {exported} completed task(s) of queue {queue.id} {queue.name!r}{target}.",
         file=sys.stderr,
     )
     return OK
-
-
-def _copy_padded(rows: IO[str], out: IO[str], width: int, *, grew: bool) -> None:
-    """The spooled rows to `out`; rows written before a column was found get its empty cells."""
-    rows.seek(0)
-    if not grew:
-        shutil.copyfileobj(rows, out)
-        return
-    writer = csv.writer(out)
-    for row in csv.reader(rows):
-        writer.writerow(row + [""] * (width - len(row)))
 
 
 async def _with_first(first: TaskPage | None, rest: AsyncIterator[TaskPage]) -> AsyncIterator[TaskPage]:

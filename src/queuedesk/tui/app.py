@@ -60,7 +60,7 @@ class QueueDeskApp(App[None]):
         self.settings = settings or AppSettings()
         self.profile_name = profile_name
         self.config_file = config_file
-        self.clock: Clock = clock or SystemClock()
+        self.clock: Clock = clock or SystemClock(utc=self.settings.utc)
         self.save_profile = save_profile
         self.session: Session | None = None
         self.known_queues: list[Queue] = []  # the last list the queues screen saw (for the palette)

@@ -7,7 +7,7 @@ snapshot shows the same "updated 3 s ago".
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Protocol
 
 from textual.timer import Timer
@@ -19,6 +19,9 @@ class Cancellable(Protocol):
 
 
 class Clock(Protocol):
+    zone: tzinfo | None
+    """The zone times are shown in and days are read in: None is the system's local zone."""
+
     def now(self) -> datetime:
         """The current time, timezone-aware UTC."""
         ...
@@ -31,7 +34,31 @@ class Clock(Protocol):
 SHORTEST_TIMER = 0.001  # seconds
 
 
+def local(clock: Clock, moment: datetime) -> datetime:
+    """`moment` in the zone the clock shows times in."""
+    return moment.astimezone(clock.zone)
+
+
+def zone_name(clock: Clock) -> str:
+    """The shown zone's short name now ("UTC", "CET", "EDT"); its offset when it has no name."""
+    return local(clock, clock.now()).strftime("%Z") or local(clock, clock.now()).strftime("UTC%z")
+
+
+def day_start(clock: Clock, day: date) -> datetime:
+    """Midnight at the start of `day` in the shown zone, as an aware date-time."""
+    moment = datetime.combine(day, time.min)
+    return moment.replace(tzinfo=clock.zone) if clock.zone is not None else moment.astimezone()
+
+
+def day_end(clock: Clock, day: date) -> datetime:
+    """The last microsecond of `day` in the shown zone (a DST day is 23 or 25 hours long)."""
+    return day_start(clock, day + timedelta(days=1)) - timedelta(microseconds=1)
+
+
 class SystemClock:
+    def __init__(self, *, utc: bool = False) -> None:
+        self.zone: tzinfo | None = UTC if utc else None
+
     def now(self) -> datetime:
         return datetime.now(UTC)
 
@@ -56,6 +83,7 @@ class ManualClock:
     """A clock that moves only when told to (tests, snapshots, benchmarks)."""
 
     current: datetime = field(default_factory=lambda: datetime(2026, 11, 23, 9, 30, tzinfo=UTC))
+    zone: tzinfo | None = UTC  # the pictures' zone, whatever the machine's
     _pending: list[_Pending] = field(default_factory=list)
 
     def now(self) -> datetime:

@@ -95,11 +95,21 @@ class QueueCommands(Provider):
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
+        task_id = _task_id(query)
+        opener = getattr(self.screen, "open_task_by_id", None)
+        if task_id is not None and callable(opener):  # on a queue's screen: "123" or "task 123"
+            name = f"Open task {task_id}"
+            yield Hit(1.0, Content(name), lambda: opener(task_id), text=name, help="in this queue, by its id")
         for name, action, help_text in self._commands():
             name = shown(name)
             score = matcher.match(name)
             if score > 0:
                 yield Hit(score, highlighted(matcher, name), action, text=name, help=help_text)  # type: ignore[arg-type]
+
+
+def _task_id(query: str) -> int | None:
+    words = query.strip().lower().removeprefix("open").strip().removeprefix("task").strip().lstrip("#")
+    return int(words) if words.isdigit() and 0 < int(words) < 2**63 else None
 
 
 def highlighted(matcher: Matcher, name: str) -> Content:

@@ -39,6 +39,12 @@ def add_app_options(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how often live views refresh (default 5, or the config)",
     )
+    group.add_argument(
+        "--utc",
+        action="store_true",
+        default=None,
+        help="show times and read date filters in UTC (default: the local zone, or utc in the config)",
+    )
 
 
 def _seconds(text: str) -> float:
@@ -126,7 +132,8 @@ def prepare(args: argparse.Namespace, *, save_profiles: bool = True) -> Start:
         target = Target(os.environ[WEB_SERVER_URL_VARIABLE], None, None, "the web server")
     if connection is not None:
         target = Target(connection.url, connection.token, connection.org, connection.source)
-    settings = in_force.model_copy(update={"refresh_seconds": args.refresh}) if args.refresh else in_force
+    flags = {"refresh_seconds": args.refresh, "utc": getattr(args, "utc", None)}
+    settings = in_force.model_copy(update={key: value for key, value in flags.items() if value})
     _check_theme(settings, origins["theme"])
     return Start(
         target,

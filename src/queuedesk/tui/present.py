@@ -5,6 +5,7 @@ from datetime import datetime
 from typing import Any
 
 from queuedesk.api.models import Block, Task
+from queuedesk.tui.clock import Clock, local
 
 SELECTIONS = ("single_selection", "multiple_selection")
 
@@ -14,22 +15,26 @@ def tasks(count: int) -> str:
     return f"{count:,} task" if count == 1 else f"{count:,} tasks"
 
 
-def when(moment: datetime | None) -> str:
-    return "—" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S")
+# Every time shown is in the clock's zone (the local one unless --utc), which the screens name.
 
 
-def minute(moment: datetime | None) -> str:
+def when(moment: datetime | None, clock: Clock) -> str:
+    return "—" if moment is None else local(clock, moment).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def minute(moment: datetime | None, clock: Clock) -> str:
     """For table cells: to the minute (the task view shows seconds)."""
-    return "—" if moment is None else moment.strftime("%Y-%m-%d %H:%M")
+    return "—" if moment is None else local(clock, moment).strftime("%Y-%m-%d %H:%M")
 
 
-def short_time(moment: datetime | None, now: datetime) -> str:
-    """For narrow cells: the time of day when it is `now`'s day, else the date and minute."""
+def short_time(moment: datetime | None, clock: Clock) -> str:
+    """For narrow cells: the time of day when it is today, else the date and minute."""
     if moment is None:
         return "—"
-    if moment.date() == now.date():
-        return moment.strftime("%H:%M:%S")
-    return moment.strftime("%m-%d %H:%M")
+    shown = local(clock, moment)
+    if shown.date() == local(clock, clock.now()).date():
+        return shown.strftime("%H:%M:%S")
+    return shown.strftime("%m-%d %H:%M")
 
 
 def block_value(block: Block, value: Any) -> str:

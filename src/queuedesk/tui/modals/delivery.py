@@ -52,17 +52,17 @@ class DeliveryScreen(AppModal[bool]):
         self._load()
 
     def _heading(self) -> Text:
-        d, now = self.delivery, self.clock.now()
+        d = self.delivery
         text = Text()
         text.append(f"Delivery {d.id}", style="bold")
         text.append(f" of task {d.task_id} · ")
         text.append_text(status_text(d.status))
         text.append(f" after {d.attempts} attempt{'s' if d.attempts != 1 else ''}")
-        text.append(f"\nto {d.target}\nevent {d.event_id} · created {short_time(d.created_at, now)}")
+        text.append(f"\nto {d.target}\nevent {d.event_id} · created {short_time(d.created_at, self.clock)}")
         if d.delivered_at is not None:
-            text.append(f" · delivered {short_time(d.delivered_at, now)}")
+            text.append(f" · delivered {short_time(d.delivered_at, self.clock)}")
         if d.next_attempt_at is not None and d.status == "pending":
-            text.append(f" · next attempt {short_time(d.next_attempt_at, now)}")
+            text.append(f" · next attempt {short_time(d.next_attempt_at, self.clock)}")
         return text
 
     def _table(self) -> Table | Text:
@@ -70,7 +70,6 @@ class DeliveryScreen(AppModal[bool]):
             return Text("Reading the attempts…")
         if not self.attempts:
             return Text("Not attempted yet.", style="dim")
-        now = self.clock.now()
         table = Table(box=None, expand=True, header_style="bold", padding=(0, 1))
         table.add_column("Attempted", no_wrap=True)
         table.add_column("Code", no_wrap=True)
@@ -80,7 +79,7 @@ class DeliveryScreen(AppModal[bool]):
             code = attempt.status_code
             ok = code is not None and 200 <= code < 300
             table.add_row(
-                short_time(attempt.attempted_at, now),
+                short_time(attempt.attempted_at, self.clock),
                 Text("—" if code is None else str(code), style="green" if ok else "red"),
                 f"{attempt.duration_ms:,} ms",
                 Text(shown(attempt.error or "—")),  # the receiver's words: never read as markup

@@ -40,9 +40,9 @@ class TaskScreen(AppModal[None]):
         text = Text()
         text.append(f"Task {task.id}", style="bold")
         text.append(f" in {self.queue.name} · {task.status} · source {task.source}\n")
-        text.append(f"created {when(task.created_at)}")
+        text.append(f"created {when(task.created_at, self.clock)}")
         if task.completed_at is not None:
-            text.append(f" · completed {when(task.completed_at)} by {task.completed_by or '—'}")
+            text.append(f" · completed {when(task.completed_at, self.clock)} by {task.completed_by or '—'}")
         if isinstance(task, AssignedTask) and task.assignment.assigned_to:
             text.append(f" · held by {task.assignment.assigned_to_name or task.assignment.assigned_to}")
         return text

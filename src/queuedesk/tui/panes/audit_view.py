@@ -12,16 +12,21 @@ from textual.widgets import Input, Static
 
 from queuedesk.api.models import AUDIT_ACTIONS, AuditEvent
 from queuedesk.tui.base import AppAccess
+from queuedesk.tui.clock import zone_name
 from queuedesk.tui.present import short_time
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 
-AUDIT_COLUMNS = [
-    ("at", "When", 11),
-    ("actor", "Who", 16),
-    ("action", "Action", 15),
-    ("queue", "Queue", 10),
-    ("what", "What", 0),
-]
+
+def audit_columns(zone: str) -> list[tuple[str, str, int]]:
+    return [
+        ("at", f"When {zone}", 11),
+        ("actor", "Who", 16),
+        ("action", "Action", 15),
+        ("queue", "Queue", 10),
+        ("what", "What", 0),
+    ]
+
+
 HOST = "(host command)"
 
 
@@ -47,6 +52,7 @@ class AuditView(AppAccess, Vertical):
     #audit-filters Input { width: 1fr; }
     #audit-note { height: 1; padding: 0 1; color: $text-muted; }
     #audit-log { height: 1fr; }
+    #audit-detail { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f", "filter", "Filter", id="audit.filter"),
@@ -63,7 +69,8 @@ class AuditView(AppAccess, Vertical):
             yield Input(placeholder="who (email)", id="audit-actor", classes="audit-filter")
             yield Input(placeholder="queue (name or id)", id="audit-queue", classes="audit-filter")
         yield Static("", id="audit-note", markup=False)
-        yield PagedTable(AUDIT_COLUMNS, self._cells, _key, id="audit-log")
+        yield PagedTable(audit_columns(zone_name(self.clock)), self._cells, _key, id="audit-log")
+        yield Static("", id="audit-detail", classes="row-detail", markup=False)
 
     def on_mount(self) -> None:
         self.log_table.reset(self._page)
@@ -88,7 +95,7 @@ class AuditView(AppAccess, Vertical):
         subject = {k: v for k, v in event.subject.items() if k not in ("queue_id", "user_id", "key_id")}
         what = " · ".join(part for part in (words(event.detail), words(subject)) if part)
         return [
-            short_time(event.at, self.clock.now()),
+            short_time(event.at, self.clock),
             actor,
             Text(event.action, style="bold"),
             self._queue_name(event.queue_id),
@@ -113,6 +120,19 @@ class AuditView(AppAccess, Vertical):
     def _loaded(self, event: PagedTable.Loaded) -> None:
         event.stop()
         self._show_note()
+
+    @on(PagedTable.CursorMoved)
+    def _cursor_moved(self, event: PagedTable.CursorMoved) -> None:
+        """Who and what in full: the columns cut them at 80 columns."""
+        event.stop()
+        detail = Text("")
+        if isinstance(event.item, AuditEvent):
+            cells = self._cells(event.item)
+            detail = Text(f"{cells[0]} {cells[1]}: ")
+            detail.append(event.item.action, style="bold")
+            detail.append(f" · queue {cells[3]}" if event.item.queue_id is not None else "")
+            detail.append(f" · {cells[4]}" if cells[4] else "")
+        self.query_one("#audit-detail", Static).update(detail)
 
     @on(PagedTable.Failed)
     def _failed(self, event: PagedTable.Failed) -> None:

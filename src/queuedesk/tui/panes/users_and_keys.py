@@ -6,14 +6,17 @@ a confirmation), `escape` goes back to the users. Refusals (the last admin, an e
 notifications that say what to do.
 """
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
+from textual.widgets.data_table import ColumnKey
 
 from queuedesk.api.models import ApiKey, User
 from queuedesk.tui.base import AppAccess
@@ -29,6 +32,17 @@ USER_COLUMNS = [
     ("status", "Status", 8),
     ("seen", "Last seen", 11),
 ]
+# The users' order per column: text in any case, the most recently seen first, never-seen last.
+USER_SORTS: dict[str, Callable[[User], Any]] = {
+    "email": lambda user: user.email.casefold(),
+    "name": lambda user: (user.name.casefold(), user.email.casefold()),
+    "role": lambda user: (user.role, user.email.casefold()),
+    "status": lambda user: (user.disabled, user.email.casefold()),
+    "seen": lambda user: (
+        user.last_seen_at is None,
+        -(user.last_seen_at.timestamp() if user.last_seen_at else 0),
+    ),
+}
 KEY_COLUMNS = [
     ("id", "Key", 6),
     ("prefix", "Prefix", 10),
@@ -63,6 +77,7 @@ class PeopleView(AppAccess, Vertical):
         Binding("k", "issue", "New key", id="people.issue"),
         Binding("x,delete", "revoke", "Revoke", id="people.revoke"),
         Binding("escape", "users", "Users", id="people.users"),
+        Binding("s", "sort", "Sort", id="people.sort"),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -70,6 +85,7 @@ class PeopleView(AppAccess, Vertical):
         self.users: list[User] = []
         self.keys: list[ApiKey] = []
         self.keys_of: User | None = None  # whose keys are shown
+        self.sort: str | None = None  # the users' column they are ordered by (s); None: as listed
 
     def compose(self) -> ComposeResult:
         users = RowTable(id="people-users", cursor_type="row", zebra_stripes=True)
@@ -134,6 +150,10 @@ class PeopleView(AppAccess, Vertical):
     def _fill_users(self, select: int | None) -> None:
         table = self.users_table
         now = self.clock.now()
+        if self.sort is not None:
+            self.users.sort(key=USER_SORTS[self.sort])
+        for key, label, _width in USER_COLUMNS:
+            table.columns[ColumnKey(key)].label = Text(f"{label} ▲" if key == self.sort else label)
         table.clear()
         for user in self.users:
             status = "disabled" if user.disabled else "active"
@@ -188,7 +208,18 @@ class PeopleView(AppAccess, Vertical):
         session = self.qd.session
         return session is None or not session.manages_people
 
+    def action_sort(self) -> None:
+        """Each press orders the users by the next column (marked ▲ in its header), then as listed."""
+        keys = [None, *(key for key, _label, _width in USER_COLUMNS)]
+        self.sort = keys[(keys.index(self.sort) + 1) % len(keys)]
+        if self.sort is None:
+            self.users.sort(key=lambda user: user.id)
+        self._fill_users(self._selected_id())
+        self.users_table.refresh()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "sort":
+            return not self.on_keys
         if self.read_only and action in ("add", "role", "disable", "issue", "revoke"):
             return False
         if action == "revoke":

@@ -6,7 +6,7 @@ just the target. The queue screen's live refresh calls `fetch` while the tab is 
 """
 
 from datetime import UTC, datetime
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from rich.text import Text
 from textual import on, work
@@ -18,22 +18,27 @@ from textual.widgets import DataTable, Input, Label, Static
 from queuedesk.api import errors, terminal_text
 from queuedesk.api.models import Delivery, WebhookTestResult
 from queuedesk.tui.base import AppAccess
+from queuedesk.tui.clock import zone_name
 from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.modals.delivery import DeliveryScreen, ask_where, status_text
-from queuedesk.tui.present import short_time
+from queuedesk.tui.present import short_time, when
 from queuedesk.tui.webhook_target import EXAMPLE, target_problem
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 
-DELIVERY_COLUMNS = [
-    ("task", "Task", 7),
-    ("status", "Status", 9),
-    ("attempts", "Tries", 5),
-    ("code", "Code", 4),
-    ("next", "Next try", 11),
-    ("created", "Created", 11),
-    ("target", "Target", 20),
-    ("error", "Last error", 0),
-]
+
+def delivery_columns(zone: str) -> list[tuple[str, str, int]]:
+    return [
+        ("task", "Task", 7),
+        ("status", "Status", 9),
+        ("attempts", "Tries", 5),
+        ("code", "Code", 4),
+        ("next", "Next try", 11),
+        ("created", f"Created {zone}", 13),  # with the order mark
+        ("target", "Target", 0),  # with the last error, shares what the others leave
+        ("error", "Last error", 0),
+    ]
+
+
 HIDDEN_SECRET = "whsec_" + "*" * 16
 BASIC_SERVER = (
     "This server offers only the basic Task Queue API: the target can be set and removed here, and "
@@ -52,6 +57,7 @@ class WebhookView(AppAccess, Vertical):
         Binding("S", "rotate", "Rotate", id="webhook.rotate"),
         Binding("t", "test", "Test", id="webhook.test"),
         Binding("R", "redeliver", "Redeliver", id="webhook.redeliver"),
+        Binding("o", "order", "Oldest first", show=False, id="webhook.order"),
         Binding("escape", "leave", "Cancel", id="webhook.leave"),
     ]
 
@@ -64,6 +70,7 @@ class WebhookView(AppAccess, Vertical):
         self.said: str | None = None  # what was last done to the target ("Saved: ...")
         self.has_secret: bool | None = None  # None until asked (admins on a QueueDesk server)
         self.loaded = False
+        self.oldest_first = False  # o: the log read from its other end
 
     # --- what the role and the server allow -----------------------------------------------------
 
@@ -90,7 +97,8 @@ class WebhookView(AppAccess, Vertical):
         yield Static(HIDDEN_SECRET, id="webhook-secret")
         yield Static("", id="webhook-test")
         yield Static("", id="webhook-log-note")
-        yield PagedTable(DELIVERY_COLUMNS, self._delivery_cells, _key, id="deliveries")
+        yield PagedTable(delivery_columns(zone_name(self.clock)), self._delivery_cells, _key, id="deliveries")
+        yield Static("", id="delivery-detail", classes="row-detail", markup=False)
 
     def on_mount(self) -> None:
         admin = self.can_change
@@ -102,6 +110,7 @@ class WebhookView(AppAccess, Vertical):
             self.query_one(part).display = admin and self.extensions
         self.query_one("#webhook-log-note").display = self.extensions
         self.query_one("#deliveries").display = self.extensions
+        self.query_one("#delivery-detail").display = self.extensions
         self._show_secret()
         self._show_note()
         if self.extensions and admin:
@@ -129,7 +138,7 @@ class WebhookView(AppAccess, Vertical):
             return
         if not self.loaded:
             self.loaded = True
-            self.deliveries.reset(self._delivery_page)
+            self._read_log()
         elif self.deliveries.items or self.deliveries.total == 0:
             self.deliveries.refresh_window()
 
@@ -143,7 +152,8 @@ class WebhookView(AppAccess, Vertical):
             self.qd.report(exc, doing="Reading the webhook")
 
     async def _delivery_page(self, offset: int, limit: int) -> Page:
-        page = await self.session.client.deliveries(self.queue_id, offset=offset, limit=limit)
+        order: Literal["asc"] | None = "asc" if self.oldest_first else None
+        page = await self.session.client.deliveries(self.queue_id, offset=offset, limit=limit, order=order)
         return Page(page.count, page.deliveries)
 
     @property
@@ -165,16 +175,15 @@ class WebhookView(AppAccess, Vertical):
     # --- rendering --------------------------------------------------------------------------------
 
     def _delivery_cells(self, delivery: Delivery) -> list[str | Text]:
-        now = self.clock.now()
         code = "—" if delivery.last_status_code is None else str(delivery.last_status_code)
-        next_try = short_time(delivery.next_attempt_at, now) if delivery.status == "pending" else "—"
+        next_try = short_time(delivery.next_attempt_at, self.clock) if delivery.status == "pending" else "—"
         return [
             str(delivery.task_id),
             status_text(delivery.status),
             Text(str(delivery.attempts), justify="right"),
             code,
             next_try,
-            short_time(delivery.created_at, now),
+            short_time(delivery.created_at, self.clock),
             delivery.target,
             delivery.last_error or "—",
         ]
@@ -234,7 +243,7 @@ class WebhookView(AppAccess, Vertical):
 
     def _show_log_note(self) -> None:
         table = self.deliveries
-        text = Text(f"Deliveries: {table.total:,}, newest first")
+        text = Text(f"Deliveries: {table.total:,}, {'oldest' if self.oldest_first else 'newest'} first (o)")
         if table.items:
             text.append(" · enter shows the attempts")
             if self.can_change:
@@ -245,6 +254,12 @@ class WebhookView(AppAccess, Vertical):
     def _loaded(self, event: PagedTable.Loaded) -> None:
         event.stop()
         self._show_log_note()
+
+    @on(PagedTable.CursorMoved)
+    def _cursor_moved(self, event: PagedTable.CursorMoved) -> None:
+        """The target and last error in full: the columns cut them at 80 columns."""
+        event.stop()
+        self.query_one("#delivery-detail", Static).update(delivery_detail(event.item, self.target))
 
     @on(PagedTable.Failed)
     def _log_failed(self, event: PagedTable.Failed) -> None:
@@ -385,7 +400,7 @@ class WebhookView(AppAccess, Vertical):
             )
         else:
             explanation = (
-                f"The secret was already rotated at {short_time(earlier, earlier)} UTC, less than 24 hours "
+                f"The secret was already rotated at {when(earlier, self.clock)} {zone_name(self.clock)}, less than 24 hours "
                 "ago: the original secret (the one before that rotation) STOPS SIGNING NOW. Only the "
                 "current secret keeps signing beside the new one, for 24 hours. Receivers still checking "
                 "the original fail from the next delivery."
@@ -462,7 +477,7 @@ class WebhookView(AppAccess, Vertical):
     def show_test(self, result: WebhookTestResult, at: datetime) -> None:
         ok = result.status_code is not None and 200 <= result.status_code < 300
         text = Text("Test     ")
-        text.append(f"{short_time(at, at)} ")
+        text.append(f"{short_time(at, self.clock)} ")
         if ok:
             text.append(f"✓ answered {result.status_code}", style="bold green")
         elif result.status_code is not None:
@@ -523,8 +538,32 @@ class WebhookView(AppAccess, Vertical):
             return self.can_change and self.extensions
         if action == "redeliver":
             return self.can_change and self.extensions
+        if action == "order":
+            return self.extensions
         return True
+
+    def action_order(self) -> None:
+        self.oldest_first = not self.oldest_first
+        self._read_log()
+
+    def _read_log(self) -> None:
+        self.deliveries.show_sort("created", ascending=self.oldest_first)
+        self.deliveries.reset(self._delivery_page)
 
 
 def _key(delivery: Delivery) -> str:
     return str(delivery.id)
+
+
+def delivery_detail(delivery: Delivery | None, current: str | None) -> Text:
+    """The delivery under the cursor: where it goes (and whether that is the current target), and
+    its last error, each whole."""
+    if delivery is None:
+        return Text("")
+    text = Text(f"Task {delivery.task_id} → ")
+    text.append(terminal_text.shown(delivery.target) or "(no target)", style="bold")
+    if current and delivery.target != current:
+        text.append("  (not the current target: R can send it there)")
+    if delivery.last_error:
+        text.append(f"\nlast error: {terminal_text.shown(delivery.last_error)}")
+    return text

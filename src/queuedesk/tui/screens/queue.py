@@ -2,11 +2,12 @@
 and for supervisors and admins its stats and webhook."""
 
 from collections.abc import Callable
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -14,33 +15,33 @@ from textual.content import Content
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
 
 from queuedesk.api import errors
-from queuedesk.api.models import AssignedTask, Block, Queue, QueueDetail, Task
+from queuedesk.api.models import Block, Queue, QueueDetail, Task
+from queuedesk.api.task_export import write_tasks
+from queuedesk.atomic_write import SHARED, atomic_write
 from queuedesk.tui.base import AppScreen, styles
-from queuedesk.tui.clock import duration
+from queuedesk.tui.clock import day_end, day_start, zone_name
+from queuedesk.tui.history_jump import HistoryJump
 from queuedesk.tui.live import Poller
 from queuedesk.tui.local_history import LocalHistory
+from queuedesk.tui.modals.export import ENDINGS, ExportScreen
+from queuedesk.tui.modals.go_to import GoToScreen, Place
+from queuedesk.tui.panes.pending_view import VALUES_AT_MOST, PendingView
 from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.present import answers_first, minute, settings_text, summary, tasks
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 from queuedesk.tui.widgets.row_table import RowTable
+from queuedesk.tui.worker_pick import WorkerPick
 
-PENDING_COLUMNS = [
-    ("id", "Task", 7),
-    ("status", "Status", 11),
-    ("created", "Created", 16),
-    ("holder", "Held by", 12),
-    ("held", "For", 14),
-    ("values", "Values", 0),
-]
-VALUES_AT_MOST = 400  # characters of a row's values kept for the table to cut
-COMPLETED_COLUMNS = [
-    ("id", "Task", 7),
-    ("completed", "Completed", 16),
-    ("by", "By", 20),
-    ("values", "Values", 0),
-]
+
+def completed_columns(zone: str) -> list[tuple[str, str, int]]:
+    return [
+        ("id", "Task", 7),
+        ("completed", f"Completed {zone}", 16),
+        ("by", "By", 20),
+        ("values", "Values", 0),
+    ]
 
 
 class QueueScreen(AppScreen):
@@ -59,6 +60,8 @@ class QueueScreen(AppScreen):
         Binding("E", "edit_queue", "Edit queue", show=False, id="queue.edit_queue"),
         Binding("f", "filter", "Filter history", id="queue.filter"),
         Binding("o", "oldest_first", "Oldest first", show=False, id="queue.oldest_first"),
+        Binding("g", "go_to", "Go to", id="queue.go_to"),
+        Binding("X", "export", "Export", id="queue.export"),
         Binding("r", "refresh", "Refresh", id="queue.refresh"),
         Binding("p", "pause", "Pause", id="queue.pause"),
     ]
@@ -75,21 +78,23 @@ class QueueScreen(AppScreen):
         self.local_history: LocalHistory | None = None  # a basic server's filtered history, walked once
         self.oldest_first = False  # the history read from its other end (o)
         self._oldest_total = 0  # the history's count when the oldest-first order was read
+        self.worker_pick: WorkerPick | None = None  # the people the worker filter offers (read once)
 
     def compose(self) -> ComposeResult:
         yield ContextBar(self.queue.name, id="context")
         yield Static("", id="queue-counts")
         with TabbedContent(id="queue-tabs"):
             with TabPane("Pending", id="tab-pending"):
-                yield Static("", id="pending-note")
-                yield PagedTable(PENDING_COLUMNS, self._pending_cells, _key, id="pending")
+                yield PendingView(self.queue.id, id="pending-view")
             with TabPane("Completed", id="tab-completed"):
                 with Horizontal(id="history-filters"):
                     yield Input(placeholder="worker email", id="filter-worker", classes="history-filter")
                     yield Input(placeholder="from YYYY-MM-DD", id="filter-from", classes="history-filter")
                     yield Input(placeholder="to YYYY-MM-DD", id="filter-to", classes="history-filter")
                 yield Static("", id="history-note", markup=False)
-                yield PagedTable(COMPLETED_COLUMNS, self._completed_cells, _key, id="history")
+                yield PagedTable(
+                    completed_columns(zone_name(self.clock)), self._completed_cells, _key, id="history"
+                )
             with TabPane("Blocks", id="tab-blocks"):
                 yield RowTable(id="blocks", cursor_type="row", zebra_stripes=True)
             if self.session.can_watch:
@@ -110,15 +115,8 @@ class QueueScreen(AppScreen):
             self, self.clock, self.qd.settings.refresh_seconds, self._fetch, self._show_status
         )
         self.poller.start()
-        if self.session.extensions:
-            self.query_one("#pending-note").display = False
-            self.pending.reset(self._pending_page)
-        else:
-            self.pending.display = False
-            self.query_one("#pending-note", Static).update(
-                "This server offers only the basic Task Queue API: it cannot list tasks that are not completed. "
-                "The count above is what it tells."
-            )
+        self.query_one(PendingView).start()
+        self.history.show_sort("completed", ascending=False)
         self.history.reset(self._history_page)
         self._show_history_note()
         # Unless another tab was chosen meanwhile: this runs late (after the first pages), and
@@ -147,6 +145,7 @@ class QueueScreen(AppScreen):
         client = self.session.client
         self.detail = await client.queue(self.queue.id)
         self.queue = self.detail
+        self.query_one(PendingView).blocks = self.detail.data
         if self.session.extensions:
             self.in_progress = (
                 await client.pending_tasks(self.queue.id, status=["in_progress"], limit=1)
@@ -177,10 +176,6 @@ class QueueScreen(AppScreen):
         if active == "tab-webhook":
             return self.query_one(WebhookView)
         return None
-
-    async def _pending_page(self, offset: int, limit: int) -> Page:
-        page = await self.session.client.pending_tasks(self.queue.id, offset=offset, limit=limit)
-        return Page(page.count, page.tasks)
 
     async def _history_page(self, offset: int, limit: int) -> Page:
         filters = self._history_filters()
@@ -235,27 +230,9 @@ class QueueScreen(AppScreen):
 
     # --- rendering --------------------------------------------------------------------------------
 
-    def _pending_cells(self, task: AssignedTask) -> list[str | Text]:
-        assignment = task.assignment
-        holder = assignment.assigned_to_name or assignment.assigned_to or ""
-        held = ""
-        if assignment.assigned_at is not None:
-            held = duration((self.clock.now() - assignment.assigned_at).total_seconds())
-            if assignment.lease_expires_at is not None and assignment.lease_expires_at < self.clock.now():
-                held += " (lease expired)"
-        status = Text(task.status, style="bold" if task.status == "in_progress" else "")
-        return [
-            str(task.id),
-            status,
-            minute(task.created_at),
-            holder or "—",
-            held or "—",
-            self._summary(task),
-        ]
-
     def _completed_cells(self, task: Task) -> list[str | Text]:
         answers = self._summary(task, answers_first)
-        return [str(task.id), minute(task.completed_at), task.completed_by or "—", answers]
+        return [str(task.id), minute(task.completed_at, self.clock), task.completed_by or "—", answers]
 
     def _summary(self, task: Task, order: Callable[[list[Block]], list[Block]] = list) -> str:
         # As long as the widest terminal shows: the table cuts it to the column, whose width
@@ -296,6 +273,7 @@ class QueueScreen(AppScreen):
             start, end = self.filters.get("start_date"), self.filters.get("end_date")
             parts.append(
                 f"from {filter_day(start) if start else 'the start'} to {filter_day(end) if end else 'now'}"
+                f", {zone_name(self.clock)} days"
             )
         total = self.history.total if self.history.fetch else 0
         if parts and not self.session.extensions:
@@ -318,12 +296,14 @@ class QueueScreen(AppScreen):
             text += (
                 f" · {self.completed_count - self.history_count_at_load:,} completed since loaded (r reloads)"
             )
-        text += " · f filters · enter opens a task"
+        text += " · f filters · g goes to · X exports · enter opens a task"
         self.query_one("#history-note", Static).update(text)
 
     def _show_status(self) -> None:
-        if self.is_attached:
-            self.query_one(ContextBar).show(freshness=self.poller.status(), stale=self.poller.stale)
+        self.set_class(self.poller.stale, "-stale")
+        # A poll that ends while the screen is taken down (a key revoked: back to Connect) finds no bar.
+        for bar in self.query(ContextBar).results(ContextBar):
+            bar.show(freshness=self.poller.status(), stale=self.poller.stale)
 
     @on(PagedTable.Loaded)
     def _loaded(self, event: PagedTable.Loaded) -> None:
@@ -349,6 +329,11 @@ class QueueScreen(AppScreen):
             return session.can_work and session.extensions
         if action == "no_claiming":
             return not session.extensions
+        if action == "export":
+            return self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
+        if action == "go_to":
+            tab = self.query_one("#queue-tabs", TabbedContent).active
+            return session.extensions and tab in ("tab-pending", "tab-completed")
         if action in ("filter", "oldest_first"):
             on_history = self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
             return on_history and (action == "filter" or session.extensions)
@@ -428,7 +413,7 @@ class QueueScreen(AppScreen):
     def _after_flush(self) -> None:
         self.poller.poll_now()
         if self.session.extensions:
-            self.pending.reset(self._pending_page)
+            self.query_one(PendingView).start()
 
     def action_refresh(self) -> None:
         self.poller.poll_now(asked=True)
@@ -437,6 +422,100 @@ class QueueScreen(AppScreen):
     def action_pause(self) -> None:
         paused = self.poller.toggle_pause()
         self.notify("Live refresh paused: p resumes." if paused else "Live refresh on.", timeout=3)
+
+    def action_go_to(self) -> None:
+        on_history = self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
+
+        def chosen(place: Place | None) -> None:
+            if place is not None:
+                self.go_to(place, on_history=on_history)
+
+        self.app.push_screen(GoToScreen("the history" if on_history else "the pending tasks"), chosen)
+
+    @work(exclusive=True, group="go-to")
+    async def go_to(self, place: Place, *, on_history: bool = True, show: bool = False) -> None:
+        """A task by id (its row when the list shows it, else the task itself; `show`: the task
+        itself) or, in the history, the first row of a day of the shown zone."""
+        jump = HistoryJump(self.session.client, self.queue.id, self._listed_filters(), self.oldest_first)
+        try:
+            if isinstance(place, date):
+                if not on_history:
+                    self.notify("Pending tasks are listed oldest first, not by day: g takes a task id here.")
+                    return
+                moment = day_start(self.clock, place) if self.oldest_first else day_end(self.clock, place)
+                self.set_focus(self.history)
+                self.history.go_to(await jump.rows_before(moment))
+                return
+            task = await self.session.client.task(self.queue.id, place)
+        except errors.NotFound:
+            self.notify(f"There is no task {place} in {self.queue.name}.", severity="warning")
+            return
+        except Exception as exc:
+            self.qd.report(exc, doing=f"Going to {place}")
+            return
+        if not show and on_history and task.completed_at and jump.holds(task.completed_at, task.completed_by):
+            self.set_focus(self.history)
+            self.history.go_to(await jump.rows_before(task.completed_at))
+            return
+        if not show and not on_history and task.status != "completed" and self._point_pending_at(task.id):
+            return
+        if self.detail is not None:
+            from queuedesk.tui.modals.task import TaskScreen
+
+            self.app.push_screen(TaskScreen(self.detail, task))
+
+    def open_task_by_id(self, task_id: int) -> None:
+        """The palette's "Open task N" (on a server with the extensions, which reads one task)."""
+        if self.session.extensions:
+            self.go_to(task_id, show=True)
+        else:
+            self.notify("This server offers only the basic API: it cannot read one task by its id.")
+
+    def _point_pending_at(self, task_id: int) -> bool:
+        """The Pending tab's cursor on the task when the rows read hold it."""
+        table = self.pending
+        for row, item in enumerate(table.items):
+            if item.id == task_id:
+                table.go_to(table.start + row)
+                self.set_focus(table)
+                return True
+        return False
+
+    def _listed_filters(self) -> dict[str, Any]:
+        """The filters the history is listed with now, its end bound included."""
+        filters = self._history_filters()
+        if "bound" in self.filters:
+            filters["end_date"] = self.filters["bound"]
+        return filters
+
+    def action_export(self) -> None:
+        slug = "".join(c if c.isalnum() else "-" for c in self.queue.name.lower()).strip("-") or "queue"
+        suggested = Path.cwd() / f"{slug}-completed-{self.clock.now().strftime('%Y%m%d-%H%M')}.csv"
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self.export_history(path)
+
+        self.app.push_screen(ExportScreen("the history as filtered", suggested), chosen)
+
+    @work(exclusive=True, group="export")
+    async def export_history(self, path: Path) -> None:
+        """The history as listed now (its filters and end bound), newest first, to `path`."""
+        filters = self._listed_filters()
+        client = self.session.client
+        self.notify(f"Exporting to {path}…", timeout=3)
+        try:
+            block_ids = [block.id for block in (await client.queue(self.queue.id)).data]
+            pages = client.completed_pages(self.queue.id, **filters)
+            with atomic_write(path, permissions=SHARED, newline="") as out:
+                written = await write_tasks(pages, out, ENDINGS[path.suffix.lower()], block_ids)
+        except OSError as exc:
+            self.notify(f"Cannot write {path}: {exc.strerror}.", title="Not exported", severity="error")
+            return
+        except Exception as exc:
+            self.qd.report(exc, doing=f"Exporting to {path}")
+            return
+        self.notify(f"{tasks(written)} exported to {path}.", title="Exported", timeout=8)
 
     def action_oldest_first(self) -> None:
         self.oldest_first = not self.oldest_first
@@ -453,6 +532,20 @@ class QueueScreen(AppScreen):
             self.query_one("#filter-from", Input).focus()
         else:
             worker.focus()
+            if self.worker_pick is None:
+                self._read_workers()
+
+    @work(exclusive=True, group="filter-workers")
+    async def _read_workers(self) -> None:
+        """The people to offer in the worker filter; without them, what is typed is sent as it is."""
+        try:
+            users = await self.session.client.users()
+        except Exception:  # an older server or a refusal: the field still takes an email
+            return
+        self.worker_pick = WorkerPick(users)
+        field = self.query_one("#filter-worker", Input)
+        field.suggester = self.worker_pick.suggester()
+        field.placeholder = "worker: email or name (→ completes)"
 
     @on(Input.Submitted, ".history-filter")
     def _apply_filters(self) -> None:
@@ -470,24 +563,23 @@ class QueueScreen(AppScreen):
         if start_day and end_day and start_day > end_day:
             self._refuse("#filter-to", "before the 'from' date")
             return
-        if worker and worker != "me" and "@" not in worker:
+        if worker and worker != "me" and self.worker_pick is not None:
+            picked = self.worker_pick.read(worker)
+            if picked.email is None:
+                self._refuse("#filter-worker", picked.problem or "nobody here")
+                return
+            worker = picked.email
+        elif worker and worker != "me" and "@" not in worker:
             self._refuse("#filter-worker", "a worker's email (or me)")
             return
         if worker or not self.session.can_watch:
             self.filters["completed_by"] = worker or "me"
         else:
             self.filters.pop("completed_by", None)
-        self.filters["start_date"] = (
-            datetime.combine(start_day, time.min).replace(tzinfo=self.clock.now().tzinfo)
-            if start_day
-            else None
-        )
-        self.filters["end_date"] = (
-            datetime.combine(end_day + timedelta(days=1), time.min).replace(tzinfo=self.clock.now().tzinfo)
-            - timedelta(microseconds=1)
-            if end_day
-            else None
-        )
+        # Days of the zone the times are shown in: a server with the extensions takes the exact
+        # bounds, and for a basic one the client asks a day wider and keeps what falls within them.
+        self.filters["start_date"] = day_start(self.clock, start_day) if start_day else None
+        self.filters["end_date"] = day_end(self.clock, end_day) if end_day else None
         self.set_focus(self.history)  # at once, before hiding the row: a hidden focused field passes focus on
         self.query_one("#history-filters").display = False
         self._reload_history()
@@ -505,6 +597,7 @@ class QueueScreen(AppScreen):
         event.input.border_title = None
 
     def _reload_history(self) -> None:
+        self.history.show_sort("completed", ascending=self.oldest_first)
         self.filters.pop("bound", None)
         self.local_history = None  # r and a new filter read the server again
         self.history_count_at_load = None

@@ -44,7 +44,7 @@ class QueuesScreen(AppScreen):
 
     def compose(self) -> ComposeResult:
         yield ContextBar("Queues", id="context")
-        yield QueueTable(id="queues")
+        yield QueueTable(self.clock, id="queues")
         yield Static("", id="queues-empty", markup=False)  # holds the filter as typed
         yield Input(placeholder="filter by name — enter keeps it, escape clears it", id="queues-filter")
         yield Static("", id="queues-status", markup=False)
@@ -78,13 +78,13 @@ class QueuesScreen(AppScreen):
         self._show(queues)
 
     def _show(self, queues: list[Queue]) -> None:
-        before = {str(q.id): cell_values(q) for q in self.queues}
+        before = {str(q.id): cell_values(q, self.clock) for q in self.queues}
         changed: set[tuple[str, str]] = set()
         if self.loaded:
             for queue in queues:
                 key = str(queue.id)
                 old = before.get(key)
-                for column, value in cell_values(queue).items():
+                for column, value in cell_values(queue, self.clock).items():
                     if old is None or old[column] != value:
                         changed.add((key, column))
         self.queues = queues
@@ -112,6 +112,7 @@ class QueuesScreen(AppScreen):
             self._footer_asked_for = True
             self.call_after_refresh(self._mount_footer)
         self.query_one(ContextBar).show(freshness=self.poller.status(), stale=self.poller.stale)
+        self.set_class(self.poller.stale, "-stale")
         count = len(self.view.rows(self.queues))
         parts = [count_line(count, len(self.queues), filtered=bool(self.view.filter))]
         if self.view.describe():
@@ -252,5 +253,5 @@ class QueuesScreen(AppScreen):
 
 def count_line(shown: int, total: int, *, filtered: bool) -> str:
     """`3 queues`, `1 queue`, or with a filter `1 of 3 queues`."""
-    queues = f"{total} queue" + ("" if total == 1 else "s")
-    return f"{shown} of {queues}" if filtered else queues
+    queues = f"{total:,} queue" + ("" if total == 1 else "s")
+    return f"{shown:,} of {queues}" if filtered else queues

@@ -92,6 +92,14 @@ class PagedTable(ScrollView, can_focus=True):
             self.table = table
             self.error = error
 
+    class CursorMoved(Message):
+        """The cursor is on another item (or the window under it changed): `item` may be None."""
+
+        def __init__(self, table: "PagedTable", item: Any | None) -> None:
+            super().__init__()
+            self.table = table
+            self.item = item
+
     class RowSelected(DataTable.RowSelected):
         """Enter (or a click on the cursor's row): handled by `@on(DataTable.RowSelected)` too."""
 
@@ -130,7 +138,9 @@ class PagedTable(ScrollView, can_focus=True):
         self._cursor = 0
         self._hover: int | None = None  # the row under the mouse, once the mouse moved
         self._focus_later: tuple[Widget | None] | None = None  # asked while loading: where focus was
-        self._cursor_to_end: bool | None = None  # after a jump: the cursor to the last row, or the first
+        self._cursor_at: int | None = None  # after a jump: the row of the whole list the cursor goes to
+        self._told: Any | None = None  # the item CursorMoved last named
+        self.sorted_by: tuple[str, bool] | None = None  # (column key, ascending): marked in the header
 
     def focus(self, scroll_visible: bool = True) -> Self:
         if self.loading:
@@ -146,12 +156,23 @@ class PagedTable(ScrollView, can_focus=True):
         self.fetch = fetch
         self.generation += 1
         self.busy = False
-        self._cursor_to_end = None
+        self._cursor_at = None
         self._set_window(0, [])
         self._cursor = 0
         self.scroll_to(y=0, animate=False)
         self.loading = True
         self._load(0, replace=True)
+
+    def show_sort(self, column: str, *, ascending: bool) -> None:
+        """Mark the column the list is ordered by (▲ ascending, ▼ descending) in the header."""
+        self.sorted_by = (column, ascending)
+        self._header = None
+        self.refresh()
+
+    def _label(self, key: str, label: str) -> str:
+        if self.sorted_by is None or self.sorted_by[0] != key:
+            return label
+        return f"{label} {'▲' if self.sorted_by[1] else '▼'}"
 
     def refresh_window(self) -> None:
         """Fetch the page under the cursor again (live views), keeping the cursor on its row."""
@@ -221,7 +242,7 @@ class PagedTable(ScrollView, can_focus=True):
         """The first row of the whole list: read at once when the window does not hold it."""
         self._hover = None
         if self.fetch is not None and self.start > 0:
-            self._jump(0, to_last=False)
+            self._jump(0, cursor_at=0)
         else:
             self._move(0)
 
@@ -229,7 +250,7 @@ class PagedTable(ScrollView, can_focus=True):
         """The last row of the whole list (one request, not a page per press)."""
         self._hover = None
         if self.fetch is not None and self.end < self.total:
-            self._jump(max(0, self.total - self.page_size), to_last=True)
+            self._jump(max(0, self.total - self.page_size), cursor_at=self.total - 1)
         elif self.items:
             self._move(len(self.items) - 1)
 
@@ -242,9 +263,18 @@ class PagedTable(ScrollView, can_focus=True):
         if self.items:
             self._move(len(self.items) - 1)
 
-    def _jump(self, offset: int, *, to_last: bool) -> None:
+    def go_to(self, index: int) -> None:
+        """The cursor to row `index` of the whole list: read at once when the window does not hold it."""
+        self._hover = None
+        if self.start <= index < self.end or self.fetch is None:
+            self._move(index - self.start)
+        else:
+            # The row lands in the middle of its page, with rows either side to scroll to.
+            self._jump(max(0, index - self.page_size // 2), cursor_at=index)
+
+    def _jump(self, offset: int, *, cursor_at: int) -> None:
         self.generation += 1  # a page on its way for the window left is dropped
-        self._cursor_to_end = to_last
+        self._cursor_at = cursor_at
         self._load(offset, replace=True)
 
     def _row_at(self, event: events.MouseEvent) -> int | None:
@@ -302,11 +332,11 @@ class PagedTable(ScrollView, can_focus=True):
         if generation != self.generation:
             return
         self.total = page.count
-        if replace and self._cursor_to_end is not None:
+        if replace and self._cursor_at is not None:
             self._set_window(offset, self._fresh(list(page.items), []))
-            self._cursor = max(0, len(self.items) - 1) if self._cursor_to_end else 0
-            self._cursor_to_end = None
-            self.scroll_to(y=self._cursor, animate=False)
+            self._cursor = max(0, min(self._cursor_at - offset, len(self.items) - 1))
+            self._cursor_at = None
+            self.scroll_to(y=max(0, self._cursor - self._body_height // 2), animate=False)
             self._show_cursor()
         elif replace:
             self._replace(offset, list(page.items))
@@ -316,6 +346,7 @@ class PagedTable(ScrollView, can_focus=True):
             self._prepend(offset, list(page.items))
         self.busy = False
         self.loading = False
+        self._tell_cursor()
         if self._focus_later is not None:
             (focused,) = self._focus_later
             self._focus_later = None
@@ -413,7 +444,14 @@ class PagedTable(ScrollView, can_focus=True):
             self.refresh_lines(row + 1)
         if scroll:
             self._show_cursor()
+        self._tell_cursor()
         self.maybe_load()
+
+    def _tell_cursor(self) -> None:
+        item = self.item_at_cursor()
+        if item is not self._told:
+            self._told = item
+            self.post_message(self.CursorMoved(self, item))
 
     def _show_cursor(self) -> None:
         height = self.scrollable_content_region.height - 1
@@ -432,10 +470,11 @@ class PagedTable(ScrollView, can_focus=True):
         return sum(width + 2 * PADDING for width in self._widths)
 
     def on_resize(self, _event: events.Resize) -> None:
-        # Fixed widths (no measuring of cells); the width-0 column takes the rest of the line,
+        # Fixed widths (no measuring of cells); the width-0 columns share the rest of the line,
         # leaving room for the vertical scrollbar.
         fixed = sum(width + 2 * PADDING for _key, _label, width in self.column_spec)
-        rest = max(MIN_LAST, self.size.width - fixed - 2)
+        flexible = sum(1 for _key, _label, width in self.column_spec if width == 0) or 1
+        rest = max(MIN_LAST, (self.size.width - fixed - 2 - 2 * PADDING * (flexible - 1)) // flexible)
         widths = [width or rest for _key, _label, width in self.column_spec]
         if widths != self._widths:
             self._widths = widths
@@ -473,7 +512,9 @@ class PagedTable(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         if y == 0:
             if self._header is None:
-                self._header = _Line(self._draw([label for _key, label, _width in self.column_spec]))
+                self._header = _Line(
+                    self._draw([self._label(key, label) for key, label, _width in self.column_spec])
+                )
             line, styles = self._header, self._style(("header",))
         else:
             row = y - 1 + scroll_y

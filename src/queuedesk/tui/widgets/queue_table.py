@@ -7,6 +7,7 @@ from rich.text import Text
 
 from queuedesk.api.models import Queue
 from queuedesk.api.terminal_text import shown
+from queuedesk.tui.clock import Clock, zone_name
 from queuedesk.tui.present import minute
 from queuedesk.tui.widgets.row_table import RowTable
 
@@ -29,12 +30,12 @@ def fit(value: str, limit: int) -> str:
     return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
-def cell_values(queue: Queue) -> dict[str, str]:
+def cell_values(queue: Queue, clock: Clock) -> dict[str, str]:
     return {
         "name": queue.name,
         "pending": f"{queue.n_tasks:,}",
         "active": ", ".join(queue.active_users) or "—",
-        "created": minute(queue.created_at),
+        "created": minute(queue.created_at, clock),
     }
 
 
@@ -75,15 +76,16 @@ class View:
 class QueueTable(RowTable):
     """One row per queue, keyed by the queue's id."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, clock: Clock, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self.clock = clock
         self.shown: dict[str, dict[str, str]] = {}  # what each row's cells say now
         self.highlighted: set[tuple[str, str]] = set()
         self.cut_at: int | None = None  # the name length the rows were last built for
 
     def on_mount(self) -> None:
         for key, label in COLUMNS:
-            self.add_column(label, key=key)
+            self.add_column(f"{label} {zone_name(self.clock)}" if key == "created" else label, key=key)
 
     def on_resize(self) -> None:
         if self.shown and self._limit("name") != self.cut_at:  # names are cut to the width: cut again
@@ -98,7 +100,7 @@ class QueueTable(RowTable):
     def show_queues(self, rows: list[Queue], *, changed: set[tuple[str, str]]) -> None:
         """Show `rows` in this order; cells in `changed` (queue id, column) are highlighted this cycle."""
         keys = [str(q.id) for q in rows]
-        values = {str(q.id): cell_values(q) for q in rows}
+        values = {str(q.id): cell_values(q, self.clock) for q in rows}
         if keys == [row.value for row in self.rows]:
             self._update_in_place(values, changed)
         else:
@@ -137,7 +139,7 @@ class QueueTable(RowTable):
         self.cut_at = self._limit("name")
         self.clear(columns=True)  # the widths follow the rows shown (a filter can drop the widest)
         for key, label in COLUMNS:
-            self.add_column(label, key=key)
+            self.add_column(f"{label} {zone_name(self.clock)}" if key == "created" else label, key=key)
         for key in keys:
             self.add_row(*(self._cell(key, c, values[key][c], changed) for c, _ in COLUMNS), key=key)
         if not keys:

@@ -1,0 +1,153 @@
+"""The Pending tab: tasks not yet completed, oldest first, with who holds each and whether their
+lease has run out; admins give a held task back (B6 lets an admin release another's claim)."""
+
+from datetime import datetime
+from typing import ClassVar, Literal
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from queuedesk.api.models import AssignedTask, Block
+from queuedesk.tui.base import AppAccess
+from queuedesk.tui.clock import duration, zone_name
+from queuedesk.tui.modals.confirm import ConfirmScreen
+from queuedesk.tui.present import minute, summary
+from queuedesk.tui.widgets.paged_table import Page, PagedTable
+
+VALUES_AT_MOST = 400  # characters of a row's values kept for the table to cut
+LEASE_EXPIRED = "lease expired"
+
+
+def pending_columns(zone: str) -> list[tuple[str, str, int]]:
+    """The holder and the lease's state come before the values: they stay on screen at 80 columns."""
+    return [
+        ("id", "Task", 6),
+        ("status", "Status", 13),
+        ("holder", "Held by", 12),
+        ("held", "For", 11),
+        ("created", f"Created {zone}", 16),
+        ("values", "Values", 0),
+    ]
+
+
+def lease_state(task: AssignedTask, now: datetime) -> str:
+    """The status as a supervisor reads it: a claim whose lease ran out says so."""
+    expires = task.assignment.lease_expires_at
+    if task.status == "in_progress" and expires is not None and expires < now:
+        return LEASE_EXPIRED
+    return task.status
+
+
+class PendingView(AppAccess, Vertical):
+    DEFAULT_CSS = """
+    PendingView { height: 1fr; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("x", "release", "Release task", id="pending.release"),
+        Binding("o", "order", "Newest first", show=False, id="pending.order"),
+    ]
+
+    def __init__(self, queue_id: int, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.queue_id = queue_id
+        self.blocks: list[Block] = []
+        self.newest_first = False  # o: the list read from its other end
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="pending-note")
+        yield PagedTable(pending_columns(zone_name(self.clock)), self._cells, _key, id="pending")
+
+    @property
+    def table(self) -> PagedTable:
+        return self.query_one("#pending", PagedTable)
+
+    def start(self) -> None:
+        if self.session.extensions:
+            self.query_one("#pending-note").display = False
+            self.table.show_sort("created", ascending=not self.newest_first)
+            self.table.reset(self._page)
+        else:
+            self.table.display = False
+            self.query_one("#pending-note", Static).update(
+                "This server offers only the basic Task Queue API: it cannot list tasks that are not completed. "
+                "The count above is what it tells."
+            )
+
+    async def _page(self, offset: int, limit: int) -> Page:
+        order: Literal["desc"] | None = "desc" if self.newest_first else None
+        page = await self.session.client.pending_tasks(self.queue_id, offset=offset, limit=limit, order=order)
+        return Page(page.count, page.tasks)
+
+    def _cells(self, task: AssignedTask) -> list[str | Text]:
+        assignment = task.assignment
+        now = self.clock.now()
+        holder = assignment.assigned_to_name or assignment.assigned_to or "—"
+        held = "—"
+        if assignment.assigned_at is not None:
+            held = duration((now - assignment.assigned_at).total_seconds())
+        state = lease_state(task, now)
+        status = Text(state, style={"in_progress": "bold", LEASE_EXPIRED: "bold yellow"}.get(state, ""))
+        return [
+            str(task.id),
+            status,
+            holder,
+            held,
+            minute(task.created_at, self.clock),
+            summary(self.blocks, task, VALUES_AT_MOST),
+        ]
+
+    # --- release --------------------------------------------------------------------------------------
+
+    def action_order(self) -> None:
+        self.newest_first = not self.newest_first
+        self.start()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "order":
+            return self.qd.session is not None and self.qd.session.extensions
+        if action == "release":
+            session = self.qd.session
+            return session is not None and session.is_admin and session.extensions
+        return True
+
+    def action_release(self) -> None:
+        task = self.table.item_at_cursor()
+        if not isinstance(task, AssignedTask):
+            return
+        if task.status != "in_progress" or task.assignment.assigned_to is None:
+            self.notify(f"Task {task.id} is not held by anyone: there is no claim to release.", timeout=5)
+            return
+        holder = task.assignment.assigned_to_name or task.assignment.assigned_to
+        state = "Their lease has expired. " if lease_state(task, self.clock.now()) == LEASE_EXPIRED else ""
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._release(task, holder)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Release task {task.id}, held by {holder}?",
+                f"{state}The task becomes open for anyone to claim. What {holder} typed and did not "
+                "submit is lost to the task (their own draft stays theirs). The audit log records it.",
+                "Release",
+            ),
+            confirmed,
+        )
+
+    @work(group="pending-release")
+    async def _release(self, task: AssignedTask, holder: str) -> None:
+        try:
+            await self.session.client.release(self.queue_id, task.id)
+        except Exception as exc:
+            self.qd.report(exc, doing=f"Releasing task {task.id}")
+        else:
+            self.notify(f"Task {task.id} released: {holder} no longer holds it; it is open.", timeout=5)
+        self.table.refresh_window()
+
+
+def _key(task: AssignedTask) -> str:
+    return str(task.id)

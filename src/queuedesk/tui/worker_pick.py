@@ -1,0 +1,43 @@
+"""The history's worker filter for supervisors and admins: the organization's people offered as the
+field is typed (any case), and what was typed read as one of them: an email or a name in any case
+gives that person's email as the server stores it (its filter is exact)."""
+
+from dataclasses import dataclass
+
+from textual.suggester import SuggestFromList
+
+from queuedesk.api.models import User
+
+
+@dataclass(frozen=True)
+class Picked:
+    email: str | None  # the person's email as stored; None when nobody matches
+    problem: str | None = None
+
+
+class WorkerPick:
+    def __init__(self, users: list[User]) -> None:
+        self.users = sorted(users, key=lambda user: (user.name.casefold(), user.email.casefold()))
+
+    def suggester(self) -> SuggestFromList:
+        return SuggestFromList([user.email for user in self.users], case_sensitive=False)
+
+    def listing(self, at_most: int = 6) -> str:
+        names = [user.email for user in self.users[:at_most]]
+        more = len(self.users) - len(names)
+        return ", ".join(names) + (f" and {more} more" if more > 0 else "")
+
+    def read(self, typed: str) -> Picked:
+        wanted = typed.strip().casefold()
+        by_email = [user for user in self.users if user.email.casefold() == wanted]
+        if by_email:
+            return Picked(by_email[0].email)
+        by_name = [user for user in self.users if user.name.casefold() == wanted]
+        if len(by_name) == 1:
+            return Picked(by_name[0].email)
+        if len(by_name) > 1:
+            return Picked(None, f"{len(by_name)} people are named so: type the email")
+        starting = [user for user in self.users if user.email.casefold().startswith(wanted)]
+        if len(starting) == 1:
+            return Picked(starting[0].email)
+        return Picked(None, f"nobody here: {self.listing()}")
