@@ -317,6 +317,7 @@ def test_app_settings_come_from_the_chosen_profile_then_the_default_then_app(pat
         "refresh_seconds": "profiles.home.refresh_seconds",
         "theme": "profiles.work.theme",
         "submit_on_choice": "app.submit_on_choice",
+        "utc": "app.utc",
     }
     by_variable, _ = app_settings(config, None, {"QUEUEDESK_PROFILE": "home"})
     assert by_variable == chosen

@@ -17,6 +17,7 @@ LAZY_SCREENS = (
     "modals.flush",
     "modals.task",
     "modals.keys",
+    "modals.messages",
     "modals.confirm",
     "modals.delivery",
     "modals.redeliver",
