@@ -243,11 +243,12 @@ class WorkSession:
         return spent
 
     def shown(self, task: AssignedTask, now: datetime, seconds: float = 0.0) -> dict[str, Any]:
-        """`task` is put on screen, `seconds` already spent on it (undo); its draft, if any."""
+        """`task` is put on screen, `seconds` already spent on it (undo); its draft, if any: the one
+        put aside here (undo) over the one the server kept for this worker (B6, `task.draft`)."""
         self.time.tick_at = now  # the time until now was the task before's, counted at its end
         self.current = task
         self.time.task_seconds = seconds
-        return self.drafts.pop(task.id, {})
+        return {**(task.draft or {}), **self.drafts.pop(task.id, {})}
 
     # --- leaving -----------------------------------------------------------------------------------
 

@@ -270,6 +270,12 @@ class WorkScreen(AppScreen):
         draft = self.work_session.shown(task, self.clock.now(), seconds)
         self.shown_at = key_time()  # keys read before this moment are not for this task
         data = {**task.data, **draft, **(values or {})}
+        if task.draft and values is None:
+            self.notify(
+                f"Your draft on task {task.id} is filled in again: what you entered when you gave it back.",
+                title="Draft restored",
+                timeout=6,
+            )
         self._drop_loading()
         self.query_one("#work-waiting").display = False
         form = self.form
