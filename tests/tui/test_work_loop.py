@@ -2,20 +2,27 @@
 real `queuedesk serve`. Helpers from `test_work`."""
 
 import httpx
+from textual.widgets import Input
 
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.screens.work import WorkScreen
 from tests.conftest import make_queue
+from tests.support import Organization
 from tests.support.pilot import settle, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import notes
+from tests.tui.test_access_changes import user_id
+from tests.tui.test_app import connect_problem, notes
 from tests.tui.test_work import (
     CATEGORY,
     MESSAGE,
     NOTE,
+    PAST_GRACE,
     SIZE,
     add_tasks,
+    advance,
+    completed,
     form_of,
+    journal_entries,
     start_work,
     stored,
     task_on_server,
@@ -40,3 +47,33 @@ async def test_a_draft_kept_on_leaving_is_filled_in_again_when_its_author_claims
         assert form_of(app).values() == {"category": "blue", "note": "ask sue"}
         assert any(f"Your draft on task {task_id} is filled in again" in n for n in notes(app)), notes(app)
     assert task_on_server(admin, org_id, queue, task_id)["data"] == stored(blocks, message="a")
+
+
+async def test_work_sent_with_a_key_revoked_meanwhile_is_kept_and_sent_once_the_same_person_reconnects(
+    make_app: MakeApp, clock: ManualClock, own_org: Organization
+) -> None:
+    admin = own_org.client("admin")
+    queue = make_queue(admin, own_org.id, [MESSAGE, CATEGORY], label="Work")
+    first, _second = add_tasks(admin, own_org.id, queue, [{"message": "a"}, {"message": "b"}])
+    wes = user_id(admin, own_org, "worker")
+    old_key = admin.post(f"{own_org.path}/users/{wes}/keys").json()
+    app = make_app(token=old_key["key"])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await pilot.press("1", "enter")
+        await until(app, pilot, lambda: journal_entries(), "the submission is held")
+        admin.delete(f"{own_org.path}/users/{wes}/keys/{old_key['id']}").raise_for_status()
+        await advance(app, pilot, clock, PAST_GRACE)
+        await connect_problem(app, pilot, "revoked")
+        assert completed(admin, own_org.id, queue) == {}
+        (entry,) = journal_entries()
+        assert entry["state"] != "failed", entry  # kept to be sent, not refused for good
+        assert not any("Submission refused" in n for n in notes(app)), notes(app)
+
+        new_key = admin.post(f"{own_org.path}/users/{wes}/keys").json()["key"]
+        app.screen.query_one("#token", Input).value = new_key
+        await pilot.press("enter")
+        await until(app, pilot, lambda: completed(admin, own_org.id, queue), "the kept submission is sent")
+        assert completed(admin, own_org.id, queue)[first]["data"]["category"] == "red"
+        assert journal_entries() == []
+        assert any("now sent" in n and f"task {first}" in n for n in notes(app)), notes(app)

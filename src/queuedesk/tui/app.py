@@ -185,7 +185,13 @@ class QueueDeskApp(App[None]):
         if journal.load_error:
             self.notify(journal.load_error, title="Unsent work file", severity="warning", timeout=15)
         self.outbox = Outbox(
-            self, session.client, journal, self.clock, self._submission_refused, on_sent_late=self._sent_late
+            self,
+            session.client,
+            journal,
+            self.clock,
+            self._submission_refused,
+            on_sent_late=self._sent_late,
+            on_key_refused=lambda exc: self.report(exc, doing="Sending your work"),
         )
         self.outbox.on_change.append(self._outbox_changed)
         self.outbox.resume()  # what a crash or a closed app left behind goes now (refusals: `_tell_refused`)
@@ -218,11 +224,12 @@ class QueueDeskApp(App[None]):
         shown = [f"task {e.task_id} ({e.queue_name})" for e in entries[:MAX_LISTED]]
         if len(entries) > MAX_LISTED:
             shown.append(f"{len(entries) - MAX_LISTED} more")
-        said = (
-            f"Left unsent when QueueDesk last closed, now sent: {', '.join(shown)}."
-            if left_before
-            else f"Sent now that the server answers again: {', '.join(shown)}."
-        )
+        if all(e.extra.get("key_refused") for e in entries):
+            said = f"Kept when the server refused the key, now sent with this one: {', '.join(shown)}."
+        elif left_before:
+            said = f"Left unsent when QueueDesk last closed, now sent: {', '.join(shown)}."
+        else:
+            said = f"Sent now that the server answers again: {', '.join(shown)}."
         self.notify(
             said,
             title="Unsent work sent",

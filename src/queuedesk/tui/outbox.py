@@ -38,6 +38,7 @@ class Outbox:
         clock: Clock,
         on_refused: Callable[[Entry], None],
         on_sent_late: Callable[[list[Entry], bool], None] | None = None,
+        on_key_refused: Callable[[errors.AuthenticationError], None] | None = None,
     ) -> None:
         self.app = app
         self.client = client
@@ -47,6 +48,8 @@ class Outbox:
         # Told of submissions that reached the server late: left unsent by an earlier run (True)
         # or sent by a retry after the network failed (False).
         self.on_sent_late = on_sent_late
+        # Told when the server stops accepting the key: what waits is kept for the next session.
+        self.on_key_refused = on_key_refused
         self.on_change: list[Callable[[], None]] = []
         self._timers: dict[str, Cancellable] = {}
         self._sending: set[str] = set()
@@ -170,6 +173,8 @@ class Outbox:
             self.journal.put(entry)
             delay = BACKOFF_SECONDS[min(entry.attempts - 1, len(BACKOFF_SECONDS) - 1)]
             self._later(entry.id, delay)
+        except errors.AuthenticationError as exc:
+            self._kept_for_next_key(entry, exc)
         except errors.Conflict as exc:
             if exc.code == "already_completed" and entry.attempts > 0:
                 # An earlier attempt reached the server but its answer was lost: it is done.
@@ -186,6 +191,18 @@ class Outbox:
             self._sending.discard(entry_id)
             self._changed()
         return sent
+
+    def _kept_for_next_key(self, entry: Entry, exc: errors.AuthenticationError) -> None:
+        """The key was refused (revoked, the account disabled): not the submission. It stays unsent
+        and this outbox stops; the next session of the same person (same journal) sends it."""
+        entry.state = "unsent"
+        entry.error = "the server no longer accepted the key"
+        entry.extra["key_refused"] = True
+        self.journal.put(entry)
+        if not self.closed:
+            self.close()
+            if self.on_key_refused is not None:
+                self.on_key_refused(exc)
 
     def _refused(self, entry: Entry, exc: errors.QueueDeskError) -> None:
         entry.state = "failed"

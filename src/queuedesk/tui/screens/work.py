@@ -760,7 +760,10 @@ class WorkScreen(AppScreen):
         if not self.is_attached:
             return
         self._update_held_message()
-        self.query_one(WorkStatus).show(
+        found = self.query(WorkStatus)
+        if not found:  # the screen is being taken down (a refused key pops it)
+            return
+        found.first().show(
             self.work_session,
             self.clock.now(),
             unsent=self.qd.outbox.unsent if self.qd.outbox is not None else 0,
