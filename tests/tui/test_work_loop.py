@@ -5,13 +5,15 @@ import httpx
 from textual.widgets import Input
 
 from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.modals.refused import RefusedScreen
 from queuedesk.tui.screens.work import WorkScreen
 from tests.conftest import make_queue
-from tests.support import Organization
-from tests.support.pilot import settle, until
+from tests.support import Organization, ServerProcess
+from tests.support.pilot import screen_text, settle, until
 from tests.tui.conftest import MakeApp
 from tests.tui.test_access_changes import user_id
-from tests.tui.test_app import connect_problem, notes
+from tests.tui.test_app import connect_problem, footer_line, home, notes, shows
+from tests.tui.test_resume import left_unsent
 from tests.tui.test_work import (
     CATEGORY,
     MESSAGE,
@@ -23,6 +25,7 @@ from tests.tui.test_work import (
     completed,
     form_of,
     journal_entries,
+    restarted_app,
     start_work,
     stored,
     task_on_server,
@@ -77,3 +80,35 @@ async def test_work_sent_with_a_key_revoked_meanwhile_is_kept_and_sent_once_the_
         assert completed(admin, own_org.id, queue)[first]["data"]["category"] == "red"
         assert journal_entries() == []
         assert any("now sent" in n and f"task {first}" in n for n in notes(app)), notes(app)
+
+
+async def test_refused_submissions_are_listed_with_reason_and_values_and_dismissed_for_good(
+    clock: ManualClock, server: ServerProcess, admin: httpx.Client, org_id: int
+) -> None:
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY, NOTE], label="Work")
+    (task_id,) = add_tasks(admin, org_id, queue, [{"message": "a"}])
+    # Left unsent by a closed app; the claim is gone meanwhile: the server refuses it at the start.
+    left_unsent(server.url, queue, task_id, {"category": "green", "note": "call back"})
+    app = restarted_app("worker", server.url, clock)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await home(app, pilot)
+        await until(app, pilot, lambda: journal_entries()[0]["state"] == "failed", "the refusal is recorded")
+        await until(app, pilot, lambda: "Refused work" in footer_line(app), "the footer offers the list")
+        await pilot.press("R")
+        await until(app, pilot, lambda: isinstance(app.screen, RefusedScreen), "the list is open")
+        await settle(app, pilot)
+        assert shows(app, f"Task {task_id} · {queue['name']} · the task was no longer yours"), screen_text(
+            app
+        )
+        assert shows(app, 'category: "green"') and shows(app, 'note: "call back"'), screen_text(app)
+        await pilot.press("d")
+        await settle(app, pilot)
+        assert journal_entries() == []
+        assert shows(app, "Nothing refused is kept.")
+        await pilot.press("escape")
+        await until(app, pilot, lambda: "Refused work" not in footer_line(app), "the footer drops the key")
+    again = restarted_app("worker", server.url, clock)
+    async with again.run_test(size=(100, 30), notifications=True) as pilot:
+        await home(again, pilot)
+        await settle(again, pilot)
+        assert not any("refused" in n.lower() for n in notes(again)), notes(again)

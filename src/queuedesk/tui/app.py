@@ -26,6 +26,7 @@ from queuedesk.tui.session import Session, SessionEnded, open_session
 from queuedesk.tui.settings import SaveProfile, Target, web_session
 
 MAX_LISTED = 5  # tasks named in one notification
+REFUSED_LIST_HINT = "R on the queue list shows what was refused, to copy the values or dismiss it."
 # What screens read by themselves (not a person's action): in an outage, said once for all of them.
 LOADING = frozenset({"Refreshing", "Loading tasks", "Reading the webhook", "Reading the delivery log"})
 
@@ -198,7 +199,7 @@ class QueueDeskApp(App[None]):
         failed = journal.in_state("failed")
         if failed:
             self.notify(
-                f"{len(failed)} earlier submission(s) were refused by the server; their values are in {journal.path}.",
+                f"{len(failed)} earlier submission(s) were refused by the server. {REFUSED_LIST_HINT}",
                 title="Refused submissions",
                 severity="warning",
                 timeout=15,
@@ -248,7 +249,7 @@ class QueueDeskApp(App[None]):
         values = ", ".join(f"{key}={value!r}" for key, value in entry.data.items() if value is not None)
         self.notify(
             f"Task {entry.task_id} in {entry.queue_name} was not accepted: {(entry.error or '').rstrip('.')}. "
-            f"What you entered: {values or 'nothing'}. It is kept in {self.outbox.journal.path if self.outbox else 'the journal'}.",
+            f"What you entered: {values or 'nothing'}. {REFUSED_LIST_HINT}",
             title="Submission refused",
             severity="error",
             timeout=30,
@@ -429,6 +430,14 @@ class QueueDeskApp(App[None]):
         from queuedesk.tui.screens.queue_editor import QueueEditorScreen
 
         self.push_screen(QueueEditorScreen(queue))
+
+    def open_refused(self) -> None:
+        """The submissions the server refused for good (R on the queue list)."""
+        if self.outbox is None:
+            return
+        from queuedesk.tui.modals.refused import RefusedScreen
+
+        self.push_screen(RefusedScreen(self.outbox.journal), lambda _: self._outbox_changed())
 
     def open_people(self) -> None:
         from queuedesk.tui.screens.people_screen import PeopleScreen
