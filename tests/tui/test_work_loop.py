@@ -1,6 +1,8 @@
 """The worker's loop, round 2 (issue 27): nothing a worker entered is lost or miscounted, against a
 real `queuedesk serve`. Helpers from `test_work`."""
 
+from datetime import UTC, datetime
+
 import httpx
 from textual.widgets import Input
 
@@ -25,8 +27,11 @@ from tests.tui.test_work import (
     completed,
     form_of,
     journal_entries,
+    qpath,
     restarted_app,
+    shown_task,
     start_work,
+    status,
     stored,
     task_on_server,
 )
@@ -112,3 +117,29 @@ async def test_refused_submissions_are_listed_with_reason_and_values_and_dismiss
         await home(again, pilot)
         await settle(again, pilot)
         assert not any("refused" in n.lower() for n in notes(again)), notes(again)
+
+
+async def test_work_on_a_flushed_task_says_it_was_removed_and_is_not_counted_as_done(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
+    first, second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
+    clock.current = datetime.now(UTC)  # heartbeats are timed from the server's lease
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await pilot.press("1", "enter")
+        assert await shown_task(app, pilot) == second
+        assert "done 1" in status(app)
+        assert admin.put(f"{qpath(org_id, queue)}/flush").status_code == 200
+        await advance(app, pilot, clock, PAST_GRACE)
+        await until(app, pilot, lambda: journal_entries()[0]["state"] == "failed", "the refusal is recorded")
+        refused = [n for n in notes(app) if "Submission refused" in n]
+        assert len(refused) == 1 and "this task was removed from the queue (flushed)" in refused[0], refused
+        assert "Check the organization" not in refused[0]
+        assert "done 0" in status(app), status(app)
+        await advance(app, pilot, clock, 300)  # the heartbeat finds the task on screen gone too
+        await until(app, pilot, lambda: any("Task lost" in n for n in notes(app)), "the loss is said")
+        (lost,) = [n for n in notes(app) if "Task lost" in n]
+        assert f"Task {second}: this task was removed from the queue (flushed)" in lost, lost
+        assert "done 0" in status(app), status(app)

@@ -27,6 +27,8 @@ WORKERS_WORDS = {
     "before the work was sent)",
     "already_completed": "the task was already completed",
 }
+# A 404 on a task this worker held: nothing but a flush deletes tasks.
+TASK_REMOVED = "this task was removed from the queue (flushed)"
 
 
 class Outbox:
@@ -206,9 +208,12 @@ class Outbox:
 
     def _refused(self, entry: Entry, exc: errors.QueueDeskError) -> None:
         entry.state = "failed"
-        entry.error = (
-            WORKERS_WORDS.get(exc.code or "", str(exc)) if isinstance(exc, errors.Conflict) else str(exc)
-        )
+        if isinstance(exc, errors.Conflict):
+            entry.error = WORKERS_WORDS.get(exc.code or "", str(exc))
+        elif isinstance(exc, errors.NotFound) and not isinstance(exc, errors.WrongAddress):
+            entry.error = TASK_REMOVED
+        else:
+            entry.error = str(exc)
         if isinstance(exc, errors.ValidationError):
             # By block id, so the work screen can put each message on its field.
             entry.extra["fields"] = {

@@ -77,6 +77,7 @@ class WorkSession:
         self.ahead: list[AssignedTask] = []
         self.given_back: list[int] = []  # never claimed again by this session by itself
         self.releasing: set[int] = set()  # given back, the release still on its way
+        self.removed: set[int] = set()  # held here, then deleted (a flush): the server answered 404
         self.drafts: dict[int, dict[str, Any]] = {}  # what was typed on a task undo put back aside
         self.last_submission: tuple[str, AssignedTask] | None = None
         self.leaving = False
@@ -187,7 +188,9 @@ class WorkSession:
         for task in [t for t in [self.current, *self.ahead] if t is not None]:
             try:
                 task.assignment = await self.client.heartbeat(self.queue_id, task.id)
-            except (errors.Conflict, errors.NotFound):
+            except (errors.Conflict, errors.NotFound) as exc:
+                if isinstance(exc, errors.NotFound):
+                    self.removed.add(task.id)
                 lost.append(task)
                 if task in self.ahead:
                     self.ahead.remove(task)
@@ -237,8 +240,15 @@ class WorkSession:
         if self.current is not None and self.current.id != task.id:
             self.ahead.insert(0, self.current)
         self.current = task
+        return self.uncount(entry)
+
+    def uncount(self, entry: Entry) -> float:
+        """A submission made here was refused: it is no longer counted as done (its seconds, which
+        are returned, neither). Nothing changes for one made elsewhere, or already uncounted."""
+        if entry.id not in self.counts.seconds_of:
+            return 0.0
+        spent = self.counts.seconds_of.pop(entry.id)
         self.counts.done = max(0, self.counts.done - 1)
-        spent = self.counts.seconds_of.pop(entry.id, 0.0)
         self.time.seconds_done = max(0.0, self.time.seconds_done - spent)
         return spent
 

@@ -31,7 +31,7 @@ from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.journal import Entry
 from queuedesk.tui.keys_read import key_time
-from queuedesk.tui.outbox import Outbox
+from queuedesk.tui.outbox import TASK_REMOVED, Outbox
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.work_status import WorkStatus
 from queuedesk.tui.work_session import WorkSession
@@ -372,9 +372,13 @@ class WorkScreen(AppScreen):
     async def _renew(self) -> None:
         for task in await self.work_session.renew():
             if self.current is task:
+                why = (
+                    f"Task {task.id}: {TASK_REMOVED}."
+                    if task.id in self.work_session.removed
+                    else f"Task {task.id} is no longer yours (its lease ran out and someone else took it)."
+                )
                 self.notify(
-                    f"Task {task.id} is no longer yours (its lease ran out and someone else took it, "
-                    "or it was flushed). Here is the next one.",
+                    f"{why} Here is the next one.",
                     title="Task lost",
                     severity="warning",
                     timeout=8,
@@ -589,7 +593,10 @@ class WorkScreen(AppScreen):
         message on its field (the queue is read again: its blocks may have changed meanwhile)."""
         fields: dict[str, str] = entry.extra.get("fields") or {}
         if not fields or self.leaving:
-            return  # a lost task (409, 404) cannot come back; the app's notification says so
+            # A lost task (409, 404) cannot come back; the app's notification says so. Not done.
+            self.work_session.uncount(entry)
+            self._show_status()
+            return
         client = self.session.client
         try:
             detail = await client.queue(self.queue.id)
