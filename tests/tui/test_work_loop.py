@@ -4,9 +4,11 @@ real `queuedesk serve`. Helpers from `test_work`."""
 from datetime import UTC, datetime
 
 import httpx
+import pytest
 from textual.widgets import Input
 
 from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.modals.quit_unsent import QuitUnsentScreen
 from queuedesk.tui.modals.refused import RefusedScreen
 from queuedesk.tui.screens.work import WorkScreen
 from tests.conftest import make_queue
@@ -16,24 +18,28 @@ from tests.tui.conftest import MakeApp
 from tests.tui.test_access_changes import user_id
 from tests.tui.test_app import connect_problem, footer_line, home, notes, shows
 from tests.tui.test_resume import left_unsent
-from tests.tui.test_work import (
+from tests.tui.test_work import (  # noqa: F401  (start_server is a fixture)
     CATEGORY,
     MESSAGE,
     NOTE,
     PAST_GRACE,
     SIZE,
+    StartServer,
     add_tasks,
     advance,
     completed,
     form_of,
     journal_entries,
+    org_of,
     qpath,
     restarted_app,
     shown_task,
+    start_server,
     start_work,
     status,
     stored,
     task_on_server,
+    work,
 )
 
 
@@ -143,3 +149,40 @@ async def test_work_on_a_flushed_task_says_it_was_removed_and_is_not_counted_as_
         (lost,) = [n for n in notes(app) if "Task lost" in n]
         assert f"Task {second}: this task was removed from the queue (flushed)" in lost, lost
         assert "done 0" in status(app), status(app)
+
+
+@pytest.mark.parametrize("choice", ["send", "keep", "discard"])
+async def test_quitting_with_unsent_work_asks_to_send_keep_or_discard_it_with_the_counts(
+    clock: ManualClock,
+    start_server: StartServer,  # noqa: F811
+    choice: str,
+) -> None:
+    own = start_server()
+    admin = own.client("admin")
+    org = org_of(admin)
+    queue = make_queue(admin, org, [MESSAGE, CATEGORY], label="Work")
+    first, _second = add_tasks(admin, org, queue, [{"message": m} for m in "ab"])
+    app = restarted_app("worker", own.url, clock)
+    clock = app.clock  # type: ignore[assignment]
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await until(app, pilot, lambda: work(app).ahead, "the next task is claimed ahead")
+        own.stop()
+        await pilot.press("2", "enter")
+        await advance(app, pilot, clock, PAST_GRACE)
+        assert [(e["task_id"], e["state"]) for e in journal_entries()] == [(first, "unsent")]
+        await pilot.press("ctrl+q")
+        await until(app, pilot, lambda: isinstance(app.screen, QuitUnsentScreen), "the question")
+        assert app.is_running
+        assert shows(app, "Quit with 1 submission unsent?"), screen_text(app)
+        assert shows(app, "1 submission the server did not take"), screen_text(app)
+        for button in ("Send 1 and wait", "Keep 1 for next start", "Discard 1"):
+            assert shows(app, button), screen_text(app)
+        if choice == "send":
+            own = start_server(like=own)
+        await pilot.press(choice[0])
+        await until(app, pilot, lambda: not app.is_running, "the app quits")
+    left = [(e["task_id"], e["state"]) for e in journal_entries()]
+    assert left == ([(first, "unsent")] if choice == "keep" else [])
+    if choice == "send":
+        assert completed(admin, org, queue)[first]["data"]["category"] == "blue"

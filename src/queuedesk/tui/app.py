@@ -1,5 +1,6 @@
 """The QueueDesk terminal app: connects, then opens the live queue list; errors are reported here."""
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -256,15 +257,66 @@ class QueueDeskApp(App[None]):
         )
 
     async def action_quit(self) -> None:
-        """Quitting sends what waits for the undo grace and gives back claims held for work."""
+        """Quitting sends what waits for the undo grace and gives back claims held for work. Work the
+        server did not take (it does not answer) is not left behind without a word: the worker
+        chooses to send it and wait, keep it for the next start, or discard it."""
+        from queuedesk.tui.modals.quit_unsent import QuitUnsentScreen
+
+        if isinstance(self.screen, QuitUnsentScreen):
+            return
+        outbox = self.outbox
+        if outbox is None or not outbox.journal.in_state("unsent"):
+            await self._leave_work(send=True)
+            if outbox is not None:
+                await outbox.send_held_now()
+            if outbox is None or not outbox.journal.in_state("held", "unsent"):
+                self.exit()
+                return
+        self._ask_before_quitting(outbox)
+
+    def _ask_before_quitting(self, outbox: Outbox) -> None:
+        from queuedesk.tui.modals.quit_unsent import Choice, QuitUnsentScreen
+
+        def chosen(choice: Choice | None) -> None:
+            if choice is not None:
+                self.run_worker(self._quit_with(outbox, choice), group="quit", exit_on_error=False)
+
+        held, unsent = len(outbox.journal.in_state("held")), len(outbox.journal.in_state("unsent"))
+        self.push_screen(QuitUnsentScreen(held, unsent, persist=outbox.journal.persist), chosen)
+
+    async def _quit_with(self, outbox: Outbox, choice: str) -> None:
+        waiting = outbox.journal.in_state("held", "unsent")
+        if choice == "discard":
+            for entry in waiting:
+                outbox.discard(entry.id)
+            await self._leave_work(send=False)
+            for entry in waiting:  # still claimed by this worker: back to the queue
+                with contextlib.suppress(errors.QueueDeskError):
+                    await outbox.client.release(entry.queue_id, entry.task_id)
+            self.exit()
+            return
+        await self._leave_work(send=choice == "send")
+        if choice == "send":
+            self.notify(f"Sending {len(waiting)} submission(s)…", timeout=4)
+            await outbox.send_held_now()
+            left = outbox.journal.in_state("held", "unsent")
+            if left:
+                self.notify(
+                    f"The server still did not take {len(left)} submission(s): it does not answer.",
+                    title="Not sent",
+                    severity="warning",
+                    timeout=8,
+                )
+                self._ask_before_quitting(outbox)
+                return
+        self.exit()
+
+    async def _leave_work(self, *, send: bool) -> None:
         from queuedesk.tui.screens.work import WorkScreen
 
         for screen in self.screen_stack:
             if isinstance(screen, WorkScreen):
-                await screen.leave()
-        if self.outbox is not None:
-            await self.outbox.send_held_now()
-        self.exit()
+                await screen.leave(send=send)
 
     async def connect(self, target: Target) -> Session:
         """Open a session for `target`; raises the client's errors (the connect screen explains them)."""

@@ -90,6 +90,12 @@ class Outbox:
                 self._stop(entry.id)
                 await self._send(entry.id)
 
+    def discard(self, entry_id: str) -> None:
+        """The worker dropped this submission (quitting): never sent."""
+        self._stop(entry_id)
+        self.journal.remove(entry_id)
+        self._changed()
+
     def resume(self) -> None:
         """On start: whatever the journal still holds (a crash, a closed laptop) is sent now.
 

@@ -262,12 +262,16 @@ class WorkSession:
 
     # --- leaving -----------------------------------------------------------------------------------
 
-    async def leave(self, draft: dict[str, Any] | None) -> list[tuple[AssignedTask, Exception | None]]:
-        """Send what waits for the undo grace and give back every task held here (the one on screen
-        with `draft` kept on it); each task given back with a draft, and what went wrong keeping it."""
+    async def leave(
+        self, draft: dict[str, Any] | None, *, send: bool = True
+    ) -> list[tuple[AssignedTask, Exception | None]]:
+        """Send what waits for the undo grace (unless not to `send`: kept, or discarded, by the
+        worker quitting) and give back every task held here (the one on screen with `draft` kept on
+        it); each task given back with a draft, and what went wrong keeping it."""
         self.leaving = True
         current = self.current
-        await self.outbox.send_held_now()
+        if send:
+            await self.outbox.send_held_now()
         kept: list[tuple[AssignedTask, Exception | None]] = []
         for task in [t for t in [current, *self.ahead] if t is not None]:
             with_draft = draft if task is current else None

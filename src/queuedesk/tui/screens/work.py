@@ -682,13 +682,13 @@ class WorkScreen(AppScreen):
         await self.leave()
         self.dismiss()
 
-    async def leave(self) -> None:
-        """Send what waits for the undo grace, and give back every claim held here."""
+    async def leave(self, *, send: bool = True) -> None:
+        """Send what waits for the undo grace (unless not to `send`), and give back every claim held here."""
         if self.leaving:
             return
         draft = self._entered()
         self._set_ready(False)
-        for task, problem in await self.work_session.leave(draft):
+        for task, problem in await self.work_session.leave(draft, send=send):
             if problem is not None:
                 self.qd.report(problem, doing=f"Keeping your draft on task {task.id}")
             else:
