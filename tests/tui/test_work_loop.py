@@ -186,3 +186,29 @@ async def test_quitting_with_unsent_work_asks_to_send_keep_or_discard_it_with_th
     assert left == ([(first, "unsent")] if choice == "keep" else [])
     if choice == "send":
         assert completed(admin, org, queue)[first]["data"]["category"] == "blue"
+
+
+AMOUNT = {"id": "amount", "name": "Amount", "type": "number"}
+
+
+async def test_a_decimal_comma_is_read_as_a_decimal_and_an_unclear_number_is_refused_out_loud(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    queue = make_queue(admin, org_id, [MESSAGE, AMOUNT], label="Work")
+    first, second, _third = add_tasks(admin, org_id, queue, [{"message": m} for m in "abc"])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await pilot.press(*"12,5")
+        assert form_of(app).values() == {"amount": 12.5}
+        await pilot.press("enter")
+        assert await shown_task(app, pilot) == second
+        # Which mark is the decimal one is unclear here: refused, as typed, never guessed.
+        await pilot.press(*"1.234,5", "enter")
+        await settle(app, pilot)
+        assert work(app).current is not None and work(app).current.id == second
+        assert "Not sent: fix the fields marked in red." in status(app), status(app)
+        assert shows(app, "1.234,5"), screen_text(app)
+        assert shows(app, "one decimal mark"), screen_text(app)
+        await advance(app, pilot, clock, PAST_GRACE)
+    assert completed(admin, org_id, queue)[first]["data"]["amount"] == 12.5
