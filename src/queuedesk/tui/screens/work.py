@@ -33,6 +33,7 @@ from queuedesk.tui.journal import Entry
 from queuedesk.tui.keys_read import key_time
 from queuedesk.tui.outbox import TASK_REMOVED, Outbox
 from queuedesk.tui.widgets.context_bar import ContextBar
+from queuedesk.tui.widgets.instructions import Instructions
 from queuedesk.tui.widgets.work_status import WorkStatus
 from queuedesk.tui.work_session import WorkSession
 
@@ -41,7 +42,10 @@ EMPTY_POLL_SECONDS = 5.0
 MIN_HEARTBEAT_SECONDS = 5.0
 DOUBLE_ENTER_SECONDS = 0.3
 # Keys that act on no task on screen (leave, undo the last submission, help, quit): never refused.
-KEYS_FOR_NO_TASK = frozenset({"escape", "u", "f7", "f1", "question_mark", "ctrl+q", "ctrl+c"})
+KEYS_FOR_NO_TASK = frozenset(
+    {"escape", "u", "f7", "f1", "question_mark", "ctrl+q", "ctrl+c", "f2", "ctrl+up", "ctrl+down"}
+)
+INSTRUCTIONS_FOLDED_BELOW = 40  # terminal rows: on a smaller one the instructions start folded
 CHOICE_KEYS = (*"1234567890", "y", "n")
 
 
@@ -85,6 +89,14 @@ class WorkScreen(AppScreen):
             priority=True,
             id="work.open_image_anywhere",
         ),
+        # The task's content scrolls from anywhere, a field keeping the focus (its own keys stay its own).
+        Binding("ctrl+down", "scroll_task(1)", "Scroll task", priority=True, id="work.scroll_down"),
+        Binding(
+            "ctrl+up", "scroll_task(-1)", "Scroll task up", show=False, priority=True, id="work.scroll_up"
+        ),
+        Binding(
+            "f2", "toggle_instructions", "Instructions", show=False, priority=True, id="work.instructions"
+        ),
         Binding("escape", "escape", "Back", priority=True, id="work.back"),
         # With "submit on choice" the choosing key is the submitting key (`check_action` says when).
         *[Binding(key, f"choice_key('{key}')", show=False, priority=True) for key in CHOICE_KEYS],
@@ -109,6 +121,9 @@ class WorkScreen(AppScreen):
 
     def compose(self) -> ComposeResult:
         yield ContextBar(f"{self.queue.name} / work", id="context")
+        yield Instructions(
+            "", key="f2", expanded=self.app.size.height >= INSTRUCTIONS_FOLDED_BELOW, id="work-instructions"
+        )
         with Vertical(id="work-body"):
             yield LoadingIndicator(id="work-loading")
             yield Static("", id="work-waiting", markup=False)
@@ -181,6 +196,8 @@ class WorkScreen(AppScreen):
             self.qd.report(exc, doing="Opening the queue for work")
             self.dismiss()
             return
+        self.query_one(Instructions).update(self.detail.description)
+        self.refresh_bindings()  # f2 applies once there are instructions
         await self._next()
 
     def _advance(self) -> None:
@@ -425,6 +442,8 @@ class WorkScreen(AppScreen):
         return focused
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "toggle_instructions":
+            return self.detail is not None and bool(self.detail.description.strip())
         if action == "choice_key":
             editor = self._choice_editor()
             return editor is not None and editor.takes_key(str(parameters[0]))
@@ -439,6 +458,17 @@ class WorkScreen(AppScreen):
                 return False
         # Letters are text inside a field; f6 to f9 do the same from anywhere.
         return not (action in ("skip", "undo", "zoom", "open_image") and self._in_text_field())
+
+    def action_scroll_task(self, direction: int) -> None:
+        """A page of the task's content down (1) or up (-1): its own pane, else the form's."""
+        form = self.form
+        if form is None:
+            return
+        pane = form.task_pane() or form.form_pane()
+        pane.scroll_relative(y=direction * max(1, pane.size.height - 2), animate=False)
+
+    def action_toggle_instructions(self) -> None:
+        self.query_one(Instructions).toggle()
 
     def action_anywhere(self, action: str) -> None:
         """f6 to f9: the single-letter actions, also from inside a text field."""
