@@ -89,15 +89,13 @@ class WorkScreen(AppScreen):
             priority=True,
             id="work.open_image_anywhere",
         ),
+        Binding("escape", "escape", "Back", priority=True, id="work.back"),
         # The task's content scrolls from anywhere, a field keeping the focus (its own keys stay its own).
-        Binding("ctrl+down", "scroll_task(1)", "Scroll task", priority=True, id="work.scroll_down"),
-        Binding(
-            "ctrl+up", "scroll_task(-1)", "Scroll task up", show=False, priority=True, id="work.scroll_up"
-        ),
+        Binding("ctrl+down", "scroll_task(1)", "Scroll", priority=True, id="work.scroll_down"),
+        Binding("ctrl+up", "scroll_task(-1)", "Scroll up", show=False, priority=True, id="work.scroll_up"),
         Binding(
             "f2", "toggle_instructions", "Instructions", show=False, priority=True, id="work.instructions"
         ),
-        Binding("escape", "escape", "Back", priority=True, id="work.back"),
         # With "submit on choice" the choosing key is the submitting key (`check_action` says when).
         *[Binding(key, f"choice_key('{key}')", show=False, priority=True) for key in CHOICE_KEYS],
     ]

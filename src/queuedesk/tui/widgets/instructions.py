@@ -20,6 +20,9 @@ class Instructions(Vertical):
     Instructions.-empty {
         display: none;
     }
+    Instructions.-folded {
+        border-bottom: none;
+    }
     Instructions .instructions-title {
         color: $text-accent;
         text-style: bold;
@@ -66,6 +69,7 @@ class Instructions(Vertical):
 
     def _show(self) -> None:
         self.set_class(not self.text.strip(), "-empty")
+        self.set_class(not self.expanded, "-folded")  # one line: the title says what is folded
         arrow, verb = ("▼", "folds") if self.expanded else ("▶", "shows")
         self.query_one(".instructions-title", Static).update(f"{arrow} Instructions ({self.key} {verb} them)")
         self.query_one(".instructions-body").display = self.expanded
