@@ -39,6 +39,7 @@ from tests.tui.test_work import (  # noqa: F401  (start_server is a fixture)
     status,
     stored,
     task_on_server,
+    waiting_text,
     work,
 )
 
@@ -212,3 +213,26 @@ async def test_a_decimal_comma_is_read_as_a_decimal_and_an_unclear_number_is_ref
         assert shows(app, "one decimal mark"), screen_text(app)
         await advance(app, pilot, clock, PAST_GRACE)
     assert completed(admin, org_id, queue)[first]["data"]["amount"] == 12.5
+
+
+async def test_only_skipped_tasks_left_is_told_apart_from_an_empty_queue_and_the_status_counts_what_is_left(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
+    first, second, third, fourth = add_tasks(admin, org_id, queue, [{"message": m} for m in "abcd"])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await until(app, pilot, lambda: work(app).ahead, "the next task is claimed ahead")
+        # On screen and ahead are this worker's; two more wait in the queue.
+        await until(app, pilot, lambda: "2 more in the queue" in status(app), "the count of what is left")
+        await pilot.press("1", "enter")
+        assert await shown_task(app, pilot) == second
+        await until(app, pilot, lambda: "1 more in the queue" in status(app), f"the count goes down {status(app)}")
+        for task_id in (second, third, fourth):
+            await shown_task(app, pilot, task_id)
+            await pilot.press("s")
+        await until(app, pilot, lambda: waiting_text(app), "the screen says why there is no task")
+        assert "Only tasks you skipped are left (3)" in waiting_text(app), waiting_text(app)
+        assert "The queue is empty" not in waiting_text(app)
+        await advance(app, pilot, clock, PAST_GRACE)

@@ -79,6 +79,7 @@ class WorkSession:
         self.releasing: set[int] = set()  # given back, the release still on its way
         self.removed: set[int] = set()  # held here, then deleted (a flush): the server answered 404
         self.drafts: dict[int, dict[str, Any]] = {}  # what was typed on a task undo put back aside
+        self.open_left: int | None = None  # tasks nobody holds, as last counted (`count_left`)
         self.last_submission: tuple[str, AssignedTask] | None = None
         self.leaving = False
         self.counts = Counts()
@@ -152,6 +153,16 @@ class WorkSession:
                 return None
             self.ahead.append(task)
             return task
+
+    async def count_left(self) -> int | None:
+        """Count the queue's tasks that nobody holds (what is left for this worker and others); the
+        last count when the server cannot tell now."""
+        try:
+            page = await self.client.pending_tasks(self.queue_id, status=["new", "open"], limit=1)
+        except errors.QueueDeskError:
+            return self.open_left
+        self.open_left = page.count
+        return page.count
 
     # --- giving back -------------------------------------------------------------------------------
 

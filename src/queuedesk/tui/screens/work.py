@@ -225,9 +225,15 @@ class WorkScreen(AppScreen):
             self.qd.report(exc, doing="Claiming a task")
             return
         if task is None:
+            left = await self.work_session.count_left() if self.work_session.given_back else None
             if held:
                 self._wait(
                     f"All {held} open tasks are being worked on by others. Waiting for one to come back…"
+                )
+            elif left:
+                self._wait(
+                    f"Only tasks you skipped are left ({left}). They are not offered again in this "
+                    "session: escape, then w, to work on them. New tasks will show here as they arrive."
                 )
             else:
                 self._wait("The queue is empty. New tasks will show here as soon as they arrive.")
@@ -264,6 +270,8 @@ class WorkScreen(AppScreen):
         task = await self.work_session.claim_ahead()
         if task is not None:
             self._warm_images(task)
+        await self.work_session.count_left()  # for the status line (after the claim: it counts less)
+        self._show_status()
 
     def _warm_images(self, task: AssignedTask) -> None:
         if self.detail is None:
