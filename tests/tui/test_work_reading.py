@@ -3,13 +3,17 @@
 
 import httpx
 
+from queuedesk.api.config import AppSettings, ConfigFile, load_config, save_config
 from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.modals.keys import KeysScreen
+from queuedesk.tui.screens.work import WorkScreen
 from queuedesk.tui.widgets.instructions import Instructions
 from tests.conftest import make_queue
-from tests.support.pilot import screen_text, settle, until
+from tests.support import ServerProcess
+from tests.support.pilot import app_for, screen_text, settle, until
 from tests.tui.conftest import MakeApp
 from tests.tui.test_app import footer_line, open_queue, shows
-from tests.tui.test_work import CATEGORY, MESSAGE, add_tasks, form_of, start_work, work
+from tests.tui.test_work import CATEGORY, MESSAGE, NOTE, add_tasks, form_of, start_work, status, work
 
 DESCRIPTION = "## Before you tag\n\nCall **Sue** when the parcel *came late*.\n\n- one\n- two"
 LONG = "\n".join(f"line {n} of the customer's story" for n in range(1, 201))
@@ -61,3 +65,44 @@ async def test_the_queue_screen_shows_the_instructions_folded_and_i_unfolds_them
         await pilot.press("i")
         await until(app, pilot, lambda: shows(app, "Call Sue when the parcel came late"), "the instructions")
         assert shows(app, "▼ Instructions (i folds them)")
+
+
+async def test_submit_on_choice_is_offered_where_it_applies_kept_for_the_next_start_and_f1_lists_field_keys(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    one_choice = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
+    two_fields = make_queue(admin, org_id, [MESSAGE, CATEGORY, NOTE], label="Work")
+    for queue in (one_choice, two_fields):
+        add_tasks(admin, org_id, queue, [{"message": "a"}])
+    app = make_app("worker")
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await start_work(app, pilot, two_fields)
+        await settle(app, pilot)
+        assert "Submit on choice" not in footer_line(app), footer_line(app)  # two fields: no one key
+        await pilot.press("f1")
+        await until(app, pilot, lambda: isinstance(app.screen, KeysScreen), "the keys are listed")
+        assert shows(app, "1\u20133 choose") and shows(app, "In the field Category"), screen_text(app)
+        assert shows(app, "In the field Note"), screen_text(app)
+        assert not shows(app, "Submit on choice"), screen_text(app)  # does not apply here
+        await pilot.press("escape", "escape")
+        await until(app, pilot, lambda: not isinstance(app.screen, (KeysScreen, WorkScreen)), "back")
+
+        await start_work(app, pilot, one_choice)
+        await settle(app, pilot)
+        assert "Submit on choice" in footer_line(app), footer_line(app)
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        assert "submit on choice" in status(app)
+    assert load_config().app.submit_on_choice is True  # the next start has it on
+
+
+async def test_the_next_start_reads_submit_on_choice_from_the_file(
+    server: ServerProcess, admin: httpx.Client, org_id: int
+) -> None:
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
+    add_tasks(admin, org_id, queue, [{"message": "a"}])
+    save_config(ConfigFile(app=AppSettings(submit_on_choice=True)))
+    app = app_for(server, "worker", **load_config().app.model_dump())
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await start_work(app, pilot, queue)
+        assert "submit on choice" in status(app)

@@ -483,6 +483,24 @@ class QueueDeskApp(App[None]):
 
         self.push_screen(QueueEditorScreen(queue))
 
+    def remember(self, key: str, value: object) -> None:
+        """An app setting changed in the app (`submit_on_choice`): in force now, and kept in the
+        configuration file for the next start (not in a browser session: nothing is written there)."""
+        from queuedesk.api.config import ConfigError, remember_app_setting
+
+        self.settings = self.settings.model_copy(update={key: value})
+        if web_session():
+            return
+        try:
+            remember_app_setting(self.profile_name, key, value)
+        except (ConfigError, OSError) as exc:
+            self.notify(
+                f"Not kept for the next start: {exc}",
+                title="Setting not saved",
+                severity="warning",
+                timeout=10,
+            )
+
     def open_refused(self) -> None:
         """The submissions the server refused for good (R on the queue list)."""
         if self.outbox is None:

@@ -63,3 +63,6 @@ class AppHost(Protocol):
     def open_people(self) -> None: ...
 
     def open_refused(self) -> None: ...
+
+    def remember(self, key: str, value: object) -> None:
+        """An app setting changed in the app, kept for the next start."""

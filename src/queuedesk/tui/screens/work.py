@@ -68,11 +68,10 @@ class WorkScreen(AppScreen):
         Binding("z", "zoom", "Image", priority=True, id="work.zoom"),
         Binding("o", "open_image", "Open image", show=False, priority=True, id="work.open_image"),
         Binding("ctrl+s", "release_draft", "Keep draft", priority=True, id="work.release_draft"),
-        Binding(
+        Binding(  # in the footer only where it applies (`check_action`)
             "ctrl+t",
             "toggle_submit_on_choice",
             "Submit on choice",
-            show=False,
             priority=True,
             id="work.submit_on_choice",
         ),
@@ -448,6 +447,10 @@ class WorkScreen(AppScreen):
         return focused
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "toggle_submit_on_choice":
+            form = self.form
+            editors = form.editors() if form is not None else []
+            return len(editors) == 1 and editors[0].block.type in SELECTION_TYPES
         if action == "toggle_instructions":
             return self.detail is not None and bool(self.detail.description.strip())
         if action == "choice_key":
@@ -659,8 +662,18 @@ class WorkScreen(AppScreen):
 
     def action_toggle_submit_on_choice(self) -> None:
         self.submit_on_choice = not self.submit_on_choice
-        self.message = f"Submit on choice {'on' if self.submit_on_choice else 'off'}."
+        self.qd.remember("submit_on_choice", self.submit_on_choice)
+        self.message = (
+            f"Submit on choice {'on' if self.submit_on_choice else 'off'} (kept for the next start)."
+        )
         self._show_status()
+
+    def field_keys(self) -> list[tuple[str, str]]:
+        """The keys of the form's fields, for f1: (keys, where)."""
+        form = self.form
+        if form is None:
+            return []
+        return [(editor.key_hint(), editor.block.name) for editor in form.editors() if editor.key_hint()]
 
     def _submits_on_choice(self, form: TaskForm) -> bool:
         editors = form.editors()
