@@ -2,6 +2,7 @@
 (its instructions) shows above the task, rendered, and folds. Against a real `queuedesk serve`."""
 
 import httpx
+from textual.widgets import TextArea
 
 from queuedesk.api.config import AppSettings, ConfigFile, load_config, save_config
 from queuedesk.tui.clock import ManualClock
@@ -13,7 +14,19 @@ from tests.support import ServerProcess
 from tests.support.pilot import app_for, screen_text, settle, until
 from tests.tui.conftest import MakeApp
 from tests.tui.test_app import footer_line, open_queue, shows
-from tests.tui.test_work import CATEGORY, MESSAGE, NOTE, add_tasks, form_of, start_work, status, work
+from tests.tui.test_work import (
+    CATEGORY,
+    MESSAGE,
+    NOTE,
+    PAST_GRACE,
+    add_tasks,
+    advance,
+    completed,
+    form_of,
+    start_work,
+    status,
+    work,
+)
 
 DESCRIPTION = "## Before you tag\n\nCall **Sue** when the parcel *came late*.\n\n- one\n- two"
 LONG = "\n".join(f"line {n} of the customer's story" for n in range(1, 201))
@@ -106,3 +119,38 @@ async def test_the_next_start_reads_submit_on_choice_from_the_file(
     async with app.run_test(size=(120, 30), notifications=True) as pilot:
         await start_work(app, pilot, queue)
         assert "submit on choice" in status(app)
+
+
+async def test_free_text_takes_a_line_break_with_ctrl_n_and_enter_still_submits(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    blocks = [MESSAGE, CATEGORY, NOTE]
+    queue = make_queue(admin, org_id, blocks, label="Work")
+    first, _second = add_tasks(admin, org_id, queue, [{"message": m} for m in "ab"])
+    app = make_app("worker")
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await pilot.press("2", "tab", *"first")
+        assert shows(app, "ctrl+n new line"), screen_text(app)
+        await pilot.press("ctrl+n")
+        await until(app, pilot, lambda: isinstance(app.focused, TextArea), "the field takes lines now")
+        await pilot.press(*"second")
+        assert form_of(app).values()["note"] == "first\nsecond"
+        await pilot.press("ctrl+j")
+        await until(app, pilot, lambda: "done 1" in status(app), "sent")
+        await advance(app, pilot, clock, PAST_GRACE)
+    assert completed(admin, org_id, queue)[first]["data"]["note"] == "first\nsecond"
+
+
+async def test_rich_text_in_a_task_is_rendered_as_markdown(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    brief = {"id": "brief", "name": "Brief", "type": "rich_text"}
+    queue = make_queue(admin, org_id, [brief, CATEGORY], label="Work")
+    add_tasks(admin, org_id, queue, [{"brief": "## Refund\n\nThe parcel came **late** twice.\n\n- ask why"}])
+    app = make_app("worker")
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await start_work(app, pilot, queue)
+        await settle(app, pilot)
+        assert shows(app, "Refund") and shows(app, "The parcel came late twice."), screen_text(app)
+        assert "**" not in screen_text(app) and "##" not in screen_text(app), screen_text(app)

@@ -47,7 +47,7 @@ class Instructions(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="instructions-title", markup=False)
-        body = VerticalScroll(Markdown(self.text), classes="instructions-body")
+        body = VerticalScroll(Markdown(self.text, open_links=False), classes="instructions-body")
         body.can_focus = False
         yield body
 
