@@ -228,7 +228,9 @@ async def test_only_skipped_tasks_left_is_told_apart_from_an_empty_queue_and_the
         await until(app, pilot, lambda: "2 more in the queue" in status(app), "the count of what is left")
         await pilot.press("1", "enter")
         assert await shown_task(app, pilot) == second
-        await until(app, pilot, lambda: "1 more in the queue" in status(app), f"the count goes down {status(app)}")
+        await until(
+            app, pilot, lambda: "1 more in the queue" in status(app), f"the count goes down {status(app)}"
+        )
         for task_id in (second, third, fourth):
             await shown_task(app, pilot, task_id)
             await pilot.press("s")
