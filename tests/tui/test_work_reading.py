@@ -23,8 +23,10 @@ from tests.tui.test_work import (
     advance,
     completed,
     form_of,
+    open_work,
     start_work,
     status,
+    waiting_text,
     work,
 )
 
@@ -154,3 +156,27 @@ async def test_rich_text_in_a_task_is_rendered_as_markdown(
         await settle(app, pilot)
         assert shows(app, "Refund") and shows(app, "The parcel came late twice."), screen_text(app)
         assert "**" not in screen_text(app) and "##" not in screen_text(app), screen_text(app)
+
+
+async def test_a_queue_with_bounding_boxes_is_refused_before_any_claim_with_the_reason(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    boxes = {"id": "boxes", "name": "Boxes", "type": "bounding_boxes"}
+    queue = make_queue(admin, org_id, [MESSAGE, boxes], label="Work")
+    (task_id,) = add_tasks(
+        admin,
+        org_id,
+        queue,
+        [{"message": "a", "boxes": {"image": "http://images.example/a.png", "boxes": []}}],
+    )
+    app = make_app("worker")
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await open_work(app, pilot, queue)
+        await until(app, pilot, lambda: waiting_text(app), "the screen says why")
+        assert "needs another tool" in waiting_text(
+            app
+        ) and "Boxes (drawing boxes on the image)" in waiting_text(app)
+        await settle(app, pilot)
+        assert work(app).current is None
+    task = admin.get(f"/orgs/{org_id}/queues/{queue['id']}/tasks/{task_id}").json()
+    assert task["assignment"]["assigned_to"] is None, task

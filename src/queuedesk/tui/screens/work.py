@@ -45,6 +45,11 @@ DOUBLE_ENTER_SECONDS = 0.3
 KEYS_FOR_NO_TASK = frozenset(
     {"escape", "u", "f7", "f1", "question_mark", "ctrl+q", "ctrl+c", "f2", "ctrl+up", "ctrl+down"}
 )
+# Annotation blocks the worker fills that this app has no editor for yet: said before any claim.
+NEEDS_ANOTHER_TOOL = {
+    "named_entity_recognition": "marking entities in the text",
+    "bounding_boxes": "drawing boxes on the image",
+}
 INSTRUCTIONS_FOLDED_BELOW = 40  # terminal rows: on a smaller one the instructions start folded
 CHOICE_KEYS = (*"1234567890", "y", "n")
 
@@ -195,6 +200,17 @@ class WorkScreen(AppScreen):
             return
         self.query_one(Instructions).update(self.detail.description)
         self.refresh_bindings()  # f2 applies once there are instructions
+        unworkable = [b for b in self.detail.data if b.type in NEEDS_ANOTHER_TOOL]
+        if unworkable:
+            named = ", ".join(f"{b.name} ({NEEDS_ANOTHER_TOOL[b.type]})" for b in unworkable)
+            self._drop_loading()
+            waiting = self.query_one("#work-waiting", Static)
+            waiting.update(
+                f"This queue needs another tool: QueueDesk cannot fill {named} yet. No task was claimed, "
+                "so none is held from other workers. escape goes back."
+            )
+            waiting.display = True
+            return
         await self._next()
 
     def _advance(self) -> None:
