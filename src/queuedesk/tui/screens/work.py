@@ -73,13 +73,6 @@ class WorkScreen(AppScreen):
         Binding("z", "zoom", "Image", priority=True, id="work.zoom"),
         Binding("o", "open_image", "Open image", show=False, priority=True, id="work.open_image"),
         Binding("ctrl+s", "release_draft", "Keep draft", priority=True, id="work.release_draft"),
-        Binding(  # in the footer only where it applies (`check_action`)
-            "ctrl+t",
-            "toggle_submit_on_choice",
-            "Submit on choice",
-            priority=True,
-            id="work.submit_on_choice",
-        ),
         # The same actions from inside a text field, where letters are text.
         # (Actions of their own: `check_action` turns the letters' off inside a field, not these.)
         Binding("f6", "anywhere('skip')", "Skip", show=False, priority=True, id="work.skip_anywhere"),
@@ -99,6 +92,13 @@ class WorkScreen(AppScreen):
         Binding("ctrl+up", "scroll_task(-1)", "Scroll up", show=False, priority=True, id="work.scroll_up"),
         Binding(
             "f2", "toggle_instructions", "Instructions", show=False, priority=True, id="work.instructions"
+        ),
+        Binding(  # in the footer only where it applies (`check_action`), after Back: that one stays at 80 columns
+            "ctrl+t",
+            "toggle_submit_on_choice",
+            "Submit on choice",
+            priority=True,
+            id="work.submit_on_choice",
         ),
         # With "submit on choice" the choosing key is the submitting key (`check_action` says when).
         *[Binding(key, f"choice_key('{key}')", show=False, priority=True) for key in CHOICE_KEYS],
@@ -680,7 +680,7 @@ class WorkScreen(AppScreen):
         self.submit_on_choice = not self.submit_on_choice
         self.qd.remember("submit_on_choice", self.submit_on_choice)
         self.message = (
-            f"Submit on choice {'on' if self.submit_on_choice else 'off'} (kept for the next start)."
+            f"Submit on choice {'on' if self.submit_on_choice else 'off'}. Kept for the next start."
         )
         self._show_status()
 

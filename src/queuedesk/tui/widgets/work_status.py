@@ -26,13 +26,13 @@ class WorkStatus(Static):
             parts.append(f"task {work.current.id} · {on_task}")
         done = work.counts.done
         parts.append(f"done {done} · skipped {work.counts.skipped}")
-        if work.open_left is not None:
-            parts.append(f"{work.open_left:,} more in the queue")
         if done:
             parts.append(f"avg {work.time.seconds_done / done:.1f} s")
             elapsed = (now - work.time.started_at).total_seconds()
             if elapsed >= 60:
                 parts.append(f"{done / (max(elapsed, 1) / 3600):,.0f}/h")
+        if work.open_left is not None:
+            parts.append(f"{work.open_left:,} more in the queue")
         if unsent:
             parts.append(Content.styled(f" {unsent} unsent ", "bold reverse"))
         if submit_on_choice:
