@@ -57,6 +57,7 @@ class Server:
         self.gate: asyncio.Event | None = None
         self.released: list[tuple[int, Any]] = []
         self.gone: set[int] = set()  # heartbeats answered 409
+        self.deleted: set[int] = set()  # flushed: answered 404
 
     def hold_claims(self) -> asyncio.Event:
         self.gate = asyncio.Event()
@@ -76,6 +77,8 @@ class Server:
                 self.open.insert(0, task_id)
             return httpx.Response(200, json={**task_body(task_id, self.clock), "status": "open"})
         if path.endswith("/heartbeat"):
+            if task_id in self.deleted:
+                return httpx.Response(404, json={"error": {"code": "not_found", "message": "no such task"}})
             if task_id in self.gone:
                 return httpx.Response(409, json={"error": {"code": "not_assignee", "message": "not yours"}})
             return httpx.Response(200, json=task_body(task_id, self.clock)["assignment"])
@@ -258,3 +261,24 @@ def test_time_on_a_task_stops_at_idle_and_while_paused_counted_in_milliseconds()
     work.time.count(clock.now(), on_task=True)
     assert work.time.task_seconds == pytest.approx(IDLE_AFTER_SECONDS - 0.500)  # up to going idle
     assert work.time.idle(clock.now())
+
+
+def test_a_refused_submission_is_uncounted_once_and_a_task_gone_from_the_server_is_told_apart(
+    run: Run,
+) -> None:
+    async def scenario(work: WorkSession, server: Server, clock: ManualClock) -> None:
+        first, _ = await work.next_task()
+        assert first is not None
+        clock.advance(4)
+        entry = work.submit(first, {"category": "red"}, clock.now())
+        assert (work.counts.done, work.time.seconds_done) == (1, 4.0)
+        assert work.uncount(entry) == 4.0
+        assert work.uncount(entry) == 0.0  # told twice (two screens of the queue): once is enough
+        assert (work.counts.done, work.time.seconds_done) == (0, 0.0)
+        second, _ = await work.next_task()
+        assert second is not None
+        server.deleted.add(second.id)  # flushed: the heartbeat's answer is a 404
+        lost = await work.renew()
+        assert [t.id for t in lost] == [second.id] and work.removed == {second.id}
+
+    run(scenario, [1, 2])

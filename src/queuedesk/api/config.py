@@ -195,6 +195,20 @@ def save_profile(name: str, profile: Profile, *, make_default: bool = True, path
     save_config(config.model_copy(update={"profiles": profiles, "default_profile": default}), path)
 
 
+def remember_app_setting(profile: str | None, key: str, value: Any, *, path: Path | None = None) -> None:
+    """Keep one app setting chosen in the app (e.g. `submit_on_choice`) for the next start: in the
+    profile in use when the file has it (its own value would win over [app]), else in [app]."""
+    if key not in _APP_FIELDS:
+        raise ConfigError(f"{key} is not an app setting ({', '.join(_APP_FIELDS)})")
+    config = load_config(path)
+    if profile is not None and profile in config.profiles:
+        profiles = {**config.profiles, profile: config.profiles[profile].model_copy(update={key: value})}
+        config = config.model_copy(update={"profiles": profiles})
+    else:
+        config = config.model_copy(update={"app": config.app.model_copy(update={key: value})})
+    save_config(config, path)
+
+
 # --- the environment --------------------------------------------------------------------------------
 
 

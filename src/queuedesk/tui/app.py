@@ -1,5 +1,6 @@
 """The QueueDesk terminal app: connects, then opens the live queue list; errors are reported here."""
 
+import contextlib
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -27,6 +28,7 @@ from queuedesk.tui.session import Session, SessionEnded, open_session
 from queuedesk.tui.settings import SaveProfile, Target, web_session
 
 MAX_LISTED = 5  # tasks named in one notification
+REFUSED_LIST_HINT = "R on the queue list shows what was refused, to copy the values or dismiss it."
 # What screens read by themselves (not a person's action): in an outage, said once for all of them.
 LOADING = frozenset({"Refreshing", "Loading tasks", "Reading the webhook", "Reading the delivery log"})
 
@@ -203,14 +205,20 @@ class QueueDeskApp(App[None]):
         if journal.load_error:
             self.notify(journal.load_error, title="Unsent work file", severity="warning", timeout=15)
         self.outbox = Outbox(
-            self, session.client, journal, self.clock, self._submission_refused, on_sent_late=self._sent_late
+            self,
+            session.client,
+            journal,
+            self.clock,
+            self._submission_refused,
+            on_sent_late=self._sent_late,
+            on_key_refused=lambda exc: self.report(exc, doing="Sending your work"),
         )
         self.outbox.on_change.append(self._outbox_changed)
         self.outbox.resume()  # what a crash or a closed app left behind goes now (refusals: `_tell_refused`)
         failed = journal.in_state("failed")
         if failed:
             self.notify(
-                f"{len(failed)} earlier submission(s) were refused by the server; their values are in {journal.path}.",
+                f"{len(failed)} earlier submission(s) were refused by the server. {REFUSED_LIST_HINT}",
                 title="Refused submissions",
                 severity="warning",
                 timeout=15,
@@ -236,11 +244,12 @@ class QueueDeskApp(App[None]):
         shown = [f"task {e.task_id} ({e.queue_name})" for e in entries[:MAX_LISTED]]
         if len(entries) > MAX_LISTED:
             shown.append(f"{len(entries) - MAX_LISTED} more")
-        said = (
-            f"Left unsent when QueueDesk last closed, now sent: {', '.join(shown)}."
-            if left_before
-            else f"Sent now that the server answers again: {', '.join(shown)}."
-        )
+        if all(e.extra.get("key_refused") for e in entries):
+            said = f"Kept when the server refused the key, now sent with this one: {', '.join(shown)}."
+        elif left_before:
+            said = f"Left unsent when QueueDesk last closed, now sent: {', '.join(shown)}."
+        else:
+            said = f"Sent now that the server answers again: {', '.join(shown)}."
         self.notify(
             said,
             title="Unsent work sent",
@@ -259,22 +268,73 @@ class QueueDeskApp(App[None]):
         values = ", ".join(f"{key}={value!r}" for key, value in entry.data.items() if value is not None)
         self.notify(
             f"Task {entry.task_id} in {entry.queue_name} was not accepted: {(entry.error or '').rstrip('.')}. "
-            f"What you entered: {values or 'nothing'}. It is kept in {self.outbox.journal.path if self.outbox else 'the journal'}.",
+            f"What you entered: {values or 'nothing'}. {REFUSED_LIST_HINT}",
             title="Submission refused",
             severity="error",
             timeout=30,
         )
 
     async def action_quit(self) -> None:
-        """Quitting sends what waits for the undo grace and gives back claims held for work."""
+        """Quitting sends what waits for the undo grace and gives back claims held for work. Work the
+        server did not take (it does not answer) is not left behind without a word: the worker
+        chooses to send it and wait, keep it for the next start, or discard it."""
+        from queuedesk.tui.modals.quit_unsent import QuitUnsentScreen
+
+        if isinstance(self.screen, QuitUnsentScreen):
+            return
+        outbox = self.outbox
+        if outbox is None or not outbox.journal.in_state("unsent"):
+            await self._leave_work(send=True)
+            if outbox is not None:
+                await outbox.send_held_now()
+            if outbox is None or not outbox.journal.in_state("held", "unsent"):
+                self.exit()
+                return
+        self._ask_before_quitting(outbox)
+
+    def _ask_before_quitting(self, outbox: Outbox) -> None:
+        from queuedesk.tui.modals.quit_unsent import Choice, QuitUnsentScreen
+
+        def chosen(choice: Choice | None) -> None:
+            if choice is not None:
+                self.run_worker(self._quit_with(outbox, choice), group="quit", exit_on_error=False)
+
+        held, unsent = len(outbox.journal.in_state("held")), len(outbox.journal.in_state("unsent"))
+        self.push_screen(QuitUnsentScreen(held, unsent, persist=outbox.journal.persist), chosen)
+
+    async def _quit_with(self, outbox: Outbox, choice: str) -> None:
+        waiting = outbox.journal.in_state("held", "unsent")
+        if choice == "discard":
+            for entry in waiting:
+                outbox.discard(entry.id)
+            await self._leave_work(send=False)
+            for entry in waiting:  # still claimed by this worker: back to the queue
+                with contextlib.suppress(errors.QueueDeskError):
+                    await outbox.client.release(entry.queue_id, entry.task_id)
+            self.exit()
+            return
+        await self._leave_work(send=choice == "send")
+        if choice == "send":
+            self.notify(f"Sending {len(waiting)} submission(s)…", timeout=4)
+            await outbox.send_held_now()
+            left = outbox.journal.in_state("held", "unsent")
+            if left:
+                self.notify(
+                    f"The server still did not take {len(left)} submission(s): it does not answer.",
+                    title="Not sent",
+                    severity="warning",
+                    timeout=8,
+                )
+                self._ask_before_quitting(outbox)
+                return
+        self.exit()
+
+    async def _leave_work(self, *, send: bool) -> None:
         from queuedesk.tui.screens.work import WorkScreen
 
         for screen in self.screen_stack:
             if isinstance(screen, WorkScreen):
-                await screen.leave()
-        if self.outbox is not None:
-            await self.outbox.send_held_now()
-        self.exit()
+                await screen.leave(send=send)
 
     async def connect(self, target: Target) -> Session:
         """Open a session for `target`; raises the client's errors (the connect screen explains them)."""
@@ -440,6 +500,32 @@ class QueueDeskApp(App[None]):
         from queuedesk.tui.screens.queue_editor import QueueEditorScreen
 
         self.push_screen(QueueEditorScreen(queue))
+
+    def remember(self, key: str, value: object) -> None:
+        """An app setting changed in the app (`submit_on_choice`): in force now, and kept in the
+        configuration file for the next start (not in a browser session: nothing is written there)."""
+        from queuedesk.api.config import ConfigError, remember_app_setting
+
+        self.settings = self.settings.model_copy(update={key: value})
+        if web_session():
+            return
+        try:
+            remember_app_setting(self.profile_name, key, value)
+        except (ConfigError, OSError) as exc:
+            self.notify(
+                f"Not kept for the next start: {exc}",
+                title="Setting not saved",
+                severity="warning",
+                timeout=10,
+            )
+
+    def open_refused(self) -> None:
+        """The submissions the server refused for good (R on the queue list)."""
+        if self.outbox is None:
+            return
+        from queuedesk.tui.modals.refused import RefusedScreen
+
+        self.push_screen(RefusedScreen(self.outbox.journal), lambda _: self._outbox_changed())
 
     def open_people(self) -> None:
         from queuedesk.tui.screens.people_screen import PeopleScreen

@@ -27,6 +27,8 @@ WORKERS_WORDS = {
     "before the work was sent)",
     "already_completed": "the task was already completed",
 }
+# A 404 on a task this worker held: nothing but a flush deletes tasks.
+TASK_REMOVED = "this task was removed from the queue (flushed)"
 
 
 class Outbox:
@@ -38,6 +40,7 @@ class Outbox:
         clock: Clock,
         on_refused: Callable[[Entry], None],
         on_sent_late: Callable[[list[Entry], bool], None] | None = None,
+        on_key_refused: Callable[[errors.AuthenticationError], None] | None = None,
     ) -> None:
         self.app = app
         self.client = client
@@ -47,6 +50,8 @@ class Outbox:
         # Told of submissions that reached the server late: left unsent by an earlier run (True)
         # or sent by a retry after the network failed (False).
         self.on_sent_late = on_sent_late
+        # Told when the server stops accepting the key: what waits is kept for the next session.
+        self.on_key_refused = on_key_refused
         self.on_change: list[Callable[[], None]] = []
         self._timers: dict[str, Cancellable] = {}
         self._sending: set[str] = set()
@@ -84,6 +89,12 @@ class Outbox:
             if entry.id != keep:
                 self._stop(entry.id)
                 await self._send(entry.id)
+
+    def discard(self, entry_id: str) -> None:
+        """The worker dropped this submission (quitting): never sent."""
+        self._stop(entry_id)
+        self.journal.remove(entry_id)
+        self._changed()
 
     def resume(self) -> None:
         """On start: whatever the journal still holds (a crash, a closed laptop) is sent now.
@@ -170,6 +181,8 @@ class Outbox:
             self.journal.put(entry)
             delay = BACKOFF_SECONDS[min(entry.attempts - 1, len(BACKOFF_SECONDS) - 1)]
             self._later(entry.id, delay)
+        except errors.AuthenticationError as exc:
+            self._kept_for_next_key(entry, exc)
         except errors.Conflict as exc:
             if exc.code == "already_completed" and entry.attempts > 0:
                 # An earlier attempt reached the server but its answer was lost: it is done.
@@ -187,11 +200,26 @@ class Outbox:
             self._changed()
         return sent
 
+    def _kept_for_next_key(self, entry: Entry, exc: errors.AuthenticationError) -> None:
+        """The key was refused (revoked, the account disabled): not the submission. It stays unsent
+        and this outbox stops; the next session of the same person (same journal) sends it."""
+        entry.state = "unsent"
+        entry.error = "the server no longer accepted the key"
+        entry.extra["key_refused"] = True
+        self.journal.put(entry)
+        if not self.closed:
+            self.close()
+            if self.on_key_refused is not None:
+                self.on_key_refused(exc)
+
     def _refused(self, entry: Entry, exc: errors.QueueDeskError) -> None:
         entry.state = "failed"
-        entry.error = (
-            WORKERS_WORDS.get(exc.code or "", str(exc)) if isinstance(exc, errors.Conflict) else str(exc)
-        )
+        if isinstance(exc, errors.Conflict):
+            entry.error = WORKERS_WORDS.get(exc.code or "", str(exc))
+        elif isinstance(exc, errors.NotFound) and not isinstance(exc, errors.WrongAddress):
+            entry.error = TASK_REMOVED
+        else:
+            entry.error = str(exc)
         if isinstance(exc, errors.ValidationError):
             # By block id, so the work screen can put each message on its field.
             entry.extra["fields"] = {

@@ -77,7 +77,9 @@ class WorkSession:
         self.ahead: list[AssignedTask] = []
         self.given_back: list[int] = []  # never claimed again by this session by itself
         self.releasing: set[int] = set()  # given back, the release still on its way
+        self.removed: set[int] = set()  # held here, then deleted (a flush): the server answered 404
         self.drafts: dict[int, dict[str, Any]] = {}  # what was typed on a task undo put back aside
+        self.open_left: int | None = None  # tasks nobody holds, as last counted (`count_left`)
         self.last_submission: tuple[str, AssignedTask] | None = None
         self.leaving = False
         self.counts = Counts()
@@ -152,6 +154,16 @@ class WorkSession:
             self.ahead.append(task)
             return task
 
+    async def count_left(self) -> int | None:
+        """Count the queue's tasks that nobody holds (what is left for this worker and others); the
+        last count when the server cannot tell now."""
+        try:
+            page = await self.client.pending_tasks(self.queue_id, status=["new", "open"], limit=1)
+        except errors.QueueDeskError:
+            return self.open_left
+        self.open_left = page.count
+        return page.count
+
     # --- giving back -------------------------------------------------------------------------------
 
     def give_back(self, task: AssignedTask) -> None:
@@ -187,7 +199,9 @@ class WorkSession:
         for task in [t for t in [self.current, *self.ahead] if t is not None]:
             try:
                 task.assignment = await self.client.heartbeat(self.queue_id, task.id)
-            except (errors.Conflict, errors.NotFound):
+            except (errors.Conflict, errors.NotFound) as exc:
+                if isinstance(exc, errors.NotFound):
+                    self.removed.add(task.id)
                 lost.append(task)
                 if task in self.ahead:
                     self.ahead.remove(task)
@@ -237,26 +251,38 @@ class WorkSession:
         if self.current is not None and self.current.id != task.id:
             self.ahead.insert(0, self.current)
         self.current = task
+        return self.uncount(entry)
+
+    def uncount(self, entry: Entry) -> float:
+        """A submission made here was refused: it is no longer counted as done (its seconds, which
+        are returned, neither). Nothing changes for one made elsewhere, or already uncounted."""
+        if entry.id not in self.counts.seconds_of:
+            return 0.0
+        spent = self.counts.seconds_of.pop(entry.id)
         self.counts.done = max(0, self.counts.done - 1)
-        spent = self.counts.seconds_of.pop(entry.id, 0.0)
         self.time.seconds_done = max(0.0, self.time.seconds_done - spent)
         return spent
 
     def shown(self, task: AssignedTask, now: datetime, seconds: float = 0.0) -> dict[str, Any]:
-        """`task` is put on screen, `seconds` already spent on it (undo); its draft, if any."""
+        """`task` is put on screen, `seconds` already spent on it (undo); its draft, if any: the one
+        put aside here (undo) over the one the server kept for this worker (B6, `task.draft`)."""
         self.time.tick_at = now  # the time until now was the task before's, counted at its end
         self.current = task
         self.time.task_seconds = seconds
-        return self.drafts.pop(task.id, {})
+        return {**(task.draft or {}), **self.drafts.pop(task.id, {})}
 
     # --- leaving -----------------------------------------------------------------------------------
 
-    async def leave(self, draft: dict[str, Any] | None) -> list[tuple[AssignedTask, Exception | None]]:
-        """Send what waits for the undo grace and give back every task held here (the one on screen
-        with `draft` kept on it); each task given back with a draft, and what went wrong keeping it."""
+    async def leave(
+        self, draft: dict[str, Any] | None, *, send: bool = True
+    ) -> list[tuple[AssignedTask, Exception | None]]:
+        """Send what waits for the undo grace (unless not to `send`: kept, or discarded, by the
+        worker quitting) and give back every task held here (the one on screen with `draft` kept on
+        it); each task given back with a draft, and what went wrong keeping it."""
         self.leaving = True
         current = self.current
-        await self.outbox.send_held_now()
+        if send:
+            await self.outbox.send_held_now()
         kept: list[tuple[AssignedTask, Exception | None]] = []
         for task in [t for t in [current, *self.ahead] if t is not None]:
             with_draft = draft if task is current else None

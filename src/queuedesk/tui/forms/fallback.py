@@ -1,6 +1,6 @@
 """Any other block type (rich_text, list, sequences, annotations, types from a newer server).
 
-Shown read-only as text (strings) or indented JSON, whatever the value is. When creating a task it
+Shown read-only as markdown (`rich_text`), text (other strings) or indented JSON, whatever the value is. When creating a task it
 is typed: text for `rich_text`, JSON for the others (checked with the type's rule once parsed).
 """
 
@@ -46,6 +46,10 @@ class FallbackEditor(BlockEditor):
             yield text_area(self._text, "text" if self.is_text else "JSON")
         elif self._raw is None:
             yield Static("—", classes="editor-value -empty")
+        elif self.is_text and isinstance(self._raw, str):
+            from textual.widgets import Markdown  # only a task with rich text pays for it
+
+            yield Markdown(shown(self._raw), open_links=False, classes="editor-value -markdown")
         else:
             yield Static(shown(shown_value(self._raw)), classes="editor-value -fallback", markup=False)
 

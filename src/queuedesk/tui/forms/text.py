@@ -1,11 +1,16 @@
 """`text` blocks: one line, or a multi-line area when the value is long or has line breaks.
 
+In the one-line field `enter` submits, as everywhere in the work screen; `ctrl+n` (shown in the
+field's label line) starts a new line, turning the field into the multi-line area with the text
+kept and the cursor on the new line.
+
 `read_only` text is the task's content: the work screen shows it, never edits it.
 """
 
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import TextArea
 
@@ -20,7 +25,11 @@ def wants_area(text: str) -> bool:
 
 
 class TextEditor(InputEditor):
+    HINT: ClassVar[str] = "ctrl+n new line · esc leaves field"
     MULTI_LINE_HINT: ClassVar[str] = "enter new line · esc leaves field"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+n", "new_line", "New line", show=False, id="field.new_line"),
+    ]
 
     _area = False
 
@@ -62,6 +71,24 @@ class TextEditor(InputEditor):
             field.value = self._text
         if self._area != bool(self.query(TextArea)):
             self.refresh(recompose=True)  # the one-line field becomes the area
+
+    def action_new_line(self) -> None:
+        """A line break where the cursor is: in the area, or the one-line field becomes the area."""
+        if not self.editable:
+            return
+        areas = self.query(TextArea)
+        if areas:
+            areas.first().insert("\n")
+            return
+        self._text = self.current_text() + "\n"
+        self._area = True
+        self.refresh(recompose=True)
+        self.call_after_refresh(self._into_area)
+
+    def _into_area(self) -> None:
+        for area in self.query(TextArea):
+            area.focus()
+            area.move_cursor(area.document.end)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         event.stop()

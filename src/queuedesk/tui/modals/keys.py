@@ -70,6 +70,9 @@ class KeysScreen(AppModal[None]):
                 named.append(binding.id)
         for description, keys in rows.items():
             table.add_row(" / ".join(keys), description, *([", ".join(ids[description])] if wide else []))
+        field_keys = getattr(self.under, "field_keys", None)
+        for keys_of_field, block_name in field_keys() if callable(field_keys) else []:
+            table.add_row(keys_of_field, f"In the field {block_name}", *([""] if wide else []))
         for key, text in EVERYWHERE:
             if text not in rows:
                 table.add_row(key, text)

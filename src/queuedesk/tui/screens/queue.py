@@ -30,6 +30,7 @@ from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.present import answers_first, minute, settings_text, summary, tasks
 from queuedesk.tui.widgets.context_bar import ContextBar
+from queuedesk.tui.widgets.instructions import Instructions
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 from queuedesk.tui.widgets.row_table import RowTable
 from queuedesk.tui.worker_pick import WorkerPick
@@ -64,6 +65,7 @@ class QueueScreen(AppScreen):
         Binding("X", "export", "Export", id="queue.export"),
         Binding("r", "refresh", "Refresh", id="queue.refresh"),
         Binding("p", "pause", "Pause", id="queue.pause"),
+        Binding("i", "toggle_instructions", "Instructions", show=False, id="queue.instructions"),
     ]
 
     def __init__(self, queue: Queue) -> None:
@@ -83,6 +85,9 @@ class QueueScreen(AppScreen):
     def compose(self) -> ComposeResult:
         yield ContextBar(self.queue.name, id="context")
         yield Static("", id="queue-counts")
+        yield Instructions(
+            getattr(self.queue, "description", ""), key="i", expanded=False, id="queue-instructions"
+        )
         with TabbedContent(id="queue-tabs"):
             with TabPane("Pending", id="tab-pending"):
                 yield PendingView(self.queue.id, id="pending-view")
@@ -164,6 +169,7 @@ class QueueScreen(AppScreen):
             self.completed_count = page.count
         self._show_counts()
         self._show_blocks()
+        self.query_one(Instructions).update(self.detail.description)
         view = self._shown_view()
         if view is not None:
             await view.fetch()
@@ -339,7 +345,12 @@ class QueueScreen(AppScreen):
             return on_history and (action == "filter" or session.extensions)
         if action == "tab" and parameters and parameters[0] in ("tab-stats", "tab-webhook"):
             return session.can_watch
+        if action == "toggle_instructions":
+            return self.detail is not None and bool(self.detail.description.strip())
         return True
+
+    def action_toggle_instructions(self) -> None:
+        self.query_one(Instructions).toggle()
 
     @on(TabbedContent.TabActivated)
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:

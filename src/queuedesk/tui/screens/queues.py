@@ -32,6 +32,7 @@ class QueuesScreen(AppScreen):
         Binding("r", "refresh", "Refresh", id="queues.refresh"),
         Binding("p", "pause", "Pause", id="queues.pause"),
         Binding("u", "people", "People", show=False, id="queues.people"),
+        Binding("R", "refused", "Refused work", id="queues.refused"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="queues.clear_filter"),
     ]
 
@@ -60,9 +61,12 @@ class QueuesScreen(AppScreen):
         )
         self.poller.start()
         self.table.focus()
+        self.qd.outbox_changed_listeners.append(self.refresh_bindings)  # "Refused work" comes and goes
 
     def on_unmount(self) -> None:
         self.poller.stop()
+        if self.refresh_bindings in self.qd.outbox_changed_listeners:
+            self.qd.outbox_changed_listeners.remove(self.refresh_bindings)
 
     def on_screen_resume(self) -> None:
         if hasattr(self, "poller"):
@@ -142,6 +146,9 @@ class QueuesScreen(AppScreen):
             return not session.extensions
         if action == "people":
             return session.extensions and session.can_watch  # supervisors: read only
+        if action == "refused":  # in the footer only while there is some
+            outbox = self.qd.outbox
+            return outbox is not None and bool(outbox.journal.in_state("failed"))
         return True
 
     # --- actions -------------------------------------------------------------------------------
@@ -182,6 +189,9 @@ class QueuesScreen(AppScreen):
 
     def action_people(self) -> None:
         self.qd.open_people()
+
+    def action_refused(self) -> None:
+        self.qd.open_refused()
 
     def action_pause(self) -> None:
         paused = self.poller.toggle_pause()

@@ -31,8 +31,9 @@ from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.journal import Entry
 from queuedesk.tui.keys_read import key_time
-from queuedesk.tui.outbox import Outbox
+from queuedesk.tui.outbox import TASK_REMOVED, Outbox
 from queuedesk.tui.widgets.context_bar import ContextBar
+from queuedesk.tui.widgets.instructions import Instructions
 from queuedesk.tui.widgets.steady_footer import SteadyFooter
 from queuedesk.tui.widgets.work_status import WorkStatus
 from queuedesk.tui.work_session import WorkSession
@@ -42,7 +43,15 @@ EMPTY_POLL_SECONDS = 5.0
 MIN_HEARTBEAT_SECONDS = 5.0
 DOUBLE_ENTER_SECONDS = 0.3
 # Keys that act on no task on screen (leave, undo the last submission, help, quit): never refused.
-KEYS_FOR_NO_TASK = frozenset({"escape", "u", "f7", "f1", "question_mark", "ctrl+q", "ctrl+c"})
+KEYS_FOR_NO_TASK = frozenset(
+    {"escape", "u", "f7", "f1", "question_mark", "ctrl+q", "ctrl+c", "f2", "ctrl+up", "ctrl+down"}
+)
+# Annotation blocks the worker fills that this app has no editor for yet: said before any claim.
+NEEDS_ANOTHER_TOOL = {
+    "named_entity_recognition": "marking entities in the text",
+    "bounding_boxes": "drawing boxes on the image",
+}
+INSTRUCTIONS_FOLDED_BELOW = 40  # terminal rows: on a smaller one the instructions start folded
 CHOICE_KEYS = (*"1234567890", "y", "n")
 
 
@@ -65,14 +74,6 @@ class WorkScreen(AppScreen):
         Binding("z", "zoom", "Image", priority=True, id="work.zoom"),
         Binding("o", "open_image", "Open image", show=False, priority=True, id="work.open_image"),
         Binding("ctrl+s", "release_draft", "Keep draft", priority=True, id="work.release_draft"),
-        Binding(
-            "ctrl+t",
-            "toggle_submit_on_choice",
-            "Submit on choice",
-            show=False,
-            priority=True,
-            id="work.submit_on_choice",
-        ),
         # The same actions from inside a text field, where letters are text.
         # (Actions of their own: `check_action` turns the letters' off inside a field, not these.)
         Binding("f6", "anywhere('skip')", "Skip", show=False, priority=True, id="work.skip_anywhere"),
@@ -87,6 +88,19 @@ class WorkScreen(AppScreen):
             id="work.open_image_anywhere",
         ),
         Binding("escape", "escape", "Back", priority=True, id="work.back"),
+        # The task's content scrolls from anywhere, a field keeping the focus (its own keys stay its own).
+        Binding("ctrl+down", "scroll_task(1)", "Scroll", priority=True, id="work.scroll_down"),
+        Binding("ctrl+up", "scroll_task(-1)", "Scroll up", show=False, priority=True, id="work.scroll_up"),
+        Binding(
+            "f2", "toggle_instructions", "Instructions", show=False, priority=True, id="work.instructions"
+        ),
+        Binding(  # in the footer only where it applies (`check_action`), after Back: that one stays at 80 columns
+            "ctrl+t",
+            "toggle_submit_on_choice",
+            "Submit on choice",
+            priority=True,
+            id="work.submit_on_choice",
+        ),
         # With "submit on choice" the choosing key is the submitting key (`check_action` says when).
         *[Binding(key, f"choice_key('{key}')", show=False, priority=True) for key in CHOICE_KEYS],
     ]
@@ -116,6 +130,9 @@ class WorkScreen(AppScreen):
 
     def compose(self) -> ComposeResult:
         yield ContextBar(f"{self.queue.name} / work", id="context")
+        yield Instructions(
+            "", key="f2", expanded=self.app.size.height >= INSTRUCTIONS_FOLDED_BELOW, id="work-instructions"
+        )
         with Vertical(id="work-body"):
             if self._loading is not None:
                 yield self._loading
@@ -188,6 +205,19 @@ class WorkScreen(AppScreen):
             self.qd.report(exc, doing="Opening the queue for work")
             self.dismiss()
             return
+        self.query_one(Instructions).update(self.detail.description)
+        self.refresh_bindings()  # f2 applies once there are instructions
+        unworkable = [b for b in self.detail.data if b.type in NEEDS_ANOTHER_TOOL]
+        if unworkable:
+            named = ", ".join(f"{b.name} ({NEEDS_ANOTHER_TOOL[b.type]})" for b in unworkable)
+            self._drop_loading()
+            waiting = self.query_one("#work-waiting", Static)
+            waiting.update(
+                f"This queue needs another tool: QueueDesk cannot fill {named} yet. No task was claimed, "
+                "so none is held from other workers. escape goes back."
+            )
+            waiting.display = True
+            return
         await self._next()
 
     def _advance(self) -> None:
@@ -217,9 +247,15 @@ class WorkScreen(AppScreen):
             self.qd.report(exc, doing="Claiming a task")
             return
         if task is None:
+            left = await self.work_session.count_left() if self.work_session.given_back else None
             if held:
                 self._wait(
                     f"All {held} open tasks are being worked on by others. Waiting for one to come back…"
+                )
+            elif left:
+                self._wait(
+                    f"Only tasks you skipped are left ({left}). They are not offered again in this "
+                    "session: escape, then w, to work on them. New tasks will show here as they arrive."
                 )
             else:
                 self._wait("The queue is empty. New tasks will show here as soon as they arrive.")
@@ -256,6 +292,8 @@ class WorkScreen(AppScreen):
         task = await self.work_session.claim_ahead()
         if task is not None:
             self._warm_images(task)
+        await self.work_session.count_left()  # for the status line (after the claim: it counts less)
+        self._show_status()
 
     def _warm_images(self, task: AssignedTask) -> None:
         if self.detail is None:
@@ -277,6 +315,12 @@ class WorkScreen(AppScreen):
         draft = self.work_session.shown(task, self.clock.now(), seconds)
         self.shown_at = key_time()  # keys read before this moment are not for this task
         data = {**task.data, **draft, **(values or {})}
+        if task.draft and values is None:
+            self.notify(
+                f"Your draft on task {task.id} is filled in again: what you entered when you gave it back.",
+                title="Draft restored",
+                timeout=6,
+            )
         self._drop_loading()
         self._waiting.display = False
         form = self.form
@@ -374,9 +418,13 @@ class WorkScreen(AppScreen):
     async def _renew(self) -> None:
         for task in await self.work_session.renew():
             if self.current is task:
+                why = (
+                    f"Task {task.id}: {TASK_REMOVED}."
+                    if task.id in self.work_session.removed
+                    else f"Task {task.id} is no longer yours (its lease ran out and someone else took it)."
+                )
                 self.notify(
-                    f"Task {task.id} is no longer yours (its lease ran out and someone else took it, "
-                    "or it was flushed). Here is the next one.",
+                    f"{why} Here is the next one.",
                     title="Task lost",
                     severity="warning",
                     timeout=8,
@@ -423,6 +471,12 @@ class WorkScreen(AppScreen):
         return focused
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "toggle_submit_on_choice":
+            form = self.form
+            editors = form.editors() if form is not None else []
+            return len(editors) == 1 and editors[0].block.type in SELECTION_TYPES
+        if action == "toggle_instructions":
+            return self.detail is not None and bool(self.detail.description.strip())
         if action == "choice_key":
             editor = self._choice_editor()
             return editor is not None and editor.takes_key(str(parameters[0]))
@@ -437,6 +491,17 @@ class WorkScreen(AppScreen):
                 return False
         # Letters are text inside a field; f6 to f9 do the same from anywhere.
         return not (action in ("skip", "undo", "zoom", "open_image") and self._in_text_field())
+
+    def action_scroll_task(self, direction: int) -> None:
+        """A page of the task's content down (1) or up (-1): its own pane, else the form's."""
+        form = self.form
+        if form is None:
+            return
+        pane = form.task_pane() or form.form_pane()
+        pane.scroll_relative(y=direction * max(1, pane.size.height - 2), animate=False)
+
+    def action_toggle_instructions(self) -> None:
+        self.query_one(Instructions).toggle()
 
     def action_anywhere(self, action: str) -> None:
         """f6 to f9: the single-letter actions, also from inside a text field."""
@@ -594,7 +659,10 @@ class WorkScreen(AppScreen):
         message on its field (the queue is read again: its blocks may have changed meanwhile)."""
         fields: dict[str, str] = entry.extra.get("fields") or {}
         if not fields or self.leaving:
-            return  # a lost task (409, 404) cannot come back; the app's notification says so
+            # A lost task (409, 404) cannot come back; the app's notification says so. Not done.
+            self.work_session.uncount(entry)
+            self._show_status()
+            return
         client = self.session.client
         try:
             detail = await client.queue(self.queue.id)
@@ -621,8 +689,18 @@ class WorkScreen(AppScreen):
 
     def action_toggle_submit_on_choice(self) -> None:
         self.submit_on_choice = not self.submit_on_choice
-        self.message = f"Submit on choice {'on' if self.submit_on_choice else 'off'}."
+        self.qd.remember("submit_on_choice", self.submit_on_choice)
+        self.message = (
+            f"Submit on choice {'on' if self.submit_on_choice else 'off'}. Kept for the next start."
+        )
         self._show_status()
+
+    def field_keys(self) -> list[tuple[str, str]]:
+        """The keys of the form's fields, for f1: (keys, where)."""
+        form = self.form
+        if form is None:
+            return []
+        return [(editor.key_hint(), editor.block.name) for editor in form.editors() if editor.key_hint()]
 
     def _submits_on_choice(self, form: TaskForm) -> bool:
         editors = form.editors()
@@ -680,13 +758,13 @@ class WorkScreen(AppScreen):
         await self.leave()
         self.dismiss()
 
-    async def leave(self) -> None:
-        """Send what waits for the undo grace, and give back every claim held here."""
+    async def leave(self, *, send: bool = True) -> None:
+        """Send what waits for the undo grace (unless not to `send`), and give back every claim held here."""
         if self.leaving:
             return
         draft = self._entered()
         self._set_ready(False)
-        for task, problem in await self.work_session.leave(draft):
+        for task, problem in await self.work_session.leave(draft, send=send):
             if problem is not None:
                 self.qd.report(problem, doing=f"Keeping your draft on task {task.id}")
             else:
@@ -765,6 +843,8 @@ class WorkScreen(AppScreen):
         if not self.is_attached:
             return
         self._update_held_message()
+        if not self._status.is_attached:  # the screen is being taken down (a refused key pops it)
+            return
         self._status.show(
             self.work_session,
             self.clock.now(),

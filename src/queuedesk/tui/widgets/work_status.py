@@ -31,6 +31,8 @@ class WorkStatus(Static):
             elapsed = (now - work.time.started_at).total_seconds()
             if elapsed >= 60:
                 parts.append(f"{done / (max(elapsed, 1) / 3600):,.0f}/h")
+        if work.open_left is not None:
+            parts.append(f"{work.open_left:,} more in the queue")
         if unsent:
             parts.append(Content.styled(f" {unsent} unsent ", "bold reverse"))
         if submit_on_choice:
