@@ -26,7 +26,12 @@ WORKERS_WORDS = {
     "not_assignee": "the task was no longer yours (given back, taken by someone else, or its claim ran out "
     "before the work was sent)",
     "already_completed": "the task was already completed",
+    "already_reviewed": "the task was already reviewed (by someone else, or a verdict sent before)",
 }
+# A verdict (B19) rides in the journal like a completion: the entry's `extra["review"]` holds
+# {"verdict", "note"}, its `data` the corrected values (sent with `correct` only).
+REVIEW = "review"
+DONE_ALREADY = ("already_completed", "already_reviewed")
 
 
 class Outbox:
@@ -162,7 +167,7 @@ class Outbox:
         sent = False
         self._sending.add(entry_id)
         try:
-            await self.client.complete(entry.queue_id, entry.task_id, entry.data)
+            await self._deliver(entry)
         except TRANSIENT as exc:
             entry.state = "unsent"
             entry.attempts += 1
@@ -171,7 +176,7 @@ class Outbox:
             delay = BACKOFF_SECONDS[min(entry.attempts - 1, len(BACKOFF_SECONDS) - 1)]
             self._later(entry.id, delay)
         except errors.Conflict as exc:
-            if exc.code == "already_completed" and entry.attempts > 0:
+            if exc.code in DONE_ALREADY and entry.attempts > 0:
                 # An earlier attempt reached the server but its answer was lost: it is done.
                 self.journal.remove(entry.id)
                 sent = True
@@ -186,6 +191,20 @@ class Outbox:
             self._sending.discard(entry_id)
             self._changed()
         return sent
+
+    async def _deliver(self, entry: Entry) -> None:
+        review = entry.extra.get(REVIEW)
+        if review is None:
+            await self.client.complete(entry.queue_id, entry.task_id, entry.data)
+            return
+        verdict = review["verdict"]
+        await self.client.give_verdict(
+            entry.queue_id,
+            entry.task_id,
+            verdict,
+            data=entry.data if verdict == "correct" else None,
+            note=review.get("note"),
+        )
 
     def _refused(self, entry: Entry, exc: errors.QueueDeskError) -> None:
         entry.state = "failed"
