@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from queuedesk.api import errors
 from queuedesk.api.client import Claim
-from queuedesk.api.models import Assignment, AssignedTask
+from queuedesk.api.models import AssignedTask, Assignment
 from queuedesk.tui.journal import Entry
 
 IDLE_AFTER_SECONDS = 120
