@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from queuedesk.api import errors
 from queuedesk.api.client import QueueDeskClient
 from queuedesk.tui.clock import Cancellable, Clock
-from queuedesk.tui.journal import Entry, Journal
+from queuedesk.tui.journal import REVIEW, Entry, Journal
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -28,9 +28,6 @@ WORKERS_WORDS = {
     "already_completed": "the task was already completed",
     "already_reviewed": "the task was already reviewed (by someone else, or a verdict sent before)",
 }
-# A verdict (B19) rides in the journal like a completion: the entry's `extra["review"]` holds
-# {"verdict", "note"}, its `data` the corrected values (sent with `correct` only).
-REVIEW = "review"
 DONE_ALREADY = ("already_completed", "already_reviewed")
 
 
