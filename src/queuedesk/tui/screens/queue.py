@@ -22,6 +22,7 @@ from queuedesk.tui.local_history import LocalHistory
 from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.present import answers_first, minute, settings_text, summary, tasks
+from queuedesk.tui.review_access import offers_review
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 from queuedesk.tui.widgets.row_table import RowTable
@@ -54,6 +55,8 @@ class QueueScreen(AppScreen):
         Binding("5", "tab('tab-webhook')", "Webhook", show=False, id="queue.tab_webhook"),
         Binding("w", "work", "Work", id="queue.work"),
         Binding("w", "no_claiming", show=False),  # a basic server: says why, never in the footer
+        Binding("v", "review", "Review", id="queue.review"),
+        Binding("v", "no_review", show=False),  # no review here: says why, never in the footer
         Binding("n", "create", "New task", id="queue.create"),
         Binding("F", "flush", "Flush", id="queue.flush"),
         Binding("E", "edit_queue", "Edit queue", show=False, id="queue.edit_queue"),
@@ -349,6 +352,8 @@ class QueueScreen(AppScreen):
             return session.can_work and session.extensions
         if action == "no_claiming":
             return not session.extensions
+        if action in ("review", "no_review"):
+            return self._offers_review() == (action == "review")
         if action in ("filter", "oldest_first"):
             on_history = self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
             return on_history and (action == "filter" or session.extensions)
@@ -415,6 +420,15 @@ class QueueScreen(AppScreen):
 
     def action_no_claiming(self) -> None:
         self.qd.open_work(self.queue)  # on a basic server: says there is no claiming there
+
+    def _offers_review(self) -> bool:
+        return offers_review(self.qd.session, [self.queue])
+
+    def action_review(self) -> None:
+        self.qd.open_review(self.queue)
+
+    def action_no_review(self) -> None:
+        self.qd.open_review(self.queue)  # says why there is no review here
 
     def action_create(self) -> None:
         self.qd.open_create_task(self.queue)

@@ -1,0 +1,161 @@
+"""The review screen against a real `queuedesk serve`: a supervisor's verdicts by keyboard reach the
+server (after the undo grace) exactly as given; undo takes one back; the screen opens read-only;
+a server without review (B19) hides it and says why. Time moves only with `clock.advance`."""
+
+from typing import Any
+
+import httpx
+from textual.pilot import Pilot
+
+from queuedesk.tui.app import QueueDeskApp
+from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.outbox import UNDO_SECONDS
+from queuedesk.tui.screens.review import ReviewScreen
+from tests.support.pilot import settle, until
+from tests.tui.conftest import MakeApp
+from tests.tui.test_app import home, notes, plain
+from tests.tui.test_work import LABELLING, add_tasks, qpath
+
+SIZE = (100, 30)
+PAST_GRACE = UNDO_SECONDS + 0.5
+
+
+def completed_for_review(
+    admin: httpx.Client, worker: httpx.Client, org: int, queue: dict, categories: list[str]
+) -> list[int]:
+    """Tasks created, claimed and completed by the worker over HTTP, each with its category; all are
+    drawn for review (the queue reviews 100%)."""
+    ids = add_tasks(admin, org, queue, [{"message": f"report {i}"} for i in range(len(categories))])
+    for category in categories:
+        claim = worker.post(f"{qpath(org, queue)}/tasks/next")
+        assert claim.status_code == 200, claim.text
+        done = worker.post(
+            f"{qpath(org, queue)}/tasks/{claim.json()['id']}/complete", json={"data": {"category": category}}
+        )
+        assert done.status_code == 200, done.text
+    return ids
+
+
+def reviews_on_server(client: httpx.Client, org: int, queue: dict) -> dict[int, dict[str, Any]]:
+    page = client.get(f"{qpath(org, queue)}/reviews", params={"limit": 1000})
+    assert page.status_code == 200, page.text
+    return {t["id"]: t for t in page.json()["tasks"]}
+
+
+def review_screen(app: QueueDeskApp) -> ReviewScreen:
+    assert isinstance(app.screen, ReviewScreen), type(app.screen)
+    return app.screen
+
+
+def reviewing(app: QueueDeskApp, task_id: int | None = None) -> bool:
+    screen = app.screen
+    return (
+        isinstance(screen, ReviewScreen)
+        and screen.ready
+        and screen.current is not None
+        and (task_id is None or screen.current.id == task_id)
+        and screen.form is not None
+        and screen.form.display
+    )
+
+
+async def shown_review(app: QueueDeskApp, pilot: Pilot, task_id: int | None = None) -> int:
+    await until(app, pilot, lambda: reviewing(app, task_id), f"review {task_id or ''} is on screen")
+    current = review_screen(app).current
+    assert current is not None
+    return current.id
+
+
+async def open_review(app: QueueDeskApp, pilot: Pilot, queue: dict) -> None:
+    """From home, `v` on the queue's row."""
+    screen = await home(app, pilot)
+    await until(app, pilot, lambda: any(q.id == queue["id"] for q in screen.queues), "the queue is listed")
+    if screen.view.filter:
+        await pilot.press("escape")
+    screen.table.move_cursor(row=screen.table.get_row_index(str(queue["id"])))
+    await pilot.press("v")
+
+
+def status(app: QueueDeskApp) -> str:
+    return plain(review_screen(app).query_one("#work-status"))
+
+
+def meta(app: QueueDeskApp) -> str:
+    return plain(review_screen(app).query_one("#review-meta"))
+
+
+async def test_accept_correct_and_redo_by_keyboard_reach_the_server_as_given(
+    make_app: MakeApp,
+    admin: httpx.Client,
+    worker: httpx.Client,
+    clients: dict[str, httpx.Client],
+    org_id: int,
+    clock: ManualClock,
+) -> None:
+    queue = admin.post(
+        f"/orgs/{org_id}/queues",
+        json={"name": f"Reviewed {id(clock):x}", "data": LABELLING, "review_percent": 100},
+    ).json()
+    ids = completed_for_review(admin, worker, org_id, queue, ["red", "red", "green"])
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(app, pilot, queue)
+        first = await shown_review(app, pilot, ids[0])
+        assert app.focused is None  # read-only: nothing takes the keys but the verdicts
+        assert "done by Wes (wes@acme.test)" in meta(app) and "Read-only" in meta(app)
+        await pilot.press("a")
+        second = await shown_review(app, pilot, ids[1])
+        assert "accepted" in status(app) and "reviewed 1" in status(app) and "accepted 100%" in status(app)
+        await pilot.press("e", "2")  # the worker's keys: 2 picks Blue
+        await until(
+            app, pilot, lambda: "Changed Category: Blue (was Red)" in meta(app), "the change is shown"
+        )
+        await pilot.press("escape", "n", *"blue, not red", "enter")
+        await until(app, pilot, lambda: "Note: blue, not red" in meta(app), "the note is shown")
+        await pilot.press("enter")
+        third = await shown_review(app, pilot, ids[2])
+        assert "corrected" in status(app) and "accepted 50%" in status(app)
+        await pilot.press("x")
+        await until(app, pilot, lambda: app.screen.__class__.__name__ == "ReviewNoteScreen", "the note asked")
+        await pilot.press(*"look again", "enter")
+        await until(app, pilot, lambda: "sent back to be redone" in status(app), "the redo is held")
+        clock.advance(PAST_GRACE)
+        await settle(app, pilot)
+        await until(app, pilot, lambda: len(reviews_on_server(admin, org_id, queue)) == 3, "three verdicts")
+    reviews = reviews_on_server(admin, org_id, queue)
+    assert reviews[first]["review"]["state"] == "accepted"
+    assert reviews[second]["review"]["state"] == "corrected"
+    assert reviews[second]["data"]["category"] == "blue"
+    assert reviews[second]["review"]["original"]["category"] == "red"
+    assert reviews[second]["review"]["note"] == "blue, not red"
+    assert reviews[third]["review"]["state"] == "redone"
+    assert reviews[third]["review"]["note"] == "look again"
+    assert reviews[third]["review"]["redo_task_id"] is not None
+    assert notes(app) == [] or all("refused" not in n for n in notes(app))
+
+
+async def test_undo_takes_the_last_verdict_back_before_it_is_sent(
+    make_app: MakeApp, admin: httpx.Client, worker: httpx.Client, org_id: int, clock: ManualClock
+) -> None:
+    queue = admin.post(
+        f"/orgs/{org_id}/queues",
+        json={"name": f"Undone {id(clock):x}", "data": LABELLING, "review_percent": 100},
+    ).json()
+    ids = completed_for_review(admin, worker, org_id, queue, ["red", "blue"])
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(app, pilot, queue)
+        await shown_review(app, pilot, ids[0])
+        await pilot.press("a")
+        await shown_review(app, pilot, ids[1])
+        await pilot.press("u")
+        await shown_review(app, pilot, ids[0])
+        assert "reviewed 0" in status(app)
+        clock.advance(PAST_GRACE)
+        await settle(app, pilot)
+        assert reviews_on_server(admin, org_id, queue) == {}
+        await pilot.press("escape")
+        await until(app, pilot, lambda: not isinstance(app.screen, ReviewScreen), "left the review")
+        await settle(app, pilot)
+    held = admin.get(f"{qpath(org_id, queue)}/stats").json()
+    assert held["reviews_pending"] == 2  # both given back on leaving, none judged
