@@ -125,10 +125,10 @@ class ReviewScreen(WorkScreen):
         """`escape` in a field: out of it, edits kept, the verdict keys live again (a worker's
         `escape` on a choice would leave the screen); elsewhere as on the work screen."""
         form, focused = self.form, self.focused
-        if self.ready and self.editing and form is not None and focused is not None:
-            if focused is form or form in focused.ancestors:
-                self.set_focus(None)
-                return
+        in_form = form is not None and focused is not None and (focused is form or form in focused.ancestors)
+        if self.ready and self.editing and in_form:
+            self.set_focus(None)
+            return
         super().action_escape()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
