@@ -159,3 +159,52 @@ async def test_undo_takes_the_last_verdict_back_before_it_is_sent(
         await settle(app, pilot)
     held = admin.get(f"{qpath(org_id, queue)}/stats").json()
     assert held["reviews_pending"] == 2  # both given back on leaving, none judged
+
+
+async def test_the_worker_sees_their_corrected_and_redone_tasks_with_the_note_and_both_values(
+    make_app: MakeApp,
+    admin: httpx.Client,
+    worker: httpx.Client,
+    clients: dict[str, httpx.Client],
+    org_id: int,
+    clock: ManualClock,
+) -> None:
+    queue = admin.post(
+        f"/orgs/{org_id}/queues",
+        json={"name": f"Learn {id(clock):x}", "data": LABELLING, "review_percent": 100},
+    ).json()
+    ids = completed_for_review(admin, worker, org_id, queue, ["red", "red", "blue"])
+    supervisor = clients["supervisor"]
+    base = qpath(org_id, queue)
+    verdicts = [
+        {"verdict": "accept"},
+        {"verdict": "correct", "data": {"category": "green"}, "note": "green: it is a plant"},
+        {"verdict": "redo", "note": "read the report again"},
+    ]
+    for task_id, body in zip(ids, verdicts, strict=True):
+        response = supervisor.post(f"{base}/tasks/{task_id}/review", json=body)
+        assert response.status_code == 200, response.text
+    app = make_app("worker")
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await home(app, pilot)
+        await until(
+            app, pilot, lambda: any(q.id == queue["id"] for q in screen.queues), "the queue is listed"
+        )
+        screen.table.move_cursor(row=screen.table.get_row_index(str(queue["id"])))
+        await pilot.press("v")  # a worker: review is not theirs, and they are told where feedback is
+        await until(app, pilot, lambda: any("Feedback tab" in n for n in notes(app)), "told why")
+        await pilot.press("enter")
+        await until(app, pilot, lambda: bool(app.screen.query("#tab-feedback")), "the queue screen")
+        await pilot.press("6")
+        detail = app.screen.query_one("#feedback-detail")
+        listing = app.screen.query_one("#feedback-note")
+        await until(app, pilot, lambda: "2 of your tasks" in plain(listing), "the feedback is listed")
+        rows = app.screen.query_one("#feedback-list")
+        assert rows.row_count == 2  # type: ignore[attr-defined]  # the accepted one is not feedback
+        await until(
+            app, pilot, lambda: f"Task {ids[2]}: sent back to be redone" in plain(detail), "the newest first"
+        )
+        assert "Note: read the report again" in plain(detail) and "to be done again as task" in plain(detail)
+        await pilot.press("down")
+        await until(app, pilot, lambda: "Category: Green  (yours: Red)" in plain(detail), "both values")
+        assert "Note: green: it is a plant" in plain(detail)

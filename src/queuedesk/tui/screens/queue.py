@@ -19,10 +19,11 @@ from queuedesk.tui.base import AppScreen, styles
 from queuedesk.tui.clock import duration
 from queuedesk.tui.live import Poller
 from queuedesk.tui.local_history import LocalHistory
+from queuedesk.tui.panes.feedback_view import FeedbackView
 from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.present import answers_first, minute, settings_text, summary, tasks
-from queuedesk.tui.review_access import offers_review
+from queuedesk.tui.review_access import has_review, offers_review
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 from queuedesk.tui.widgets.row_table import RowTable
@@ -53,6 +54,7 @@ class QueueScreen(AppScreen):
         Binding("3", "tab('tab-blocks')", "Blocks", show=False, id="queue.tab_blocks"),
         Binding("4", "tab('tab-stats')", "Stats", show=False, id="queue.tab_stats"),
         Binding("5", "tab('tab-webhook')", "Webhook", show=False, id="queue.tab_webhook"),
+        Binding("6", "tab('tab-feedback')", "Feedback", show=False, id="queue.tab_feedback"),
         Binding("w", "work", "Work", id="queue.work"),
         Binding("w", "no_claiming", show=False),  # a basic server: says why, never in the footer
         Binding("v", "review", "Review", id="queue.review"),
@@ -100,6 +102,10 @@ class QueueScreen(AppScreen):
                     yield StatsView(self.queue.id, id="stats")
                 with TabPane("Webhook", id="tab-webhook"):
                     yield WebhookView(self.queue.id, id="webhook")
+            if self.session.extensions and has_review(self.queue):
+                own = not self.session.can_watch
+                with TabPane("Feedback" if own else "Reviews", id="tab-feedback"):
+                    yield FeedbackView(self.queue.id, own=own, id="feedback")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -172,13 +178,15 @@ class QueueScreen(AppScreen):
         if view is not None:
             await view.fetch()
 
-    def _shown_view(self) -> StatsView | WebhookView | None:
+    def _shown_view(self) -> StatsView | WebhookView | FeedbackView | None:
         """The Stats or Webhook tab when it is the one shown: only then is it refreshed."""
         active = self.query_one("#queue-tabs", TabbedContent).active
         if active == "tab-stats":
             return self.query_one(StatsView)
         if active == "tab-webhook":
             return self.query_one(WebhookView)
+        if active == "tab-feedback":
+            return self.query_one(FeedbackView)
         return None
 
     async def _pending_page(self, offset: int, limit: int) -> Page:
@@ -359,6 +367,8 @@ class QueueScreen(AppScreen):
             return on_history and (action == "filter" or session.extensions)
         if action == "tab" and parameters and parameters[0] in ("tab-stats", "tab-webhook"):
             return session.can_watch
+        if action == "tab" and parameters and parameters[0] == "tab-feedback":
+            return bool(self.query("#tab-feedback"))
         return True
 
     @on(TabbedContent.TabActivated)
@@ -370,6 +380,7 @@ class QueueScreen(AppScreen):
             "tab-blocks": "#blocks",
             "tab-stats": "#stats-workers",
             "tab-webhook": "#deliveries" if self.session.extensions else "#webhook",
+            "tab-feedback": "#feedback-list",
         }.get(event.pane.id or "")
         if table is not None:
             self.query_one(table).focus()
