@@ -28,6 +28,7 @@ class ReviewNoteScreen(AppModal[str | None]):
         self.title_text = title
         self.explain = explain
         self.note = note
+        self.closing = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="review-note-box"):
@@ -43,7 +44,13 @@ class ReviewNoteScreen(AppModal[str | None]):
     def action_keep(self) -> None:
         # After the letters typed before `enter` reach the field (the screen's key order).
         note = self.query_one("#review-note", OrderedInput)
-        self.after_keys(lambda: self.dismiss(note.value.strip()))
+        self.after_keys(lambda: self._close(note.value.strip()))
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self._close(None)
+
+    def _close(self, note: str | None) -> None:
+        # Once: a second `enter` read before the dialog is gone would dismiss the screen below it.
+        if not self.closing:
+            self.closing = True
+            self.dismiss(note)

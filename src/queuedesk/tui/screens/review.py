@@ -94,9 +94,14 @@ class ReviewScreen(WorkScreen):
     def _show(self, task: AssignedTask, values: dict[str, Any] | None = None, seconds: float = 0.0) -> None:
         # A review opens read-only; one brought back by undo with a correction opens editing.
         self.editing = values is not None and bool(changes(values, task.data))
+        self.query_one("#review-meta").display = False  # shown with the task's keys live (`_painted`)
         super()._show(task, values, seconds)
-        self.query_one("#review-meta").display = True
-        self.call_after_refresh(self._mark_changes)
+
+    def _painted(self, task: AssignedTask) -> None:
+        super()._painted(task)
+        if self.ready and self.current is task:
+            self.query_one("#review-meta").display = True
+            self._mark_changes()
 
     def _wait(self, text: str) -> None:
         self.query_one("#review-meta").display = False
@@ -128,12 +133,14 @@ class ReviewScreen(WorkScreen):
         in_form = form is not None and focused is not None and (focused is form or form in focused.ancestors)
         if self.ready and self.editing and in_form:
             self.set_focus(None)
+            self._show_meta()
             return
         super().action_escape()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         if self.ready and not self.editing and self.form is not None and self.form in event.widget.ancestors:
             self.editing = True  # a click in a field
+        if self.ready:
             self._show_meta()
 
     def on_mount(self) -> None:
@@ -164,10 +171,10 @@ class ReviewScreen(WorkScreen):
             f"Task {task.id} · done by {done.by}{took} · completed {short_time(task.completed_at, self.clock.now())}"
             f" · {drawn}"
         ]
-        if self.editing:
-            lines.append(
-                "Editing: enter corrects (ctrl+j in a long text) · escape leaves the field · tab goes back in."
-            )
+        if self.editing and self.focused is None:
+            lines.append("Out of the fields: enter corrects · a, x and n act · tab goes back in.")
+        elif self.editing:
+            lines.append("Editing: enter corrects (ctrl+j in a long text) · escape leaves the field.")
         else:
             lines.append("Read-only: a accepts · x sends back to redo · e or tab edits · n writes a note.")
         note = self.review.notes.get(task.id)
