@@ -11,9 +11,14 @@ from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.outbox import UNDO_SECONDS
 from queuedesk.tui.screens.review import ReviewScreen
+from queuedesk.tui.settings import Target
+from tests.api.test_original_service import ORG as BASIC_ORG
+from tests.api.test_original_service import QUEUE as BASIC_QUEUE
+from tests.api.test_original_service import TOKEN as BASIC_TOKEN
+from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
 from tests.support.pilot import settle, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import home, notes, plain
+from tests.tui.test_app import footer_line, home, notes, plain
 from tests.tui.test_work import LABELLING, add_tasks, qpath
 
 SIZE = (100, 30)
@@ -208,3 +213,23 @@ async def test_the_worker_sees_their_corrected_and_redone_tasks_with_the_note_an
         await pilot.press("down")
         await until(app, pilot, lambda: "Category: Green  (yours: Red)" in plain(detail), "both values")
         assert "Note: green: it is a plant" in plain(detail)
+
+
+async def test_against_the_original_service_review_is_hidden_and_v_says_why(
+    original: OriginalService,  # noqa: F811
+    clock: ManualClock,
+) -> None:
+    app = QueueDeskApp(Target(original.url, BASIC_TOKEN, BASIC_ORG, "test"), clock=clock)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await home(app, pilot)
+        await until(app, pilot, lambda: str(BASIC_QUEUE) in screen.table.rows, "the queue is listed")
+        assert "Review" not in footer_line(app)
+        await pilot.press("v")
+        await until(app, pilot, lambda: any("it has no review" in n for n in notes(app)), "told why")
+        await pilot.press("enter")
+        await until(
+            app, pilot, lambda: app.screen is not screen and app.screen.query("#queue-tabs"), "the queue"
+        )
+        await settle(app, pilot)
+        assert not app.screen.query("#tab-feedback") and "Review" not in footer_line(app)
+        assert not isinstance(app.screen, ReviewScreen)
