@@ -233,3 +233,41 @@ async def test_against_the_original_service_review_is_hidden_and_v_says_why(
         await settle(app, pilot)
         assert not app.screen.query("#tab-feedback") and "Review" not in footer_line(app)
         assert not isinstance(app.screen, ReviewScreen)
+
+
+async def test_the_stats_tab_shows_each_workers_verdicts_accept_rate_and_the_reviews_pending(
+    make_app: MakeApp,
+    admin: httpx.Client,
+    worker: httpx.Client,
+    clients: dict[str, httpx.Client],
+    org_id: int,
+    clock: ManualClock,
+) -> None:
+    queue = admin.post(
+        f"/orgs/{org_id}/queues",
+        json={"name": f"Rates {id(clock):x}", "data": LABELLING, "review_percent": 100},
+    ).json()
+    ids = completed_for_review(admin, worker, org_id, queue, ["red", "red", "red", "blue"])
+    base = qpath(org_id, queue)
+    for task_id, body in zip(
+        ids[:3],
+        [{"verdict": "accept"}, {"verdict": "correct", "data": {"category": "green"}}, {"verdict": "accept"}],
+        strict=True,
+    ):
+        assert clients["supervisor"].post(f"{base}/tasks/{task_id}/review", json=body).status_code == 200
+    app = make_app("supervisor")
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await home(app, pilot)
+        await until(
+            app, pilot, lambda: any(q.id == queue["id"] for q in screen.queues), "the queue is listed"
+        )
+        screen.table.move_cursor(row=screen.table.get_row_index(str(queue["id"])))
+        await pilot.press("enter")
+        await until(app, pilot, lambda: bool(app.screen.query("#tab-stats")), "the queue screen")
+        await pilot.press("4")
+        summary = app.screen.query_one("#stats-summary")
+        await until(app, pilot, lambda: "1 to review" in plain(summary), "the reviews pending")
+        assert "67% of 3 reviewed accepted" in plain(summary)
+        table = app.screen.query_one("#stats-workers")
+        row = [str(cell) for cell in table.get_row("wes@acme.test")]  # type: ignore[attr-defined]
+        assert row[-3:] == ["3", "2 · 1 · 0", "67%"], row

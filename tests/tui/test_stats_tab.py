@@ -46,8 +46,9 @@ def summary(view: StatsView) -> str:
 
 
 def workers(view: StatsView) -> list[list[str]]:
+    """Each worker's pace (the review columns that follow are tests/tui/test_review.py's)."""
     table = view.query_one("#stats-workers", DataTable)
-    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+    return [[str(cell) for cell in table.get_row_at(i)][:5] for i in range(table.row_count)]
 
 
 async def test_a_completion_shows_within_one_refresh(
