@@ -269,5 +269,34 @@ async def test_the_stats_tab_shows_each_workers_verdicts_accept_rate_and_the_rev
         await until(app, pilot, lambda: "1 to review" in plain(summary), "the reviews pending")
         assert "67% of 3 reviewed accepted" in plain(summary)
         table = app.screen.query_one("#stats-workers")
-        row = [str(cell) for cell in table.get_row("wes@acme.test")]  # type: ignore[attr-defined]
-        assert row[-3:] == ["3", "2 · 1 · 0", "67%"], row
+        keys = [key.value for key in table.columns]  # type: ignore[attr-defined]
+        row = dict(zip(keys, [str(cell) for cell in table.get_row("wes@acme.test")], strict=True))  # type: ignore[attr-defined]
+        assert (row["reviewed"], row["verdicts"], row["rate"]) == ("3", "2 · 1 · 0", "67%"), row
+
+
+async def test_the_queue_editor_sets_the_share_reviewed_refusing_more_than_100(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    from tests.conftest import make_queue
+    from tests.tui.test_app import shows
+    from tests.tui.test_queue_editor import open_editor, set_field
+
+    queue = make_queue(admin, org_id, label="Sampled")
+    app = make_app("admin")
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screen = await open_editor(app, pilot, "E", queue["id"])
+        field = screen.query_one("#queue-review")
+        assert field.display and field.value == "0"  # type: ignore[attr-defined]
+        field.focus()
+        await set_field(app, pilot, "#queue-review", "")
+        await pilot.press(*"150")
+        await until(app, pilot, lambda: shows(app, "whole number from 0 to 100"), "the problem is said")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert admin.get(f"/orgs/{org_id}/queues/{queue['id']}").json()["review_percent"] == 0
+        await set_field(app, pilot, "#queue-review", "")
+        await pilot.press(*"25")
+        await until(app, pilot, lambda: shows(app, "25% of completions reviewed"), "the summary says it")
+        await pilot.press("ctrl+s")
+        await until(app, pilot, lambda: not isinstance(app.screen, type(screen)), "saved")
+    assert admin.get(f"/orgs/{org_id}/queues/{queue['id']}").json()["review_percent"] == 25

@@ -32,6 +32,7 @@ VERDICT_WORDS = {"accepted": "accepted", "corrected": "corrected", "redone": "to
 SAID = {"accepted": "accepted", "corrected": "corrected", "redone": "sent back to be redone"}
 WORKERS_FILTER = "correct,redo"
 SHOWN_AT_MOST = 200
+NOTE_WIDTH = 32  # in the list; the whole note is below it
 NO_REVIEW = "This server does not review work (B19): there is no feedback to show."
 
 
@@ -49,6 +50,11 @@ def changed_lines(blocks: list[Block], task: AssignedTask, yours: str) -> list[s
             )
             lines.append(f"{block.name}: {now}  ({yours}: {was})")
     return lines
+
+
+def _clipped(note: str, width: int = NOTE_WIDTH) -> str:
+    line = note.replace("\n", " ")
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 class FeedbackView(AppAccess, Vertical):
@@ -135,7 +141,7 @@ class FeedbackView(AppAccess, Vertical):
             cells.append(task.completed_by or "—")
         note = (review.note or "") if review is not None else ""
         at = short_time(review.reviewed_at, self.clock.now()) if review is not None else "—"
-        cells += [(review.reviewer or "—") if review else "—", at, note.replace("\n", " ")[:60]]
+        cells += [(review.reviewer or "—") if review else "—", at, _clipped(note)]
         return cells
 
     @on(DataTable.RowHighlighted, "#feedback-list")

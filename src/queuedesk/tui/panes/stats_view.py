@@ -28,11 +28,12 @@ WORKER_COLUMNS = [
     ("median", "Median per task"),
     ("last", "Last completed"),
 ]
-# With review (B19): each worker's verdicts over the period, and the share accepted.
+# With review (B19): each worker's share accepted and verdicts over the period, after their count
+# (so that the accept rate is in sight at 80 columns).
 REVIEW_COLUMNS = [
+    ("rate", "Accepted"),
     ("reviewed", "Reviewed"),
     ("verdicts", "Acc · Cor · Redo"),
-    ("rate", "Accept rate"),
 ]
 BASIC_SERVER = (
     "This server offers only the basic Task Queue API, which has no stats. A QueueDesk server shows "
@@ -77,7 +78,7 @@ class StatsView(AppAccess, Vertical):
     @property
     def columns(self) -> list[tuple[str, str]]:
         reviewing = self.stats is not None and self.stats.reviews_pending is not None
-        return WORKER_COLUMNS + REVIEW_COLUMNS if reviewing else WORKER_COLUMNS
+        return [*WORKER_COLUMNS[:3], *REVIEW_COLUMNS, *WORKER_COLUMNS[3:]] if reviewing else WORKER_COLUMNS
 
     def _add_columns(self, columns: list[tuple[str, str]]) -> None:
         table = self.query_one("#stats-workers", DataTable)
@@ -168,7 +169,7 @@ class StatsView(AppAccess, Vertical):
         if len(table.columns) != len(columns):
             self._add_columns(columns)  # the server reviews work (B19): its columns come in
         ordered = sorted(workers, key=lambda w: (-w.completed, (w.name or w.email).casefold()))
-        rows = {w.email: _cells(w, now)[: len(columns)] for w in ordered}
+        rows = {w.email: [_cells(w, now)[key] for key, _label in columns] for w in ordered}
         current = [str(key.value) for key in table.rows]
         if current == list(rows):
             for email, cells in rows.items():  # in place: the cursor stays where it is
@@ -225,17 +226,18 @@ def _summary(stats: QueueStats, counts: list[int], period: Period) -> Text:
     return text
 
 
-def _cells(worker: WorkerStats, now: datetime) -> list[str | Text]:
-    """Every column's cell; the review columns last (left out from a server without review)."""
+def _cells(worker: WorkerStats, now: datetime) -> dict[str, str | Text]:
+    """Every column's cell, by column key (the review ones shown only from a server with review)."""
     median = "—" if worker.median_seconds is None else duration(worker.median_seconds)
     last = "—" if worker.last_completed_at is None else seconds_ago(worker.last_completed_at, now)
-    return [
-        worker.name or worker.email,
-        worker.email,
-        f"{worker.completed:,}",
-        median,
-        last,
-        f"{worker.reviewed:,}" if worker.reviewed else "—",
-        f"{worker.accepted} · {worker.corrected} · {worker.redone}" if worker.reviewed else "—",
-        f"{worker.accepted / worker.reviewed:.0%}" if worker.reviewed else "—",
-    ]
+    reviewed = worker.reviewed
+    return {
+        "name": worker.name or worker.email,
+        "email": worker.email,
+        "completed": f"{worker.completed:,}",
+        "median": median,
+        "last": last,
+        "rate": f"{worker.accepted / reviewed:.0%}" if reviewed else "—",
+        "reviewed": f"{reviewed:,}" if reviewed else "—",
+        "verdicts": f"{worker.accepted} · {worker.corrected} · {worker.redone}" if reviewed else "—",
+    }

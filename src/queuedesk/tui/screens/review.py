@@ -57,8 +57,10 @@ class ReviewScreen(WorkScreen):
         Binding("x", "verdict('redo')", "Redo", priority=True, id="review.redo"),
         Binding("e", "edit", "Edit", priority=True, id="review.edit"),
         Binding("n", "note", "Note", priority=True, id="review.note"),
-        Binding("enter", "submit", "Correct", priority=True, id="review.correct"),
-        Binding("s", "skip", "Skip", priority=True, id="review.skip"),
+        # Said on screen where they apply (the details above the form), kept out of a full footer:
+        Binding("enter", "submit", "Correct", show=False, priority=True, id="review.correct"),
+        Binding("s", "skip", "Skip", show=False, priority=True, id="review.skip"),
+        Binding("escape", "escape", "Back", show=False, priority=True, id="review.back"),
     ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -114,6 +116,14 @@ class ReviewScreen(WorkScreen):
             self.set_focus(None)  # read-only: keys go to the screen, where the verdict keys are
             self._show_meta()
 
+    def _resume(self) -> None:
+        # Back where the reviewer was: out of the fields (read-only, or after escape) stays so.
+        if self._refocus is None and self.current is not None and not self.leaving:
+            self.ready = True
+            self._show_meta()
+            return
+        super()._resume()
+
     def _start_editing(self) -> None:
         self.editing = True
         self._show_meta()
@@ -166,17 +176,15 @@ class ReviewScreen(WorkScreen):
             return
         done = self.review.work_done(task)
         took = "" if done.seconds is None else f" in {duration(done.seconds)}"
-        drawn = "drawn for review" if task.review is not None else "spot check"
         lines = [
             f"Task {task.id} · done by {done.by}{took} · completed {short_time(task.completed_at, self.clock.now())}"
-            f" · {drawn}"
         ]
         if self.editing and self.focused is None:
             lines.append("Out of the fields: enter corrects · a, x and n act · tab goes back in.")
         elif self.editing:
             lines.append("Editing: enter corrects (ctrl+j in a long text) · escape leaves the field.")
         else:
-            lines.append("Read-only: a accepts · x sends back to redo · e or tab edits · n writes a note.")
+            lines.append("Read-only: a accept · x redo (with a note) · e or tab edit · n note · s skip")
         note = self.review.notes.get(task.id)
         if note:
             lines.append(f"Note: {note}")
