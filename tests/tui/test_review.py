@@ -2,24 +2,24 @@
 server (after the undo grace) exactly as given; undo takes one back; the screen opens read-only;
 a server without review (B19) hides it and says why. Time moves only with `clock.advance`."""
 
+from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 from textual.pilot import Pilot
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.outbox import UNDO_SECONDS
 from queuedesk.tui.screens.review import ReviewScreen
-from queuedesk.tui.settings import Target
-from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
-from tests.api.test_original_service import TOKEN as BASIC_TOKEN
 from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
 from tests.support.pilot import settle, until
 from tests.tui.conftest import MakeApp
 from tests.tui.test_app import footer_line, home, notes, plain
-from tests.tui.test_work import LABELLING, add_tasks, qpath
+from tests.tui.test_original_app import basic_app
+from tests.tui.test_work import LABELLING, add_tasks, qpath, shown_task
 
 SIZE = (100, 30)
 PAST_GRACE = UNDO_SECONDS + 0.5
@@ -41,6 +41,27 @@ def completed_for_review(
     return ids
 
 
+def reviewed_queue(admin: httpx.Client, org: int, label: str) -> dict[str, Any]:
+    """A queue of the labelling blocks whose every completion is drawn for review."""
+    from tests.conftest import make_queue
+
+    return make_queue(admin, org, LABELLING, label=label, review_percent=100)
+
+
+ForReview = Callable[[str, list[str]], tuple[dict[str, Any], list[int]]]
+
+
+@pytest.fixture
+def for_review(admin: httpx.Client, worker: httpx.Client, org_id: int) -> ForReview:
+    """`for_review(label, categories)`: a reviewed queue and its tasks, done by Wes with these."""
+
+    def make(label: str, categories: list[str]) -> tuple[dict[str, Any], list[int]]:
+        queue = reviewed_queue(admin, org_id, label)
+        return queue, completed_for_review(admin, worker, org_id, queue, categories)
+
+    return make
+
+
 def reviews_on_server(client: httpx.Client, org: int, queue: dict) -> dict[int, dict[str, Any]]:
     page = client.get(f"{qpath(org, queue)}/reviews", params={"limit": 1000})
     assert page.status_code == 200, page.text
@@ -52,23 +73,11 @@ def review_screen(app: QueueDeskApp) -> ReviewScreen:
     return app.screen
 
 
-def reviewing(app: QueueDeskApp, task_id: int | None = None) -> bool:
-    screen = app.screen
-    return (
-        isinstance(screen, ReviewScreen)
-        and screen.ready
-        and screen.current is not None
-        and (task_id is None or screen.current.id == task_id)
-        and screen.form is not None
-        and screen.form.display
-    )
-
-
 async def shown_review(app: QueueDeskApp, pilot: Pilot, task_id: int | None = None) -> int:
-    await until(app, pilot, lambda: reviewing(app, task_id), f"review {task_id or ''} is on screen")
-    current = review_screen(app).current
-    assert current is not None
-    return current.id
+    """The review of `task_id` (any) on screen, its keys live (the work screen's own test of it)."""
+    found = await shown_task(app, pilot, task_id)
+    review_screen(app)
+    return found
 
 
 async def open_review(app: QueueDeskApp, pilot: Pilot, queue: dict) -> None:
@@ -90,18 +99,9 @@ def meta(app: QueueDeskApp) -> str:
 
 
 async def test_accept_correct_and_redo_by_keyboard_reach_the_server_as_given(
-    make_app: MakeApp,
-    admin: httpx.Client,
-    worker: httpx.Client,
-    clients: dict[str, httpx.Client],
-    org_id: int,
-    clock: ManualClock,
+    make_app: MakeApp, for_review: ForReview, admin: httpx.Client, org_id: int, clock: ManualClock
 ) -> None:
-    queue = admin.post(
-        f"/orgs/{org_id}/queues",
-        json={"name": f"Reviewed {id(clock):x}", "data": LABELLING, "review_percent": 100},
-    ).json()
-    ids = completed_for_review(admin, worker, org_id, queue, ["red", "red", "green"])
+    queue, ids = for_review("Reviewed", ["red", "red", "green"])
     app = make_app("supervisor")
     async with app.run_test(size=SIZE) as pilot:
         await open_review(app, pilot, queue)
@@ -140,13 +140,9 @@ async def test_accept_correct_and_redo_by_keyboard_reach_the_server_as_given(
 
 
 async def test_undo_takes_the_last_verdict_back_before_it_is_sent(
-    make_app: MakeApp, admin: httpx.Client, worker: httpx.Client, org_id: int, clock: ManualClock
+    make_app: MakeApp, for_review: ForReview, admin: httpx.Client, org_id: int, clock: ManualClock
 ) -> None:
-    queue = admin.post(
-        f"/orgs/{org_id}/queues",
-        json={"name": f"Undone {id(clock):x}", "data": LABELLING, "review_percent": 100},
-    ).json()
-    ids = completed_for_review(admin, worker, org_id, queue, ["red", "blue"])
+    queue, ids = for_review("Undone", ["red", "blue"])
     app = make_app("supervisor")
     async with app.run_test(size=SIZE) as pilot:
         await open_review(app, pilot, queue)
@@ -168,17 +164,13 @@ async def test_undo_takes_the_last_verdict_back_before_it_is_sent(
 
 async def test_the_worker_sees_their_corrected_and_redone_tasks_with_the_note_and_both_values(
     make_app: MakeApp,
+    for_review: ForReview,
     admin: httpx.Client,
-    worker: httpx.Client,
     clients: dict[str, httpx.Client],
     org_id: int,
     clock: ManualClock,
 ) -> None:
-    queue = admin.post(
-        f"/orgs/{org_id}/queues",
-        json={"name": f"Learn {id(clock):x}", "data": LABELLING, "review_percent": 100},
-    ).json()
-    ids = completed_for_review(admin, worker, org_id, queue, ["red", "red", "blue"])
+    queue, ids = for_review("Learn", ["red", "red", "blue"])
     supervisor = clients["supervisor"]
     base = qpath(org_id, queue)
     verdicts = [
@@ -219,11 +211,11 @@ async def test_against_the_original_service_review_is_hidden_and_v_says_why(
     original: OriginalService,  # noqa: F811
     clock: ManualClock,
 ) -> None:
-    app = QueueDeskApp(Target(original.url, BASIC_TOKEN, BASIC_ORG, "test"), clock=clock)
+    app = basic_app(original, clock)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await home(app, pilot)
-        await until(app, pilot, lambda: str(BASIC_QUEUE) in screen.table.rows, "the queue is listed")
-        assert "Review" not in footer_line(app)
+        await until(app, pilot, lambda: str(BASIC_QUEUE) in screen.table.rows, "listed")
+        assert "Review" not in footer_line(app)  # nor anywhere else: v says why
         await pilot.press("v")
         await until(app, pilot, lambda: any("it has no review" in n for n in notes(app)), "told why")
         await pilot.press("enter")
@@ -237,17 +229,13 @@ async def test_against_the_original_service_review_is_hidden_and_v_says_why(
 
 async def test_the_stats_tab_shows_each_workers_verdicts_accept_rate_and_the_reviews_pending(
     make_app: MakeApp,
+    for_review: ForReview,
     admin: httpx.Client,
-    worker: httpx.Client,
     clients: dict[str, httpx.Client],
     org_id: int,
     clock: ManualClock,
 ) -> None:
-    queue = admin.post(
-        f"/orgs/{org_id}/queues",
-        json={"name": f"Rates {id(clock):x}", "data": LABELLING, "review_percent": 100},
-    ).json()
-    ids = completed_for_review(admin, worker, org_id, queue, ["red", "red", "red", "blue"])
+    queue, ids = for_review("Rates", ["red", "red", "red", "blue"])
     base = qpath(org_id, queue)
     for task_id, body in zip(
         ids[:3],

@@ -14,8 +14,9 @@ import pytest
 
 from queuedesk.api.client import QueueDeskClient
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.journal import REVIEW, Entry
+from queuedesk.tui.journal import REVIEW
 from queuedesk.tui.review_session import ReviewSession
+from tests.unit.test_work_session import Held  # the outbox's part a session uses
 
 QUEUE = 7
 BASE = f"/orgs/1/queues/{QUEUE}"
@@ -101,30 +102,6 @@ class Server:
             self.renewed.append(task_id)
             return httpx.Response(200, json=self.body(task_id)["review"])
         return httpx.Response(404, json={"error": {"code": "not_found", "message": path}})
-
-
-class Held:
-    """The outbox's part the session uses: verdicts held for the undo grace, undone, sent."""
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-        self.entries: dict[str, Entry] = {}
-        self.sent: list[Entry] = []
-
-    def hold(self, entry: Entry) -> None:
-        self.entries[entry.id] = entry
-
-    def undo(self, entry_id: str) -> Entry | None:
-        return self.entries.pop(entry_id, None)
-
-    async def send_held_now(self, *, keep: str | None = None) -> None:
-        for entry_id in [i for i in self.entries if i != keep]:
-            entry = self.entries.pop(entry_id)
-            self.server.held.remove(entry.task_id)
-            self.sent.append(entry)
-
-    def task_ids(self, queue_id: int) -> list[int]:
-        return [e.task_id for e in self.entries.values() if e.queue_id == queue_id]
 
 
 Scenario = Callable[[ReviewSession, Server, Held, ManualClock], Awaitable[None]]
