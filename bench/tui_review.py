@@ -107,7 +107,7 @@ async def review_in_app(server: ServerProcess, queue_id: int, reviews: int, refe
             await pilot.pause()  # the frame with the new review is drawn
             if n % 2 == 1:
                 clock.advance(6)  # the undo grace runs out: the held verdicts go
-            if n % 50 == 49:
+            if n % 50 == 0:
                 await asyncio.to_thread(reference)  # the server's own cycle, interleaved
         total = time.perf_counter() - began
         clock.advance(6)

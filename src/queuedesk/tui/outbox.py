@@ -5,6 +5,7 @@ Everything goes through the journal first, so a crash at any point loses nothing
 in the journal is sent on the next start.
 """
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from textual.app import App
 
 UNDO_SECONDS = 5.0
+SENDING_POLL_SECONDS = 0.005
 BACKOFF_SECONDS = (2.0, 5.0, 15.0, 30.0, 60.0)
 TRANSIENT = (errors.ConnectionFailed, errors.ServerError, errors.RateLimited)
 
@@ -86,6 +88,10 @@ class Outbox:
             if entry.id != keep:
                 self._stop(entry.id)
                 await self._send(entry.id)
+        # One already on its way (its grace ran out just now) still holds its claim until it lands:
+        # a claim made meanwhile was refused for the claim limit, and the loop had nothing ahead.
+        while any(entry_id != keep for entry_id in self._sending) and not self.closed:
+            await asyncio.sleep(SENDING_POLL_SECONDS)
 
     def resume(self) -> None:
         """On start: whatever the journal still holds (a crash, a closed laptop) is sent now.
