@@ -70,6 +70,7 @@ SCREENS: list[tuple[str, str, Steps]] = [
     ("work-numbers-dates", "admin", keys("down", "down", "enter", "w")),
     ("history-detail", "supervisor", keys("enter", "2", "enter")),
     ("stats", "supervisor", keys("down", "enter", "4")),
+    ("review", "supervisor", keys("v")),
     ("flush", "admin", keys("F")),
     ("webhook-log", "admin", keys("down", "enter", "5")),
 ]

@@ -46,8 +46,14 @@ def summary(view: StatsView) -> str:
 
 
 def workers(view: StatsView) -> list[list[str]]:
+    """Each worker's pace (the review columns among them are tests/tui/test_review.py's)."""
     table = view.query_one("#stats-workers", DataTable)
-    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+    pace = [
+        n
+        for n, key in enumerate(table.columns)
+        if key.value in ("name", "email", "completed", "median", "last")
+    ]
+    return [[str(table.get_row_at(i)[n]) for n in pace] for i in range(table.row_count)]
 
 
 async def test_a_completion_shows_within_one_refresh(

@@ -261,7 +261,7 @@ class QueueDeskApp(App[None]):
 
         for screen in self.screen_stack:
             if isinstance(screen, WorkScreen) and screen.queue.id == entry.queue_id:
-                screen.take_back(entry)
+                screen.take_back(entry)  # (the review screen is one: it takes back no verdict)
         self._tell_refused(entry)
 
     def _tell_refused(self, entry: Entry) -> None:
@@ -470,6 +470,18 @@ class QueueDeskApp(App[None]):
         from queuedesk.tui.screens.work import WorkScreen
 
         self.push_screen(WorkScreen(queue))
+
+    def open_review(self, queue: Queue) -> None:
+        """The review loop (B19), or a word on why there is none here."""
+        from queuedesk.tui.review_access import review_refusal
+
+        refusal = review_refusal(self.session, queue)
+        if refusal is not None:
+            self.notify(refusal, title="No review here", severity="warning")
+            return
+        from queuedesk.tui.screens.review import ReviewScreen
+
+        self.push_screen(ReviewScreen(queue))
 
     def open_flush(self, queue: Queue, on_done: Callable[[], None]) -> None:
         from queuedesk.tui.modals.flush import FlushScreen

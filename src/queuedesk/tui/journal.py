@@ -20,6 +20,10 @@ from queuedesk.tui.settings import web_session
 
 State = Literal["held", "unsent", "failed"]
 
+REVIEW = "review"
+"""The key of `Entry.extra` that makes an entry a review's verdict (B19): `{"verdict", "note"}`; its
+`data` are then the values on screen, sent as the correction with `correct` only."""
+
 
 @dataclass
 class Entry:

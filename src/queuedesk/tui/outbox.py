@@ -5,18 +5,20 @@ Everything goes through the journal first, so a crash at any point loses nothing
 in the journal is sent on the next start.
 """
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from queuedesk.api import errors
 from queuedesk.api.client import QueueDeskClient
 from queuedesk.tui.clock import Cancellable, Clock
-from queuedesk.tui.journal import Entry, Journal
+from queuedesk.tui.journal import REVIEW, Entry, Journal
 
 if TYPE_CHECKING:
     from textual.app import App
 
 UNDO_SECONDS = 5.0
+SENDING_POLL_SECONDS = 0.005
 BACKOFF_SECONDS = (2.0, 5.0, 15.0, 30.0, 60.0)
 TRANSIENT = (errors.ConnectionFailed, errors.ServerError, errors.RateLimited)
 
@@ -26,9 +28,11 @@ WORKERS_WORDS = {
     "not_assignee": "the task was no longer yours (given back, taken by someone else, or its claim ran out "
     "before the work was sent)",
     "already_completed": "the task was already completed",
+    "already_reviewed": "the task was already reviewed (by someone else, or a verdict sent before)",
 }
 # A 404 on a task this worker held: nothing but a flush deletes tasks.
 TASK_REMOVED = "this task was removed from the queue (flushed)"
+DONE_ALREADY = ("already_completed", "already_reviewed")
 
 
 class Outbox:
@@ -89,6 +93,10 @@ class Outbox:
             if entry.id != keep:
                 self._stop(entry.id)
                 await self._send(entry.id)
+        # One already on its way (its grace ran out just now) still holds its claim until it lands:
+        # a claim made meanwhile was refused for the claim limit, and the loop had nothing ahead.
+        while any(entry_id != keep for entry_id in self._sending) and not self.closed:
+            await asyncio.sleep(SENDING_POLL_SECONDS)
 
     def discard(self, entry_id: str) -> None:
         """The worker dropped this submission (quitting): never sent."""
@@ -173,7 +181,7 @@ class Outbox:
         sent = False
         self._sending.add(entry_id)
         try:
-            await self.client.complete(entry.queue_id, entry.task_id, entry.data)
+            await self._deliver(entry)
         except TRANSIENT as exc:
             entry.state = "unsent"
             entry.attempts += 1
@@ -184,7 +192,7 @@ class Outbox:
         except errors.AuthenticationError as exc:
             self._kept_for_next_key(entry, exc)
         except errors.Conflict as exc:
-            if exc.code == "already_completed" and entry.attempts > 0:
+            if exc.code in DONE_ALREADY and entry.attempts > 0:
                 # An earlier attempt reached the server but its answer was lost: it is done.
                 self.journal.remove(entry.id)
                 sent = True
@@ -211,6 +219,20 @@ class Outbox:
             self.close()
             if self.on_key_refused is not None:
                 self.on_key_refused(exc)
+
+    async def _deliver(self, entry: Entry) -> None:
+        review = entry.extra.get(REVIEW)
+        if review is None:
+            await self.client.complete(entry.queue_id, entry.task_id, entry.data)
+            return
+        verdict = review["verdict"]
+        await self.client.give_verdict(
+            entry.queue_id,
+            entry.task_id,
+            verdict,
+            data=entry.data if verdict == "correct" else None,
+            note=review.get("note"),
+        )
 
     def _refused(self, entry: Entry, exc: errors.QueueDeskError) -> None:
         entry.state = "failed"

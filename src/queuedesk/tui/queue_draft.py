@@ -115,6 +115,21 @@ def located(problem: Problem) -> DraftProblem:
     return DraftProblem(int(match["index"]), name or "id", problem.message)
 
 
+def review_percent(text: str) -> int | None:
+    """The share of completions drawn for review (B19) as typed: a whole number 0-100, else None."""
+    text = text.strip()
+    if not text.isdigit():
+        return None
+    value = int(text)
+    return value if value <= 100 else None
+
+
+def review_problems(text: str) -> list[DraftProblem]:
+    if review_percent(text) is None:
+        return [DraftProblem(None, "review", "the share reviewed is a whole number from 0 to 100")]
+    return []
+
+
 def queue_problems(name: str, description: str) -> list[DraftProblem]:
     problems: list[DraftProblem] = []
     if not name.strip() or len(name) > 200:

@@ -12,18 +12,30 @@ those given back from here (skip, keep draft), the latest first.
 import asyncio
 import contextlib
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from queuedesk.api import errors
-from queuedesk.api.client import QueueDeskClient
-from queuedesk.api.models import AssignedTask
+from queuedesk.api.client import Claim, QueueDeskClient
+from queuedesk.api.models import AssignedTask, Assignment
 from queuedesk.tui.journal import Entry
 
 IDLE_AFTER_SECONDS = 120
 EXCLUDE_AT_MOST = 10  # the server's limit on `exclude`
 CLAIM_TRIES = 3
+
+
+class Claims(Protocol):
+    """The claim calls a session makes: the client's task claims (B4-B6), or another kind of claim
+    made to look like them (the review claims of `tui/review_session.py`)."""
+
+    async def claim_next(self, queue_id: int, exclude: Sequence[int] = ()) -> Claim: ...
+    async def heartbeat(self, queue_id: int, task_id: int) -> Assignment: ...
+    async def release(
+        self, queue_id: int, task_id: int, draft: Mapping[str, Any] | None = None
+    ) -> object: ...
 
 
 class Submissions(Protocol):
@@ -67,7 +79,7 @@ class Counts:
 
 class WorkSession:
     def __init__(
-        self, client: QueueDeskClient, queue_id: int, queue_name: str, outbox: Submissions, now: datetime
+        self, client: Claims, queue_id: int, queue_name: str, outbox: Submissions, now: datetime
     ) -> None:
         self.client = client
         self.queue_id = queue_id
@@ -156,7 +168,9 @@ class WorkSession:
 
     async def count_left(self) -> int | None:
         """Count the queue's tasks that nobody holds (what is left for this worker and others); the
-        last count when the server cannot tell now."""
+        last count when the server cannot tell now (or the claims are not task claims)."""
+        if not isinstance(self.client, QueueDeskClient):
+            return self.open_left
         try:
             page = await self.client.pending_tasks(self.queue_id, status=["new", "open"], limit=1)
         except errors.QueueDeskError:
@@ -211,9 +225,12 @@ class WorkSession:
 
     # --- submissions -------------------------------------------------------------------------------
 
-    def submit(self, task: AssignedTask, values: dict[str, Any], now: datetime) -> Entry:
-        """Hold `task`'s values in the outbox (sent after the undo grace); the task leaves the screen."""
-        entry = Entry(str(uuid.uuid4()), self.queue_id, self.queue_name, task.id, values)
+    def submit(
+        self, task: AssignedTask, values: dict[str, Any], now: datetime, extra: dict[str, Any] | None = None
+    ) -> Entry:
+        """Hold `task`'s values in the outbox (sent after the undo grace); the task leaves the screen.
+        `extra` is kept with them in the journal (a review's verdict and note)."""
+        entry = Entry(str(uuid.uuid4()), self.queue_id, self.queue_name, task.id, values, extra=extra or {})
         self.outbox.hold(entry)
         self.last_submission = (entry.id, task)
         self.time.count(now, on_task=True)

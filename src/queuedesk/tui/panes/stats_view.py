@@ -28,6 +28,13 @@ WORKER_COLUMNS = [
     ("median", "Median per task"),
     ("last", "Last completed"),
 ]
+# With review (B19): each worker's share accepted and verdicts over the period, after their count
+# (so that the accept rate is in sight at 80 columns).
+REVIEW_COLUMNS = [
+    ("rate", "Accepted"),
+    ("reviewed", "Reviewed"),
+    ("verdicts", "Acc · Cor · Redo"),
+]
 BASIC_SERVER = (
     "This server offers only the basic Task Queue API, which has no stats. A QueueDesk server shows "
     "completions over time and each worker's pace here."
@@ -65,10 +72,19 @@ class StatsView(AppAccess, Vertical):
         yield Static("", id="stats-note")
 
     def on_mount(self) -> None:
-        table = self.query_one("#stats-workers", DataTable)
-        for key, label in WORKER_COLUMNS:
-            table.add_column(label, key=key)
+        self._add_columns(WORKER_COLUMNS)
         self._show_period()
+
+    @property
+    def columns(self) -> list[tuple[str, str]]:
+        reviewing = self.stats is not None and self.stats.reviews_pending is not None
+        return [*WORKER_COLUMNS[:3], *REVIEW_COLUMNS, *WORKER_COLUMNS[3:]] if reviewing else WORKER_COLUMNS
+
+    def _add_columns(self, columns: list[tuple[str, str]]) -> None:
+        table = self.query_one("#stats-workers", DataTable)
+        table.clear(columns=True)
+        for key, label in columns:
+            table.add_column(label, key=key)
 
     # --- data --------------------------------------------------------------------------------------
 
@@ -149,12 +165,15 @@ class StatsView(AppAccess, Vertical):
 
     def _show_workers(self, workers: list[WorkerStats], now: datetime) -> None:
         table = self.query_one("#stats-workers", DataTable)
+        columns = self.columns
+        if len(table.columns) != len(columns):
+            self._add_columns(columns)  # the server reviews work (B19): its columns come in
         ordered = sorted(workers, key=lambda w: (-w.completed, (w.name or w.email).casefold()))
-        rows = {w.email: _cells(w, now) for w in ordered}
+        rows = {w.email: [_cells(w, now)[key] for key, _label in columns] for w in ordered}
         current = [str(key.value) for key in table.rows]
         if current == list(rows):
             for email, cells in rows.items():  # in place: the cursor stays where it is
-                for (column, _label), value in zip(WORKER_COLUMNS, cells, strict=True):
+                for (column, _label), value in zip(columns, cells, strict=True):
                     table.update_cell(email, column, value, update_width=True)
             return
         chosen = current[table.cursor_row] if current and table.cursor_row < len(current) else None
@@ -196,16 +215,29 @@ def _summary(stats: QueueStats, counts: list[int], period: Period) -> Text:
     # As the queue's counts above it: pending includes the tasks being worked on.
     text.append(f"{stats.pending + stats.in_progress:,}", style="bold")
     text.append(f" pending ({stats.in_progress:,} in progress)")
+    if stats.reviews_pending is not None:
+        text.append(" · ")
+        text.append(f"{stats.reviews_pending:,}", style="bold")
+        text.append(" to review")
+        reviewed = sum(w.reviewed for w in stats.by_worker)
+        if reviewed:
+            accepted = sum(w.accepted for w in stats.by_worker)
+            text.append(f" · {accepted / reviewed:.0%} of {reviewed:,} reviewed accepted")
     return text
 
 
-def _cells(worker: WorkerStats, now: datetime) -> list[str | Text]:
+def _cells(worker: WorkerStats, now: datetime) -> dict[str, str | Text]:
+    """Every column's cell, by column key (the review ones shown only from a server with review)."""
     median = "—" if worker.median_seconds is None else duration(worker.median_seconds)
     last = "—" if worker.last_completed_at is None else seconds_ago(worker.last_completed_at, now)
-    return [
-        worker.name or worker.email,
-        worker.email,
-        f"{worker.completed:,}",
-        median,
-        last,
-    ]
+    reviewed = worker.reviewed
+    return {
+        "name": worker.name or worker.email,
+        "email": worker.email,
+        "completed": f"{worker.completed:,}",
+        "median": median,
+        "last": last,
+        "rate": f"{worker.accepted / reviewed:.0%}" if reviewed else "—",
+        "reviewed": f"{reviewed:,}" if reviewed else "—",
+        "verdicts": f"{worker.accepted} · {worker.corrected} · {worker.redone}" if reviewed else "—",
+    }

@@ -25,10 +25,12 @@ from queuedesk.tui.live import Poller
 from queuedesk.tui.local_history import LocalHistory
 from queuedesk.tui.modals.export import ENDINGS, ExportScreen
 from queuedesk.tui.modals.go_to import GoToScreen, Place
+from queuedesk.tui.panes.feedback_view import FeedbackView
 from queuedesk.tui.panes.pending_view import VALUES_AT_MOST, PendingView
 from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.present import answers_first, minute, settings_text, summary, tasks
+from queuedesk.tui.review_access import has_review, offers_review
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.instructions import Instructions
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
@@ -54,8 +56,11 @@ class QueueScreen(AppScreen):
         Binding("3", "tab('tab-blocks')", "Blocks", show=False, id="queue.tab_blocks"),
         Binding("4", "tab('tab-stats')", "Stats", show=False, id="queue.tab_stats"),
         Binding("5", "tab('tab-webhook')", "Webhook", show=False, id="queue.tab_webhook"),
+        Binding("6", "tab('tab-feedback')", "Feedback", show=False, id="queue.tab_feedback"),
         Binding("w", "work", "Work", id="queue.work"),
         Binding("w", "no_claiming", show=False),  # a basic server: says why, never in the footer
+        Binding("v", "review", "Review", id="queue.review"),
+        Binding("v", "no_review", show=False),  # no review here: says why, never in the footer
         Binding("n", "create", "New task", id="queue.create"),
         Binding("F", "flush", "Flush", id="queue.flush"),
         Binding("E", "edit_queue", "Edit queue", show=False, id="queue.edit_queue"),
@@ -107,6 +112,10 @@ class QueueScreen(AppScreen):
                     yield StatsView(self.queue.id, id="stats")
                 with TabPane("Webhook", id="tab-webhook"):
                     yield WebhookView(self.queue.id, id="webhook")
+            if self.session.extensions and has_review(self.queue):
+                own = not self.session.can_watch
+                with TabPane("Feedback" if own else "Reviews", id="tab-feedback"):
+                    yield FeedbackView(self.queue.id, own=own, id="feedback")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -174,13 +183,15 @@ class QueueScreen(AppScreen):
         if view is not None:
             await view.fetch()
 
-    def _shown_view(self) -> StatsView | WebhookView | None:
+    def _shown_view(self) -> StatsView | WebhookView | FeedbackView | None:
         """The Stats or Webhook tab when it is the one shown: only then is it refreshed."""
         active = self.query_one("#queue-tabs", TabbedContent).active
         if active == "tab-stats":
             return self.query_one(StatsView)
         if active == "tab-webhook":
             return self.query_one(WebhookView)
+        if active == "tab-feedback":
+            return self.query_one(FeedbackView)
         return None
 
     async def _history_page(self, offset: int, limit: int) -> Page:
@@ -340,6 +351,8 @@ class QueueScreen(AppScreen):
         if action == "go_to":
             tab = self.query_one("#queue-tabs", TabbedContent).active
             return session.extensions and tab in ("tab-pending", "tab-completed")
+        if action in ("review", "no_review"):
+            return self._offers_review() == (action == "review")
         if action in ("filter", "oldest_first"):
             on_history = self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
             return on_history and (action == "filter" or session.extensions)
@@ -347,6 +360,8 @@ class QueueScreen(AppScreen):
             return session.can_watch
         if action == "toggle_instructions":
             return self.detail is not None and bool(self.detail.description.strip())
+        if action == "tab" and parameters and parameters[0] == "tab-feedback":
+            return bool(self.query("#tab-feedback"))
         return True
 
     def action_toggle_instructions(self) -> None:
@@ -361,6 +376,7 @@ class QueueScreen(AppScreen):
             "tab-blocks": "#blocks",
             "tab-stats": "#stats-workers",
             "tab-webhook": "#deliveries" if self.session.extensions else "#webhook",
+            "tab-feedback": "#feedback-list",
         }.get(event.pane.id or "")
         if table is not None:
             self.query_one(table).focus()
@@ -411,6 +427,15 @@ class QueueScreen(AppScreen):
 
     def action_no_claiming(self) -> None:
         self.qd.open_work(self.queue)  # on a basic server: says there is no claiming there
+
+    def _offers_review(self) -> bool:
+        return offers_review(self.qd.session, [self.queue])
+
+    def action_review(self) -> None:
+        self.qd.open_review(self.queue)
+
+    def action_no_review(self) -> None:
+        self.qd.open_review(self.queue)  # says why there is no review here
 
     def action_create(self) -> None:
         self.qd.open_create_task(self.queue)

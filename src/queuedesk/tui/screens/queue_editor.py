@@ -23,7 +23,16 @@ from queuedesk.api.blocks import Problem
 from queuedesk.api.models import Block, Queue, QueueDetail
 from queuedesk.tui.base import AppScreen, styles
 from queuedesk.tui.forms.form import TaskForm
-from queuedesk.tui.queue_draft import BlockDraft, DraftProblem, block_problems, located, queue_problems
+from queuedesk.tui.queue_draft import (
+    BlockDraft,
+    DraftProblem,
+    block_problems,
+    located,
+    queue_problems,
+    review_percent,
+    review_problems,
+)
+from queuedesk.tui.review_access import has_review
 from queuedesk.tui.widgets.block_settings import BlockSettings, row
 from queuedesk.tui.widgets.context_bar import ContextBar
 
@@ -81,6 +90,8 @@ class QueueEditorScreen(AppScreen):
         self.drafts: list[BlockDraft] = []
         self.queue_name = ""
         self.queue_description = ""
+        self.review_text = "0"  # the share of completions drawn for review (B19), as typed
+        self.reviews = False  # the server reviews work: the field is shown
         self.saved_state: Any = None
         self.selected: int | None = None
         self.problems: list[DraftProblem] = []
@@ -110,10 +121,13 @@ class QueueEditorScreen(AppScreen):
         blocks_problem.display = False
         description = TextArea(self.queue_description, id="queue-description", compact=True)
         name = Input(self.queue_name, placeholder="the queue's name", id="queue-name", compact=True)
+        review = Input(self.review_text, id="queue-review", compact=True, restrict=r"[0-9]*", max_length=3)
+        review.display = self.reviews
         return [
             row("Name", name),
             name_problem,
             row("Description", description),
+            row("Review %", review),
             Static("Blocks: ctrl+n adds · [ ] or ctrl+↑↓ move · delete removes", classes="qe-label"),
             BlockList(id="block-list", compact=True, markup=False),
             blocks_problem,
@@ -138,7 +152,11 @@ class QueueEditorScreen(AppScreen):
             self.tasks_held = self.detail.n_tasks + completed
             self.tasks_completed = completed
             self.queue_name, self.queue_description = self.detail.name, self.detail.description
+            self.review_text = str(self.detail.review_percent)
             self.drafts = [BlockDraft.of(b) for b in self.detail.data]
+        self.reviews = any(
+            has_review(q) for q in [*([self.detail] if self.detail else []), *self.qd.known_queues]
+        )
         self.saved_state = self._state()
         pane = self.query_one("#editor-pane")
         await self.query_one("#editor-loading").remove()
@@ -154,7 +172,12 @@ class QueueEditorScreen(AppScreen):
     # --- the model ---------------------------------------------------------------------------------
 
     def _state(self) -> Any:
-        return (self.queue_name, self.queue_description, [d.raw() for d in self.drafts])
+        return (
+            self.queue_name,
+            self.queue_description,
+            [d.raw() for d in self.drafts],
+            self.review_text.strip(),
+        )
 
     @property
     def dirty(self) -> bool:
@@ -166,6 +189,8 @@ class QueueEditorScreen(AppScreen):
     def _check(self) -> None:
         """Check everything; show each problem at its field and mark blocks that have one."""
         self.problems = queue_problems(self.queue_name, self.queue_description) + block_problems(self.drafts)
+        if self.reviews:
+            self.problems += review_problems(self.review_text)
         self._show_problems()
 
     def _show_problems(self) -> None:
@@ -232,6 +257,9 @@ class QueueEditorScreen(AppScreen):
         parts = [f"{len(self.drafts)} block(s)"]
         if self.queue is not None:
             parts.append(f"{self.tasks_held} task(s) hold values")
+        share = review_percent(self.review_text) if self.reviews else None
+        if share:
+            parts.append(f"{share}% of completions reviewed")
         if self.problems:
             parts.append(f"{len(self.problems)} problem(s) to fix before saving")
         if self.dirty:
@@ -269,6 +297,11 @@ class QueueEditorScreen(AppScreen):
     def _name_changed(self, event: Input.Changed) -> None:
         self.queue_name = event.value
         self.name_touched = True
+        self._changed()
+
+    @on(Input.Changed, "#queue-review")
+    def _review_changed(self, event: Input.Changed) -> None:
+        self.review_text = event.value
         self._changed()
 
     @on(TextArea.Changed, "#queue-description")
@@ -377,7 +410,9 @@ class QueueEditorScreen(AppScreen):
 
     async def _go_to(self, problem: DraftProblem) -> None:
         if problem.block is None:
-            target = "#queue-name" if problem.field == "name" else "#queue-description"
+            target = {"name": "#queue-name", "review": "#queue-review"}.get(
+                problem.field, "#queue-description"
+            )
             self.query_one(target).focus()
             return
         if problem.block != self.selected:
@@ -393,16 +428,20 @@ class QueueEditorScreen(AppScreen):
         try:
             if self.queue is None:
                 saved = await client.create_queue(
-                    self.queue_name.strip(), self._raw_blocks(), self.queue_description
+                    self.queue_name.strip(),
+                    self._raw_blocks(),
+                    self.queue_description,
+                    review_percent=review_percent(self.review_text) or None if self.reviews else None,
                 )
             else:
-                name, description, blocks = self._state()
-                was_name, was_description, was_blocks = self.saved_state
+                name, description, blocks, review = self._state()
+                was_name, was_description, was_blocks, was_review = self.saved_state
                 saved = await client.update_queue(
                     self.queue.id,
                     name=name.strip() if name != was_name else None,
                     description=description if description != was_description else None,
                     blocks=blocks if blocks != was_blocks else None,
+                    review_percent=review_percent(review) if self.reviews and review != was_review else None,
                 )
         except errors.ValidationError as exc:
             self._refused([Problem(e.code or "", e.field, e.message) for e in exc.errors])

@@ -10,6 +10,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from queuedesk.api.models import Queue
 from queuedesk.tui.base import AppScreen
 from queuedesk.tui.live import Poller
+from queuedesk.tui.review_access import NO_REVIEW, offers_review, review_refusal
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.queue_table import COLUMNS, SORTS, QueueTable, View, cell_values
 
@@ -19,6 +20,8 @@ class QueuesScreen(AppScreen):
         Binding("enter", "open", "Open", id="queues.open"),
         Binding("w", "work", "Work", id="queues.work"),
         Binding("w", "no_claiming", show=False),  # a basic server: says why, never in the footer
+        Binding("v", "review", "Review", id="queues.review"),
+        Binding("v", "no_review", show=False),  # no review here: says why, never in the footer
         Binding("n", "create", "New task", id="queues.create"),
         Binding("F", "flush", "Flush", id="queues.flush"),
         Binding("N", "new_queue", "New queue", show=False, id="queues.new_queue"),
@@ -144,6 +147,8 @@ class QueuesScreen(AppScreen):
             return session.can_work and session.extensions
         if action == "no_claiming":
             return not session.extensions
+        if action in ("review", "no_review"):
+            return self._offers_review() == (action == "review")
         if action == "people":
             return session.extensions and session.can_watch  # supervisors: read only
         if action == "refused":  # in the footer only while there is some
@@ -165,6 +170,20 @@ class QueuesScreen(AppScreen):
 
     def action_no_claiming(self) -> None:
         self.action_work()  # on a basic server: says there is no claiming there
+
+    def _offers_review(self) -> bool:
+        return offers_review(self.qd.session, self.queues)
+
+    def action_review(self) -> None:
+        queue = self.selected()
+        if queue is not None:
+            self.qd.open_review(queue)
+
+    def action_no_review(self) -> None:
+        queue = self.selected()
+        self.qd.notify(
+            review_refusal(self.qd.session, queue) or NO_REVIEW, title="No review here", severity="warning"
+        )
 
     def action_create(self) -> None:
         queue = self.selected()

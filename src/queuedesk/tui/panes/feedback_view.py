@@ -1,0 +1,170 @@
+"""The Feedback tab (B19): reviewed work with the reviewer's note and both values.
+
+A worker sees their own tasks that were corrected or sent back to be redone; a supervisor or admin
+sees every verdict of the queue (the tab is then called Reviews). The highlighted row's details are
+below the list: each changed field with the value given and the worker's beside it, the note, and
+the task a redo became. The queue screen's live refresh calls `fetch` while the tab is shown.
+"""
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+
+from queuedesk.api import errors
+from queuedesk.api.models import AssignedTask, Block
+from queuedesk.api.terminal_text import shown
+from queuedesk.tui.base import AppAccess
+from queuedesk.tui.present import block_value, short_time
+from queuedesk.tui.widgets.row_table import RowTable
+
+COLUMNS = [
+    ("task", "Task"),
+    ("verdict", "Verdict"),
+    ("by", "Done by"),
+    ("reviewer", "Reviewer"),
+    ("at", "When"),
+    ("note", "Note"),
+]
+VERDICT_WORDS = {"accepted": "accepted", "corrected": "corrected", "redone": "to redo"}
+SAID = {"accepted": "accepted", "corrected": "corrected", "redone": "sent back to be redone"}
+WORKERS_FILTER = "correct,redo"
+SHOWN_AT_MOST = 200
+NOTE_WIDTH = 32  # in the list; the whole note is below it
+NO_REVIEW = "This server does not review work (B19): there is no feedback to show."
+
+
+def changed_lines(blocks: list[Block], task: AssignedTask, yours: str) -> list[str]:
+    """One line per value the reviewer changed: the value now, the worker's beside it."""
+    review = task.review
+    if review is None or not review.original:
+        return []
+    lines = []
+    for block in blocks:
+        if block.id in review.original and review.original[block.id] != task.data.get(block.id):
+            now, was = (
+                block_value(block, task.data.get(block.id)),
+                block_value(block, review.original[block.id]),
+            )
+            lines.append(f"{block.name}: {now}  ({yours}: {was})")
+    return lines
+
+
+def _clipped(note: str, width: int = NOTE_WIDTH) -> str:
+    line = note.replace("\n", " ")
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+class FeedbackView(AppAccess, Vertical):
+    DEFAULT_CSS = """
+    FeedbackView { height: 1fr; }
+    #feedback-note { height: auto; padding: 0 1; color: $text-muted; }
+    #feedback-list { height: 1fr; }
+    #feedback-detail { height: auto; max-height: 12; padding: 0 1; border-top: solid $primary; }
+    """
+    BINDINGS: ClassVar = []
+
+    def __init__(self, queue_id: int, *, own: bool, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.queue_id = queue_id
+        self.own = own  # a worker's own work: corrections and redos only
+        self.blocks: list[Block] = []
+        self.tasks: dict[str, AssignedTask] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static("Loading…", id="feedback-note", markup=False)
+        yield RowTable(id="feedback-list", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="feedback-detail", markup=False)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#feedback-list", DataTable)
+        for key, label in COLUMNS:
+            if not (self.own and key == "by"):
+                table.add_column(label, key=key)
+
+    async def fetch(self) -> None:
+        client = self.session.client
+        try:
+            if not self.blocks:
+                self.blocks = (await client.queue(self.queue_id)).data
+            page = await client.reviews(
+                self.queue_id,
+                verdict=WORKERS_FILTER if self.own else None,
+                completed_by="me" if self.own else None,
+                limit=SHOWN_AT_MOST,
+            )
+        except errors.NoReview:
+            self._say(NO_REVIEW)
+            return
+        except Exception as exc:
+            self._say(f"Not updated: {exc}")
+            return
+        self._show(page.tasks, page.count)
+
+    def refresh_now(self) -> None:
+        self.run_worker(self.fetch(), exclusive=True, group="feedback")
+
+    def _say(self, text: str) -> None:
+        self.query_one("#feedback-note", Static).update(text)
+
+    def _show(self, tasks: list[AssignedTask], count: int) -> None:
+        if self.own:
+            self._say(
+                f"{count} of your tasks were corrected or sent back to be redone."
+                if count
+                else "None of your tasks was corrected or sent back: nothing to learn from here yet."
+            )
+        else:
+            self._say(f"{count} reviewed task(s), newest verdict first.")
+        table = self.query_one("#feedback-list", DataTable)
+        rows = {str(task.id): task for task in tasks}
+        chosen = None
+        if table.row_count and table.cursor_row < table.row_count:
+            chosen = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        if list(rows) != list(self.tasks) or any(rows[k].review != self.tasks[k].review for k in rows):
+            table.clear()
+            now = self.clock.now()
+            for key, task in rows.items():
+                table.add_row(*self._cells(task, now), key=key)
+            if chosen in rows:
+                table.move_cursor(row=list(rows).index(chosen))
+        self.tasks = rows
+        self._show_detail()
+
+    def _cells(self, task: AssignedTask, now: object) -> list[str]:
+        review = task.review
+        state = review.state if review is not None else "—"
+        cells = [str(task.id), VERDICT_WORDS.get(state, state)]
+        if not self.own:
+            cells.append(task.completed_by or "—")
+        note = (review.note or "") if review is not None else ""
+        at = short_time(review.reviewed_at, self.clock) if review is not None else "—"
+        cells += [(review.reviewer or "—") if review else "—", at, _clipped(note)]
+        return cells
+
+    @on(DataTable.RowHighlighted, "#feedback-list")
+    def _highlighted(self) -> None:
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#feedback-detail", Static)
+        table = self.query_one("#feedback-list", DataTable)
+        if not table.row_count:
+            detail.display = False
+            return
+        key = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        task = self.tasks.get(key)
+        if task is None or task.review is None:
+            detail.display = False
+            return
+        review = task.review
+        yours = "yours" if self.own else "the worker's"
+        lines = [f"Task {task.id}: {SAID.get(review.state, review.state)} by {review.reviewer or '—'}"]
+        lines += changed_lines(self.blocks, task, yours)
+        if review.redo_task_id is not None:
+            lines.append(f"Sent back: to be done again as task {review.redo_task_id}.")
+        lines.append(f"Note: {review.note}" if review.note else "No note.")
+        detail.update(shown("\n".join(lines)))
+        detail.display = True

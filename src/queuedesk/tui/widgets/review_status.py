@@ -1,0 +1,29 @@
+"""The review screen's status line: the queue, the review on screen and its time, what was reviewed
+in this session and the share accepted, the reviews left; below it the last thing said."""
+
+from datetime import datetime
+
+from textual.content import Content
+from textual.widgets import Static
+
+from queuedesk.tui.clock import duration
+from queuedesk.tui.review_session import ReviewSession
+
+
+class ReviewStatus(Static):
+    def show(self, review: ReviewSession, now: datetime, *, unsent: int, message: str) -> None:
+        parts: list[str | Content] = [f"{review.queue_name} / review"]
+        if review.current is not None:
+            on_task = "idle" if review.time.idle(now) else duration(review.time.task_seconds)
+            parts.append(f"task {review.current.id} · {on_task}")
+        parts.append(f"reviewed {review.reviewed}")
+        rate = review.accept_rate
+        parts.append("accepted —" if rate is None else f"accepted {rate:.0%}")
+        left = review.left
+        parts.append("left …" if left is None else f"left {left}")
+        if unsent:
+            parts.append(Content.styled(f" {unsent} unsent ", "bold reverse"))
+        line = Content(" · ").join(parts)  # the queue's name and the message are never markup
+        if message:
+            line += f"\n{message}"
+        self.update(line)
