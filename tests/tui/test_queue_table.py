@@ -7,13 +7,14 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 
 from queuedesk.api.models import Queue
+from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.screens.queues import count_line
 from queuedesk.tui.widgets.queue_table import QueueTable
 
 
 class TableApp(App[None]):
     def compose(self) -> ComposeResult:
-        yield QueueTable(id="queues")
+        yield QueueTable(ManualClock(), id="queues")
 
 
 def queue(pending: int) -> Queue:

@@ -374,7 +374,13 @@ async def test_a_worker_has_neither_tab(make_app: MakeApp, fresh) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(app, pilot, queue["id"])
         tabs = screen.query_one(TabbedContent)
-        assert [pane.id for pane in tabs.query("TabPane")] == ["tab-pending", "tab-completed", "tab-blocks"]
+        # Their own reviewed work is theirs to see (the Feedback tab); the webhook and stats are not.
+        assert [pane.id for pane in tabs.query("TabPane")] == [
+            "tab-pending",
+            "tab-completed",
+            "tab-blocks",
+            "tab-feedback",
+        ]
         assert not screen.query(WebhookView) and "Webhook" not in screen_text(app)
         await pilot.press("4", "5")
         await settle(app, pilot)

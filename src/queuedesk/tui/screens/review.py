@@ -16,7 +16,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, LoadingIndicator, Static
+from textual.widgets import Static
 
 from queuedesk.api.models import AssignedTask, Block
 from queuedesk.api.terminal_text import shown_on_one_line
@@ -26,9 +26,11 @@ from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.present import block_value, short_time
 from queuedesk.tui.review_session import ReviewSession, Verdict
-from queuedesk.tui.screens.work import WorkScreen, held_message
+from queuedesk.tui.screens.work import INSTRUCTIONS_FOLDED_BELOW, WorkScreen, held_message
 from queuedesk.tui.widgets.context_bar import ContextBar
+from queuedesk.tui.widgets.instructions import Instructions
 from queuedesk.tui.widgets.review_status import ReviewStatus
+from queuedesk.tui.widgets.steady_footer import SteadyFooter
 
 COUNT_EVERY_TICKS = 15  # the reviews left are asked of the server every 15 s (and after each verdict)
 VERDICT_KEYS = {"accept": "“a”", "redo": "“x”", "edit": "“e”", "note": "“n”"}
@@ -70,13 +72,18 @@ class ReviewScreen(WorkScreen):
         self._ticks = 0
 
     def compose(self) -> ComposeResult:
+        # The work screen's own parts where it keeps them (loading, waiting), the review's beside them.
         yield ContextBar(f"{self.queue.name} / review", id="context")
+        yield Instructions(
+            "", key="f2", expanded=self.app.size.height >= INSTRUCTIONS_FOLDED_BELOW, id="work-instructions"
+        )
         with Vertical(id="work-body"):
-            yield LoadingIndicator(id="work-loading")
-            yield Static("", id="work-waiting", markup=False)
+            if self._loading is not None:
+                yield self._loading
+            yield self._waiting
             yield Static("", id="review-meta", markup=False)
         yield ReviewStatus("", id="work-status")
-        yield Footer()
+        yield SteadyFooter()
 
     @property
     def work_session(self) -> ReviewSession:
