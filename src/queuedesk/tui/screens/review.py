@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Static
 
 from queuedesk.api.models import AssignedTask, Block
@@ -26,11 +26,8 @@ from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.present import block_value, short_time
 from queuedesk.tui.review_session import ReviewSession, Verdict
-from queuedesk.tui.screens.work import INSTRUCTIONS_FOLDED_BELOW, WorkScreen, held_message
-from queuedesk.tui.widgets.context_bar import ContextBar
-from queuedesk.tui.widgets.instructions import Instructions
+from queuedesk.tui.screens.work import WorkScreen, held_message
 from queuedesk.tui.widgets.review_status import ReviewStatus
-from queuedesk.tui.widgets.steady_footer import SteadyFooter
 
 COUNT_EVERY_TICKS = 15  # the reviews left are asked of the server every 15 s (and after each verdict)
 VERDICT_KEYS = {"accept": "“a”", "redo": "“x”", "edit": "“e”", "note": "“n”"}
@@ -71,19 +68,13 @@ class ReviewScreen(WorkScreen):
         self.last_verdict: tuple[int, Verdict] | None = None
         self._ticks = 0
 
-    def compose(self) -> ComposeResult:
-        # The work screen's own parts where it keeps them (loading, waiting), the review's beside them.
-        yield ContextBar(f"{self.queue.name} / review", id="context")
-        yield Instructions(
-            "", key="f2", expanded=self.app.size.height >= INSTRUCTIONS_FOLDED_BELOW, id="work-instructions"
-        )
-        with Vertical(id="work-body"):
-            if self._loading is not None:
-                yield self._loading
-            yield self._waiting
-            yield Static("", id="review-meta", markup=False)
-        yield ReviewStatus("", id="work-status")
-        yield SteadyFooter()
+    LOOP = "review"
+
+    def compose_beside_the_task(self) -> ComposeResult:
+        yield Static("", id="review-meta", markup=False)
+
+    def status_line(self) -> Widget:
+        return ReviewStatus("", id="work-status")
 
     @property
     def work_session(self) -> ReviewSession:

@@ -128,8 +128,10 @@ class WorkScreen(AppScreen):
         self._waiting = Static("", id="work-waiting", markup=False)
         self._status = WorkStatus("", id="work-status")
 
+    LOOP = "work"  # the header's last word (the review screen says "review")
+
     def compose(self) -> ComposeResult:
-        yield ContextBar(f"{self.queue.name} / work", id="context")
+        yield ContextBar(f"{self.queue.name} / {self.LOOP}", id="context")
         yield Instructions(
             "", key="f2", expanded=self.app.size.height >= INSTRUCTIONS_FOLDED_BELOW, id="work-instructions"
         )
@@ -137,8 +139,16 @@ class WorkScreen(AppScreen):
             if self._loading is not None:
                 yield self._loading
             yield self._waiting
-        yield self._status
+            yield from self.compose_beside_the_task()
+        yield self.status_line()
         yield SteadyFooter()
+
+    def compose_beside_the_task(self) -> ComposeResult:
+        """What a screen built on this one shows in the task's body besides the task (nothing here)."""
+        yield from ()
+
+    def status_line(self) -> Widget:
+        return self._status
 
     def on_mount(self) -> None:
         self.submit_on_choice = self.qd.settings.submit_on_choice
