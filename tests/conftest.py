@@ -17,6 +17,7 @@ from tests.support import (
     ServerProcess,
     drop_databases,
     next_organization,
+    postgres_unavailable,
     with_spare_organizations,
 )
 from tests.support.tiers import mark_tiers
@@ -31,9 +32,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def backend() -> str:
-    """The database under the server: SQLite here; tests/server runs everything on both."""
-    return "sqlite"
+def backend(request: pytest.FixtureRequest) -> str:
+    """The database under the server: SQLite, unless the test is parametrized (tests/server runs
+    everything on both, see its conftest)."""
+    name: str = getattr(request, "param", "sqlite")
+    if name == "postgresql" and (reason := postgres_unavailable()):
+        pytest.skip(f"PostgreSQL tests skipped: {reason}")
+    return name
 
 
 @pytest.fixture(scope="session", autouse=True)
