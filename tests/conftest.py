@@ -48,12 +48,25 @@ def _drop_postgres_databases() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def server(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    db_path: Path = tmp_path_factory.mktemp(f"server-{backend}") / "queuedesk.db"
-    seed = with_spare_organizations(ROLES_SEED)
-    process = ServerProcess(db_path, ["--allow-private-webhooks"], seed=seed, backend=backend).start()
-    yield process
-    process.stop()
+def _suite_servers() -> Iterator[dict[str, ServerProcess]]:
+    """The suite's server on each backend, started on first use and kept until the end: `server` is
+    made again whenever the backend changes (a PostgreSQL test after a SQLite one), and finds it here."""
+    started: dict[str, ServerProcess] = {}
+    yield started
+    for process in started.values():
+        process.stop()
+
+
+@pytest.fixture(scope="session")
+def server(
+    backend: str, _suite_servers: dict[str, ServerProcess], tmp_path_factory: pytest.TempPathFactory
+) -> ServerProcess:
+    if backend not in _suite_servers:
+        db_path: Path = tmp_path_factory.mktemp(f"server-{backend}") / "queuedesk.db"
+        seed = with_spare_organizations(ROLES_SEED)
+        process = ServerProcess(db_path, ["--allow-private-webhooks"], seed=seed, backend=backend)
+        _suite_servers[backend] = process.start()
+    return _suite_servers[backend]
 
 
 @pytest.fixture(scope="session")

@@ -108,7 +108,7 @@ CORE_BLOCKS: list[dict[str, Any]] = [
 # Organizations the session server holds besides Acme and Globex, one handed to each test that changes
 # users, roles or keys (tests.support.organizations): such a test never touches what the others sign
 # in with. Each has an admin, a supervisor and a worker with known keys.
-SPARE_ORGANIZATIONS = 48  # about 40 tests take one of a server (when one worker runs them all)
+SPARE_ORGANIZATIONS = 96  # 82 tests take one or more (when one worker runs all those of a server)
 SPARE_ROLES = ("admin", "supervisor", "worker")
 
 
