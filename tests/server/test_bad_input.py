@@ -10,9 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import make_queue
+from tests.unit.strategies import EXAMPLES
 
 SETTINGS = settings(
-    max_examples=120,
+    max_examples=EXAMPLES * 2,  # 60 by default; QUEUEDESK_EXAMPLES sets it (tests/unit/strategies.py)
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

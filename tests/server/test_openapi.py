@@ -25,6 +25,7 @@ from schemathesis.specs.openapi.checks import (
 
 from tests.conftest import make_queue
 from tests.support import KEYS, ROLES_SEED, ServerProcess
+from tests.unit.strategies import EXAMPLES
 
 CHECKS = [
     not_a_server_error,
@@ -84,7 +85,12 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 @schema.parametrize()
 @pytest.mark.timeout(1200)  # one item for every operation's examples: over 300 s on a loaded machine
 @settings(
-    max_examples=25, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+    # 7 examples per operation by default (about 10 s a backend); QUEUEDESK_EXAMPLES=400 for a long run.
+    max_examples=max(3, EXAMPLES // 4),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
 )
 def test_every_answer_matches_the_document(case, fuzzed_server: ServerProcess, targets) -> None:
     path_parameters = case.path_parameters or {}
