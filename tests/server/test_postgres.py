@@ -14,7 +14,7 @@ from tests.receiver import Receiver
 from tests.support import POSTGRES_URL, ROLES_SEED, ServerProcess, run_cli
 from tests.tcp_proxy import TcpProxy
 
-TASKS = 1000
+TASKS = 400  # bench/README.md has longer runs; 400 is enough for three processes to race
 WORKERS = 16
 
 
@@ -106,7 +106,7 @@ def _prepare(servers: list[ServerProcess], receiver: Receiver) -> tuple[str, lis
         admin.put(f"{qpath}/webhook", json={"target": receiver.url}).raise_for_status()
         ids: list[int] = []
         for first in range(0, TASKS, 1000):
-            batch = [{"data": {"paragraph": f"t{n}"}} for n in range(first, first + 1000)]
+            batch = [{"data": {"paragraph": f"t{n}"}} for n in range(first, min(first + 1000, TASKS))]
             ids += admin.post(f"{qpath}/tasks/import", json={"source": "manual", "tasks": batch}).json()[
                 "ids"
             ]

@@ -4,7 +4,8 @@ events, the list of reviews, the stats and the roles."""
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -69,15 +70,30 @@ def reviewed_queue(admin: httpx.Client, org_id: int, percent: int = 100, **extra
     return f"/orgs/{org_id}/queues/{made['id']}"
 
 
-def complete_all(admin: httpx.Client, worker: httpx.Client, qpath: str, n: int, **data: Any) -> list[int]:
-    """Import n tasks and complete each as `worker`: their ids, in order."""
+def complete_all(
+    admin: httpx.Client,
+    worker: httpx.Client,
+    qpath: str,
+    n: int,
+    *,
+    beside: Sequence[httpx.Client] = (),
+    **data: Any,
+) -> list[int]:
+    """Import n tasks and complete each as `worker` (and the workers `beside` it, each in a thread of
+    its own: the draw depends on the task, not on who completes it or when): their ids, in order."""
     body = {"source": "manual", "tasks": [{"data": {"paragraph": f"task {i}"}} for i in range(n)]}
     ids = body_of(admin.post(f"{qpath}/tasks/import", json=body))["ids"]
-    for _ in ids:
-        task = body_of(worker.post(f"{qpath}/tasks/next"))
-        body_of(
-            worker.post(f"{qpath}/tasks/{task['id']}/complete", json={"data": {"category": "red", **data}})
-        )
+
+    def complete_until_empty(client: httpx.Client) -> None:
+        while (claim := client.post(f"{qpath}/tasks/next")).status_code == 200:
+            task_id = claim.json()["id"]
+            body_of(
+                client.post(f"{qpath}/tasks/{task_id}/complete", json={"data": {"category": "red", **data}})
+            )
+        assert claim.status_code == 204, claim.text
+
+    with ThreadPoolExecutor(max_workers=1 + len(beside)) as pool:
+        list(pool.map(complete_until_empty, [worker, *beside]))
     return ids
 
 
@@ -97,7 +113,7 @@ def claim_review(client: httpx.Client, qpath: str, exclude: list[int] | None = N
 def test_the_draw_is_the_formulas_on_a_thousand_completions(clients, admin, worker, org_id) -> None:
     percent = 37
     qpath = reviewed_queue(admin, org_id, percent)
-    ids = complete_all(admin, worker, qpath, 1000)
+    ids = complete_all(admin, worker, qpath, 1000, beside=[clients["worker2"]])
     expected = {task_id for task_id in ids if drawn(task_id, percent)}
     assert 250 < len(expected) < 500  # the share is near 37 %, so the check below means something
     assert body_of(admin.get(f"{qpath}/stats"))["reviews_pending"] == len(expected)

@@ -77,7 +77,8 @@ class Tarpit:
         self.port = self.listener.getsockname()[1]
         self.held: list[socket.socket] = []
         self._stop = threading.Event()
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._accepting = threading.Thread(target=self._accept, daemon=True)
+        self._accepting.start()
 
     def _accept(self) -> None:
         self.listener.settimeout(0.2)
@@ -100,6 +101,7 @@ class Tarpit:
 
     def stop(self) -> None:
         self._stop.set()
+        self._accepting.join()  # before the listener closes under its accept
         for sock in self.held:
             sock.close()
         self.listener.close()
@@ -147,7 +149,9 @@ def test_pings_held_by_a_tarpit_do_not_hold_up_deliveries(tmp_path, backend: str
             receiver.wait_for(1, timeout=30)
             # Every ping's connection is still held (each lasts 15 s): the delivery did not wait for them.
             assert tarpit.closed_by_the_server() == 0
+            tarpit.stop()  # the pings' connections close: they end now, not after their 15 s
             pings.join(timeout=60)
+            assert not pings.is_alive()
     finally:
         tarpit.stop()
         receiver.stop()

@@ -365,12 +365,13 @@ def test_delivery_log_pages_newest_first(admin, worker, org_id, receiver) -> Non
     assert [d["task_id"] for d in second["deliveries"]] == [tasks[0]] and second["next"] is None
 
 
-def test_a_thousand_completions_across_ten_queues_arrive_exactly_once(backend: str) -> None:
+def test_three_hundred_completions_across_ten_queues_arrive_exactly_once(backend: str) -> None:
+    """bench/webhook_delivery.py's run, shorter (its 1,000 and 10,000 are in bench/README.md)."""
     sqlite_only(
         backend, "the benchmark starts its own SQLite server; test_postgres delivers across processes"
     )
     from bench.webhook_delivery import run
 
-    figures = run(completions=1000, queue_count=10, workers=16)  # asserts every id arrives once
+    figures = run(completions=300, queue_count=10, workers=6)  # asserts every id arrives once
     assert figures["duplicates"] == 0
-    assert figures["completions"] == 1000
+    assert figures["completions"] == 300
