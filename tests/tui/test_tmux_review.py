@@ -124,12 +124,6 @@ def open_queue_row(pane: Pane, name: str) -> None:
     still(pane)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="since the review screen's footer and focus changes (03:17), `n` typed in a real terminal "
-    "right after `escape` left an edited field opens no note dialog (task 5 of the plan); passed before "
-    "them, and the same keys pass under Pilot (test_review.py). Open: #32.",
-)
 def test_a_supervisor_reviews_ten_tasks_by_keyboard_and_the_worker_sees_the_correction(
     open_app: Callable[[str], Pane], admin: httpx.Client, worker: httpx.Client, org_id: int
 ) -> None:

@@ -114,7 +114,10 @@ class WorkScreen(AppScreen):
         self.message = ""
         self.refusal = ""  # the last key refused (no task on screen for it), until the next decision
         self.submitted_at: datetime | None = None
-        self.shown_at = 0.0  # when the task on screen was put there (on the keys' clock)  # when the last submitting key was read
+        self.submit_key: tuple[str, float] | None = (
+            None  # the key read (KeysRead's own entry) that submitted last
+        )
+        self.shown_at = 0.0  # when the task on screen was put there (on the keys' clock)
         self._choice_by_key = False  # a choice key submits: its `Chosen` message is no second submit
         self.submit_on_choice = False
         self.had_images = False
@@ -535,15 +538,17 @@ class WorkScreen(AppScreen):
             self._show_status()
             return
         self.submitted_at = now
+        self.submit_key = self.qd.keys_read.last
         self._decide(lambda: self._submit(form, task))
 
     def _second_enter(self) -> bool:
         """The enter just read follows the enter of a submit with no key between, within
         `DOUBLE_ENTER_SECONDS` of it, or of this task being put on screen (after a stall both come
         at once, whatever time the worker left between them), or with the app stopped between the
-        two (read apart by the stop, however close they were typed)."""
+        two (read apart by the stop, however close they were typed). An enter that submitted nothing
+        here (it kept a note in a dialog, say) is no first enter."""
         keys = self.qd.keys_read
-        if not keys.repeated("enter"):
+        if not keys.repeated("enter") or keys.before is not self.submit_key:
             return False
         return (
             keys.repeated_within("enter", DOUBLE_ENTER_SECONDS)
