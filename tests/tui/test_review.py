@@ -288,3 +288,18 @@ async def test_the_queue_editor_sets_the_share_reviewed_refusing_more_than_100(
         await pilot.press("ctrl+s")
         await until(app, pilot, lambda: not isinstance(app.screen, type(screen)), "saved")
     assert admin.get(f"/orgs/{org_id}/queues/{queue['id']}").json()["review_percent"] == 25
+
+
+async def test_a_long_queue_name_gives_way_on_the_status_line_at_80_columns(
+    make_app: MakeApp, for_review: ForReview
+) -> None:
+    queue, ids = for_review("Moderation of the photos sent in by the customers of the north", ["red"] * 2)
+    app = make_app("supervisor")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_review(app, pilot, queue)
+        await shown_review(app, pilot, ids[0])
+        await until(app, pilot, lambda: "left 2" in status(app), "the reviews left are counted")
+        first_line = status(app).splitlines()[0]
+        assert len(first_line) <= 80 - 2, first_line  # the status line's padding
+        assert first_line.startswith("Moderation of") and "… / review · task" in first_line, first_line
+        assert first_line.endswith("left 2"), first_line

@@ -8,11 +8,15 @@ from textual.widgets import Static
 
 from queuedesk.tui.clock import duration
 from queuedesk.tui.review_session import ReviewSession
+from queuedesk.tui.widgets.queue_table import fit
+
+# The queue's name gives way first when the line is wider than the screen: at least this much of it stays.
+NAME_AT_LEAST = 12
 
 
 class ReviewStatus(Static):
     def show(self, review: ReviewSession, now: datetime, *, unsent: int, message: str) -> None:
-        parts: list[str | Content] = [f"{review.queue_name} / review"]
+        parts: list[str | Content] = []
         if review.current is not None:
             on_task = "idle" if review.time.idle(now) else duration(review.time.task_seconds)
             parts.append(f"task {review.current.id} · {on_task}")
@@ -23,7 +27,11 @@ class ReviewStatus(Static):
         parts.append("left …" if left is None else f"left {left}")
         if unsent:
             parts.append(Content.styled(f" {unsent} unsent ", "bold reverse"))
-        line = Content(" · ").join(parts)  # the queue's name and the message are never markup
+        tail = Content(" · ").join(parts)  # the queue's name and the message are never markup
+        name = review.queue_name
+        if width := self.size.width:  # 0 before the first layout: then in full
+            name = fit(name, max(NAME_AT_LEAST, width - tail.cell_length - len(" / review · ")))
+        line = Content(" · ").join([f"{name} / review", tail])
         if message:
             line += f"\n{message}"
         self.update(line)
