@@ -1,6 +1,8 @@
 """Fixtures: one real server for the suite, a fresh queue per test, a client per role."""
 
 import itertools
+import os
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,6 +26,12 @@ from tests.support import (
 from tests.support.tiers import mark_tiers
 
 _names = itertools.count(1)
+
+# Compiled modules are kept (in __pycache__, ignored by git) even where the environment says not to:
+# every `queuedesk serve` and CLI run of the suite (hundreds) would compile the package again, and
+# each pytest process would rewrite every test module's asserts again.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks

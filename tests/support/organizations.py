@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from tests.support.loopback import loopback_client
 from tests.support.processes import ServerProcess
 from tests.support.seeds import SPARE_ORGANIZATIONS, spare_email, spare_key, spare_name
 
@@ -38,8 +39,8 @@ class Organization:
 
     def client(self, role: str = "admin") -> httpx.Client:
         """A client signed in as this organization's `role`; closed when the test ends."""
-        made = httpx.Client(
-            base_url=self.server.url, headers={"Authorization": f"Token {self.key(role)}"}, timeout=30
+        made = loopback_client(
+            self.server.url, headers={"Authorization": f"Token {self.key(role)}"}, timeout=30
         )
         self._clients.append(made)
         return made

@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from tests.support.loopback import loopback_client
 from tests.support.postgres import postgres_database
 from tests.support.seeds import KEYS
 
@@ -75,15 +76,16 @@ class ServerProcess:
             env=os.environ.copy(),
         )
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"queuedesk serve exited {self.process.returncode}:\n{self.log()}")
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.05)
+        with loopback_client(self.url, timeout=1) as probe:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"queuedesk serve exited {self.process.returncode}:\n{self.log()}")
+                try:
+                    if probe.get("/healthz").status_code == 200:
+                        return self
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"queuedesk serve did not answer within {timeout}s:\n{self.log()}")
 
@@ -110,4 +112,4 @@ class ServerProcess:
 
     def client(self, role: str = "admin", **kwargs: Any) -> httpx.Client:
         headers = {"Authorization": f"Token {KEYS[role]}"} if role else {}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=30, **kwargs)
+        return loopback_client(self.url, headers=headers, timeout=30, **kwargs)

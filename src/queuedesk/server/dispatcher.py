@@ -104,13 +104,16 @@ class Dispatcher:
 
     async def start(self) -> None:
         await self._reap()
+        tls = httpx.create_ssl_context()  # one load of the CA bundle (≈40 ms) for both clients
         self._client = httpx.AsyncClient(
+            verify=tls,
             timeout=httpx.Timeout(self.attempt_timeout),
             follow_redirects=False,
             limits=httpx.Limits(max_connections=MAX_IN_FLIGHT, max_keepalive_connections=50),
             headers={"User-Agent": f"QueueDesk/{__version__}"},
         )
         self._ping_client = httpx.AsyncClient(
+            verify=tls,
             timeout=httpx.Timeout(self.attempt_timeout, pool=PING_POOL_WAIT),
             follow_redirects=False,
             limits=httpx.Limits(max_connections=PING_CONNECTIONS, max_keepalive_connections=0),
