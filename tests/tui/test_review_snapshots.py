@@ -18,14 +18,6 @@ from tests.tui.test_snapshots import FAR_FUTURE, steps
 from tests.tui.test_tab_snapshots import STATS_NOW, micros
 
 SIZES = [(80, 24), (200, 60)]
-# Quarantined: at 80x24 the stats table is pictured two ways from run to run (the Email column as
-# wide as its label or as its addresses), by timing not yet found; the 200x60 picture is steady.
-STATS_SIZES = [
-    pytest.param(
-        (80, 24), marks=pytest.mark.xfail(reason="the 80x24 stats table's widths vary by run (#24)")
-    ),
-    (200, 60),
-]
 MORNING = datetime(2026, 11, 23, 9, 30, tzinfo=UTC)  # the app's clock in the other pictures
 OPTIONS = [
     {"id": "ok", "name": "Fine"},
@@ -144,7 +136,7 @@ def test_review_screen_correcting(snap_compare, server_at: Callable[[datetime], 
     assert snap_compare(app, terminal_size=(100, 30), run_before=steps(*keys))
 
 
-@pytest.mark.parametrize("size", STATS_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_stats_with_accept_rates(
     snap_compare, server_at: Callable[[datetime], ServerProcess], size: tuple[int, int]
 ) -> None:

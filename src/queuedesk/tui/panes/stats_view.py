@@ -7,6 +7,7 @@ and fetch at once. Times are shown relative to the app's clock ("8 h ago", "3 mi
 from datetime import datetime
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -59,6 +60,7 @@ class StatsView(AppAccess, Vertical):
         self.shown_at: datetime | None = None
         self.unavailable: str | None = None  # why the server cannot give stats
         self._reported: str | None = None  # the last failure told, so a refresh does not repeat it
+        self._widths: dict[str, int] | None = None  # the worker table's column widths, set by `_show_workers`
 
     @property
     def period(self) -> Period:
@@ -82,11 +84,12 @@ class StatsView(AppAccess, Vertical):
         reviewing = self.stats is not None and self.stats.reviews_pending is not None
         return [*WORKER_COLUMNS[:3], *REVIEW_COLUMNS, *WORKER_COLUMNS[3:]] if reviewing else WORKER_COLUMNS
 
-    def _add_columns(self, columns: list[tuple[str, str]]) -> None:
+    def _add_columns(self, columns: list[tuple[str, str]], widths: dict[str, int] | None = None) -> None:
         table = self.query_one("#stats-workers", DataTable)
         table.clear(columns=True)
         for key, label in columns:
-            table.add_column(label, key=key)
+            table.add_column(label, key=key, width=None if widths is None else widths[key])
+        self._widths = widths
 
     # --- data --------------------------------------------------------------------------------------
 
@@ -167,18 +170,26 @@ class StatsView(AppAccess, Vertical):
 
     def _show_workers(self, workers: list[WorkerStats], now: datetime) -> None:
         table = self.query_one("#stats-workers", DataTable)
-        columns = self.columns
-        if len(table.columns) != len(columns):
-            self._add_columns(columns)  # the server reviews work (B19): its columns come in
+        columns = self.columns  # with review (B19), its columns come in: a change of widths
         ordered = sorted(workers, key=lambda w: (-w.completed, (w.name or w.email).casefold()))
         rows = {w.email: [_cells(w, now)[key] for key, _label in columns] for w in ordered}
         current = [str(key.value) for key in table.rows]
+        chosen = current[table.cursor_row] if current and table.cursor_row < len(current) else None
+        # Each column as wide as its widest cell, set here: left to the table, a width was measured
+        # at its next idle moment, and from run to run the Email column was seen as wide as its
+        # label or as its addresses.
+        widths = {
+            key: max([cell_len(label), *(cell_len(str(cells[n])) for cells in rows.values())])
+            for n, (key, label) in enumerate(columns)
+        }
+        if widths != self._widths:
+            self._add_columns(columns, widths)
+            current = []
         if current == list(rows):
             for email, cells in rows.items():  # in place: the cursor stays where it is
                 for (column, _label), value in zip(columns, cells, strict=True):
-                    table.update_cell(email, column, value, update_width=True)
+                    table.update_cell(email, column, value)
             return
-        chosen = current[table.cursor_row] if current and table.cursor_row < len(current) else None
         table.clear()
         for email, cells in rows.items():
             table.add_row(*cells, key=email)
