@@ -21,10 +21,10 @@ pytestmark = [needs_tmux, pytest.mark.slow, pytest.mark.tmux]
 )
 def test_typed_sequences_record_what_they_meant_with_the_app_stalling_at_random(tmp_path: Path) -> None:
     out = tmp_path / "fuzz.jsonl"
-    summary = fuzz(tasks=10, seed=7, out_path=out)
+    summary = fuzz(tasks=6, seed=7, out_path=out)
     problems = [line for line in out.read_text().splitlines() if '"ok": false' in line or "frozen" in line]
     assert summary["wrong_values"] == 0, problems
     assert summary["frozen_forms"] == 0, problems
-    assert summary["tasks_typed_for"] >= 10 and summary["completed_checked"] > 0, summary
+    assert summary["tasks_typed_for"] >= 6 and summary["completed_checked"] > 0, summary
     assert summary["bursts_refused_and_named"] == summary["bursts"], summary
     assert json.loads(out.read_text().splitlines()[-1])["summary"] is True
