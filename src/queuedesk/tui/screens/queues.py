@@ -5,7 +5,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from queuedesk.api.models import Queue
 from queuedesk.tui.base import AppScreen
@@ -13,6 +13,7 @@ from queuedesk.tui.live import Poller
 from queuedesk.tui.review_access import NO_REVIEW, offers_review, review_refusal
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.queue_table import COLUMNS, SORTS, QueueTable, View, cell_values
+from queuedesk.tui.widgets.steady_footer import SteadyFooter
 
 
 class QueuesScreen(AppScreen):
@@ -127,7 +128,7 @@ class QueuesScreen(AppScreen):
         self.query_one("#queues-status", Static).update(" · ".join(parts))
 
     async def _mount_footer(self) -> None:
-        await self.mount(Footer())
+        await self.mount(SteadyFooter())
         self.refresh_bindings()  # a footer mounted after the screen's keys were told shows none until then
 
     def selected(self) -> Queue | None:
