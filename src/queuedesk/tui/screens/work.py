@@ -114,9 +114,8 @@ class WorkScreen(AppScreen):
         self.message = ""
         self.refusal = ""  # the last key refused (no task on screen for it), until the next decision
         self.submitted_at: datetime | None = None
-        self.submit_key: tuple[str, float] | None = (
-            None  # the key read (KeysRead's own entry) that submitted last
-        )
+        # The key read (KeysRead's own entry) that submitted last: the double-enter guard's first enter.
+        self.submit_key: tuple[str, float] | None = None
         self.shown_at = 0.0  # when the task on screen was put there (on the keys' clock)
         self._choice_by_key = False  # a choice key submits: its `Chosen` message is no second submit
         self.submit_on_choice = False
