@@ -25,7 +25,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CREATE_BODY = b'{"data": {"paragraph": "The printer is on fire", "category": "red"}}'
-SCENARIOS = ("create", "/me")
+SCENARIOS = ("create", "/me", "list queues")
+QUEUES = 100
 
 
 def request_bytes(scenario: str, key: str, queue_path: str) -> bytes:
@@ -35,7 +36,8 @@ def request_bytes(scenario: str, key: str, queue_path: str) -> bytes:
             f"Authorization: Token {key}\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(CREATE_BODY)}\r\n\r\n"
         ).encode() + CREATE_BODY
-    return f"GET /me HTTP/1.1\r\nHost: 127.0.0.1:8000\r\nAuthorization: Token {key}\r\n\r\n".encode()
+    path = "/me" if scenario == "/me" else queue_path.rsplit("/", 1)[0]  # list queues: the org's queues
+    return f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:8000\r\nAuthorization: Token {key}\r\n\r\n".encode()
 
 
 # --- the child: one revision's protocol and app in this process -------------------------------------
@@ -81,7 +83,13 @@ class Transport(asyncio.Transport):
 
 
 async def measure(
-    db_url: str, scenario: str, key: str, queue_path: str, requests: int, connections: int
+    db_url: str,
+    scenario: str,
+    key: str,
+    queue_path: str,
+    requests: int,
+    connections: int,
+    profile: str | None,
 ) -> dict[str, Any]:
     import uvicorn
     from uvicorn.server import ServerState
@@ -137,10 +145,19 @@ async def measure(
     for _ in range(1000 // connections + 1):
         await one_each()
     steps = max(1, requests // connections)
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
     cpu, wall = time.process_time(), time.perf_counter()
     for _ in range(steps):
         await one_each()
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(profile)
     requests = steps * connections
     for protocol in protocols:
         protocol.connection_lost(None)
@@ -160,7 +177,9 @@ def child(args: argparse.Namespace) -> None:
         runner: Any = uvloop.run
     except ImportError:
         runner = asyncio.run
-    got = runner(measure(args.db, args.scenario, args.key, args.queue, args.requests, args.connections))
+    got = runner(
+        measure(args.db, args.scenario, args.key, args.queue, args.requests, args.connections, args.profile)
+    )
     print(json.dumps(got))
 
 
@@ -168,7 +187,7 @@ def child(args: argparse.Namespace) -> None:
 
 
 def prepare(python: str, directory: Path) -> tuple[str, str]:
-    """A seeded database with one queue, made by that revision's own server."""
+    """A seeded database with 100 queues, made by that revision's own server."""
     import httpx
 
     sys.path.insert(0, str(ROOT))
@@ -196,6 +215,12 @@ def prepare(python: str, directory: Path) -> tuple[str, str]:
             headers={"Authorization": f"Token {KEYS['admin']}"},
         )
         made.raise_for_status()
+        for n in range(1, QUEUES):  # list queues reads as many as bench/compare.py's servers hold
+            httpx.post(
+                f"{url}/orgs/1/queues",
+                json={"name": f"queue {n}", "data": CORE_BLOCKS},
+                headers={"Authorization": f"Token {KEYS['admin']}"},
+            ).raise_for_status()
         return db_url, f"/orgs/1/queues/{made.json()['id']}"
     finally:
         server.terminate()
@@ -284,6 +309,7 @@ def main() -> None:
     )
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "queuedesk-compare")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--profile", help="(with --child) write the timed requests' cProfile stats here")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--db", help=argparse.SUPPRESS)
     parser.add_argument("--queue", help=argparse.SUPPRESS)

@@ -1,5 +1,6 @@
 """PostgreSQL: several `queuedesk serve` processes on one database, and the database going away."""
 
+import asyncio
 import json
 import signal
 import threading
@@ -221,3 +222,62 @@ def test_database_going_away_answers_503_and_recovers(tmp_path: Path) -> None:
     finally:
         server.stop()
         proxy.stop()
+
+
+def test_every_pooled_connection_busy_answers_503_with_retry_after(tmp_path: Path) -> None:
+    """Requests that wait the pool's timeout (10 s) for a connection are told the server is busy
+    and when to try again, not 500; the requests holding the connections finish as normal."""
+    server = ServerProcess(
+        tmp_path / "pool.db", ["--db-pool-size", "1"], seed=ROLES_SEED, backend="postgresql"
+    )
+    locked = threading.Event()
+    release = threading.Event()
+
+    async def hold_the_queues() -> None:
+        import asyncpg
+
+        conn = await asyncpg.connect(server.db_url.replace("+asyncpg", ""), timeout=5)
+        try:
+            async with conn.transaction():
+                await conn.execute("LOCK TABLE queues IN ACCESS EXCLUSIVE MODE")
+                locked.set()
+                while not release.is_set():
+                    await asyncio.sleep(0.05)
+        finally:
+            await conn.close()
+
+    try:
+        server.start()
+        with server.client("admin") as admin:
+            make_queue(admin, 1)
+            assert admin.get("/orgs/1/queues").status_code == 200  # the caller known, the pool warm
+            holder = threading.Thread(target=asyncio.run, args=(hold_the_queues(),))
+            holder.start()
+            assert locked.wait(10)
+            answers: list[httpx.Response] = []
+
+            def list_queues() -> None:
+                with server.client("admin") as client:
+                    client.timeout = httpx.Timeout(60)
+                    answers.append(client.get("/orgs/1/queues"))
+
+            # One pooled connection and two of overflow: three listings wait on the lock holding
+            # them, the other two wait for a connection.
+            listings = [threading.Thread(target=list_queues) for _ in range(5)]
+            for thread in listings:
+                thread.start()
+            deadline = time.monotonic() + 30
+            while len(answers) < 2 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            release.set()
+            for thread in [*listings, holder]:
+                thread.join(60)
+        statuses = sorted(answer.status_code for answer in answers)
+        assert statuses == [200, 200, 200, 503, 503], [a.text for a in answers]
+        for busy in (a for a in answers if a.status_code == 503):
+            assert busy.headers["Retry-After"] == "1"
+            assert busy.json()["errors"][0]["code"] == "unavailable"
+            assert "busy" in busy.json()["errors"][0]["message"]
+    finally:
+        release.set()
+        server.stop()

@@ -116,15 +116,20 @@ async def _caller(
     limits.admit(address, key_hash)
     db: Database = state.db
     cache: AccessCache = state.access_cache
-    cache.sync(await db.statement(access_version.current))
+    version = cache.version_this_turn
+    if version is None:
+        version = await db.statement(access_version.current)
+        if db.statement_within_turn:
+            cache.keep_for_this_turn(version)
+    cache.sync(version)
     found = _cached(cache, key_hash, org_id, queue_id)
     if found is not None:
         if found.queue is not None and task_id is not None:
             found = found._replace(task_found=await db.read(tasks.task_exists, found.queue.id, task_id))
     else:
-        version, found = await db.read(_lookup, key_hash, org_id, queue_id, task_id)
+        read_at, found = await db.read(_lookup, key_hash, org_id, queue_id, task_id)
         if found is not None:
-            cache.remember(version, key_hash, found.principal, found.queue)
+            cache.remember(read_at, key_hash, found.principal, found.queue)
     if found is not None:
         usage: UsageRecorder = state.usage
         if usage.due_for(found.principal):  # once a minute per key

@@ -4,7 +4,14 @@ Every request still reads the access version (one primary-key lookup); when it m
 revoked by `queuedesk admin-keys` or by an admin through another process, a queue changed by any server — everything kept
 here is dropped before it can be used, so a revocation takes effect on the very next request.
 Misses (unknown keys, queues that do not exist) are never kept.
+
+On SQLite the version read is also kept for the rest of the event loop's turn it was read in: the
+requests handled later in that turn had all arrived before it was read, so a version read after
+they arrived serves them as well as one of their own would (a revocation answered in that turn is
+concurrent with them). On a loaded server that is one read for the many requests of a turn.
 """
+
+import asyncio
 
 from queuedesk.server.store.records import Principal, QueueRecord
 
@@ -17,6 +24,16 @@ class AccessCache:
         self.version: int | None = None
         self._principals: dict[str, Principal] = {}
         self._queues: dict[tuple[int, int], QueueRecord] = {}
+        self.version_this_turn: int | None = None
+
+    def keep_for_this_turn(self, version: int) -> None:
+        """`version_this_turn` is `version` until the event loop's next turn (read it within the
+        turn it was read in, never across an await that yields)."""
+        self.version_this_turn = version
+        asyncio.get_running_loop().call_soon(self._turn_ended)
+
+    def _turn_ended(self) -> None:
+        self.version_this_turn = None
 
     def sync(self, version: int) -> None:
         """Forget everything unless it was read at `version`, the access version now."""

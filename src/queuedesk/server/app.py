@@ -5,6 +5,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -16,6 +17,7 @@ from queuedesk.server.creations import Creations
 from queuedesk.server.dispatcher import Dispatcher
 from queuedesk.server.http import too_large
 from queuedesk.server.http_errors import error
+from queuedesk.server.queue_listings import QueueListings
 from queuedesk.server.rate_limits import RateLimits
 from queuedesk.server.retention import DeliveryRetention
 from queuedesk.server.route_table import router
@@ -25,14 +27,25 @@ from queuedesk.server.store.database import DatabaseUnavailable, is_connection_e
 from queuedesk.server.usage import UsageRecorder
 
 log = logging.getLogger("queuedesk.server")
+RETRY_AFTER_SECONDS = 1
 
 
 async def on_database_error(request: Request, exc: Exception) -> Response | None:
-    """The database went away (a restart, a network cut): 503, and the transaction was rolled back."""
-    if not is_connection_error(exc):
+    """The database went away (a restart, a network cut), or every pooled connection stayed busy
+    for the pool's timeout (PostgreSQL under more load than it serves): 503 with `Retry-After`,
+    and the transaction was rolled back (or never begun)."""
+    if isinstance(exc, PoolTimeout):
+        log.warning("no database connection free on %s %s: %s", request.method, request.url.path, exc)
+        refusal = error(
+            503, "unavailable", "The server is busy: every database connection is in use; try again shortly."
+        )
+    elif is_connection_error(exc):
+        log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
+        refusal = error(503, "unavailable", "The database is unavailable right now; try again shortly.")
+    else:
         return None
-    log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
-    return envelope(error(503, "unavailable", "The database is unavailable right now; try again shortly."))
+    refusal.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return envelope(refusal)
 
 
 def create_app(settings: Settings) -> App:
@@ -40,6 +53,7 @@ def create_app(settings: Settings) -> App:
     async def lifespan(app: App) -> AsyncIterator[None]:
         app.state.db = await open_database(settings.db_url, pool_size=settings.db_pool_size)
         app.state.access_cache = AccessCache()
+        app.state.queue_listings = QueueListings()
         app.state.creations = Creations(app.state.db)
         app.state.usage = UsageRecorder()
         await app.state.db.write(imports.drop_expired, utcnow())  # and again whenever an import opens

@@ -41,6 +41,14 @@ class JSONResponse(Response):
             ]
 
 
+class EncodedJSONResponse(JSONResponse):
+    """An answer whose JSON was encoded before (and may be answered again as it is)."""
+
+    def render(self, content: Any) -> bytes:
+        assert isinstance(content, bytes)
+        return content
+
+
 def header(request: Request, name: bytes) -> str | None:
     """One request header by its lower-case name, straight from the ASGI scope (hot paths)."""
     for key, value in request.scope["headers"]:

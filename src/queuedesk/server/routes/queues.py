@@ -2,6 +2,7 @@
 
 from typing import Any
 
+import orjson
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
@@ -11,18 +12,29 @@ from queuedesk.api.blocks import Problem, control_problem, validate_blocks
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import serialize
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.http import JSONResponse, empty, json_object, read_json
+from queuedesk.server.http import EncodedJSONResponse, JSONResponse, empty, json_object, read_json
 from queuedesk.server.http_errors import conflict, invalid
+from queuedesk.server.queue_listings import QueueListings
 from queuedesk.server.routes import db_of
 from queuedesk.server.store import audit, queues, tasks
 from queuedesk.server.store.records import Principal, QueueRecord
+from queuedesk.server.store.types import to_micros
 
 QUEUE_FIELDS = ("name", "description", "data", "review_percent")
 
 
 async def list_queues(request: Request, principal: Principal) -> Response:
-    summaries = await db_of(request).read(queues.list_queues, principal.organization_id, utcnow())
-    return JSONResponse(serialize.queue_summaries(summaries))
+    db = db_of(request)
+    listings: QueueListings = request.app.state.queue_listings
+    organization_id = principal.organization_id
+    now = utcnow()
+    stamp = db.change_stamp()  # before the read: a write after it makes the next stamp differ
+    body = listings.get(organization_id, stamp, to_micros(now))
+    if body is None:
+        listing = await db.read(queues.list_queues, organization_id, now)
+        body = orjson.dumps(serialize.queue_summaries(listing.queues))
+        listings.keep(organization_id, stamp, to_micros(now), listing.lapses_at, body)
+    return EncodedJSONResponse(body)
 
 
 async def get_queue(request: Request, caller: QueueCaller) -> Response:

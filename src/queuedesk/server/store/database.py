@@ -54,6 +54,14 @@ class NotOneStatement(RuntimeError):
 
 class Database(Protocol):
     dialect: str
+    # Whether `statement` runs on the event loop's thread without yielding to it (SQLite): what
+    # it reads is then as of a moment inside the loop's current turn.
+    statement_within_turn: bool
+
+    def change_stamp(self) -> tuple[int, int] | None:
+        """A value that differs whenever anything was written to the database since it was
+        taken, by anyone; None where the database cannot tell cheaply (PostgreSQL)."""
+        ...
 
     async def read(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T: ...
 
@@ -198,6 +206,7 @@ class SQLiteDatabase:
     """
 
     dialect = "sqlite"
+    statement_within_turn = True
 
     def __init__(self, url: str) -> None:
         path = sqlite_path(url)
@@ -221,6 +230,13 @@ class SQLiteDatabase:
         self._long_writer = ThreadPoolExecutor(
             1, thread_name_prefix="queuedesk-long-write", initializer=_yield_the_processor
         )
+
+    def change_stamp(self) -> tuple[int, int] | None:
+        # The loop connection's own changes, and the data version, which moves with every commit
+        # made on any other connection (the long writer's, another process's).
+        driver = self._driver
+        (version,) = driver.execute("PRAGMA data_version").fetchone()
+        return driver.total_changes, version
 
     def _run(self, begin: str, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         return _transaction(self._conn, self._driver, begin, fn, *args, **kwargs)
@@ -303,6 +319,7 @@ class SQLiteDatabase:
 
 class PostgresDatabase:
     dialect = "postgresql"
+    statement_within_turn = False
 
     def __init__(self, url: str, pool_size: int = DEFAULT_POOL_SIZE) -> None:
         from sqlalchemy.ext.asyncio import create_async_engine  # needs the postgres extra (greenlet)
@@ -315,6 +332,9 @@ class PostgresDatabase:
             pool_timeout=10,
             connect_args={"timeout": 10, "command_timeout": 60},
         )
+
+    def change_stamp(self) -> tuple[int, int] | None:
+        return None
 
     async def _run(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         async with self._engine.begin() as conn:

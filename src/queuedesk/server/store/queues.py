@@ -4,7 +4,7 @@
 from collections import defaultdict
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from sqlalchemy import Connection, update
@@ -62,9 +62,12 @@ def find_queue_by_name(conn: Connection, organization_id: int, name: str) -> Que
 QUEUES = Sql(
     "SELECT id, name, created_at, n_tasks, review_percent FROM queues WHERE organization_id = :org_id ORDER BY id"
 )
+# With the moment each active user's last live claim lapses: the listing changes then, with no write.
 ACTIVE_USERS = Sql(
-    """SELECT DISTINCT q.id, u.name FROM queues q JOIN tasks t ON t.queue_id = q.id AND t.status = 'in_progress'
-    JOIN users u ON u.id = t.assigned_to WHERE q.organization_id = :org_id AND t.lease_expires_at > :now"""
+    """SELECT q.id, u.name, max(t.lease_expires_at) FROM queues q
+    JOIN tasks t ON t.queue_id = q.id AND t.status = 'in_progress'
+    JOIN users u ON u.id = t.assigned_to WHERE q.organization_id = :org_id AND t.lease_expires_at > :now
+    GROUP BY q.id, u.name"""
 )
 ONE_PENDING_COUNT = Sql("SELECT n_tasks, review_percent FROM queues WHERE id = :queue_id")
 ONE_ACTIVE_USERS = Sql(
@@ -76,20 +79,28 @@ ONE_ACTIVE_USERS = Sql(
 QueueSummaryRow = tuple[int, str, int, int, list[str], int]
 
 
-def list_queues(conn: Connection, organization_id: int, now: datetime) -> list[QueueSummaryRow]:
+class QueueListing(NamedTuple):
+    queues: list[QueueSummaryRow]
+    lapses_at: int | None  # micros: when the first active user's last live claim lapses
+
+
+def list_queues(conn: Connection, organization_id: int, now: datetime) -> QueueListing:
     """(id, name, created_at as stored micros, n_tasks, active_users, review_percent) per queue:
     tuples, shaped once by `serialize.queue_summaries` (a dict here and another there cost more
     than the SQL on a listing of 100 queues)."""
     found = rows(conn, QUEUES, org_id=organization_id)
     if not found:
-        return []
+        return QueueListing([], None)
     active: dict[int, list[str]] = defaultdict(list)
-    for queue_id, name in rows(conn, ACTIVE_USERS, org_id=organization_id, now=to_micros(now)):
+    lapses_at = None
+    for queue_id, name, lapses in rows(conn, ACTIVE_USERS, org_id=organization_id, now=to_micros(now)):
         active[queue_id].append(name)
-    return [
+        lapses_at = lapses if lapses_at is None else min(lapses_at, lapses)
+    summaries = [
         (queue_id, name, created_at, pending, sorted(active[queue_id]) if queue_id in active else [], review)
         for queue_id, name, created_at, pending, review in found
     ]
+    return QueueListing(summaries, lapses_at)
 
 
 def queue_detail(conn: Connection, queue: QueueRecord, now: datetime) -> dict[str, Any]:
