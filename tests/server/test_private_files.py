@@ -89,6 +89,8 @@ def _backup_of(served: ServerProcess, tmp_path: Path, *statements: str) -> Path:
         "DROP TABLE delivery_attempts",
         "ALTER TABLE tasks DROP COLUMN source",
         "DROP INDEX ix_tasks_queue_completed",
+        "DROP TRIGGER qd_rollup_update",
+        "DROP TRIGGER qd_access_users_update",
     ],
 )
 def test_restore_refuses_a_backup_without_the_whole_schema(

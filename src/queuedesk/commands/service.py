@@ -167,8 +167,16 @@ def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
 
     add_options(demo)
     _add_keys(commands)
-    doctor = _command(commands, "doctor", "recount each queue's counters from its tasks; report drift")
-    doctor.add_argument("--fix", action="store_true", help="set drifted counters to the recount")
+    doctor = _command(
+        commands,
+        "doctor",
+        "check the triggers that keep counters and recount each queue's counters from its tasks; report what is wrong",
+    )
+    doctor.add_argument(
+        "--fix",
+        action="store_true",
+        help="make missing triggers again (recounting the stats rollups) and set drifted counters to the recount",
+    )
     _add_retention(commands)
 
 

@@ -20,7 +20,7 @@ from queuedesk.server.backup import BackupError, postgres_advice
 from queuedesk.server.retention import Pruned, prune_audit, prune_completed, prune_deliveries
 from queuedesk.server.seed import SeedError, apply_seed, load_seed
 from queuedesk.server.settings import Settings, default_db_url
-from queuedesk.server.store import accounts, audit
+from queuedesk.server.store import access_version, accounts, audit, rollups
 from queuedesk.server.store import retention as retention_store
 from queuedesk.server.store.database import (
     DatabaseUnavailable,
@@ -31,6 +31,7 @@ from queuedesk.server.store.database import (
     sqlite_path,
 )
 from queuedesk.server.store.schema import SchemaTooNew
+from queuedesk.server.store.schema_check import trigger_differences
 
 
 def _fail(message: str) -> int:
@@ -182,7 +183,8 @@ COUNTERS = (
 
 
 def doctor(args: argparse.Namespace) -> int:
-    """Recount every queue's counters from its tasks; 0 when all match, 1 with a table of drifts."""
+    """Check the counters' triggers and recount every queue's counters from its tasks; 0 when all
+    is well, 1 with what is missing and a table of drifts."""
     url = args.db or default_db_url()
     try:
         return asyncio.run(run_once(url, _doctor, args.fix))
@@ -193,10 +195,16 @@ def doctor(args: argparse.Namespace) -> int:
 def _doctor(conn: Connection, fix: bool) -> int:
     from sqlalchemy import text
 
+    missing = trigger_differences(conn)
+    for difference in missing:
+        print(f"doctor: {difference}", file=sys.stderr)
+    if missing and fix:
+        _reinstall_triggers(conn, missing)
+        print("doctor: the triggers were made again and the stats rollups recounted; fixed", file=sys.stderr)
     drifts = [row for row in conn.execute(text(COUNTERS)) if row[2] != row[3] or row[4] != row[5]]
     if not drifts:
         print("doctor: every queue's counters match its tasks", file=sys.stderr)
-        return 0
+        return 1 if missing else 0
     print(f"{'queue':>6}  {'name':30} {'n_tasks':>10} {'recount':>10} {'completed':>10} {'recount':>10}")
     for queue_id, name, pending, recount, completed, done in drifts:
         print(f"{queue_id:>6}  {name[:30]:30} {pending:>10} {recount:>10} {completed:>10} {done:>10}")
@@ -207,6 +215,22 @@ def _doctor(conn: Connection, fix: bool) -> int:
             )
     print(f"doctor: {len(drifts)} queue(s) drifted" + ("; fixed" if fix else ""), file=sys.stderr)
     return 1
+
+
+def _reinstall_triggers(conn: Connection, missing: list[str]) -> None:
+    """Make the missing triggers again; the rollups missed what changed meanwhile, so recount them."""
+    from sqlalchemy import text
+
+    if "the access version's row is missing" in missing:
+        conn.execute(text("INSERT INTO access_version (id, version) VALUES (1, 1)"))
+    if any("qd_access_" in difference for difference in missing):
+        access_version.drop_triggers(conn, access_version.WATCHED)
+        access_version.create_triggers(conn, access_version.WATCHED)
+        conn.execute(text(access_version.BUMP))  # what another process kept may have gone stale
+    if any("qd_rollup_" in difference for difference in missing):
+        rollups.drop_triggers(conn)
+        rollups.install(conn)
+        rollups.rebuild(conn)
 
 
 # --- retention and backup -------------------------------------------------------------------------

@@ -52,6 +52,13 @@ def _postgres_triggers(watched: Watched) -> list[str]:
     return statements
 
 
+def trigger_names(dialect: str, watched: Watched = WATCHED) -> list[str]:
+    """The names of the triggers `create_triggers` makes on `dialect`."""
+    if dialect == "postgresql":
+        return [f"qd_access_{table}" for table in watched]
+    return [_sqlite_trigger_name(table, event) for table, events in watched.items() for event in events]
+
+
 def create_triggers(conn: Connection, watched: Watched) -> None:
     """The triggers that move the counter on changes to `watched`."""
     postgres = conn.dialect.name == "postgresql"

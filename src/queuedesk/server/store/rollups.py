@@ -110,6 +110,9 @@ def _postgres_triggers() -> list[str]:
     ]
 
 
+TRIGGER_NAMES = ("qd_rollup_insert", "qd_rollup_delete", "qd_rollup_update")
+
+
 def install(conn: Connection) -> None:
     """The triggers that keep the rollups (the tables exist already)."""
     postgres = conn.dialect.name == "postgresql"

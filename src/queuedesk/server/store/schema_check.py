@@ -1,9 +1,30 @@
-"""What a database's tables, columns and indexes lack against the schema this QueueDesk serves: a
-restored backup must hold all of them, or the next `serve` would fail on its first query."""
+"""What a database's tables, columns, indexes and triggers lack against the schema this QueueDesk
+serves: a restored backup must hold all of them, or the next `serve` would fail on its first query —
+or, without a trigger, serve on and go wrong without a word (a revoked key still let in by another
+process's cache, stats that stop counting)."""
 
-from sqlalchemy import Connection, inspect
+from sqlalchemy import Connection, inspect, text
 
+from queuedesk.server.store import access_version, rollups
 from queuedesk.server.store.tables import metadata
+
+SQLITE_TRIGGERS = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
+POSTGRES_TRIGGERS = "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
+
+
+def trigger_differences(conn: Connection) -> list[str]:
+    """Each trigger the schema keeps its counters with that the database lacks, and the access
+    version's row if it is gone."""
+    dialect = conn.dialect.name
+    found = {
+        name
+        for (name,) in conn.execute(text(POSTGRES_TRIGGERS if dialect == "postgresql" else SQLITE_TRIGGERS))
+    }
+    expected = [*access_version.trigger_names(dialect), *rollups.TRIGGER_NAMES]
+    differences = [f"trigger {name} is missing" for name in expected if name not in found]
+    if conn.execute(text("SELECT count(*) FROM access_version WHERE id = 1")).scalar_one() != 1:
+        differences.append("the access version's row is missing")
+    return differences
 
 
 def schema_differences(conn: Connection) -> list[str]:
@@ -25,4 +46,6 @@ def schema_differences(conn: Connection) -> list[str]:
         for index in table.indexes:
             if index.name not in indexes:
                 differences.append(f"index {index.name} of {table.name} is missing")
+    if "access_version" in tables and "tasks" in tables:
+        differences += trigger_differences(conn)
     return differences
