@@ -170,6 +170,38 @@ async def test_a_second_enter_right_after_a_submit_never_submits_the_next_task(
     assert values_sent(admin, org_id, queue, "kind") == {first: ("red",)}
 
 
+async def test_a_second_enter_read_late_by_a_starved_app_asks_before_sending_the_next_task(
+    make_app: MakeApp,
+    clock: ManualClock,
+    admin: httpx.Client,
+    org_id: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Typed 80 ms after the first, the second enter was read by an app short of the processor more
+    than `DOUBLE_ENTER_SECONDS` after it and after the next task was painted, with no stop between
+    (the typing fuzzer's task 60 of seed 41, sent empty and unseen). Not applied; a third enter
+    sends the task as it is."""
+    monkeypatch.setattr(work_screen, "UNSEEN_SECONDS", 60.0)  # the test's own pace does not matter
+    queue = make_queue(admin, org_id, [MESSAGE, KIND], label="Work")
+    first, second, third = add_tasks(admin, org_id, queue, [{"message": m} for m in "abc"])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await until(app, pilot, lambda: work(app).ahead, "the next task is claimed ahead")
+        await pilot.press("1", "enter")
+        assert await shown_task(app, pilot, second) == second
+        await settle(app, pilot)
+        await asyncio.sleep(work_screen.DOUBLE_ENTER_SECONDS + 0.05)  # read late, no stop between
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert on_screen(app, second), "the late second enter submitted the next task unseen"
+        assert "press enter again to send it as it is" in status(app), status(app)
+        await pilot.press("enter")
+        assert await shown_task(app, pilot, third) == third
+        await submitted(app, pilot, clock)
+    assert values_sent(admin, org_id, queue, "kind") == {first: ("red",), second: (None,)}
+
+
 async def test_undo_keeps_what_was_typed_on_the_next_task_as_its_draft(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:

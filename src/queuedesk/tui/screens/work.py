@@ -8,7 +8,10 @@ leave) is a priority binding, read in the order typed; it takes the focus away a
 the fields have handled every key typed before it (`after_keys`). A key typed after it, before the
 next task is painted, reaches the screen and is refused out loud; the next task's first field takes
 the focus once it is painted. A second `enter` within `DOUBLE_ENTER_SECONDS` of a submit is refused
-too, though the next task may already be there: it was meant for the task just sent.
+too, though the next task may already be there: it was meant for the task just sent. So is one with
+no key between it and the submit's, read within `UNSEEN_SECONDS` of the next task being shown: an
+app starved of the processor reads a double `enter` typed 80 ms apart further apart than that
+window, and the task would go unseen and empty; a third `enter` sends it as it is.
 """
 
 from collections.abc import Awaitable, Callable
@@ -42,6 +45,9 @@ SELECTION_TYPES = ("single_selection", "multiple_selection", "binary")
 EMPTY_POLL_SECONDS = 5.0
 MIN_HEARTBEAT_SECONDS = 5.0
 DOUBLE_ENTER_SECONDS = 0.3
+# Shorter than anyone reads a task and decides to send it untouched; longer than a loaded machine
+# keeps a key typed after a submit's enter from the app (the typing fuzzer saw more than 0.3 s).
+UNSEEN_SECONDS = 1.0
 # Keys that act on no task on screen (leave, undo the last submission, help, quit): never refused.
 KEYS_FOR_NO_TASK = frozenset(
     {"escape", "u", "f7", "f1", "question_mark", "ctrl+q", "ctrl+c", "f2", "ctrl+up", "ctrl+down"}
@@ -530,9 +536,12 @@ class WorkScreen(AppScreen):
             self._not_applied("Enter")
             return
         now = self.clock.now()
-        if self.submitted_at is not None and self._second_enter():
+        if self.submitted_at is not None and (second := self._second_enter()) is not None:
             self.message = (
                 f"Enter again within {DOUBLE_ENTER_SECONDS:g} s of a submit: not applied to task {task.id}."
+                if second == "double"
+                else f"Enter right after a submit, before task {task.id} could be read: not applied; "
+                "press enter again to send it as it is."
             )
             self._show_status()
             return
@@ -540,20 +549,23 @@ class WorkScreen(AppScreen):
         self.submit_key = self.qd.keys_read.last
         self._decide(lambda: self._submit(form, task))
 
-    def _second_enter(self) -> bool:
-        """The enter just read follows the enter of a submit with no key between, within
-        `DOUBLE_ENTER_SECONDS` of it, or of this task being put on screen (after a stall both come
-        at once, whatever time the worker left between them), or with the app stopped between the
-        two (read apart by the stop, however close they were typed). An enter that submitted nothing
-        here (it kept a note in a dialog, say) is no first enter."""
+    def _second_enter(self) -> str | None:
+        """What the enter just read is: "double" when it follows the enter of a submit with no key between,
+        within `DOUBLE_ENTER_SECONDS` of it, or of this task being put on screen (after a stall both
+        come at once, whatever time the worker left between them), or with the app stopped between
+        the two (read apart by the stop, however close they were typed); "unseen" when it follows it
+        so within `UNSEEN_SECONDS` of this task being shown. An enter that submitted nothing here (it
+        kept a note in a dialog, say) is no first enter."""
         keys = self.qd.keys_read
         if not keys.repeated("enter") or keys.before is not self.submit_key:
-            return False
-        return (
+            return None
+        if (
             keys.repeated_within("enter", DOUBLE_ENTER_SECONDS)
             or keys.read_within(DOUBLE_ENTER_SECONDS, self.shown_at)
             or keys.stopped_between()
-        )
+        ):
+            return "double"
+        return "unseen" if keys.read_within(UNSEEN_SECONDS, self.shown_at) else None
 
     def action_submit_anywhere(self) -> None:
         """ctrl+j: submit, also from a multi-line field (where enter is a new line)."""
