@@ -946,6 +946,30 @@ async def test_the_heartbeat_renews_the_open_task_and_the_one_claimed_ahead(
         assert on_screen(app, first)
 
 
+async def test_away_for_half_the_lease_the_task_claimed_ahead_goes_back_and_returning_says_so(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
+    first, second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
+    clock.current = datetime.now(UTC)  # heartbeats are timed from the server's lease (900 s here)
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await until(app, pilot, lambda: [t.id for t in work(app).ahead] == [second], "the next is claimed")
+        await advance(app, pilot, clock, 305)  # the first beat, a third of the lease in: both renewed
+        assert task_on_server(admin, org_id, queue, second)["status"] == "in_progress"
+        await advance(app, pilot, clock, 300)  # the next beat, no key for more than half the lease
+        ahead = task_on_server(admin, org_id, queue, second)
+        assert ahead["status"] in ("new", "open") and ahead["assignment"]["assigned_to"] is None, ahead
+        mine = task_on_server(admin, org_id, queue, first)["assignment"]
+        assert mine["assigned_to"] == "wes@acme.test" and on_screen(app, first)
+        await pilot.press("tab")  # back
+        await until(
+            app, pilot, lambda: any("went back to the queue" in n for n in notes(app)), "told on return"
+        )
+        await until(app, pilot, lambda: [t.id for t in work(app).ahead] == [second], "claimed ahead again")
+
+
 # --- editors and images --------------------------------------------------------------------------
 
 EVERY_EDITOR = [

@@ -39,7 +39,11 @@ def task_body(task_id: int, clock: ManualClock) -> dict[str, Any]:
         "queue_id": QUEUE,
         "source": "api",
         "data": {"message": f"task {task_id}"},
-        "assignment": {"assigned_to": ME["email"], "lease_expires_at": lease},
+        "assignment": {
+            "assigned_to": ME["email"],
+            "assigned_at": clock.now().isoformat(),
+            "lease_expires_at": lease,
+        },
     }
 
 
@@ -238,6 +242,25 @@ def test_leases_are_renewed_and_a_task_no_longer_ours_is_dropped(run: Run) -> No
         kept = await work.leave({"note": "half done"})
         assert kept == [(first, None)] and server.released[-1] == (first.id, {"data": {"note": "half done"}})
         assert await work.claim_ahead() is None  # leaving: nothing claimed any more
+
+    run(scenario, [1, 2])
+
+
+def test_away_for_half_a_lease_the_claims_ahead_go_back_and_are_claimed_again_on_return(run: Run) -> None:
+    async def scenario(work: WorkSession, server: Server, clock: ManualClock) -> None:
+        first, _ = await work.next_task()
+        ahead = await work.claim_ahead()
+        assert first is not None and ahead is not None and work.lease_seconds == 60
+        clock.advance(29.9)
+        assert await work.give_back_ahead_when_away(clock.now()) == 0  # not yet half the 60 s lease
+        clock.advance(0.2)
+        assert await work.give_back_ahead_when_away(clock.now()) == 1
+        assert work.ahead == [] and work.current is first and server.released[-1] == (ahead.id, None)
+        assert await work.claim_ahead() is None  # still away: nothing claimed ahead
+        work.time.last_key_at = clock.now()
+        assert work.back() == 1 and work.back() == 0  # told once
+        again = await work.claim_ahead()
+        assert again is not None and again.id == ahead.id  # not excluded: it may come to this worker again
 
     run(scenario, [1, 2])
 

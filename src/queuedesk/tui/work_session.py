@@ -7,6 +7,9 @@ ahead is on its way waits for it and takes its task, instead of claiming in the 
 claims, excluding the same tasks, got the same task and showed the one just submitted again).
 Every claim excludes the tasks held here: on screen, ahead, submitted but still in the outbox, and
 those given back from here (skip, keep draft), the latest first.
+
+A worker away (no key) for half a lease gives the claims ahead back to the queue, for others to
+work on, and claims none ahead until back; the task on screen stays theirs.
 """
 
 import asyncio
@@ -96,6 +99,8 @@ class WorkSession:
         self.leaving = False
         self.counts = Counts()
         self.time = WorkTime(started_at=now, tick_at=now, last_key_at=now)
+        self.lease_seconds: float | None = None  # the shortest lease a claim here was given
+        self.away_gave_back = 0  # claims ahead given back while the worker was away (told on return)
         self._claiming = asyncio.Lock()
 
     # --- claims ------------------------------------------------------------------------------------
@@ -111,6 +116,8 @@ class WorkSession:
             given_back = [i for i in reversed(self.given_back) if i not in held]  # the latest first
             claim = await self.client.claim_next(self.queue_id, exclude=(held + given_back)[:EXCLUDE_AT_MOST])
             task = claim.task
+            if task is not None:
+                self._note_lease(task.assignment)
             if task is not None and task.id in held:
                 return None, 0  # the server gave back one held here (more than ten to exclude)
             if task is None or task.id not in self.given_back:
@@ -146,7 +153,7 @@ class WorkSession:
 
         Before it, every submission but the last is sent: each held one counts against the server's
         claim limit, and only the last can be undone."""
-        if self.ahead or self.leaving or self._claiming.locked():
+        if self.ahead or self.leaving or self._claiming.locked() or self.away_gave_back:
             return None
         last = self.last_submission[0] if self.last_submission else None
         await self.outbox.send_held_now(keep=last)
@@ -206,6 +213,36 @@ class WorkSession:
             return None
         left = (task.assignment.lease_expires_at - now).total_seconds()
         return max(minimum, left / 3)
+
+    def _note_lease(self, assignment: Assignment) -> None:
+        if assignment.assigned_at is None or assignment.lease_expires_at is None:
+            return
+        lease = (assignment.lease_expires_at - assignment.assigned_at).total_seconds()
+        if lease > 0 and (self.lease_seconds is None or lease < self.lease_seconds):
+            self.lease_seconds = lease
+
+    def away(self, now: datetime) -> bool:
+        """No key for half a lease or more."""
+        if self.lease_seconds is None:
+            return False
+        return (now - self.time.last_key_at).total_seconds() >= self.lease_seconds / 2
+
+    async def give_back_ahead_when_away(self, now: datetime) -> int:
+        """Give the claims ahead back to the queue once the worker has been `away`; how many went.
+        They may be claimed again, by anyone (this session too, once the worker is back)."""
+        if not self.ahead or not self.away(now):
+            return 0
+        going, self.ahead = self.ahead, []
+        for task in going:
+            with contextlib.suppress(errors.QueueDeskError):  # else its lease runs out on its own
+                await self.client.release(self.queue_id, task.id)
+        self.away_gave_back += len(going)
+        return len(going)
+
+    def back(self) -> int:
+        """The worker typed again: how many claims ahead went back while away (claiming ahead resumes)."""
+        went, self.away_gave_back = self.away_gave_back, 0
+        return went
 
     async def renew(self) -> list[AssignedTask]:
         """Renew the lease of every task held; those no longer ours are dropped and returned."""

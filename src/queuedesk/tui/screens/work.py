@@ -434,6 +434,7 @@ class WorkScreen(AppScreen):
         self.run_worker(self._renew(), group="work-heartbeat", exit_on_error=False)
 
     async def _renew(self) -> None:
+        await self.work_session.give_back_ahead_when_away(self.clock.now())
         for task in await self.work_session.renew():
             if self.current is task:
                 why = (
@@ -455,7 +456,9 @@ class WorkScreen(AppScreen):
 
     def refuses_key(self, event: events.Key) -> bool:
         """Asked by the app for every key it reads, before routing it: a key read before the task on
-        screen was put there, handled only now (a burst, a stall), was meant for the one before."""
+        screen was put there, handled only now (a burst, a stall), was meant for the one before.
+        Every key read counts as the worker's activity (`tab` too, which no field sees)."""
+        self._worker_active()
         if (
             self.leaving
             or self.current is None
@@ -469,7 +472,6 @@ class WorkScreen(AppScreen):
 
     def on_key(self, event: events.Key) -> None:
         # Keys reach the screen itself while no field has the focus: no task is on screen to take them.
-        self._worker_active()
         if not self.ready and (event.is_printable or event.key == "enter") and not self.leaving:
             event.stop()
             event.prevent_default()
@@ -831,6 +833,14 @@ class WorkScreen(AppScreen):
         self.work_session.time.last_key_at = now
         if was_idle:
             self._show_status()  # "idle" goes at once, not at the next tick
+        if went := self.work_session.back():
+            self.notify(
+                f"While you were away, the {'task' if went == 1 else f'{went} tasks'} claimed ahead for "
+                "you went back to the queue for others to work on. The task on screen is still yours.",
+                title="Welcome back",
+                timeout=8,
+            )
+            self._prefetch()
 
     def on_screen_suspend(self) -> None:
         self._count_time()
