@@ -22,6 +22,7 @@ from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.journal import data_dir
 from queuedesk.tui.modals.task import TaskScreen
 from queuedesk.tui.outbox import UNDO_SECONDS
+from queuedesk.tui.screens import work as work_screen
 from queuedesk.tui.screens.create import CreateTaskScreen
 from queuedesk.tui.screens.work import EMPTY_POLL_SECONDS, WorkScreen
 from queuedesk.tui.settings import Target
@@ -968,6 +969,31 @@ async def test_away_for_half_the_lease_the_task_claimed_ahead_goes_back_and_retu
             app, pilot, lambda: any("went back to the queue" in n for n in notes(app)), "told on return"
         )
         await until(app, pilot, lambda: [t.id for t in work(app).ahead] == [second], "claimed ahead again")
+
+
+async def test_a_queue_edit_reaches_the_open_form_and_what_was_typed_in_a_removed_field_is_said(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY, NOTE], label="Work")
+    first, _second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await pilot.press("1", "tab", *"half a thought")
+        await settle(app, pilot)
+        priority = {"id": "priority", "name": "Priority", "type": "binary"}
+        edited = admin.patch(qpath(org_id, queue), json={"data": [MESSAGE, CATEGORY, priority]})
+        assert edited.status_code == 200, edited.text
+        await advance(app, pilot, clock, work_screen.QUEUE_CHECK_SECONDS)  # the next look at the queue
+        await until(app, pilot, lambda: "priority" in form_of(app).values(), "the form has the new field")
+        assert form_of(app).values() == {"category": "red", "priority": None}
+        assert on_screen(app, first)
+        (said,) = [n for n in notes(app) if "Queue changed" in n]
+        assert "Note: 'half a thought'" in said, said
+        await pilot.press("enter")
+        await advance(app, pilot, clock, PAST_GRACE)
+    done = completed(admin, org_id, queue)[first]["data"]
+    assert (done["category"], done["priority"], done.get("note")) == ("red", None, None)
 
 
 # --- editors and images --------------------------------------------------------------------------

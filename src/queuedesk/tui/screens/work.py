@@ -45,6 +45,9 @@ SELECTION_TYPES = ("single_selection", "multiple_selection", "binary")
 EMPTY_POLL_SECONDS = 5.0
 MIN_HEARTBEAT_SECONDS = 5.0
 DOUBLE_ENTER_SECONDS = 0.3
+# How often the queue is read again while a task is on screen: an admin's change to its blocks
+# reaches the form (after each task shown too), so the next submit is made on the queue as it is.
+QUEUE_CHECK_SECONDS = 15.0
 # Shorter than anyone reads a task and decides to send it untouched; longer than a loaded machine
 # keeps a key typed after a submit's enter from the app (the typing fuzzer saw more than 0.3 s).
 UNSEEN_SECONDS = 1.0
@@ -128,6 +131,7 @@ class WorkScreen(AppScreen):
         self.had_images = False
         self._refocus: Widget | None = None  # the field a decision took the focus from
         self._heartbeat: Cancellable | None = None
+        self._ticks = 0
         self._poll: Cancellable | None = None
         # Kept, not queried: `check_action` reads the form for each binding whenever the footer or a
         # key asks, and a DOM query each time was most of a task's cost (bench/tui_work.py).
@@ -310,6 +314,7 @@ class WorkScreen(AppScreen):
         task = await self.work_session.claim_ahead()
         if task is not None:
             self._warm_images(task)
+        self.check_queue()
         await self.work_session.count_left()  # for the status line (after the claim: it counts less)
         self._show_status()
 
@@ -700,9 +705,9 @@ class WorkScreen(AppScreen):
         me = self.session.me
         if task.status != "in_progress" or me is None or task.assignment.assigned_to != me.email:
             return
-        if self.detail is None or [b.model_dump() for b in detail.data] != [
-            b.model_dump() for b in self.detail.data
-        ]:
+        lost: dict[str, Any] = {}
+        if self.detail is None or _blocks(detail) != _blocks(self.detail):
+            lost = _typed_in_removed(self.detail, detail, entry.data)
             self.detail = detail
             form, self._form = self.form, None
             if form is not None:
@@ -713,6 +718,8 @@ class WorkScreen(AppScreen):
         if form is not None:
             self.call_after_refresh(form.show_problems, fields)
         self.message = f"Task {task.id} came back: the server refused a value. Fix it and submit again."
+        if lost:
+            self._say_queue_changed(task.id, lost)
         self._show_status()
 
     def action_toggle_submit_on_choice(self) -> None:
@@ -818,8 +825,55 @@ class WorkScreen(AppScreen):
     def _tick(self) -> None:
         self._count_time()
         self._show_status()
+        self._ticks += 1
+        if self._ticks % int(QUEUE_CHECK_SECONDS) == 0 and self.current is not None:
+            self.check_queue()
         if self.is_attached:
             self.clock.call_later(self, 1.0, self._tick)
+
+    # --- the queue changed by an admin -------------------------------------------------------------
+
+    @work(group="work-queue-check", exclusive=True, exit_on_error=False)
+    async def check_queue(self) -> None:
+        """Read the queue again; when its blocks changed, the form is made again for the task on
+        screen once the keys typed so far have been handled (keeping what was typed)."""
+        try:
+            detail = await self.session.client.queue(self.queue.id)
+        except errors.QueueDeskError:
+            return  # the next check, or the submit's answer, tells
+        if self.detail is not None and detail.description != self.detail.description:
+            self.query_one(Instructions).update(detail.description)
+        if self.detail is None or _blocks(detail) == _blocks(self.detail):
+            if self.detail is not None:
+                self.detail = detail
+            return
+        task = self.current
+        self.after_keys(lambda: self._rebuild_for(detail, task))
+
+    def _rebuild_for(self, detail: QueueDetail, task: AssignedTask | None) -> None:
+        if not self.ready or task is None or self.current is not task or self.leaving:
+            return  # a decision is under way: the check after the next task is shown applies it
+        form = self.form
+        typed = form.values() if form is not None else {}
+        lost = _typed_in_removed(self.detail, detail, typed)
+        self.detail = detail
+        kept = {block.id for block in detail.data}
+        self._form = None
+        if form is not None:
+            form.remove()
+        self._count_time()
+        self._show(
+            task, {k: v for k, v in typed.items() if k in kept}, seconds=self.work_session.time.task_seconds
+        )
+        self._say_queue_changed(task.id, lost)
+
+    def _say_queue_changed(self, task_id: int, lost: dict[str, Any]) -> None:
+        said = f"An admin changed this queue's fields: task {task_id} is shown with them."
+        if lost:
+            said += " Removed, with what you had typed there: " + "; ".join(
+                f"{name}: {value!r}" for name, value in lost.items()
+            )
+        self.notify(said, title="Queue changed", timeout=15)
 
     def _count_time(self) -> None:
         """Add the time since the last count to the task on screen: not while a modal covers the
@@ -888,3 +942,19 @@ class WorkScreen(AppScreen):
             submit_on_choice=self.submit_on_choice,
             message=" ".join(part for part in (self.message, self.refusal) if part),
         )
+
+
+def _blocks(detail: QueueDetail) -> list[dict[str, Any]]:
+    return [block.model_dump() for block in detail.data]
+
+
+def _typed_in_removed(
+    before: QueueDetail | None, after: QueueDetail, values: dict[str, Any]
+) -> dict[str, Any]:
+    """What was typed (by block name) in the blocks of `before` that `after` no longer has."""
+    kept = {block.id for block in after.data}
+    return {
+        block.name: values[block.id]
+        for block in (before.data if before is not None else [])
+        if block.id not in kept and values.get(block.id) not in (None, "", [], {})
+    }
