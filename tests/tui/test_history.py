@@ -287,6 +287,30 @@ async def test_filter_by_worker_shows_only_that_workers_tasks(
         )
 
 
+async def test_a_search_finds_text_in_any_value_in_any_case(
+    make_app: MakeApp, big: dict, clients: dict[str, httpx.Client], org_id: int
+) -> None:
+    found = clients["supervisor"].get(
+        f"{path(org_id, big)}/tasks/completed", params={"q": "history 24", "limit": 1}
+    )
+    expected = found.json()["count"]
+    assert 0 < expected < 2 * HALF
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_history(app, pilot, big["id"])
+        await pilot.press("f")
+        assert screen.query_one("#filter-text").display
+        await pilot.press("tab", "tab", "tab")
+        assert app.focused is screen.query_one("#filter-text")
+        await pilot.press(*"HISTORY 24", "enter")
+        await until(
+            app, pilot, lambda: not table.busy and rows_note(screen)[2] == expected, "the history searched"
+        )
+        assert "with “HISTORY 24” in a value" in plain(screen.query_one("#history-note", Static))
+        summaries = [str(table.get_row_at(i)[3]) for i in range(table.row_count)]
+        assert summaries and all("history 24" in summary for summary in summaries), summaries[:5]
+
+
 async def test_a_worker_sees_only_their_own_history(
     make_app: MakeApp, big: dict, clients: dict[str, httpx.Client], org_id: int
 ) -> None:

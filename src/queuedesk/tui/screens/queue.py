@@ -101,6 +101,7 @@ class QueueScreen(AppScreen):
                     yield Input(placeholder="worker email", id="filter-worker", classes="history-filter")
                     yield Input(placeholder="from YYYY-MM-DD", id="filter-from", classes="history-filter")
                     yield Input(placeholder="to YYYY-MM-DD", id="filter-to", classes="history-filter")
+                    yield Input(placeholder="text in any value", id="filter-text", classes="history-filter")
                 yield Static("", id="history-note", markup=False)
                 yield PagedTable(
                     completed_columns(zone_name(self.clock)), self._completed_cells, _key, id="history"
@@ -120,6 +121,8 @@ class QueueScreen(AppScreen):
 
     def on_mount(self) -> None:
         self.query_one("#history-filters").display = False
+        # A search in the values needs a QueueDesk server (A2's `q`); a basic one has no such filter.
+        self.query_one("#filter-text").display = self.session.extensions
         blocks = self.query_one("#blocks", DataTable)
         for key, label in (("name", "Block"), ("id", "Id"), ("type", "Type"), ("settings", "Settings")):
             blocks.add_column(label, key=key)
@@ -243,6 +246,8 @@ class QueueScreen(AppScreen):
             filters["start_date"] = self.filters["start_date"]
         if self.filters.get("end_date"):
             filters["end_date"] = self.filters["end_date"]
+        if self.filters.get("q"):
+            filters["q"] = self.filters["q"]
         return filters
 
     # --- rendering --------------------------------------------------------------------------------
@@ -292,6 +297,8 @@ class QueueScreen(AppScreen):
                 f"from {filter_day(start) if start else 'the start'} to {filter_day(end) if end else 'now'}"
                 f", {zone_name(self.clock)} days"
             )
+        if self.filters.get("q"):
+            parts.append(f"with “{self.filters['q']}” in a value")
         total = self.history.total if self.history.fetch else 0
         if parts and not self.session.extensions:
             parts.append(basic_filter_note(bool(self.filters.get("completed_by"))))
@@ -616,6 +623,7 @@ class QueueScreen(AppScreen):
         # bounds, and for a basic one the client asks a day wider and keeps what falls within them.
         self.filters["start_date"] = day_start(self.clock, start_day) if start_day else None
         self.filters["end_date"] = day_end(self.clock, end_day) if end_day else None
+        self.filters["q"] = self.query_one("#filter-text", Input).value.strip() or None
         self.set_focus(self.history)  # at once, before hiding the row: a hidden focused field passes focus on
         self.query_one("#history-filters").display = False
         self._reload_history()
