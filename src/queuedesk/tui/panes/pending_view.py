@@ -5,11 +5,11 @@ from datetime import datetime
 from typing import ClassVar, Literal
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from queuedesk.api.models import AssignedTask, Block
 from queuedesk.tui.base import AppAccess
@@ -49,6 +49,7 @@ class PendingView(AppAccess, Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "release", "Release task", id="pending.release"),
         Binding("o", "order", "Newest first", show=False, id="pending.order"),
+        Binding("slash", "search", "Search values", show=False, id="pending.search"),
     ]
 
     def __init__(self, queue_id: int, *, id: str | None = None) -> None:
@@ -56,9 +57,18 @@ class PendingView(AppAccess, Vertical):
         self.queue_id = queue_id
         self.blocks: list[Block] = []
         self.newest_first = False  # o: the list read from its other end
+        self.search: str | None = None  # /: only tasks with this text in a value (any case)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="pending-note")
+        search = Input(
+            placeholder="text in any value (enter searches; empty: every task)", id="pending-search"
+        )
+        search.display = False
+        yield search
+        searched = Static("", id="pending-searched", markup=False)
+        searched.display = False
+        yield searched
         yield PagedTable(pending_columns(zone_name(self.clock)), self._cells, _key, id="pending")
 
     @property
@@ -79,7 +89,9 @@ class PendingView(AppAccess, Vertical):
 
     async def _page(self, offset: int, limit: int) -> Page:
         order: Literal["desc"] | None = "desc" if self.newest_first else None
-        page = await self.session.client.pending_tasks(self.queue_id, offset=offset, limit=limit, order=order)
+        page = await self.session.client.pending_tasks(
+            self.queue_id, offset=offset, limit=limit, order=order, q=self.search
+        )
         return Page(page.count, page.tasks)
 
     def _cells(self, task: AssignedTask) -> list[str | Text]:
@@ -106,8 +118,29 @@ class PendingView(AppAccess, Vertical):
         self.newest_first = not self.newest_first
         self.start()
 
+    def action_search(self) -> None:
+        field = self.query_one("#pending-search", Input)
+        field.value = self.search or ""
+        field.display = True
+        field.focus()
+
+    def close_search(self) -> None:
+        """escape in the search field: the search as it was, the field hidden."""
+        self.screen.set_focus(self.table)  # at once, before hiding: a hidden focused field passes focus on
+        self.query_one("#pending-search").display = False
+
+    @on(Input.Submitted, "#pending-search")
+    def _searched(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.search = event.value.strip() or None
+        searched = self.query_one("#pending-searched", Static)
+        searched.update(f"Tasks with “{self.search}” in a value (/ searches again)" if self.search else "")
+        searched.display = self.search is not None
+        self.close_search()
+        self.start()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "order":
+        if action in ("order", "search"):
             return self.qd.session is not None and self.qd.session.extensions
         if action == "release":
             session = self.qd.session

@@ -427,6 +427,9 @@ class QueueScreen(AppScreen):
             self.query_one("#history-filters").display = False
             self.history.focus()
             return
+        if self.focused is not None and self.focused.id == "pending-search":
+            self.query_one(PendingView).close_search()
+            return
         self.dismiss()
 
     def action_work(self) -> None:
