@@ -2,6 +2,8 @@
 offered Connect (never an assertion), a changed role reaches the screens (header, tabs, keys) with the
 new role said, and a 403 is never shown as a server that does not answer."""
 
+from datetime import datetime, timedelta
+
 import httpx
 from textual.pilot import Pilot
 from textual.widgets import Input, TabbedContent
@@ -133,6 +135,7 @@ async def test_admins_read_the_audit_log_newest_first_and_filter_it(
     async with app.run_test(size=(120, 30), notifications=True) as pilot:
         view = await open_audit(app, pilot)
         await until(app, pilot, lambda: view.log_table.total >= 4, "the events are listed")
+        everything = view.log_table.total
         actions = [str(view.log_table.get_row_at(i)[2]) for i in range(view.log_table.row_count)]
         assert actions[:4] == ["key.create", "user.update", "user.update", "queue.create"], actions
         first = [str(cell) for cell in view.log_table.get_row_at(1)]
@@ -160,6 +163,20 @@ async def test_admins_read_the_audit_log_newest_first_and_filter_it(
         await settle(app, pilot)
         assert any("Filter not applied" in n for n in notes(app))
         assert view.log_table.total == 1  # the filters in force stay
+
+        today = datetime.now().astimezone().date()  # the app shows (and filters by) the local zone
+        for since, total in ((today + timedelta(days=1), 0), (today - timedelta(days=1), everything)):
+            await pilot.press("f")
+            for name, value in (("action", ""), ("queue", ""), ("since", since.isoformat())):
+                app.screen.query_one(f"#audit-{name}", Input).value = value
+            await pilot.press("enter")
+            await until(app, pilot, lambda total=total: view.log_table.total == total, f"since {since}")
+            assert shows(app, f"since {since.isoformat()}")
+        await pilot.press("f")
+        app.screen.query_one("#audit-since", Input).value = "28/11"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert any("since YYYY-MM-DD: not a date" in n for n in notes(app)), notes(app)
 
         await pilot.press("escape")
         await settle(app, pilot)

@@ -50,6 +50,21 @@ def day_start(clock: Clock, day: date) -> datetime:
     return moment.replace(tzinfo=clock.zone) if clock.zone is not None else moment.astimezone()
 
 
+def filter_day(moment: datetime) -> str:
+    """A filter's bound as typed: the day (the filter takes whole days), never a Python repr."""
+    return moment.date().isoformat()
+
+
+def typed_day(text: str) -> tuple[date | None, bool]:
+    """The day typed as YYYY-MM-DD (None when nothing is), and whether what was typed is a day at all."""
+    if not text:
+        return None, True
+    try:
+        return date.fromisoformat(text), True
+    except ValueError:
+        return None, False
+
+
 def day_end(clock: Clock, day: date) -> datetime:
     """The last microsecond of `day` in the shown zone (a DST day is 23 or 25 hours long)."""
     return day_start(clock, day + timedelta(days=1)) - timedelta(microseconds=1)

@@ -1,5 +1,5 @@
 """The Audit tab (admins, on a server with the audit log, B20): who did what, newest first, paged as
-the history is; filtered by action, actor and queue (enter in a filter applies them all)."""
+the history is; filtered by action, actor, queue and first day (enter in a filter applies them all)."""
 
 from typing import Any, ClassVar
 
@@ -12,7 +12,7 @@ from textual.widgets import Input, Static
 
 from queuedesk.api.models import AUDIT_ACTIONS, AuditEvent
 from queuedesk.tui.base import AppAccess
-from queuedesk.tui.clock import zone_name
+from queuedesk.tui.clock import day_start, filter_day, typed_day, zone_name
 from queuedesk.tui.present import short_time
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 
@@ -68,6 +68,7 @@ class AuditView(AppAccess, Vertical):
             yield Input(placeholder="action (queue.flush…)", id="audit-action", classes="audit-filter")
             yield Input(placeholder="who (email)", id="audit-actor", classes="audit-filter")
             yield Input(placeholder="queue (name or id)", id="audit-queue", classes="audit-filter")
+            yield Input(placeholder="since YYYY-MM-DD", id="audit-since", classes="audit-filter")
         yield Static("", id="audit-note", markup=False)
         yield PagedTable(audit_columns(zone_name(self.clock)), self._cells, _key, id="audit-log")
         yield Static("", id="audit-detail", classes="row-detail", markup=False)
@@ -107,7 +108,10 @@ class AuditView(AppAccess, Vertical):
         parts = [
             f"{name} {value if name != 'queue_id' else self._queue_name(value)}"
             for name, value in self.filters.items()
+            if name != "since"
         ]
+        if "since" in self.filters:
+            parts.append(f"since {filter_day(self.filters['since'])}, {zone_name(self.clock)} day")
         text = f"{table.total:,} event" + ("" if table.total == 1 else "s")
         text += f" ({', '.join(parts)})" if parts else ""
         text += ", newest first"
@@ -152,6 +156,10 @@ class AuditView(AppAccess, Vertical):
         action = self.query_one("#audit-action", Input).value.strip().lower()
         actor = self.query_one("#audit-actor", Input).value.strip()
         queue = self.query_one("#audit-queue", Input).value.strip()
+        since, since_ok = typed_day(self.query_one("#audit-since", Input).value.strip())
+        if not since_ok:
+            self._refuse("#audit-since", "not a date: YYYY-MM-DD")
+            return
         if action and action not in AUDIT_ACTIONS:
             self._refuse("#audit-action", "one of " + ", ".join(AUDIT_ACTIONS))
             return
@@ -163,7 +171,12 @@ class AuditView(AppAccess, Vertical):
                 return
         self.filters = {
             name: value
-            for name, value in (("action", action), ("actor", actor), ("queue_id", queue_id))
+            for name, value in (
+                ("action", action),
+                ("actor", actor),
+                ("queue_id", queue_id),
+                ("since", day_start(self.clock, since) if since else None),
+            )
             if value not in ("", None)
         }
         self.log_table.focus()

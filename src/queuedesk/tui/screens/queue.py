@@ -2,7 +2,7 @@
 and for supervisors and admins its stats and webhook."""
 
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -10,7 +10,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
 
@@ -19,7 +19,7 @@ from queuedesk.api.models import Block, Queue, QueueDetail, Task
 from queuedesk.api.task_export import write_tasks
 from queuedesk.atomic_write import SHARED, atomic_write
 from queuedesk.tui.base import AppScreen, styles
-from queuedesk.tui.clock import day_end, day_start, zone_name
+from queuedesk.tui.clock import day_end, day_start, filter_day, typed_day, zone_name
 from queuedesk.tui.history_jump import HistoryJump
 from queuedesk.tui.live import Poller
 from queuedesk.tui.local_history import LocalHistory
@@ -97,11 +97,16 @@ class QueueScreen(AppScreen):
             with TabPane("Pending", id="tab-pending"):
                 yield PendingView(self.queue.id, id="pending-view")
             with TabPane("Completed", id="tab-completed"):
-                with Horizontal(id="history-filters"):
-                    yield Input(placeholder="worker email", id="filter-worker", classes="history-filter")
-                    yield Input(placeholder="from YYYY-MM-DD", id="filter-from", classes="history-filter")
-                    yield Input(placeholder="to YYYY-MM-DD", id="filter-to", classes="history-filter")
-                    yield Input(placeholder="text in any value", id="filter-text", classes="history-filter")
+                with Vertical(id="history-filters"):
+                    with Horizontal(id="history-filter-row"):
+                        yield Input(placeholder="worker email", id="filter-worker", classes="history-filter")
+                        yield Input(placeholder="from YYYY-MM-DD", id="filter-from", classes="history-filter")
+                        yield Input(placeholder="to YYYY-MM-DD", id="filter-to", classes="history-filter")
+                    yield Input(
+                        placeholder="text in any value, in any case (enter applies every filter)",
+                        id="filter-text",
+                        classes="history-filter",
+                    )
                 yield Static("", id="history-note", markup=False)
                 yield PagedTable(
                     completed_columns(zone_name(self.clock)), self._completed_cells, _key, id="history"
@@ -598,8 +603,8 @@ class QueueScreen(AppScreen):
         start = self.query_one("#filter-from", Input).value.strip()
         end = self.query_one("#filter-to", Input).value.strip()
         worker = self.query_one("#filter-worker", Input).value.strip()
-        start_day, start_ok = _day(start)
-        end_day, end_ok = _day(end)
+        start_day, start_ok = typed_day(start)
+        end_day, end_ok = typed_day(end)
         if not start_ok:
             self._refuse("#filter-from", "not a date: YYYY-MM-DD")
             return
@@ -661,25 +666,10 @@ class QueueScreen(AppScreen):
             self.app.push_screen(TaskScreen(self.detail, task))
 
 
-def filter_day(moment: datetime) -> str:
-    """A filter's bound as typed: the day (the filter takes whole days), never a Python repr."""
-    return moment.date().isoformat()
-
-
 def basic_filter_note(by_worker: bool) -> str:
     """What a filter does on a server without the extensions: it is the app's work, not the server's."""
     lacks = "no worker filter" if by_worker else "whole days only"
     return f"filtered by the app: basic API, {lacks}"
-
-
-def _day(text: str) -> tuple[date | None, bool]:
-    """The day typed (None when nothing is), and whether what was typed is a day at all."""
-    if not text:
-        return None, True
-    try:
-        return date.fromisoformat(text), True
-    except ValueError:
-        return None, False
 
 
 def _key(task: Task) -> str:
