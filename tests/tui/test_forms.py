@@ -477,6 +477,26 @@ async def test_set_data_shows_the_next_task_in_place() -> None:
         assert form.values()["category"] == "green"
 
 
+@pytest.mark.parametrize("block_type", ["number", "text"])
+async def test_a_value_shown_again_takes_the_next_digit_after_it(block_type: str) -> None:
+    """The typing fuzzer's task 729: "50" typed on a task, undo put the task before on screen (the
+    field emptied), the draft came back with "50"; `tab` into it and `3` must make "503", not "350"."""
+    blocks = [{"id": "count", "name": "Count", "type": block_type}]
+    app = FormApp(blocks, {})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot, 1)
+        form = app.form
+        app.editor("count").focus_field()
+        await pilot.press("5", "0")
+        app.set_focus(None)
+        form.set_data({"count": None})  # the task before, back by undo
+        form.set_data({"count": "50"})  # this one again, with its draft
+        await pilot.pause()
+        app.editor("count").focus_field()
+        await pilot.press("3")
+        assert app.editor("count").current_text() == "503"
+
+
 # --- text fields and keys ------------------------------------------------------------------------
 
 

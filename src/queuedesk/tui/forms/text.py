@@ -15,7 +15,7 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 
 from queuedesk.api.models import Block
-from queuedesk.tui.forms.fields import FieldInput, InputEditor, shown_text, text_area
+from queuedesk.tui.forms.fields import FieldInput, InputEditor, put_text, shown_text, text_area
 
 LONG_TEXT = 70  # characters from which a value gets the multi-line area
 
@@ -67,8 +67,9 @@ class TextEditor(InputEditor):
         # The field there now shows the text at once (its value is read before a recompose is done).
         for area in self.query(TextArea):
             area.text = self._text
+            area.move_cursor(area.document.end)  # typing after a tab into it goes on from the end
         for field in self.query(FieldInput):
-            field.value = self._text
+            put_text(field, self._text)
         if self._area != bool(self.query(TextArea)):
             self.refresh(recompose=True)  # the one-line field becomes the area
 
