@@ -523,7 +523,7 @@ async def test_refreshing_the_webhook_tab_does_not_rebuild_the_footer(
 ) -> None:
     """Each refresh redrew the target and asked for the keys again: the footer's keys were made anew
     every time (about 110 KB a refresh that the collector was slow to give back, 1.4 MB a minute at
-    the default 5 s; bench/webhook_tab_memory.py)."""
+    the default 5 s; bench/live_tab_memory.py)."""
     queue = fresh("Steady")
     hook(admin, org_id, queue, receiver.url)
     app = make_app("admin")

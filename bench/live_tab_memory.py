@@ -1,11 +1,13 @@
-"""Memory of the app with a Webhook tab open and refreshing fast: its RSS must stay flat.
+"""Memory of the app with a live view open and refreshing fast: its RSS must stay flat.
 
 A queue with a webhook and a delivery log (deliveries failing against a closed port, so each has a
-status, an error and a next try), the app as its admin on the Webhook tab, refreshing every 0.2 s
-(about 300 refreshes a minute, 60 times the default). RSS is read every 10 s after a warm-up; the
-figure is the growth from the first reading after the warm-up to the last.
+status, an error and a next try) and pending and completed tasks; the app as its admin on one view
+(`--tab`: a tab of the queue screen, or the queue list), refreshing every 0.2 s (about 300 refreshes
+a minute, 60 times the default). RSS is read every 10 s after a warm-up; the figures are the growth
+from the first reading after the warm-up to the last, and the refreshes really made (the poller's
+count: a starved app makes fewer).
 
-    .venv/bin/python bench/webhook_tab_memory.py --minutes 3 --json bench/results/webhook_tab_memory.json
+    .venv/bin/python bench/live_tab_memory.py --tab webhook --minutes 10 --json bench/results/live_tab_memory_webhook.json
 """
 
 import argparse
@@ -62,10 +64,23 @@ def prepare(server: ServerProcess, deliveries: int) -> Queue:
                 admin.post(f"{path}/tasks/create", json={"data": {"paragraph": f"m{n}"}}).raise_for_status()
                 task = worker.post(f"{path}/tasks/next").json()
                 worker.post(f"{path}/tasks/{task['id']}/complete", json={"data": {"category": "red"}})
+        for n in range(deliveries):  # and as many waiting, for the Pending tab
+            admin.post(f"{path}/tasks/create", json={"data": {"paragraph": f"w{n}"}}).raise_for_status()
         return Queue.model_validate(admin.get(path).json())
 
 
-async def measure(server: ServerProcess, queue: Queue, minutes: float, warmup: float) -> dict[str, Any]:
+TABS = {
+    "pending": "tab-pending",
+    "completed": "tab-completed",
+    "stats": "tab-stats",
+    "webhook": "tab-webhook",
+    "queues": None,  # the queue list itself
+}
+
+
+async def measure(
+    server: ServerProcess, queue: Queue, tab: str, minutes: float, warmup: float
+) -> dict[str, Any]:
     settings = AppSettings(refresh_seconds=REFRESH)
     app = QueueDeskApp(Target(server.url, KEYS["admin"], None), settings=settings)
     readings: list[tuple[float, float]] = []
@@ -73,21 +88,26 @@ async def measure(server: ServerProcess, queue: Queue, minutes: float, warmup: f
         while app.session is None:
             await pilot.pause(0.05)
         await pilot.pause(0.5)
-        app.push_screen(QueueScreen(queue))
-        await pilot.pause(0.5)
-        app.screen.query_one(TabbedContent).active = "tab-webhook"
+        if TABS[tab] is not None:
+            app.push_screen(QueueScreen(queue))
+            await pilot.pause(0.5)
+            app.screen.query_one(TabbedContent).active = TABS[tab]
+        screen = app.screen
         started = time.monotonic()
         await pilot.pause(warmup)
+        polls = screen.poller.polls  # type: ignore[attr-defined]
         while time.monotonic() - started < warmup + minutes * 60:
             readings.append((time.monotonic() - started, rss_mb()))
             await pilot.pause(SAMPLE_EVERY)
         readings.append((time.monotonic() - started, rss_mb()))
-        assert isinstance(app.screen, QueueScreen)
+        assert app.screen is screen
+        refreshes = screen.poller.polls - polls  # type: ignore[attr-defined]
     first, last = readings[0][1], readings[-1][1]
     return {
+        "tab": tab,
         "refresh_seconds": REFRESH,
         "minutes": minutes,
-        "refreshes_about": int(minutes * 60 / REFRESH),
+        "refreshes": refreshes,
         "rss_first_mb": round(first, 1),
         "rss_last_mb": round(last, 1),
         "growth_mb": round(last - first, 1),
@@ -97,6 +117,7 @@ async def measure(server: ServerProcess, queue: Queue, minutes: float, warmup: f
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tab", choices=sorted(TABS), default="webhook")
     parser.add_argument("--minutes", type=float, default=3.0)
     parser.add_argument("--warmup", type=float, default=20.0, help="seconds before the first reading")
     parser.add_argument("--deliveries", type=int, default=30)
@@ -106,11 +127,11 @@ def main() -> None:
         server = ServerProcess(Path(folder) / "qd.db", ["--allow-private-webhooks"], seed=ROLES_SEED).start()
         try:
             queue = prepare(server, args.deliveries)
-            result = asyncio.run(measure(server, queue, args.minutes, args.warmup))
+            result = asyncio.run(measure(server, queue, args.tab, args.minutes, args.warmup))
         finally:
             server.stop()
     print(
-        f"Webhook tab, refresh every {REFRESH} s for {args.minutes:g} min (~{result['refreshes_about']} "
+        f"{args.tab} view, refresh every {REFRESH} s for {args.minutes:g} min ({result['refreshes']} "
         f"refreshes): RSS {result['rss_first_mb']} -> {result['rss_last_mb']} MB "
         f"({result['growth_mb']:+} MB)"
     )
