@@ -308,6 +308,9 @@ def test_open_externally_starts_the_viewer_without_waiting(monkeypatch: pytest.M
         def __init__(self, args: list[str], **kwargs: Any) -> None:
             started.append((args, kwargs))
 
+        def wait(self) -> int:
+            return 0
+
     monkeypatch.setattr(system_viewer.sys, "platform", "linux")
     monkeypatch.setattr(system_viewer.shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(system_viewer.subprocess, "Popen", FakePopen)
@@ -320,6 +323,24 @@ def test_open_externally_starts_the_viewer_without_waiting(monkeypatch: pytest.M
     with pytest.raises(ImageUnavailable, match="no system viewer"):
         open_externally("https://example.com/p.png")
     assert len(started) == 1
+
+
+def test_the_viewer_is_waited_for_and_leaves_no_zombie(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    viewer = tmp_path / "xdg-open"
+    viewer.write_text("#!/bin/sh\nexit 0\n")
+    viewer.chmod(0o755)
+    monkeypatch.setattr(system_viewer.sys, "platform", "linux")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    process = open_externally("https://example.com/p.png")
+    assert process is not None
+    deadline = time.monotonic() + 10
+    while process.returncode is None and time.monotonic() < deadline:  # set by the reaping thread
+        time.sleep(0.02)
+    assert process.returncode == 0
+    with pytest.raises(ChildProcessError):  # reaped: nothing left to wait for
+        os.waitpid(process.pid, os.WNOHANG)
 
 
 def test_the_renderer_setting(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -333,6 +333,9 @@ async def test_enter_with_a_required_block_empty_sends_nothing_and_says_what_is_
         assert journal_entries() == []
         await advance(app, pilot, clock, PAST_GRACE)
         assert on_screen(app, task_id)
+        await pilot.press("1")  # fixed: the word goes with the problem
+        await settle(app, pilot)
+        assert "Not sent" not in status(app), status(app)
     held = task_on_server(admin, org_id, queue, task_id)
     assert held["status"] == "in_progress" and held["assignment"]["assigned_to"] == "wes@acme.test"
     assert completed(admin, org_id, queue) == {}

@@ -246,6 +246,19 @@ def test_leases_are_renewed_and_a_task_no_longer_ours_is_dropped(run: Run) -> No
     run(scenario, [1, 2])
 
 
+def test_a_lease_shorter_than_the_heartbeat_floor_is_renewed_before_it_lapses(run: Run) -> None:
+    async def scenario(work: WorkSession, server: Server, clock: ManualClock) -> None:
+        first, _ = await work.next_task()
+        assert first is not None and first.assignment.lease_expires_at is not None
+        for lease, delay in ((60, 20.0), (12, 5.0), (3, 1.5), (1, 0.5)):
+            first.assignment.lease_expires_at = clock.now() + timedelta(seconds=lease)
+            assert work.heartbeat_delay(clock.now(), 5.0) == pytest.approx(delay)
+        first.assignment.lease_expires_at = clock.now() - timedelta(seconds=1)
+        assert work.heartbeat_delay(clock.now(), 5.0) == 5.0  # lapsed: never a loop of beats
+
+    run(scenario, [1])
+
+
 def test_away_for_half_a_lease_the_claims_ahead_go_back_and_are_claimed_again_on_return(run: Run) -> None:
     async def scenario(work: WorkSession, server: Server, clock: ManualClock) -> None:
         first, _ = await work.next_task()

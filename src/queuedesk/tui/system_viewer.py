@@ -11,8 +11,15 @@ from queuedesk.tui.image_fetch import ImageUnavailable, check_address
 from queuedesk.tui.settings import web_session
 
 
-def open_externally(url: str) -> None:
-    """Hand an http(s) address to the system's viewer and return at once.
+def _reaped(process: "subprocess.Popen[bytes]") -> "subprocess.Popen[bytes]":
+    """Waited for on a thread of its own, so that it leaves no zombie behind when it ends."""
+    threading.Thread(target=process.wait, name="viewer-reaper", daemon=True).start()
+    return process
+
+
+def open_externally(url: str) -> "subprocess.Popen[bytes] | None":
+    """Hand an http(s) address to the system's viewer and return at once (with the viewer's
+    process, which a thread waits for).
 
     Raises `ImageUnavailable` for an address that is not http(s) or when there is no viewer to ask.
     A console browser is never started: it would fight the app for the terminal. In a browser
@@ -28,11 +35,11 @@ def open_externally(url: str) -> None:
         "stderr": subprocess.DEVNULL,
     }
     if sys.platform == "darwin":
-        subprocess.Popen(["open", url], **quiet)
-    elif sys.platform == "win32":
+        return _reaped(subprocess.Popen(["open", url], **quiet))
+    if sys.platform == "win32":
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
-    else:
-        opener = shutil.which("xdg-open")
-        if opener is None:
-            raise ImageUnavailable("no system viewer (xdg-open is not installed)")
-        subprocess.Popen([opener, url], start_new_session=True, **quiet)
+        return None
+    opener = shutil.which("xdg-open")
+    if opener is None:
+        raise ImageUnavailable("no system viewer (xdg-open is not installed)")
+    return _reaped(subprocess.Popen([opener, url], start_new_session=True, **quiet))

@@ -207,12 +207,15 @@ class WorkSession:
     # --- leases ------------------------------------------------------------------------------------
 
     def heartbeat_delay(self, now: datetime, minimum: float) -> float | None:
-        """Seconds until the next heartbeat (a third of the lease left), None without a lease."""
+        """Seconds until the next heartbeat (a third of the lease left, not less than `minimum`
+        unless the lease is so short that half of it is less), None without a lease."""
         task = self.current
         if task is None or task.assignment.lease_expires_at is None:
             return None
         left = (task.assignment.lease_expires_at - now).total_seconds()
-        return max(minimum, left / 3)
+        if left <= 0:
+            return minimum  # lapsed: the next beat finds out whether it is still ours
+        return max(min(minimum, left / 2), left / 3)
 
     def _note_lease(self, assignment: Assignment) -> None:
         if assignment.assigned_at is None or assignment.lease_expires_at is None:

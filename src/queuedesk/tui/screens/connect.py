@@ -90,7 +90,7 @@ class ConnectScreen(KeysInOrder[None]):
                 compact=True,
             )
             with Vertical(id="org-row"):
-                yield Label("Organization id (this server cannot tell it)")
+                yield Label("Organization id (needed only where the server cannot tell it from the key)")
                 yield OrderedInput(
                     str(target.org) if target and target.org else "",
                     placeholder="e.g. 1",

@@ -51,6 +51,7 @@ QUEUE_CHECK_SECONDS = 15.0
 # Shorter than anyone reads a task and decides to send it untouched; longer than a loaded machine
 # keeps a key typed after a submit's enter from the app (the typing fuzzer saw more than 0.3 s).
 UNSEEN_SECONDS = 1.0
+NOT_SENT = "Not sent:"
 # Keys that act on no task on screen (leave, undo the last submission, help, quit): never refused.
 KEYS_FOR_NO_TASK = frozenset(
     {"escape", "u", "f7", "f1", "question_mark", "ctrl+q", "ctrl+c", "f2", "ctrl+up", "ctrl+down"}
@@ -265,7 +266,7 @@ class WorkScreen(AppScreen):
             else:
                 raise
         except Exception as exc:
-            self._wait(f"Could not claim a task: {exc}. Retrying in a few seconds.")
+            self._wait(f"Could not claim a task: {str(exc).rstrip('.')}. Retrying in a few seconds.")
             self.qd.report(exc, doing="Claiming a task")
             return
         if task is None:
@@ -606,9 +607,9 @@ class WorkScreen(AppScreen):
             form.show_problems(problems)
             missing = form.missing_required()
             self.message = (
-                f"Not sent: {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} required."
+                f"{NOT_SENT} {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} required."
                 if missing
-                else "Not sent: fix the fields marked in red."
+                else f"{NOT_SENT} fix the fields marked in red."
             )
             self._show_status()
             return
@@ -910,6 +911,10 @@ class WorkScreen(AppScreen):
     def _typed(self) -> None:
         # A text field keeps the keys typed into it: its changes are the worker's activity.
         self._worker_active()
+        form = self.form
+        if self.message.startswith(NOT_SENT) and form is not None and not form.problems():
+            self.message = ""  # fixed: the word about what was wrong goes with it
+            self._show_status()
 
     def _idle(self, now: datetime) -> bool:
         return self.work_session.time.idle(now)
