@@ -103,6 +103,12 @@ class Handler(BaseHTTPRequestHandler):
     def route_silent(self) -> None:
         self.release.wait(30)  # never answers (until the test ends)
 
+    def route_flaky_png(self) -> None:
+        if self.hits[self.path] == 1:  # the host had a moment's trouble; asked again, it answers
+            self.send_error(503)
+        else:
+            self.answer(PNG, "image/png")
+
     def route_held_png(self) -> None:
         self.held.wait(30)  # answers once the test lets it
         self.answer(PNG, "image/png")
@@ -246,7 +252,7 @@ async def test_image_view_shows_the_reason_it_cannot_show_an_image(image_server:
             view = app.query_one(ImageView)
             assert view.state == "unavailable"
             assert view.reason == "not an image (text/html)"
-            assert note(view) == "Image not shown: not an image (text/html)"
+            assert note(view) == "Image not shown: not an image (text/html) (z, then r, tries again)"
             assert str(view.query_one(".image-caption", Static).render()) == f"{image_server}/page.html"
             view.show(f"{image_server}/good.png")
             await app.workers.wait_for_complete()
@@ -341,6 +347,29 @@ def test_the_viewer_is_waited_for_and_leaves_no_zombie(
     assert process.returncode == 0
     with pytest.raises(ChildProcessError):  # reaped: nothing left to wait for
         os.waitpid(process.pid, os.WNOHANG)
+
+
+async def test_r_in_the_full_view_tries_a_failed_picture_again(image_server: str) -> None:
+    async with aclosing(ImageFetcher()) as fetcher:
+        url = f"{image_server}/flaky.png"
+        app = ViewApp(url, fetcher)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            pane = app.query_one(ImageView)
+            assert pane.state == "unavailable" and pane.reason == "HTTP 503"
+            app.push_screen(ImageScreen(url, fetcher=fetcher), lambda _: pane.refresh_from_cache())
+            await pilot.pause()
+            full = app.screen.query_one(ImageView)
+            assert full.state == "unavailable" and "(r tries again)" in note(full)  # remembered, not asked
+            await pilot.press("r")
+            await app.screen.workers.wait_for_complete()
+            await pilot.pause()
+            assert full.state == "shown"
+            await pilot.press("escape")
+            await pilot.pause()
+            assert pane.state == "shown"  # the picture fetched there is shown here too
+        assert Handler.hits["/flaky.png"] == 2
 
 
 def test_the_renderer_setting(monkeypatch: pytest.MonkeyPatch) -> None:

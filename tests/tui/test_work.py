@@ -1117,7 +1117,7 @@ async def test_an_image_too_large_missing_or_not_an_image_shows_why_and_work_goe
             await until(app, pilot, lambda v=view: v.state == "unavailable", "the placeholder is shown")
             assert view.reason == reason
             note = view.query_one(".image-note")
-            assert plain(note) == f"Image not shown: {reason}"
+            assert plain(note) == f"Image not shown: {reason} (z, then r, tries again)"
             assert note.display and note.region.height > 0 and shows(app, "Image not shown:")
             await pilot.press("1", "enter")
         await settle(app, pilot)

@@ -25,6 +25,7 @@ class ImageScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,z,q", "close", "Close", id="image.close"),
         Binding("o", "open_externally", "Open externally", id="image.open"),
+        Binding("r", "retry", "Try again", id="image.retry"),
     ]
 
     def __init__(self, url: str, *, fetcher: ImageFetcher | None = None, renderer: str | None = None) -> None:
@@ -34,11 +35,24 @@ class ImageScreen(ModalScreen[None]):
         self._renderer = renderer
 
     def compose(self) -> ComposeResult:
-        yield ImageView(self.url, fetcher=self._fetcher, renderer=self._renderer, max_rows=None)
-        yield Static("escape close · o open in the system viewer", classes="image-keys")
+        yield ImageView(
+            self.url,
+            fetcher=self._fetcher,
+            renderer=self._renderer,
+            max_rows=None,
+            retry_hint="r tries again",
+        )
+        yield Static(
+            "escape close · o open in the system viewer · r try again (a picture that failed)",
+            classes="image-keys",
+        )
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_retry(self) -> None:
+        if not self.query_one(ImageView).retry():
+            self.notify("The picture is shown: there is nothing to try again.", timeout=3)
 
     def action_open_externally(self) -> None:
         try:

@@ -765,7 +765,14 @@ class WorkScreen(AppScreen):
         if url is not None:
             from queuedesk.tui.modals.image import ImageScreen
 
-            self.app.push_screen(ImageScreen(url))
+            self.app.push_screen(ImageScreen(url), lambda _: self._images_again())
+
+    def _images_again(self) -> None:
+        """Back from the full view: a picture fetched there on a retry is shown here too."""
+        from queuedesk.tui.widgets.image_view import ImageView
+
+        for view in self.query(ImageView):
+            view.refresh_from_cache()
 
     def action_open_image(self) -> None:
         url = self._image_url()

@@ -85,6 +85,7 @@ class ImageView(Widget):
         fetcher: ImageFetcher | None = None,
         renderer: str | None = None,
         max_rows: int | None = PANE_ROWS,
+        retry_hint: str = "z, then r, tries again",
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
@@ -94,6 +95,7 @@ class ImageView(Widget):
         self.state: ImageState = "empty"
         self.reason: str | None = None
         self.max_rows = max_rows
+        self.retry_hint = retry_hint  # said after why a picture is not shown
         self._fetcher = fetcher
         self._renderer = renderer
         self._picture_size: tuple[int, int] | None = None
@@ -131,17 +133,30 @@ class ImageView(Widget):
             return
         known = fetcher.cached(url)
         if isinstance(known, ImageUnavailable):
-            self._set_note("unavailable", f"Image not shown: {known.reason}", reason=known.reason)
+            self._unavailable(known.reason)
             return
         self._set_note("loading", "Loading image…")
         self.run_worker(self._load(fetcher, url), group="image", exclusive=True)
+
+    def retry(self) -> bool:
+        """Ask the network again for a picture that could not be shown; whether there was one."""
+        if self.state != "unavailable" or not self.url:
+            return False
+        self.fetcher.forget(self.url)
+        self.show(self.url)
+        return True
+
+    def refresh_from_cache(self) -> None:
+        """Show what the session knows now (a retry elsewhere may have fetched the picture)."""
+        if self.state == "unavailable" and self.url and self.fetcher.cached_picture(self.url) is not None:
+            self.show(self.url)
 
     async def _load(self, fetcher: ImageFetcher, url: str) -> None:
         try:
             picture = await fetcher.picture(url)
         except ImageUnavailable as error:
             if url == self.url:
-                self._set_note("unavailable", f"Image not shown: {error.reason}", reason=error.reason)
+                self._unavailable(error.reason)
             return
         if url == self.url:
             await self._show_picture(picture)
@@ -194,6 +209,10 @@ class ImageView(Widget):
         width, height = fit_cells(self._picture_size, columns, rows)
         widget.styles.width = width
         widget.styles.height = height
+
+    def _unavailable(self, reason: str) -> None:
+        hint = f" ({self.retry_hint})" if self.retry_hint else ""
+        self._set_note("unavailable", f"Image not shown: {reason}{hint}", reason=reason)
 
     def _set_note(self, state: ImageState, text: str, *, reason: str | None = None) -> None:
         self.query(".image-picture").remove()
