@@ -11,12 +11,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from queuedesk.api.models import Delivery, DeliveryAttempt
 from queuedesk.api.terminal_text import shown
 from queuedesk.tui.base import AppModal, styles
 from queuedesk.tui.present import short_time
+from queuedesk.tui.widgets.app_footer import AppFooter
 
 STATUS_STYLE = {"delivered": "green", "failed": "bold red", "pending": "yellow"}
 
@@ -46,7 +47,7 @@ class DeliveryScreen(AppModal[bool]):
         with VerticalScroll(id="delivery-box"):
             yield Static(self._heading(), id="delivery-heading")
             yield Static("Reading the attempts…", id="delivery-attempts")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self._load()

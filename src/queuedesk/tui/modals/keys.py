@@ -8,9 +8,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from queuedesk.tui.base import AppModal, styles
+from queuedesk.tui.widgets.app_footer import AppFooter
 
 EVERYWHERE = [
     ("↑ ↓ pgup pgdn home end", "Move the cursor in a list"),
@@ -39,7 +40,7 @@ class KeysScreen(AppModal[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="keys-box"):
             yield Static(self._table(), id="keys-table")
-        yield Footer()
+        yield AppFooter()
 
     def _table(self) -> Table:
         name = getattr(self.under, "title", None) or type(self.under).__name__.removesuffix("Screen")

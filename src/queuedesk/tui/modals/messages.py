@@ -7,10 +7,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from queuedesk.tui.base import AppModal, styles
 from queuedesk.tui.said import Said
+from queuedesk.tui.widgets.app_footer import AppFooter
 
 STYLE = {"information": "", "warning": "yellow", "error": "bold red"}
 
@@ -28,7 +29,7 @@ class MessagesScreen(AppModal[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="messages-box"):
             yield Static(self._table(), id="messages-table")
-        yield Footer()
+        yield AppFooter()
 
     def _table(self) -> Table:
         table = Table(title="Messages — newest first", box=None, expand=True, title_style="bold")

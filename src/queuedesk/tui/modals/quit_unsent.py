@@ -7,9 +7,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Footer, Label, Static
+from textual.widgets import Button, Label, Static
 
 from queuedesk.tui.base import AppModal, styles
+from queuedesk.tui.widgets.app_footer import AppFooter
 
 Choice = Literal["send", "keep", "discard"]
 
@@ -64,7 +65,7 @@ class QuitUnsentScreen(AppModal[Choice | None]):
                 if self.persist:
                     yield Button(f"Keep {total} for next start", id="quit-keep")
                 yield Button(f"Discard {total}", variant="error", id="quit-discard")
-        yield Footer()  # s, k, d and escape
+        yield AppFooter()  # s, k, d and escape
 
     def on_mount(self) -> None:
         self.query_one("#quit-send", Button).focus()

@@ -11,12 +11,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, Label, OptionList, Static
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from queuedesk.api.terminal_text import shown
 from queuedesk.tui.base import AppModal, styles
 from queuedesk.tui.journal import Entry, Journal
+from queuedesk.tui.widgets.app_footer import AppFooter
 
 
 def values_text(entry: Entry) -> str:
@@ -56,7 +57,7 @@ class RefusedScreen(AppModal[None]):
             )
             yield OptionList(id="refused-list")
             yield Static("", id="refused-values", markup=False)
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self._fill()

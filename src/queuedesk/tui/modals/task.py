@@ -8,12 +8,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from queuedesk.api.models import AssignedTask, QueueDetail, Task
 from queuedesk.api.terminal_text import shown
 from queuedesk.tui.base import AppModal, styles
 from queuedesk.tui.present import block_value, when
+from queuedesk.tui.widgets.app_footer import AppFooter
 
 
 class TaskScreen(AppModal[None]):
@@ -33,7 +34,7 @@ class TaskScreen(AppModal[None]):
         with VerticalScroll(id="task-box"):
             yield Static(self._heading(), id="task-heading")
             yield Static(self._values(), id="task-values")
-        yield Footer()
+        yield AppFooter()
 
     def _heading(self) -> Text:
         task = self.shown

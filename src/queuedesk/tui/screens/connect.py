@@ -7,7 +7,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Static
+from textual.widgets import Button, Input, Label, LoadingIndicator, Static
 
 from queuedesk.api import errors
 from queuedesk.api.numbers import plain_int
@@ -17,6 +17,7 @@ from queuedesk.tui.explanations import explain
 from queuedesk.tui.ordered_keys import OrderedInput
 from queuedesk.tui.session import KeyNotInOrganization, NeedsOrganization
 from queuedesk.tui.settings import Target, web_session
+from queuedesk.tui.widgets.app_footer import AppFooter
 
 if TYPE_CHECKING:
     from queuedesk.tui.host import AppHost
@@ -105,7 +106,7 @@ class ConnectScreen(KeysInOrder[None]):
             with Horizontal(id="connect-actions"):
                 yield Button("Connect", variant="primary", id="connect")
                 yield LoadingIndicator(id="connect-waiting")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.query_one("#org-row").display = self.needs_org

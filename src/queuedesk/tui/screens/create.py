@@ -6,13 +6,14 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, LoadingIndicator, Static
+from textual.widgets import LoadingIndicator, Static
 
 from queuedesk.api import blocks as block_rules
 from queuedesk.api import errors, original_rules
 from queuedesk.api.models import Queue, QueueDetail
 from queuedesk.tui.base import AppScreen, styles
 from queuedesk.tui.forms.form import TaskForm
+from queuedesk.tui.widgets.app_footer import AppFooter
 from queuedesk.tui.widgets.context_bar import ContextBar
 
 
@@ -49,7 +50,7 @@ class CreateTaskScreen(AppScreen):
                 id="create-help",
             )
             yield LoadingIndicator(id="create-loading")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self._load()

@@ -6,11 +6,12 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from queuedesk.api import errors
 from queuedesk.tui.base import AppScreen
 from queuedesk.tui.panes.users_and_keys import PeopleView
+from queuedesk.tui.widgets.app_footer import AppFooter
 from queuedesk.tui.widgets.context_bar import ContextBar
 
 
@@ -29,7 +30,7 @@ class PeopleScreen(AppScreen):
         yield ContextBar("People", id="context")
         with TabbedContent(id="people-tabs"), TabPane("People", id="tab-people"):
             yield PeopleView(id="people")
-        yield Footer()
+        yield AppFooter()
 
     def allowed_for_role(self) -> bool:
         """Admins and supervisors (read only); a role changed to worker closes it."""

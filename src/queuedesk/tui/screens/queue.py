@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
 
 from queuedesk.api import errors
 from queuedesk.api.models import Block, Queue, QueueDetail, Task
@@ -31,6 +31,7 @@ from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.present import answers_first, minute, settings_text, summary, tasks
 from queuedesk.tui.review_access import has_review, offers_review
+from queuedesk.tui.widgets.app_footer import AppFooter
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.instructions import Instructions
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
@@ -122,7 +123,7 @@ class QueueScreen(AppScreen):
                 own = not self.session.can_watch
                 with TabPane("Feedback" if own else "Reviews", id="tab-feedback"):
                     yield FeedbackView(self.queue.id, own=own, id="feedback")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.query_one("#history-filters").display = False

@@ -14,7 +14,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, Input, Label, LoadingIndicator, OptionList, Static, TextArea
+from textual.widgets import Input, Label, LoadingIndicator, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from queuedesk.api import errors
@@ -33,6 +33,7 @@ from queuedesk.tui.queue_draft import (
     review_problems,
 )
 from queuedesk.tui.review_access import has_review
+from queuedesk.tui.widgets.app_footer import AppFooter
 from queuedesk.tui.widgets.block_settings import BlockSettings, row
 from queuedesk.tui.widgets.context_bar import ContextBar
 
@@ -112,7 +113,7 @@ class QueueEditorScreen(AppScreen):
                 yield Label("What a worker sees", classes="qe-heading")
                 yield Container(id="preview-slot")
         yield Static("", id="editor-status", markup=False)
-        yield Footer()
+        yield AppFooter()
 
     def _editor_widgets(self) -> list[Any]:
         name_problem = Static("", id="queue-problem-name", classes="qe-problem", markup=False)

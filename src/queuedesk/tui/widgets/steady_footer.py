@@ -7,7 +7,8 @@ of the time from the submit to the next task painted (bench/tui_work.py, issue 2
 """
 
 from textual.screen import Screen
-from textual.widgets import Footer
+
+from queuedesk.tui.widgets.app_footer import AppFooter
 
 KeysShown = tuple[tuple[str, str, str, str | None, bool, str], ...]
 
@@ -22,7 +23,7 @@ def keys_shown(screen: Screen[object]) -> KeysShown:
     )
 
 
-class SteadyFooter(Footer):
+class SteadyFooter(AppFooter):
     """A footer that looks, after a refresh, whether the keys it shows changed, and is rebuilt only
     then (several changes of the focus within one refresh are one look)."""
 
