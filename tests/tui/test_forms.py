@@ -627,6 +627,24 @@ async def test_unknown_block_types_are_shown_read_only() -> None:
         assert set(app.form.values()) == {"category", "loose"}
 
 
+async def test_a_list_of_plain_values_reads_as_bullets_and_anything_else_as_json() -> None:
+    raw = [
+        {"id": "steps", "name": "Steps", "type": "list", "list": {"subtype": "text"}},
+        {"id": "turns", "name": "Turns", "type": "text_sequence"},
+        {"id": "mixed", "name": "Mixed", "type": "list", "list": {"subtype": "text"}},
+    ]
+    data = {"steps": ["unplug it", "wait 10 s", 3], "turns": ["\x1b[2Jhi"], "mixed": [{"a": 1}]}
+    app = FormApp(raw, data)
+    async with app.run_test(size=(100, 30)):
+
+        def shown_of(block_id: str) -> str:
+            return str(app.editor(block_id).query_one(".editor-value", Static).render())
+
+        assert shown_of("steps") == "• unplug it\n• wait 10 s\n• 3"
+        assert shown_of("turns") == "• ␛[2Jhi"  # outside text shown, never obeyed
+        assert shown_of("mixed") == '[{"a": 1}]'
+
+
 def test_the_registry_knows_every_type_and_falls_back() -> None:
     for raw in EVERY_BLOCK:
         block = Block.model_validate(raw)

@@ -1,6 +1,7 @@
 """Any other block type (rich_text, list, sequences, annotations, types from a newer server).
 
-Shown read-only as markdown (`rich_text`), text (other strings) or indented JSON, whatever the value is. When creating a task it
+Shown read-only as markdown (`rich_text`), one bullet per item (a `list` or `text_sequence` of plain
+values), text (other strings) or indented JSON, whatever the value is. When creating a task it
 is typed: text for `rich_text`, JSON for the others (checked with the type's rule once parsed).
 """
 
@@ -16,6 +17,18 @@ from queuedesk.tui.forms.fields import text_area
 
 TEXT_TYPES = frozenset({"rich_text"})
 COMPACT_JSON = 60  # characters up to which a value is shown on one line
+
+
+LIST_TYPES = frozenset({"list", "text_sequence"})
+
+
+def listed(value: Any) -> str | None:
+    """A list of plain values as lines of bullets (None when it holds anything else)."""
+    if not isinstance(value, list) or not value:
+        return None
+    if not all(isinstance(item, str | int | float | bool) for item in value):
+        return None
+    return "\n".join(f"• {item}" for item in value)
 
 
 def shown_value(value: Any) -> str:
@@ -50,6 +63,8 @@ class FallbackEditor(BlockEditor):
             from textual.widgets import Markdown  # only a task with rich text pays for it
 
             yield Markdown(shown(self._raw), open_links=False, classes="editor-value -markdown")
+        elif self.block.type in LIST_TYPES and (lines := listed(self._raw)) is not None:
+            yield Static(shown(lines), classes="editor-value -list", markup=False)
         else:
             yield Static(shown(shown_value(self._raw)), classes="editor-value -fallback", markup=False)
 
