@@ -202,6 +202,35 @@ async def test_a_second_enter_read_late_by_a_starved_app_asks_before_sending_the
     assert values_sent(admin, org_id, queue, "kind") == {first: ("red",), second: (None,)}
 
 
+async def test_keys_typed_while_stopped_and_read_after_the_next_task_is_painted_are_refused(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    """The typing fuzzer's burst after marker 807 (seed 43): the app stopped, `enter` and `1` typed,
+    the app continued; its main thread painted the next task before its input thread read the `1`,
+    so the key carried a time after the paint and chose Red on a task never seen."""
+    queue = make_queue(admin, org_id, [MESSAGE, KIND], label="Work")
+    first, second, _third = add_tasks(admin, org_id, queue, [{"message": m} for m in "abc"])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await until(app, pilot, lambda: work(app).ahead, "the next task is claimed ahead")
+        await pilot.press("1", "enter")
+        assert await shown_task(app, pilot, second) == second
+        await settle(app, pilot)
+        continued = key_time()
+        app.keys_read.continued(continued)  # what the SIGCONT handler records ...
+        work(app).shown_at = continued + 0.001  # ... then the main thread paints, then the key is read
+        await asyncio.sleep(0.02)
+        await pilot.press("2")
+        await settle(app, pilot)
+        assert form_of(app).values()["kind"] is None, "a key typed while stopped chose on the next task"
+        assert "was not applied" in status(app), status(app)
+        await asyncio.sleep(0.25)  # past the moment just after the continue: a key typed now counts
+        await pilot.press("3")
+        await settle(app, pilot)
+        assert form_of(app).values()["kind"] == "green"
+
+
 async def test_undo_keeps_what_was_typed_on_the_next_task_as_its_draft(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:

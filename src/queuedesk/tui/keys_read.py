@@ -2,6 +2,10 @@
 
 from dataclasses import dataclass
 
+# Keys read this soon after a SIGCONT were waiting in the terminal while the app was stopped (no one
+# reads a task painted after the continue and types within it).
+READ_AFTER_CONTINUE_SECONDS = 0.2
+
 
 @dataclass
 class KeysRead:
@@ -15,6 +19,15 @@ class KeysRead:
     def continued(self, at: float) -> None:
         """The app was stopped (SIGSTOP: a debugger, a supervisor, a test) and continued at `at`."""
         self.continued_at = at
+
+    def typed_by(self, read_at: float) -> float:
+        """When a key read at `read_at` was typed at the latest: a key read just after the app was
+        continued was typed while it was stopped, however late its input thread stamped it (on
+        SIGCONT the main thread may paint the next task before that thread reads the keys)."""
+        continued = self.continued_at
+        if continued is not None and continued <= read_at <= continued + READ_AFTER_CONTINUE_SECONDS:
+            return continued
+        return read_at
 
     def stopped_between(self) -> bool:
         """The app was stopped between reading the key before and the key just read: keys typed

@@ -468,7 +468,7 @@ class WorkScreen(AppScreen):
         if (
             self.leaving
             or self.current is None
-            or event.time >= self.shown_at
+            or self.qd.keys_read.typed_by(event.time) >= self.shown_at
             or event.key in KEYS_FOR_NO_TASK
         ):
             return False
