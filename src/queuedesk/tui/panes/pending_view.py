@@ -45,6 +45,7 @@ def lease_state(task: AssignedTask, now: datetime) -> str:
 class PendingView(AppAccess, Vertical):
     DEFAULT_CSS = """
     PendingView { height: 1fr; }
+    #pending-searched { height: 1; padding: 0 1; color: $text-muted; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "release", "Release task", id="pending.release"),
