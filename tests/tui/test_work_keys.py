@@ -225,10 +225,18 @@ async def test_keys_typed_while_stopped_and_read_after_the_next_task_is_painted_
         await settle(app, pilot)
         assert form_of(app).values()["kind"] is None, "a key typed while stopped chose on the next task"
         assert "was not applied" in status(app), status(app)
-        await asyncio.sleep(0.25)  # past the moment just after the continue: a key typed now counts
+        await asyncio.sleep(0.1)  # a read of its own: typed after the paint, it counts
         await pilot.press("3")
         await settle(app, pilot)
         assert form_of(app).values()["kind"] == "green"
+        # Continued with nothing waiting in the terminal, then the task painted: the first key read
+        # after it was typed after the paint, however soon, and counts.
+        app.keys_read.continued(key_time(), keys_waiting=False)
+        work(app).shown_at = key_time()
+        await asyncio.sleep(0.02)
+        await pilot.press("1")
+        await settle(app, pilot)
+        assert form_of(app).values()["kind"] == "red"
 
 
 async def test_undo_keeps_what_was_typed_on_the_next_task_as_its_draft(

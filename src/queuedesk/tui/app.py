@@ -136,11 +136,13 @@ class QueueDeskApp(App[None]):
         super()._load_screen_css(screen)
 
     def on_mount(self) -> None:
-        from queuedesk.tui.sigcont_guard import guard_sigcont
+        from queuedesk.tui.sigcont_guard import guard_sigcont, terminal_input_waiting
 
         # A SIGSTOP/SIGCONT must not start a second terminal reader; keys read across it were typed
         # at times the app cannot tell (the work screen's double enter).
-        guard_sigcont(when_continued=lambda: self.keys_read.continued(key_time()))
+        guard_sigcont(
+            when_continued=lambda: self.keys_read.continued(key_time(), keys_waiting=terminal_input_waiting())
+        )
         collector.app_mounted(self.set_timer)
         if self._theme_problem:
             self.notify(self._theme_problem, title="Unknown theme", severity="warning", timeout=15)

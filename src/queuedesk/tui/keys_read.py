@@ -2,9 +2,9 @@
 
 from dataclasses import dataclass
 
-# Keys read this soon after a SIGCONT were waiting in the terminal while the app was stopped (no one
-# reads a task painted after the continue and types within it).
-READ_AFTER_CONTINUE_SECONDS = 0.2
+# The keys of one read of the terminal are made into events within this long of the first (the input
+# thread may give the interpreter to the main thread between two of them).
+ONE_READ_SECONDS = 0.03
 
 
 @dataclass
@@ -15,17 +15,22 @@ class KeysRead:
     last: tuple[str, float] | None = None
     before: tuple[str, float] | None = None
     continued_at: float | None = None  # when the app was last continued after being stopped
+    waiting_at_continue = False  # the terminal held keys typed while the app was stopped
+    first_read_after_continue: float | None = None  # when the first of them was read
 
-    def continued(self, at: float) -> None:
-        """The app was stopped (SIGSTOP: a debugger, a supervisor, a test) and continued at `at`."""
+    def continued(self, at: float, *, keys_waiting: bool = True) -> None:
+        """The app was stopped (SIGSTOP: a debugger, a supervisor, a test) and continued at `at`;
+        `keys_waiting`: the terminal held input typed meanwhile (they are read in the next read)."""
         self.continued_at = at
+        self.waiting_at_continue = keys_waiting
+        self.first_read_after_continue = None
 
     def typed_by(self, read_at: float) -> float:
-        """When a key read at `read_at` was typed at the latest: a key read just after the app was
-        continued was typed while it was stopped, however late its input thread stamped it (on
-        SIGCONT the main thread may paint the next task before that thread reads the keys)."""
-        continued = self.continued_at
-        if continued is not None and continued <= read_at <= continued + READ_AFTER_CONTINUE_SECONDS:
+        """When a key read at `read_at` was typed at the latest: the keys of the first read after a
+        continue were typed while the app was stopped, however late its input thread stamped them
+        (on SIGCONT the main thread may paint the next task before that thread reads them)."""
+        first, continued = self.first_read_after_continue, self.continued_at
+        if first is not None and continued is not None and first <= read_at <= first + ONE_READ_SECONDS:
             return continued
         return read_at
 
@@ -38,6 +43,10 @@ class KeysRead:
 
     def read(self, key: str, at: float) -> None:
         self.before, self.last = self.last, (key, at)
+        continued = self.continued_at
+        if self.waiting_at_continue and continued is not None and at >= continued:
+            self.waiting_at_continue = False
+            self.first_read_after_continue = at
 
     def read_within(self, seconds: float, of: float) -> bool:
         """The key just read was read less than `seconds` after the moment `of` (same clock)."""

@@ -11,6 +11,8 @@ uses the handlers Textual installed, read with `signal.getsignal`: no private na
 """
 
 import signal
+import struct
+import sys
 import threading
 from collections.abc import Callable
 from types import FrameType
@@ -45,3 +47,20 @@ def guard_sigcont(when_continued: Callable[[], None] | None = None) -> bool:
     signal.signal(signal.SIGTSTP, suspend)
     signal.signal(signal.SIGCONT, resume)
     return True
+
+
+def terminal_input_waiting(fd: int | None = None) -> bool:
+    """Whether the terminal holds input the app has not read yet (keys typed while it was stopped);
+    True when that cannot be told."""
+    try:
+        import fcntl  # POSIX only, as the guard
+        import termios
+
+        if fd is None:
+            if sys.__stdin__ is None:
+                return True
+            fd = sys.__stdin__.fileno()
+        waiting = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+        return bool(struct.unpack("i", waiting)[0])
+    except (OSError, ValueError, ImportError):
+        return True
