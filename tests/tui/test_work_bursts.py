@@ -64,6 +64,30 @@ async def test_keys_typed_right_after_enter_never_change_the_task_it_sent(
     assert {task_id: done[task_id]["data"]["category"] for task_id in done} == {first: "red", second: "blue"}
 
 
+async def test_at_80_columns_a_refused_key_is_named_where_it_can_be_read(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    """The typing fuzzer's short run at 80x24: the counts line ("… avg 0.9 s · 12 more in the
+    queue") wrapped onto the status's second line, so the line naming a refused key was never on
+    screen."""
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Customer messages to sort by team")
+    ids = add_tasks(admin, org_id, queue, [{"message": m} for m in "abcdefghijklmnop"])
+    app = make_app("worker")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == ids[0]
+        for task_id in ids[1:3]:
+            await pilot.press("1", "enter")
+            assert await shown_task(app, pilot, task_id) == task_id
+        clock.advance(90)  # a rate per hour joins the counts line
+        await settle(app, pilot)
+        work(app).refusal = "“2” was not applied: no task was on screen yet."
+        work(app)._show_status()
+        await settle(app, pilot)
+        screen = screen_text(app)
+        assert "“2” was not applied" in screen, screen
+        assert "/h" in status(app)  # the counts line is as long as it gets
+
+
 async def test_a_task_given_back_with_a_draft_never_comes_back_to_the_screen(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, worker: httpx.Client, org_id: int
 ) -> None:
