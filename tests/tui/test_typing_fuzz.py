@@ -13,12 +13,6 @@ from tests.support.tmux import needs_tmux
 pytestmark = [needs_tmux, pytest.mark.slow, pytest.mark.tmux]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 25 not closed: with real stalls the long run found a double enter read across a stop "
-    "submitting the next task unseen (2 in 300 tasks), fixed since (KeysRead.stopped_between) but "
-    "not yet confirmed by a long run; bench/README.md has the runs",
-)
 def test_typed_sequences_record_what_they_meant_with_the_app_stalling_at_random(tmp_path: Path) -> None:
     out = tmp_path / "fuzz.jsonl"
     summary = fuzz(tasks=6, seed=7, out_path=out)
