@@ -188,9 +188,10 @@ def test_snapshot_data_is_what_the_pictures_show(snapshot_server: ServerProcess)
 
 
 # The work screen last: claiming changes who is active in the queue list above.
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", [*SIZES, (200, 60)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_work_screen(snap_compare, snapshot_server: ServerProcess, size: tuple[int, int]) -> None:
-    """Text (read-only message and a note), an image (half cells) and a required single selection."""
+    """Text (read-only message and a note), an image (half cells) and a required single selection;
+    at 200x60 too, where a wide terminal must not leave the form lost on the right."""
     assert snap_compare(
         app_for(snapshot_server, "worker"), terminal_size=size, run_before=steps("down", "down", "w")
     )
