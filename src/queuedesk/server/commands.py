@@ -31,7 +31,7 @@ from queuedesk.server.store.database import (
     sqlite_path,
 )
 from queuedesk.server.store.schema import SchemaTooNew
-from queuedesk.server.store.schema_check import trigger_differences
+from queuedesk.server.store.schema_check import TriggerGaps, trigger_gaps
 
 
 def _fail(message: str) -> int:
@@ -195,11 +195,12 @@ def doctor(args: argparse.Namespace) -> int:
 def _doctor(conn: Connection, fix: bool) -> int:
     from sqlalchemy import text
 
-    missing = trigger_differences(conn)
+    gaps = trigger_gaps(conn)
+    missing = gaps.described()
     for difference in missing:
         print(f"doctor: {difference}", file=sys.stderr)
     if missing and fix:
-        _reinstall_triggers(conn, missing)
+        _reinstall_triggers(conn, gaps)
         print("doctor: the triggers were made again and the stats rollups recounted; fixed", file=sys.stderr)
     drifts = [row for row in conn.execute(text(COUNTERS)) if row[2] != row[3] or row[4] != row[5]]
     if not drifts:
@@ -217,17 +218,17 @@ def _doctor(conn: Connection, fix: bool) -> int:
     return 1
 
 
-def _reinstall_triggers(conn: Connection, missing: list[str]) -> None:
+def _reinstall_triggers(conn: Connection, gaps: TriggerGaps) -> None:
     """Make the missing triggers again; the rollups missed what changed meanwhile, so recount them."""
     from sqlalchemy import text
 
-    if "the access version's row is missing" in missing:
+    if gaps.access_row_missing:
         conn.execute(text("INSERT INTO access_version (id, version) VALUES (1, 1)"))
-    if any("qd_access_" in difference for difference in missing):
+    if gaps.access:
         access_version.drop_triggers(conn, access_version.WATCHED)
         access_version.create_triggers(conn, access_version.WATCHED)
         conn.execute(text(access_version.BUMP))  # what another process kept may have gone stale
-    if any("qd_rollup_" in difference for difference in missing):
+    if gaps.rollups:
         rollups.drop_triggers(conn)
         rollups.install(conn)
         rollups.rebuild(conn)

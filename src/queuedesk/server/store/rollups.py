@@ -149,8 +149,6 @@ def rebuild(conn: Connection) -> None:
 
 
 def drop_triggers(conn: Connection) -> None:
-    for event in ("insert", "delete", "update"):
-        if conn.dialect.name == "postgresql":
-            conn.execute(text(f"DROP TRIGGER IF EXISTS qd_rollup_{event} ON tasks"))
-        else:
-            conn.execute(text(f"DROP TRIGGER IF EXISTS qd_rollup_{event}"))
+    on_tasks = " ON tasks" if conn.dialect.name == "postgresql" else ""
+    for name in TRIGGER_NAMES:
+        conn.execute(text(f"DROP TRIGGER IF EXISTS {name}{on_tasks}"))

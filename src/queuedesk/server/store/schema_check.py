@@ -3,6 +3,8 @@ serves: a restored backup must hold all of them, or the next `serve` would fail 
 or, without a trigger, serve on and go wrong without a word (a revoked key still let in by another
 process's cache, stats that stop counting)."""
 
+from dataclasses import dataclass
+
 from sqlalchemy import Connection, inspect, text
 
 from queuedesk.server.store import access_version, rollups
@@ -12,19 +14,31 @@ SQLITE_TRIGGERS = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
 POSTGRES_TRIGGERS = "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
 
 
-def trigger_differences(conn: Connection) -> list[str]:
-    """Each trigger the schema keeps its counters with that the database lacks, and the access
-    version's row if it is gone."""
+@dataclass(frozen=True)
+class TriggerGaps:
+    """What the schema keeps its counters with that the database lacks."""
+
+    access: list[str]  # the access version's triggers missing
+    rollups: list[str]  # the stats rollups' triggers missing
+    access_row_missing: bool
+
+    def described(self) -> list[str]:
+        said = [f"trigger {name} is missing" for name in [*self.access, *self.rollups]]
+        return said + (["the access version's row is missing"] if self.access_row_missing else [])
+
+
+def trigger_gaps(conn: Connection) -> TriggerGaps:
     dialect = conn.dialect.name
     found = {
         name
         for (name,) in conn.execute(text(POSTGRES_TRIGGERS if dialect == "postgresql" else SQLITE_TRIGGERS))
     }
-    expected = [*access_version.trigger_names(dialect), *rollups.TRIGGER_NAMES]
-    differences = [f"trigger {name} is missing" for name in expected if name not in found]
-    if conn.execute(text("SELECT count(*) FROM access_version WHERE id = 1")).scalar_one() != 1:
-        differences.append("the access version's row is missing")
-    return differences
+    row = conn.execute(text("SELECT count(*) FROM access_version WHERE id = 1")).scalar_one()
+    return TriggerGaps(
+        access=[name for name in access_version.trigger_names(dialect) if name not in found],
+        rollups=[name for name in rollups.TRIGGER_NAMES if name not in found],
+        access_row_missing=row != 1,
+    )
 
 
 def schema_differences(conn: Connection) -> list[str]:
@@ -47,5 +61,5 @@ def schema_differences(conn: Connection) -> list[str]:
             if index.name not in indexes:
                 differences.append(f"index {index.name} of {table.name} is missing")
     if "access_version" in tables and "tasks" in tables:
-        differences += trigger_differences(conn)
+        differences += trigger_gaps(conn).described()
     return differences

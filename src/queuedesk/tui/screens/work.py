@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
+from textual.await_remove import AwaitRemove
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widget import Widget
@@ -708,11 +709,9 @@ class WorkScreen(AppScreen):
             return
         lost: dict[str, Any] = {}
         if self.detail is None or _blocks(detail) != _blocks(self.detail):
-            lost = _typed_in_removed(self.detail, detail, entry.data)
-            self.detail = detail
-            form, self._form = self.form, None
-            if form is not None:
-                await form.remove()
+            lost, removal = self._drop_form_for(detail, entry.data)
+            if removal is not None:
+                await removal
         spent = self.work_session.came_back(task, entry)
         self._show(task, entry.data, seconds=spent)
         form = self.form
@@ -861,19 +860,25 @@ class WorkScreen(AppScreen):
     def _rebuild_for(self, detail: QueueDetail, task: AssignedTask | None) -> None:
         if not self.ready or task is None or self.current is not task or self.leaving:
             return  # a decision is under way: the check after the next task is shown applies it
-        form = self.form
-        typed = form.values() if form is not None else {}
-        lost = _typed_in_removed(self.detail, detail, typed)
-        self.detail = detail
-        kept = {block.id for block in detail.data}
-        self._form = None
-        if form is not None:
-            form.remove()
+        typed = self.form.values() if self.form is not None else {}
+        lost, _removal = self._drop_form_for(detail, typed)
+        ids = {block.id for block in detail.data}
         self._count_time()
         self._show(
-            task, {k: v for k, v in typed.items() if k in kept}, seconds=self.work_session.time.task_seconds
+            task, {k: v for k, v in typed.items() if k in ids}, seconds=self.work_session.time.task_seconds
         )
         self._say_queue_changed(task.id, lost)
+
+    def _drop_form_for(
+        self, detail: QueueDetail, typed: dict[str, Any]
+    ) -> tuple[dict[str, Any], AwaitRemove | None]:
+        """Work on the queue as `detail` has it now: the form made for its old blocks goes (the next
+        `_show` makes one anew). What was typed in the blocks it no longer has, by block name, and
+        the old form's removal."""
+        lost = _typed_in_removed(self.detail, detail, typed)
+        self.detail = detail
+        form, self._form = self._form, None
+        return lost, form.remove() if form is not None else None
 
     def _say_queue_changed(self, task_id: int, lost: dict[str, Any]) -> None:
         said = f"An admin changed this queue's fields: task {task_id} is shown with them."
