@@ -73,6 +73,17 @@ def add_tasks(admin: httpx.Client, org: int, queue: dict, items: list[dict[str, 
     return ids
 
 
+def two_tasks_on_the_servers_time(
+    admin: httpx.Client, org_id: int, clock: ManualClock
+) -> tuple[dict, int, int]:
+    """A queue with two tasks; the app's clock set to now, as heartbeats are timed from the
+    server's lease (900 s here)."""
+    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
+    first, second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
+    clock.current = datetime.now(UTC)
+    return queue, first, second
+
+
 def stored(blocks: list[dict[str, Any]], **values: Any) -> dict[str, Any]:
     """A task's data as the server keeps it: every block of the queue, None where no value."""
     return {block["id"]: values.get(block["id"]) for block in blocks}
@@ -647,9 +658,7 @@ async def test_a_lost_lease_is_explained_and_a_refused_submission_is_kept_never_
 async def test_a_flush_during_the_grace_is_a_404_reported_with_the_values_and_the_next_task_goes_too(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
-    first, second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
-    clock.current = datetime.now(UTC)  # heartbeats are timed from the server's lease (900 s here)
+    queue, first, second = two_tasks_on_the_servers_time(admin, org_id, clock)
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         assert await start_work(app, pilot, queue) == first
@@ -925,9 +934,7 @@ async def test_claims_held_ahead_are_given_back_on_leaving_and_on_quitting(
 async def test_the_heartbeat_renews_the_open_task_and_the_one_claimed_ahead(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
-    first, second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
-    clock.current = datetime.now(UTC)  # heartbeats are timed from the server's lease (900 s here)
+    queue, first, second = two_tasks_on_the_servers_time(admin, org_id, clock)
     app = make_app("worker")
 
     def leases() -> dict[int, datetime]:
@@ -953,9 +960,7 @@ async def test_the_heartbeat_renews_the_open_task_and_the_one_claimed_ahead(
 async def test_away_for_half_the_lease_the_task_claimed_ahead_goes_back_and_returning_says_so(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
-    queue = make_queue(admin, org_id, [MESSAGE, CATEGORY], label="Work")
-    first, second = add_tasks(admin, org_id, queue, [{"message": "a"}, {"message": "b"}])
-    clock.current = datetime.now(UTC)  # heartbeats are timed from the server's lease (900 s here)
+    queue, first, second = two_tasks_on_the_servers_time(admin, org_id, clock)
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         assert await start_work(app, pilot, queue) == first

@@ -70,6 +70,15 @@ async def submitted(app: QueueDeskApp, pilot: Pilot, clock: ManualClock) -> None
     await settle(app, pilot)
 
 
+async def on_the_second_task(app: QueueDeskApp, pilot: Pilot, queue: dict, first: int, second: int) -> None:
+    """Work opened on `first`, the next claimed ahead, `1` and `enter` sent it: `second` is painted."""
+    assert await start_work(app, pilot, queue) == first
+    await until(app, pilot, lambda: work(app).ahead, "the next task is claimed ahead")
+    await pilot.press("1", "enter")
+    assert await shown_task(app, pilot, second) == second
+    await settle(app, pilot)
+
+
 async def test_a_task_that_arrives_on_the_waiting_screen_has_its_first_field_focused(
     make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
 ) -> None:
@@ -151,11 +160,7 @@ async def test_a_second_enter_right_after_a_submit_never_submits_the_next_task(
     first, second, _third = add_tasks(admin, org_id, queue, [{"message": m} for m in "abc"])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        assert await start_work(app, pilot, queue) == first
-        await until(app, pilot, lambda: work(app).ahead, "the next task is claimed ahead")
-        await pilot.press("1", "enter")
-        assert await shown_task(app, pilot, second) == second
-        await settle(app, pilot)
+        await on_the_second_task(app, pilot, queue, first, second)
         if second_enter == "within_the_window":
             # A window of a minute: the test's own pace does not matter; the next task is painted.
             monkeypatch.setattr(work_screen, "DOUBLE_ENTER_SECONDS", 60.0)
@@ -186,11 +191,7 @@ async def test_a_second_enter_read_late_by_a_starved_app_asks_before_sending_the
     first, second, third = add_tasks(admin, org_id, queue, [{"message": m} for m in "abc"])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        assert await start_work(app, pilot, queue) == first
-        await until(app, pilot, lambda: work(app).ahead, "the next task is claimed ahead")
-        await pilot.press("1", "enter")
-        assert await shown_task(app, pilot, second) == second
-        await settle(app, pilot)
+        await on_the_second_task(app, pilot, queue, first, second)
         await asyncio.sleep(work_screen.DOUBLE_ENTER_SECONDS + 0.05)  # read late, no stop between
         await pilot.press("enter")
         await settle(app, pilot)
@@ -212,11 +213,7 @@ async def test_keys_typed_while_stopped_and_read_after_the_next_task_is_painted_
     first, second, _third = add_tasks(admin, org_id, queue, [{"message": m} for m in "abc"])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        assert await start_work(app, pilot, queue) == first
-        await until(app, pilot, lambda: work(app).ahead, "the next task is claimed ahead")
-        await pilot.press("1", "enter")
-        assert await shown_task(app, pilot, second) == second
-        await settle(app, pilot)
+        await on_the_second_task(app, pilot, queue, first, second)
         continued = key_time()
         app.keys_read.continued(continued)  # what the SIGCONT handler records ...
         work(app).shown_at = continued + 0.001  # ... then the main thread paints, then the key is read
