@@ -13,6 +13,7 @@ from typing import Any
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from queuedesk.api import entities
 from queuedesk.api.blocks import BLOCK_TYPES
 from queuedesk.api.models import Block
 
@@ -147,9 +148,25 @@ def values_for(block: Block) -> st.SearchStrategy[Any]:
         return emails
     if kind in ("list", "text_sequence"):
         return json_lists
+    if kind == "named_entity_recognition":
+        return named_entity_values(block)
     if kind in FREE_TYPES:
         return json_objects
     raise AssertionError(f"no values for {kind}")  # a new block type: give it a strategy
+
+
+@st.composite
+def named_entity_values(draw: st.DrawFn, block: Block) -> dict[str, Any]:
+    """A text and entities on it: spans in order, not overlapping, each with one of the block's labels."""
+    text = draw(TEXT)
+    label_ids = [label_id for label_id, _ in entities.labels(block.settings)]
+    cuts = sorted(draw(st.sets(st.integers(0, len(text)), max_size=6)))
+    spans = [(a, b) for a, b in zip(cuts[::2], cuts[1::2], strict=False) if a < b]
+    found = [{"start": a, "end": b, "label": draw(st.sampled_from(label_ids))} for a, b in spans]
+    extra = draw(
+        st.dictionaries(TEXT.filter(lambda k: k not in ("text", "entities")), json_scalars, max_size=2)
+    )
+    return {**extra, "text": text, "entities": found}
 
 
 @st.composite

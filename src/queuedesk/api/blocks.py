@@ -12,6 +12,7 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from queuedesk.api import entities
 from queuedesk.api.models import Block
 from queuedesk.api.terminal_text import control_character, described, is_safe
 
@@ -269,8 +270,9 @@ BLOCK_TYPES: dict[str, BlockType] = {
         BlockType("text_sequence", {}, _list_value),
         *(
             BlockType(name, check_value=_object_value, free_settings=True)
-            for name in ("form_sequence", "named_entity_recognition", "bounding_boxes")
+            for name in ("form_sequence", "bounding_boxes")
         ),
+        BlockType("named_entity_recognition", check_value=entities.check, free_settings=True),
     )
 }
 

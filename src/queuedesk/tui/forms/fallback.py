@@ -56,7 +56,7 @@ class FallbackEditor(BlockEditor):
 
     def compose_field(self) -> ComposeResult:
         if self.editable:
-            yield text_area(self._text, "text" if self.is_text else "JSON")
+            yield text_area(self._text, self.placeholder())
         elif self._raw is None:
             yield Static("—", classes="editor-value -empty")
         elif self.is_text and isinstance(self._raw, str):
@@ -68,12 +68,19 @@ class FallbackEditor(BlockEditor):
         else:
             yield Static(shown(shown_value(self._raw)), classes="editor-value -fallback", markup=False)
 
+    def placeholder(self) -> str:
+        return "text" if self.is_text else "JSON"
+
     def key_hint(self) -> str:
         return "enter new line · esc leaves field" if self.is_text else "JSON · esc leaves field"
 
-    def _parsed(self) -> tuple[Any, str | None]:
+    def field_text(self) -> str:
+        """The text as the field holds it now."""
         areas = self.query(TextArea) if self.editable and self.composed else None
-        text = areas.first().text if areas else self._text  # as the field holds it now
+        return areas.first().text if areas else self._text
+
+    def _parsed(self) -> tuple[Any, str | None]:
+        text = self.field_text()
         if not text.strip():
             return None, None
         if self.is_text:
@@ -87,6 +94,10 @@ class FallbackEditor(BlockEditor):
         except RecursionError:
             return text, "not JSON that can be read (nested too deeply)"
 
+    def text_for(self, value: Any) -> str:
+        """The text the field shows for `value`."""
+        return "" if value is None else shown_value(value)
+
     def value(self) -> Any:
         if not self.editable:
             return self._raw
@@ -97,7 +108,7 @@ class FallbackEditor(BlockEditor):
 
     def set_value(self, value: Any) -> None:
         self._raw = value
-        self._text = "" if value is None else shown_value(value)
+        self._text = self.text_for(value)
         if self.composed:
             for area in self.query(TextArea):  # read before the recompose is done
                 area.text = self._text

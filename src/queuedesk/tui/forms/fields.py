@@ -30,6 +30,10 @@ class FieldInput(OrderedInput):
 class FieldArea(KeysOwnBindings, TextArea):
     """A multi-line field whose editing keys act in the order typed (`KeysOwnBindings`)."""
 
+    def on_mount(self) -> None:
+        # A worker tabbing in goes on typing after what the field holds (as `put_text`).
+        self.move_cursor(self.document.end)
+
 
 def put_text(field: Input, text: str) -> None:
     """Show `text` in a one-line field with the cursor after it, where a worker tabbing in goes on

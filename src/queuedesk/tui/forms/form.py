@@ -74,7 +74,7 @@ class TaskForm(Widget):
         self._content: list[BlockEditor] = []
         for block in self.blocks:
             editable = mode == "create" or filled_by_worker(block)
-            editor = editor_for(block, self.data.get(block.id), editable=editable)
+            editor = editor_for(block, self.data.get(block.id), editable=editable, creating=mode == "create")
             (self._editors if editable else self._content).append(editor)
         self._left: BlockEditor | None = None
         self.set_class(mode == "create", "-create")

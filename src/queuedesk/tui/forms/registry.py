@@ -12,7 +12,9 @@ from queuedesk.tui.forms.email import EmailEditor
 from queuedesk.tui.forms.fallback import FallbackEditor
 from queuedesk.tui.forms.image import ImageEditor
 from queuedesk.tui.forms.link import LinkEditor
+from queuedesk.tui.forms.list_items import ListEditor, SequenceEditor
 from queuedesk.tui.forms.multiple_selection import MultipleSelectionEditor
+from queuedesk.tui.forms.named_entities import NamedEntityEditor
 from queuedesk.tui.forms.number import NumberEditor
 from queuedesk.tui.forms.single_selection import SingleSelectionEditor
 from queuedesk.tui.forms.text import TextEditor
@@ -31,17 +33,25 @@ EDITORS: dict[str, type[BlockEditor]] = {
     "audio": LinkEditor,
     "video": LinkEditor,
     "pdf": LinkEditor,
+    "list": ListEditor,
+    "text_sequence": ListEditor,
+    "form_sequence": SequenceEditor,
+    "named_entity_recognition": NamedEntityEditor,
 }
-"""Every other type (rich_text, list, sequences, annotations, unknown) gets `FallbackEditor`."""
+"""Every other type (rich_text, bounding boxes, unknown) gets `FallbackEditor`."""
+CREATE_EDITORS: dict[str, type[BlockEditor]] = {"named_entity_recognition": FallbackEditor}
+"""Where a new task's form differs: the integration gives the text to mark (as JSON)."""
 
 
 def editor_class(type_name: str) -> type[BlockEditor]:
     return EDITORS.get(type_name, FallbackEditor)
 
 
-def editor_for(block: Block, value: Any, *, editable: bool = True) -> BlockEditor:
-    """The editor of `block` showing `value`; read-only when not `editable`."""
-    return editor_class(block.type)(block, value, editable=editable, id=editor_id(block))
+def editor_for(block: Block, value: Any, *, editable: bool = True, creating: bool = False) -> BlockEditor:
+    """The editor of `block` showing `value`; read-only when not `editable`; `creating`: in a new
+    task's form."""
+    kind = (CREATE_EDITORS.get(block.type) if creating else None) or editor_class(block.type)
+    return kind(block, value, editable=editable, id=editor_id(block))
 
 
 def filled_by_worker(block: Block) -> bool:

@@ -58,10 +58,7 @@ KEYS_FOR_NO_TASK = frozenset(
     {"escape", "u", "f7", "f1", "question_mark", "ctrl+q", "ctrl+c", "f2", "ctrl+up", "ctrl+down"}
 )
 # Annotation blocks the worker fills that this app has no editor for yet: said before any claim.
-NEEDS_ANOTHER_TOOL = {
-    "named_entity_recognition": "marking entities in the text",
-    "bounding_boxes": "drawing boxes on the image",
-}
+NEEDS_ANOTHER_TOOL = {"bounding_boxes": "drawing boxes on the image"}
 INSTRUCTIONS_FOLDED_BELOW = 40  # terminal rows: on a smaller one the instructions start folded
 CHOICE_KEYS = (*"1234567890", "y", "n")
 

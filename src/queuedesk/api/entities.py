@@ -1,0 +1,118 @@
+"""Named entities: the value of a `named_entity_recognition` block, its labels and its tokens.
+
+A value is `{"text": str, "entities": [{"start": int, "end": int, "label": str}, ...]}`: `start`
+and `end` count characters (Unicode code points, as Python indexes a `str`) of `text`, `end`
+exclusive, and `label` is one of the block's labels. Other keys of the value are kept as they are.
+The block's settings may list its labels (`"labels": ["PER", ...]` or `[{"id", "name"}, ...]`);
+without them, the one label is `entity`.
+
+The server checks values with `check` (through `queuedesk.api.blocks`), and the app's editor marks
+entities with the rest, so what the editor makes is what the server takes.
+"""
+
+import itertools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypeGuard
+
+DEFAULT_LABEL = "entity"
+# A word (letters, digits, inner apostrophes and hyphens) or one other visible character.
+_TOKEN = re.compile(r"\w+(?:['\u2019-]\w+)*|[^\w\s]", re.UNICODE)
+
+
+@dataclass(frozen=True, order=True)
+class Entity:
+    start: int
+    end: int
+    label: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"start": self.start, "end": self.end, "label": self.label}
+
+
+def labels(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The block's labels as (id, name), read leniently; `entity` when it lists none."""
+    found: list[tuple[str, str]] = []
+    for raw in settings.get("labels") or []:
+        if isinstance(raw, str) and raw:
+            found.append((raw, raw))
+        elif isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"]:
+            found.append((raw["id"], str(raw.get("name") or raw["id"])))
+    return found or [(DEFAULT_LABEL, DEFAULT_LABEL)]
+
+
+def tokens(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each word or punctuation mark of `text`: what a cursor steps over."""
+    return [match.span() for match in _TOKEN.finditer(text)]
+
+
+def text_of(value: Any) -> str | None:
+    """The text to mark, or None when the value holds none."""
+    if isinstance(value, dict) and isinstance(value.get("text"), str):
+        return value["text"]
+    return None
+
+
+def entities_of(value: Any) -> list[Entity]:
+    """The well-formed entities of a value, in order (anything else in it is skipped)."""
+    if not isinstance(value, dict) or not isinstance(value.get("entities"), list):
+        return []
+    found = []
+    for raw in value["entities"]:
+        if isinstance(raw, dict) and _is_index(raw.get("start")) and _is_index(raw.get("end")):
+            label = raw.get("label")
+            found.append(Entity(raw["start"], raw["end"], label if isinstance(label, str) else ""))
+    return sorted(found)
+
+
+def with_entity(value: dict[str, Any], entity: Entity) -> dict[str, Any]:
+    """`value` with `entity` marked; entities it overlaps are replaced by it."""
+    kept = [e for e in entities_of(value) if e.end <= entity.start or e.start >= entity.end]
+    return {**value, "entities": [e.as_json() for e in sorted([*kept, entity])]}
+
+
+def without_entities(value: dict[str, Any], start: int, end: int) -> dict[str, Any]:
+    """`value` with every entity touching characters `start`..`end` unmarked."""
+    kept = [e for e in entities_of(value) if e.end <= start or e.start >= end]
+    return {**value, "entities": [e.as_json() for e in kept]}
+
+
+def check(value: Any, settings: Mapping[str, Any]) -> str | None:
+    """What is wrong with a value (None when it fits): the shape above, spans inside the text and
+    not overlapping, labels among the block's."""
+    if not isinstance(value, dict):
+        return "must be an object"
+    text = value.get("text")
+    if text is not None and not isinstance(text, str):
+        return "'text' must be a string"
+    raw_entities = value.get("entities")
+    if raw_entities is None:
+        return None
+    if not isinstance(raw_entities, list):
+        return "'entities' must be a list"
+    known = {label_id for label_id, _ in labels(settings)} if settings.get("labels") else None
+    length = len(text) if isinstance(text, str) else 0
+    spans: list[tuple[int, int]] = []
+    for index, raw in enumerate(raw_entities):
+        where = f"entity {index + 1}"
+        if not isinstance(raw, dict):
+            return f"{where} must be an object with start, end and label"
+        start, end, label = raw.get("start"), raw.get("end"), raw.get("label")
+        if not (_is_index(start) and _is_index(end)):
+            return f"{where}: start and end must be whole numbers of characters"
+        if not 0 <= start < end <= length:
+            return f"{where}: {start}..{end} is not a span of the text's {length} characters"
+        if not isinstance(label, str) or (known is not None and label not in known):
+            allowed = ", ".join(sorted(known)) if known else "a string"
+            return f"{where}: label {label!r} is not one of the block's labels ({allowed})"
+        spans.append((start, end))
+    spans.sort()
+    for (_, first_end), (second_start, _) in itertools.pairwise(spans):
+        if second_start < first_end:
+            return "entities must not overlap"
+    return None
+
+
+def _is_index(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
