@@ -212,6 +212,39 @@ def test_value_that_does_not_fit_its_block_is_400_invalid_value(admin, qpath, da
     assert _snapshot(admin, qpath) == before
 
 
+NER_BLOCK = {
+    "id": "names",
+    "name": "Names",
+    "type": "named_entity_recognition",
+    "named_entity_recognition": {"labels": ["PER", "ORG"]},
+}
+NER_TEXT = "Alice met Bob"
+
+
+@pytest.mark.parametrize(
+    ("entities", "said"),
+    [
+        ([{"start": 0, "end": 99, "label": "PER"}], "not a span of the text's 13 characters"),
+        ([{"start": 0, "end": 5, "label": "PER"}, {"start": 4, "end": 9, "label": "PER"}], "overlap"),
+        ([{"start": 0, "end": 5, "label": "LOC"}], "not one of the block's labels (ORG, PER)"),
+        ([{"start": "0", "end": 5, "label": "PER"}], "whole numbers"),
+        ({"start": 0}, "'entities' must be a list"),
+    ],
+    ids=["outside", "overlap", "label", "string", "not-a-list"],
+)
+def test_a_named_entity_value_that_breaks_its_rules_is_400_and_a_good_one_is_kept(
+    admin, org_id, entities, said
+):
+    qpath = f"/orgs/{org_id}/queues/{make_queue(admin, org_id, [NER_BLOCK])['id']}"
+    bad = {"names": {"text": NER_TEXT, "entities": entities}}
+    body = assert_envelope(
+        admin.post(f"{qpath}/tasks/create", json={"data": bad}), 400, "invalid_value", "data.names"
+    )
+    assert said in json.dumps(body)
+    good = {"text": NER_TEXT, "entities": [{"start": 10, "end": 13, "label": "PER"}], "source": "crm"}
+    assert _create(admin, qpath, {"names": good})["data"]["names"] == good
+
+
 def test_contract_example_purple_category(admin, qpath):
     """The contract's own example envelope: field data.category, message naming the options."""
     response = admin.post(f"{qpath}/tasks/create", json={"data": {"category": "purple"}})
