@@ -7,11 +7,17 @@ by people. A terminal obeys what it is written, so text is never written as it c
   Pictures (ESC as `␛`, NUL as `␀`), DEL as `␡`;
 - C1 control characters (U+0080 to U+009F) as a visible escape, `\\x9b`;
 - the bidirectional controls that reorder the text after them (U+202A to U+202E, U+2066 to U+2069, and
-  the marks U+200E, U+200F, U+061C) as `⟪U+202E⟫`-like tags, so they read and do not act.
+  the marks U+200E, U+200F, U+061C) as `⟪U+202E⟫`-like tags, so they read and do not act;
+- U+200D ZERO WIDTH JOINER is dropped, so each part of a sequence is drawn on its own (👨‍👩‍👧 as
+  👨👩👧, 6 cells): Rich counts the character after any joiner as 0 cells (`a` ZWJ `b` is 1 cell to it,
+  2 in tmux), and a terminal joins as it can (tmux 3.3a only what one write holds), so cells moved;
+- U+FE0F (the emoji presentation selector) is dropped, so a symbol is drawn in its 1-cell text
+  presentation (`❤️` as `❤`): Rich counts the selector as widening it to 2 cells, tmux 3.3a draws 1.
 
 Markup is not this module's concern: what it returns is plain text, and every caller puts it on the
 terminal as text (Rich `Text`, never markup). `shown` is on the paint path of every table cell, so
-it is one `str.translate` with a table built once.
+most text is returned after one check in C (`isprintable`, or one regex search), and only text that
+needs it goes through one `str.translate` with a table built once.
 """
 
 import re
@@ -40,32 +46,44 @@ def _visible(char: str) -> str:
 SHOWN_CHARS = [
     chr(code) for code in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if chr(code) not in KEPT
 ] + list(BIDI_CONTROLS)
-_TABLE = str.maketrans({char: _visible(char) for char in SHOWN_CHARS})
+# Dropped, not shown: what makes a terminal draw several characters in other cells than Rich counts.
+ZWJ = "\u200d"
+EMOJI_PRESENTATION = "\ufe0f"
+DROPPED = (ZWJ, EMOJI_PRESENTATION)
+_DROP = dict.fromkeys(DROPPED)
+_TABLE = str.maketrans({**{char: _visible(char) for char in SHOWN_CHARS}, **_DROP})
 # The same, with line feed and tab shown too: for one-line places (a table cell, a title).
-_ONE_LINE_TABLE = str.maketrans({char: _visible(char) for char in (*SHOWN_CHARS, "\n", "\t")})
+_ONE_LINE_TABLE = str.maketrans({**{char: _visible(char) for char in (*SHOWN_CHARS, "\n", "\t")}, **_DROP})
 _BIDI_CLASS = "\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
 # Most text holds nothing to show: one regex search (in C) finds that, and `translate` (a lookup per
 # character, several times slower) only runs on text that needs it.
 _UNSAFE = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI_CLASS}]")
 _NOT_IN_A_LINK = re.compile(f"[\\s\\x00-\\x1f\\x7f-\\x9f{_BIDI_CLASS}]")
-_UNSAFE_ON_ONE_LINE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI_CLASS}]")
+_CHANGED = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI_CLASS}{ZWJ}{EMOJI_PRESENTATION}]")
+_CHANGED_ON_ONE_LINE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI_CLASS}{ZWJ}{EMOJI_PRESENTATION}]")
 
 
 def shown(text: str) -> str:
-    """`text` as the terminal may be given it: every control character visible, none obeyed."""
-    # isprintable (a loop in C) is False for every character shown here, and True for most text.
-    return text if text.isprintable() or _UNSAFE.search(text) is None else text.translate(_TABLE)
+    """`text` as the terminal may be given it: every control character visible, none obeyed, and
+    no joiner that would make the terminal draw it in other cells than counted."""
+    # isprintable (a loop in C) is False for every character shown here and for ZWJ, and True for
+    # most text; U+FE0F is printable, and `in` is immediate on text with no character beyond U+00FF.
+    if (text.isprintable() and EMOJI_PRESENTATION not in text) or _CHANGED.search(text) is None:
+        return text
+    return text.translate(_TABLE)
 
 
 def shown_on_one_line(text: str) -> str:
     """Like `shown`, with line feeds and tabs made visible too (`␊`, `␉`)."""
-    if text.isprintable() or _UNSAFE_ON_ONE_LINE.search(text) is None:
+    if (text.isprintable() and EMOJI_PRESENTATION not in text) or _CHANGED_ON_ONE_LINE.search(text) is None:
         return text
     return text.translate(_ONE_LINE_TABLE)
 
 
 def is_safe(text: str) -> bool:
-    """Whether `text` holds nothing `shown` would change."""
+    """Whether `text` holds nothing a terminal would obey (nothing `shown` would make visible). The
+    joiners `shown` drops are not counted: the terminal guard runs this on text Rich has already
+    measured, and dropping one there would move the cells after it."""
     return text.isprintable() or _UNSAFE.search(text) is None
 
 
