@@ -10,6 +10,7 @@ from textual import events
 
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.named_entities import NamedEntityEditor
+from queuedesk.tui.modals.keys import KeysScreen
 from tests.conftest import make_queue
 from tests.support.pilot import screen_text, settle, until
 from tests.tui.conftest import MakeApp
@@ -59,7 +60,7 @@ async def test_entities_are_marked_by_keyboard_in_a_burst_and_stored_as_spans_of
         editor = form_of(app).query_one(NamedEntityEditor)
         assert app.focused is editor
         assert shows(app, "1 Person  2 Company   0 marked"), screen_text(app)
-        assert shows(app, "←→ · ⇧←→ span · 1\u20132 label · ⌫ unmark"), screen_text(app)
+        assert shows(app, "←→ ⇧←→ span · ⌫ unmark"), screen_text(app)
         # Alice: 1. Bob (two words on): 1. "ACME, Inc." (three tokens more): 2. A label past the
         # block's: refused in words. Back to Bob (up) and unmark him. Then submit.
         burst(app, "1", "right", "right", "1", "right", "right", "shift+right", "shift+right")
@@ -68,6 +69,11 @@ async def test_entities_are_marked_by_keyboard_in_a_burst_and_stored_as_spans_of
         assert editor.shown_problem == "no label 3 (1\u20132)"
         assert shows(app, "Alice[Person] met Bob[Person] at ACME,"), screen_text(app)
         assert shows(app, "Inc.[Company] today") and shows(app, "3 marked"), screen_text(app)
+        await pilot.press("f1")  # every key of the field, with its labels' numbers
+        await until(app, pilot, lambda: isinstance(app.screen, KeysScreen), "f1 shows the keys")
+        assert shows(app, "shift+←→ extend the span · 1\u20132 label it"), screen_text(app)
+        await pilot.press("escape")
+        await until(app, pilot, lambda: not isinstance(app.screen, KeysScreen), "the keys are closed")
         burst(app, "up", "backspace", "enter")
         await settle(app, pilot)
         await advance(app, pilot, clock, PAST_GRACE)

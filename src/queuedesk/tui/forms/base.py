@@ -96,6 +96,10 @@ class BlockEditor(Widget):
         """The keys of this field, in a few words, for the label line."""
         return ""
 
+    def help_keys(self) -> str:
+        """Every key of this field, for f1 (the label line's `key_hint` may have to be shorter)."""
+        return self.key_hint()
+
     def forget_keys(self) -> None:
         """Drop what keys left half done (a number being typed, an open filter)."""
 

@@ -41,7 +41,8 @@ MOVES = frozenset({"left", "right", "shift+left", "shift+right", "home", "end", 
 
 class NamedEntityEditor(BlockEditor):
     can_focus = True
-    HINT: ClassVar[str] = "←→ · ⇧←→ span · {numbers} label · ⌫ unmark"
+    # The digits are in the legend under the text, beside each label's name.
+    HINT: ClassVar[str] = "←→ ⇧←→ span · ⌫ unmark"
 
     _value: Any = None
     _tokens: tuple[tuple[int, int], ...] = ()
@@ -72,7 +73,16 @@ class NamedEntityEditor(BlockEditor):
     def key_hint(self) -> str:
         if not self._tokens:
             return ""
-        return self.HINT.format(numbers=number_range(min(len(self.labels), 10)))
+        return self.HINT
+
+    def help_keys(self) -> str:
+        if not self._tokens:
+            return ""
+        numbers = number_range(min(len(self.labels), 10))
+        return (
+            f"←→ a word · shift+←→ extend the span · {numbers} label it · ⌫ unmark · "
+            "↑↓ previous/next entity · home/end first/last word"
+        )
 
     # --- what is shown --------------------------------------------------------------------------
 

@@ -117,6 +117,7 @@ class WorkScreen(AppScreen):
         super().__init__()
         self.queue = queue
         self.detail: QueueDetail | None = None
+        self.needs_another_tool = False  # a block no editor here can fill: only back (and help) apply
         self._work: WorkSession | None = None
         self.ready = False
         self.message = ""
@@ -238,6 +239,8 @@ class WorkScreen(AppScreen):
                 "so none is held from other workers. escape goes back."
             )
             waiting.display = True
+            self.needs_another_tool = True
+            self.refresh_bindings()
             return
         await self._next()
 
@@ -495,6 +498,8 @@ class WorkScreen(AppScreen):
         return focused
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.needs_another_tool and action not in ("escape", "toggle_instructions"):
+            return False
         if action == "toggle_submit_on_choice":
             form = self.form
             editors = form.editors() if form is not None else []
@@ -732,7 +737,7 @@ class WorkScreen(AppScreen):
         form = self.form
         if form is None:
             return []
-        return [(editor.key_hint(), editor.block.name) for editor in form.editors() if editor.key_hint()]
+        return [(editor.help_keys(), editor.block.name) for editor in form.editors() if editor.help_keys()]
 
     def _submits_on_choice(self, form: TaskForm) -> bool:
         editors = form.editors()
