@@ -77,3 +77,52 @@ def test_a_wrong_order_or_search_is_a_400_naming_it(admin, qpath) -> None:
     for path in ("tasks", "tasks/completed"):
         refused = admin.get(f"{qpath}/{path}", params={"q": "x" * 201})
         assert refused.status_code == 400 and refused.json()["errors"][0]["field"] == "q"
+
+
+def test_pending_tasks_sort_by_holder_or_status_and_page_stably(admin, worker, clients, qpath) -> None:
+    """Holders by name (Ada, Wes, Wyn), tasks nobody holds last whichever way; ties by id."""
+    made = [create(admin, qpath, paragraph=f"task {n}")["id"] for n in range(6)]
+    wyn, wes, ada = clients["worker2"], worker, admin
+    held = {claim(holder, qpath)["id"]: name for holder, name in ((wyn, "Wyn"), (wes, "Wes"), (ada, "Ada"))}
+    held[claim(wes, qpath)["id"]] = "Wes"
+    by_name = sorted(held, key=lambda task_id: (held[task_id], task_id))
+    free = [task_id for task_id in made if task_id not in held]
+    assert _ids(admin.get(f"{qpath}/tasks", params={"sort": "holder"})) == by_name + free
+    reverse = _ids(admin.get(f"{qpath}/tasks", params={"sort": "holder", "order": "desc"}))
+    assert reverse == sorted(held, key=lambda t: (held[t], t), reverse=True) + free[::-1]
+    pages = [
+        _ids(admin.get(f"{qpath}/tasks", params={"sort": "holder", "limit": 4, "offset": offset}))
+        for offset in (0, 4)
+    ]
+    assert pages[0] + pages[1] == by_name + free
+    by_status = _ids(admin.get(f"{qpath}/tasks", params={"sort": "status"}))
+    assert by_status == sorted(held) + free  # in_progress before new
+
+
+def test_completed_tasks_sort_by_who_completed_them_or_by_id(admin, worker, clients, qpath) -> None:
+    for n in range(4):
+        create(admin, qpath, paragraph=f"task {n}")
+    by: dict[int, str] = {}
+    for client, email in ((clients["worker2"], "wyn@acme.test"), (worker, "wes@acme.test")) * 2:
+        task = claim(client, qpath)
+        body_of(client.post(f"{qpath}/tasks/{task['id']}/complete", json={"data": {"category": "red"}}))
+        by[task["id"]] = email
+    history = f"{qpath}/tasks/completed"
+    # Newest completion first within each person (desc), people from z to a.
+    newest = sorted(by, key=lambda t: (by[t], t), reverse=True)
+    assert _ids(admin.get(history, params={"sort": "completed_by"})) == newest
+    assert _ids(admin.get(history, params={"sort": "completed_by", "order": "asc"})) == newest[::-1]
+    assert _ids(admin.get(history, params={"sort": "id", "order": "asc"})) == sorted(by)
+    page = body_of(admin.get(history, params={"sort": "completed_by", "limit": 1}))
+    assert split_link(page["next"])[3] == {"sort": "completed_by", "limit": "1", "offset": "1"}
+
+
+def test_a_wrong_sort_is_a_400_naming_it_and_what_it_takes(admin, qpath) -> None:
+    for path, takes in (
+        ("tasks", "id, status, holder"),
+        ("tasks/completed", "completed_at, completed_by, id"),
+    ):
+        refused = admin.get(f"{qpath}/{path}", params={"sort": "data"})
+        assert refused.status_code == 400, refused.text
+        error = refused.json()["errors"][0]
+        assert error["field"] == "sort" and takes in error["message"], error

@@ -52,3 +52,50 @@ async def test_o_flips_pending_history_and_delivery_log_with_the_order_marked(
             assert "Created UTC ▲" in screen_text(app) and "oldest first" in screen_text(app)
     finally:
         receiver.stop()
+
+
+def claim(client: httpx.Client, org: int, queue: dict) -> int:
+    response = client.post(f"/orgs/{org}/queues/{queue['id']}/tasks/next")
+    assert response.status_code == 200, response.text
+    return response.json()["id"]
+
+
+async def test_s_sorts_pending_by_status_and_holder_and_the_history_by_who_with_the_column_marked(
+    make_app: MakeApp,
+    admin: httpx.Client,
+    worker: httpx.Client,
+    clients: dict[str, httpx.Client],
+    org_id: int,
+    fresh,
+) -> None:
+    worker2 = clients["worker2"]
+    queue = fresh("Sorted")
+    made = create(admin, org_id, queue, 8)
+    by_wyn = [complete(worker2, org_id, queue)["id"] for _ in range(2)]
+    by_wes = [complete(worker, org_id, queue)["id"] for _ in range(2)]
+    held = {claim(worker2, org_id, queue): "Wyn", claim(worker, org_id, queue): "Wes"}
+    free = [task for task in made if task not in held and task not in by_wyn + by_wes]
+    app = make_app("admin")
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await open_queue(app, pilot, queue["id"])
+        await until(app, pilot, lambda: ids(screen.pending) == sorted([*held, *free]), "by creation")
+        await pilot.press("s")  # by status: the held ones (in_progress) before the new ones
+        await until(app, pilot, lambda: ids(screen.pending) == sorted(held) + free, "by status")
+        assert "Status ▲" in screen_text(app) and "Created UTC ▲" not in screen_text(app)
+        await pilot.press("s")  # by holder: Wes, Wyn, then nobody
+        await until(app, pilot, lambda: ids(screen.pending) == sorted(held, key=held.get) + free, "by holder")
+        assert "Held by ▲" in screen_text(app)
+        await pilot.press("s")
+        await until(app, pilot, lambda: "Created UTC ▲" in screen_text(app), "by creation again")
+
+        await show_tab(app, pilot, "tab-completed")
+        await until(app, pilot, lambda: ids(screen.history) == (by_wyn + by_wes)[::-1], "newest first")
+        await pilot.press("s")  # by who: A to Z (wes before wyn), oldest first within each
+        await until(app, pilot, lambda: ids(screen.history) == by_wes + by_wyn, "by who")
+        assert "By ▲" in screen_text(app) and "by who completed them, A to Z" in screen_text(app)
+        await pilot.press("o")
+        await until(app, pilot, lambda: ids(screen.history) == by_wyn[::-1] + by_wes[::-1], "by who, Z to A")
+        assert "By ▼" in screen_text(app)
+        await pilot.press("s")  # by task id, highest first
+        await until(app, pilot, lambda: ids(screen.history) == sorted(by_wyn + by_wes, reverse=True), "by id")
+        assert "Task ▼" in screen_text(app)

@@ -103,6 +103,8 @@ class ReviewClaim:
 
 Verdict = Literal["accept", "correct", "redo"]
 Moment = datetime | date | str
+CompletedSort = Literal["completed_at", "completed_by", "id"]  # A2's `sort`
+PendingSort = Literal["id", "status", "holder"]  # B2's `sort`
 
 
 def _moment(value: Moment | None, name: str) -> datetime | date | None:
@@ -604,21 +606,23 @@ class QueueDeskClient:
         end_date: Moment | None = None,
         q: str | None = None,
         order: Literal["asc", "desc"] | None = None,
+        sort: CompletedSort | None = None,
     ) -> models.TaskPage:
-        """A2. One page of completed tasks, newest first (`order="asc"`: oldest first). Dates are
-        inclusive; a plain date is a UTC day. `q` finds text in any block's value, in any case.
+        """A2. One page of completed tasks, newest first (`order="asc"`: oldest first; `sort` by
+        another column). Dates are inclusive; a plain date is a UTC day. `q` finds text in any
+        block's value, in any case.
 
         A server without QueueDesk's extensions takes only plain dates and no `completed_by`: there
         the client walks every page the dates allow and cuts this page from what matches, so `count`
         is exact and `next`/`previous` repeat this query (follow them through this client). `q` and
-        `order` need a QueueDesk server (`NotSupported` otherwise)."""
+        `order` and `sort` need a QueueDesk server (`NotSupported` otherwise)."""
         _check_page(offset, limit)
         what = f"Listing completed tasks of queue {queue_id}"
         wanted = _Wanted.of(completed_by, start_date, end_date)
         path = f"{await self._queue_path(queue_id)}/tasks/completed"
-        if q is not None or order is not None:
+        if q is not None or order is not None or sort is not None:
             await self._require_extensions(what)
-            extra = {"q": q, "order": order}
+            extra = {"q": q, "order": order, "sort": sort}
             return await self._completed_page(
                 path, offset, limit, {**wanted.params(True, None), **extra}, what
             )
@@ -737,9 +741,10 @@ class QueueDeskClient:
         limit: int = 100,
         q: str | None = None,
         order: Literal["asc", "desc"] | None = None,
+        sort: PendingSort | None = None,
     ) -> models.PendingPage:
-        """B2. Tasks not completed, oldest first (`order="desc"`: newest first), with their
-        assignment; `q` finds text in any block's value, in any case."""
+        """B2. Tasks not completed, oldest first (`order="desc"`: newest first; `sort` by another
+        column), with their assignment; `q` finds text in any block's value, in any case."""
         _check_page(offset, limit)
         what = f"Listing pending tasks of queue {queue_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/tasks"
@@ -749,6 +754,7 @@ class QueueDeskClient:
             "status": ",".join(status) if status else None,
             "q": q,
             "order": order,
+            "sort": sort,
         }
         return self._parse(models.PendingPage, await self._get(path, what, params), what)
 

@@ -242,6 +242,14 @@ def order_parameter(params: Mapping[str, str], default: str) -> str:
     return raw
 
 
+def sort_parameter(params: Mapping[str, str], allowed: tuple[str, ...]) -> str:
+    """`sort`: the column a list is ordered by (the first of `allowed` when absent); ties go by id."""
+    raw = params.get("sort", allowed[0])
+    if raw not in allowed:
+        raise bad_parameter("sort", f"'sort' must be one of {', '.join(allowed)}, not {_shown(raw)}")
+    return raw
+
+
 def search_parameter(params: Mapping[str, str]) -> str | None:
     """`q`: text to find in task values, any case; absent or empty, no search."""
     raw = params.get("q")

@@ -39,6 +39,7 @@ from queuedesk.server.routes import (
     webhook_ping,
     work,
 )
+from queuedesk.server.store.tasks import COMPLETED_SORTS, PENDING_SORTS
 
 QUEUE = QUEUES + "/{queue}"
 TASK = QUEUE + "/tasks/{task}"
@@ -75,6 +76,17 @@ def order(default: str) -> tuple[dict[str, Any], ...]:
             "in": "query",
             "schema": {"type": "string", "enum": ["asc", "desc"], "default": default},
             "description": "asc: oldest first; desc: newest first",
+        },
+    )
+
+
+def sort(columns: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
+    return (
+        {
+            "name": "sort",
+            "in": "query",
+            "schema": {"type": "string", "enum": list(columns), "default": columns[0]},
+            "description": "the column the list is ordered by (in `order`); ties by id",
         },
     )
 
@@ -199,7 +211,7 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         Doc(
             "A2 List completed tasks",
             models.TaskPage,
-            query=PAGING + HISTORY_FILTERS + SEARCH + order("desc"),
+            query=PAGING + HISTORY_FILTERS + SEARCH + order("desc") + sort(COMPLETED_SORTS),
         ),
         legacy=True,
     ),
@@ -239,7 +251,11 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         GET,
         Action.READ_PENDING,
         tasks.pending_tasks,
-        Doc("B2 Pending tasks", models.PendingPage, query=PAGING + STATUS_FILTER + SEARCH + order("asc")),
+        Doc(
+            "B2 Pending tasks",
+            models.PendingPage,
+            query=PAGING + STATUS_FILTER + SEARCH + order("asc") + sort(PENDING_SORTS),
+        ),
     ),
     in_queue(
         QUEUE + "/tasks/import",

@@ -22,6 +22,7 @@ from queuedesk.server.http import (
     paging,
     read_json,
     search_parameter,
+    sort_parameter,
 )
 from queuedesk.server.http_errors import forbidden, invalid
 from queuedesk.server.routes import creations_of, db_of, settings_of
@@ -56,13 +57,14 @@ async def completed_tasks(request: Request, caller: QueueCaller) -> Response:
     end = moment_parameter(params, "end_date", end_of_day=True)
     q = search_parameter(params)
     oldest_first = order_parameter(params, "desc") == "asc"
+    sort = sort_parameter(params, tasks.COMPLETED_SORTS)
     # The first pages of the unfiltered history are quick on the loop; a deep offset or a filtered
     # count goes through many rows, so it runs on a reader.
     filtered = completed_by is not None or start is not None or end is not None or q is not None
-    long = offset >= SCAN_OFFSET or filtered
+    long = offset >= SCAN_OFFSET or filtered or sort != tasks.COMPLETED_SORTS[0]
     db = db_of(request)
     page = await (db.scan if long else db.read)(
-        tasks.list_completed, caller.queue, offset, limit, completed_by, start, end, q, oldest_first
+        tasks.list_completed, caller.queue, offset, limit, completed_by, start, end, q, oldest_first, sort
     )
     items = [serialize.task(row) for row in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
@@ -86,6 +88,7 @@ async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
     statuses = _statuses(params.get("status"))
     q = search_parameter(params)
     newest_first = order_parameter(params, "asc") == "desc"
+    sort = sort_parameter(params, tasks.PENDING_SORTS)
     page = await db_of(request).scan(
         tasks.list_pending,
         caller.queue.id,
@@ -95,6 +98,7 @@ async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
         caller.principal.user_id,
         q,
         newest_first,
+        sort,
     )
     items = [serialize.task(row, with_assignment=True) for row in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))

@@ -202,7 +202,25 @@ def _history_filter(
     return where, params
 
 
-_history: dict[tuple[str, bool], tuple[Sql, Sql]] = {}
+# `sort` (A2, B2): the column a list is ordered by, the first the default. Each is an ORDER BY of
+# the table aliased `{t}` (empty or `t.`), in `{way}`; a missing value sorts last either way.
+COMPLETED_SORTS = ("completed_at", "completed_by", "id")
+PENDING_SORTS = ("id", "status", "holder")
+_HOLDER_NAME = "(SELECT h.name FROM users h WHERE h.id = {t}assigned_to)"
+_ORDER_BY = {
+    "completed_at": "{t}completed_at {way}, {t}id {way}",
+    "completed_by": "({t}completed_by IS NULL), {t}completed_by {way}, {t}completed_at {way}, {t}id {way}",
+    "id": "{t}id {way}",
+    "status": "{t}status {way}, {t}id {way}",
+    "holder": f"({_HOLDER_NAME} IS NULL), {_HOLDER_NAME} {{way}}, {{t}}id {{way}}",
+}
+
+
+def _order_by(sort: str, way: str, alias: str = "") -> str:
+    return _ORDER_BY[sort].format(t=alias, way=way)
+
+
+_history: dict[tuple[str, bool, str], tuple[Sql, Sql]] = {}
 COMPLETED_COUNT = Sql("SELECT completed_count FROM queues WHERE id = :queue_id")
 
 
@@ -211,17 +229,17 @@ COMPLETED_COUNT = Sql("SELECT completed_count FROM queues WHERE id = :queue_id")
 HISTORY_COLUMNS = "t.id, t.status, t.created_at, t.completed_at, t.completed_by, t.queue_id, t.data, t.source"
 
 
-def _history_statements(where: str, oldest_first: bool) -> tuple[Sql, Sql]:
+def _history_statements(where: str, oldest_first: bool, sort: str) -> tuple[Sql, Sql]:
     """The count and the page for one combination of filters and order (made once each)."""
-    key = (where, oldest_first)
+    key = (where, oldest_first, sort)
     if key not in _history:
         way = "ASC" if oldest_first else "DESC"
         count = Sql(f"SELECT count(*) FROM tasks WHERE {where}")
         page = Sql(
             f"""SELECT {HISTORY_COLUMNS} FROM tasks t WHERE t.id IN (
                 SELECT id FROM tasks WHERE {where}
-                ORDER BY completed_at {way}, id {way} LIMIT :limit OFFSET :offset)
-            ORDER BY t.completed_at {way}, t.id {way}"""
+                ORDER BY {_order_by(sort, way)} LIMIT :limit OFFSET :offset)
+            ORDER BY {_order_by(sort, way, "t.")}"""
         )
         _history[key] = (count, page)
     return _history[key]
@@ -253,22 +271,25 @@ def list_completed(
     end: datetime | None = None,
     q: str | None = None,
     oldest_first: bool = False,
+    sort: str = "completed_at",
 ) -> Page:
     """Rows for `serialize.task` without the assignment (which the history does not show); newest
-    completion first, or oldest first."""
+    completion first, or oldest first (or by another of `COMPLETED_SORTS`)."""
     where, params = _history_filter(completed_by, start, end, q, conn.dialect.name)
-    count_sql, page_sql = _history_statements(where, oldest_first)
+    count_sql, page_sql = _history_statements(where, oldest_first, sort)
     total = one(conn, COMPLETED_COUNT if not params else count_sql, queue_id=queue.id, **params)
     found = rows(conn, page_sql, queue_id=queue.id, limit=limit, offset=offset, **params)
     return Page(total[0] if total else 0, [_history_task(row, queue.name) for row in found])
 
 
-_pending: dict[tuple[tuple[str, ...], str | None, bool], tuple[Sql, Sql]] = {}
+_pending: dict[tuple[tuple[str, ...], str | None, bool, str], tuple[Sql, Sql]] = {}
 
 
-def _pending_statements(statuses: tuple[str, ...], search: str | None, newest_first: bool) -> tuple[Sql, Sql]:
+def _pending_statements(
+    statuses: tuple[str, ...], search: str | None, newest_first: bool, sort: str
+) -> tuple[Sql, Sql]:
     chosen = tuple(sorted(set(statuses)))
-    key = (chosen, search, newest_first)
+    key = (chosen, search, newest_first, sort)
     if key not in _pending:
         listed = ", ".join(f"'{s}'" for s in chosen if s in PENDING)
         where = f"queue_id = :queue_id AND status IN ({listed})"
@@ -278,8 +299,8 @@ def _pending_statements(statuses: tuple[str, ...], search: str | None, newest_fi
         count = Sql(f"SELECT count(*) FROM tasks WHERE {where}")
         page = Sql(
             f"""SELECT {TASK_COLUMNS} {TASK_FROM} WHERE t.id IN (
-                SELECT id FROM tasks WHERE {where} ORDER BY id {way} LIMIT :limit OFFSET :offset)
-            ORDER BY t.id {way}"""
+                SELECT id FROM tasks WHERE {where} ORDER BY {_order_by(sort, way)} LIMIT :limit OFFSET :offset)
+            ORDER BY {_order_by(sort, way, "t.")}"""
         )
         _pending[key] = (count, page)
     return _pending[key]
@@ -294,11 +315,13 @@ def list_pending(
     viewer_id: int = 0,
     q: str | None = None,
     newest_first: bool = False,
+    sort: str = "id",
 ) -> Page:
-    """A page of pending tasks, oldest first (or newest first), each with `viewer_id`'s draft of it."""
+    """A page of pending tasks, oldest first (or newest first, or by another of `PENDING_SORTS`),
+    each with `viewer_id`'s draft of it."""
     dialect = conn.dialect.name
     search = None if q is None else SEARCH[dialect]
-    count_sql, page_sql = _pending_statements(statuses, search, newest_first)
+    count_sql, page_sql = _pending_statements(statuses, search, newest_first, sort)
     term = {} if q is None else {"q": search_term(dialect, q)}
     total = one(conn, count_sql, queue_id=queue_id, **term)
     found = rows(conn, page_sql, queue_id=queue_id, limit=limit, offset=offset, viewer_id=viewer_id, **term)

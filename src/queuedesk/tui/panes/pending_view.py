@@ -11,6 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
+from queuedesk.api.client import PendingSort
 from queuedesk.api.models import AssignedTask, Block
 from queuedesk.tui.base import AppAccess
 from queuedesk.tui.clock import duration, zone_name
@@ -34,6 +35,10 @@ def pending_columns(zone: str) -> list[tuple[str, str, int]]:
     ]
 
 
+# s: each sort of B2 and the column its ▲/▼ marks (tasks nobody holds come last either way).
+SORT_COLUMNS: dict[PendingSort, str] = {"id": "created", "status": "status", "holder": "holder"}
+
+
 def lease_state(task: AssignedTask, now: datetime) -> str:
     """The status as a supervisor reads it: a claim whose lease ran out says so."""
     expires = task.assignment.lease_expires_at
@@ -50,6 +55,7 @@ class PendingView(AppAccess, Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "release", "Release task", id="pending.release"),
         Binding("o", "order", "Newest first", show=False, id="pending.order"),
+        Binding("s", "sort", "Sort", show=False, id="pending.sort"),
         Binding("slash", "search", "Search values", show=False, id="pending.search"),
     ]
 
@@ -58,6 +64,7 @@ class PendingView(AppAccess, Vertical):
         self.queue_id = queue_id
         self.blocks: list[Block] = []
         self.newest_first = False  # o: the list read from its other end
+        self.sort: PendingSort = "id"  # s: the column the list is sorted by
         self.search: str | None = None  # /: only tasks with this text in a value (any case)
 
     def compose(self) -> ComposeResult:
@@ -79,7 +86,7 @@ class PendingView(AppAccess, Vertical):
     def start(self) -> None:
         if self.session.extensions:
             self.query_one("#pending-note").display = False
-            self.table.show_sort("created", ascending=not self.newest_first)
+            self.table.show_sort(SORT_COLUMNS[self.sort], ascending=not self.newest_first)
             self.table.reset(self._page)
         else:
             self.table.display = False
@@ -90,8 +97,9 @@ class PendingView(AppAccess, Vertical):
 
     async def _page(self, offset: int, limit: int) -> Page:
         order: Literal["desc"] | None = "desc" if self.newest_first else None
+        sort: PendingSort | None = None if self.sort == "id" else self.sort
         page = await self.session.client.pending_tasks(
-            self.queue_id, offset=offset, limit=limit, order=order, q=self.search
+            self.queue_id, offset=offset, limit=limit, order=order, q=self.search, sort=sort
         )
         return Page(page.count, page.tasks)
 
@@ -119,6 +127,13 @@ class PendingView(AppAccess, Vertical):
         self.newest_first = not self.newest_first
         self.start()
 
+    def action_sort(self) -> None:
+        """s: by creation (task id), by status, by who holds the task, and round again."""
+        sorts = list(SORT_COLUMNS)
+        self.sort = sorts[(sorts.index(self.sort) + 1) % len(sorts)]
+        self.newest_first = False
+        self.start()
+
     def action_search(self) -> None:
         field = self.query_one("#pending-search", Input)
         field.value = self.search or ""
@@ -141,7 +156,7 @@ class PendingView(AppAccess, Vertical):
         self.start()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("order", "search"):
+        if action in ("order", "search", "sort"):
             return self.qd.session is not None and self.qd.session.extensions
         if action == "release":
             session = self.qd.session

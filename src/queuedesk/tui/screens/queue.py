@@ -4,7 +4,7 @@ and for supervisors and admins its stats and webhook."""
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from rich.text import Text
 from textual import on, work
@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
 
 from queuedesk.api import errors
+from queuedesk.api.client import CompletedSort
 from queuedesk.api.models import Block, Queue, QueueDetail, Task
 from queuedesk.api.task_export import write_tasks
 from queuedesk.atomic_write import SHARED, atomic_write
@@ -37,6 +38,19 @@ from queuedesk.tui.widgets.instructions import Instructions
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 from queuedesk.tui.widgets.row_table import RowTable
 from queuedesk.tui.worker_pick import WorkerPick
+
+# s on the Completed tab: each sort's column (for its ▲/▼) and whether it starts ascending.
+HISTORY_SORTS: dict[CompletedSort, tuple[str, bool]] = {
+    "completed_at": ("completed", False),
+    "completed_by": ("by", True),
+    "id": ("id", False),
+}
+# The history note's words for each sort, descending then ascending.
+HISTORY_SORT_NOTES: dict[CompletedSort, tuple[str, str]] = {
+    "completed_at": (", newest first", ", oldest first (o: newest first)"),
+    "completed_by": (", by who completed them, Z to A (o: A to Z)", ", by who completed them, A to Z"),
+    "id": (", by task id, highest first", ", by task id, lowest first (o: highest first)"),
+}
 
 
 def completed_columns(zone: str) -> list[tuple[str, str, int]]:
@@ -67,6 +81,7 @@ class QueueScreen(AppScreen):
         Binding("E", "edit_queue", "Edit queue", show=False, id="queue.edit_queue"),
         Binding("f", "filter", "Filter history", id="queue.filter"),
         Binding("o", "oldest_first", "Oldest first", show=False, id="queue.oldest_first"),
+        Binding("s", "sort_history", "Sort", show=False, id="queue.sort_history"),
         Binding("g", "go_to", "Go to", id="queue.go_to"),
         Binding("X", "export", "Export", id="queue.export"),
         Binding("r", "refresh", "Refresh", id="queue.refresh"),
@@ -84,7 +99,8 @@ class QueueScreen(AppScreen):
         self.history_forbidden = False  # the server answered 403 to the completed tasks
         self.filters: dict[str, Any] = {}
         self.local_history: LocalHistory | None = None  # a basic server's filtered history, walked once
-        self.oldest_first = False  # the history read from its other end (o)
+        self.oldest_first = False  # the history read from its other end (o): ascending
+        self.history_sort: CompletedSort = "completed_at"  # s: the column the history is sorted by
         self._oldest_total = 0  # the history's count when the oldest-first order was read
         self.worker_pick: WorkerPick | None = None  # the people the worker filter offers (read once)
 
@@ -139,7 +155,7 @@ class QueueScreen(AppScreen):
         )
         self.poller.start()
         self.query_one(PendingView).start()
-        self.history.show_sort("completed", ascending=False)
+        self.history.show_sort(HISTORY_SORTS[self.history_sort][0], ascending=self.oldest_first)
         self.history.reset(self._history_page)
         self._show_history_note()
         # Unless another tab was chosen meanwhile: this runs late (after the first pages), and
@@ -209,6 +225,8 @@ class QueueScreen(AppScreen):
             if self.local_history is None or self.local_history.filters != filters:
                 self.local_history = LocalHistory(self.session.client, self.queue.id, filters)
             return await self.local_history.page(offset, limit)
+        if self.history_sort != "completed_at" and self.session.extensions:
+            return await self._sorted_page(offset, limit, filters)
         if self.oldest_first and self.session.extensions:
             return await self._oldest_page(offset, limit, filters)
         if "bound" in self.filters:
@@ -218,6 +236,22 @@ class QueueScreen(AppScreen):
             # Later pages stop at the first page's newest completion: what completes meanwhile
             # neither shifts nor repeats rows (r reloads to see it).
             self.filters["bound"] = page.tasks[0].completed_at
+        if self.history_count_at_load is None:
+            self.history_count_at_load = page.count
+        return Page(page.count, page.tasks)
+
+    async def _sorted_page(self, offset: int, limit: int, filters: dict[str, Any]) -> Page:
+        """Sorted by another column (A2's `sort`), up to the newest completion when the sort was
+        chosen (later ones would shift the offsets)."""
+        client = self.session.client
+        if "bound" not in self.filters:
+            newest = await client.completed_tasks(self.queue.id, limit=1, **filters)
+            self.filters["bound"] = newest.tasks[0].completed_at if newest.tasks else self.clock.now()
+        filters["end_date"] = self.filters["bound"]
+        order: Literal["asc", "desc"] = "asc" if self.oldest_first else "desc"
+        page = await client.completed_tasks(
+            self.queue.id, offset=offset, limit=limit, sort=self.history_sort, order=order, **filters
+        )
         if self.history_count_at_load is None:
             self.history_count_at_load = page.count
         return Page(page.count, page.tasks)
@@ -313,7 +347,7 @@ class QueueScreen(AppScreen):
                 "Not allowed: this key may not read completed tasks here (403), so none are shown. Ask an admin."
             )
             return
-        order = ", oldest first (o: newest first)" if self.oldest_first else ", newest first"
+        order = HISTORY_SORT_NOTES[self.history_sort][self.oldest_first]
         text = tasks(total) + (f" ({', '.join(parts)})" if parts else "") + order
         if self.history.items:
             text += f" · rows {self.history.start + 1:,} to {self.history.end:,}"
@@ -366,7 +400,7 @@ class QueueScreen(AppScreen):
             return session.extensions and tab in ("tab-pending", "tab-completed")
         if action in ("review", "no_review"):
             return self._offers_review() == (action == "review")
-        if action in ("filter", "oldest_first"):
+        if action in ("filter", "oldest_first", "sort_history"):
             on_history = self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
             return on_history and (action == "filter" or session.extensions)
         if action == "tab" and parameters and parameters[0] in ("tab-stats", "tab-webhook"):
@@ -494,6 +528,11 @@ class QueueScreen(AppScreen):
                 if not on_history:
                     self.notify("Pending tasks are listed oldest first, not by day: g takes a task id here.")
                     return
+                if self.history_sort != "completed_at":
+                    self.notify(
+                        "g goes to a day in time order: press s until the history is sorted by completion time."
+                    )
+                    return
                 moment = day_start(self.clock, place) if self.oldest_first else day_end(self.clock, place)
                 self.set_focus(self.history)
                 self.history.go_to(await jump.rows_before(moment))
@@ -505,7 +544,14 @@ class QueueScreen(AppScreen):
         except Exception as exc:
             self.qd.report(exc, doing=f"Going to {place}")
             return
-        if not show and on_history and task.completed_at and jump.holds(task.completed_at, task.completed_by):
+        in_time_order = self.history_sort == "completed_at"
+        if (
+            not show
+            and on_history
+            and in_time_order
+            and task.completed_at
+            and jump.holds(task.completed_at, task.completed_by)
+        ):
             self.set_focus(self.history)
             self.history.go_to(await jump.rows_before(task.completed_at))
             return
@@ -571,6 +617,14 @@ class QueueScreen(AppScreen):
 
     def action_oldest_first(self) -> None:
         self.oldest_first = not self.oldest_first
+        self._reload_history()
+        self._show_history_note()
+
+    def action_sort_history(self) -> None:
+        """s: by completion time, by who completed, by task id, and round again."""
+        sorts = list(HISTORY_SORTS)
+        self.history_sort = sorts[(sorts.index(self.history_sort) + 1) % len(sorts)]
+        self.oldest_first = HISTORY_SORTS[self.history_sort][1]
         self._reload_history()
         self._show_history_note()
 
@@ -650,7 +704,7 @@ class QueueScreen(AppScreen):
         event.input.border_title = None
 
     def _reload_history(self) -> None:
-        self.history.show_sort("completed", ascending=self.oldest_first)
+        self.history.show_sort(HISTORY_SORTS[self.history_sort][0], ascending=self.oldest_first)
         self.filters.pop("bound", None)
         self.local_history = None  # r and a new filter read the server again
         self.history_count_at_load = None
