@@ -1,6 +1,8 @@
 """`q` (text in task values, any case) on A2 and B2, and `order` on A2, B2 and B10: any list read
 from either end."""
 
+import time
+
 import httpx
 
 from tests.support.contract import body_of, claim, create, split_link
@@ -126,3 +128,33 @@ def test_a_wrong_sort_is_a_400_naming_it_and_what_it_takes(admin, qpath) -> None
         assert refused.status_code == 400, refused.text
         error = refused.json()["errors"][0]
         assert error["field"] == "sort" and takes in error["message"], error
+
+
+def test_the_delivery_log_sorts_by_status_tries_or_task(admin, worker, qpath, receiver) -> None:
+    def complete_one() -> int:
+        create(admin, qpath, paragraph="hooked")
+        task = claim(worker, qpath)
+        body_of(worker.post(f"{qpath}/tasks/{task['id']}/complete", json={"data": {"category": "red"}}))
+        return task["id"]
+
+    assert admin.put(f"{qpath}/webhook", json={"target": "http://127.0.0.1:9/hook"}).status_code == 200
+    refused = complete_one()  # the first delivery: to a port nothing listens on, retried
+    assert admin.put(f"{qpath}/webhook", json={"target": receiver.url}).status_code == 200
+    delivered = [complete_one(), complete_one()]
+    receiver.wait_for(2)
+
+    def log(**params: str) -> list[dict]:
+        return body_of(admin.get(f"{qpath}/webhook/deliveries", params=params))["deliveries"]
+
+    deadline = 50
+    while any(d["status"] == "pending" and d["task_id"] in delivered for d in log()) and deadline:
+        time.sleep(0.1)
+        deadline -= 1
+    by_status = log(sort="status", order="asc")
+    assert [d["task_id"] for d in by_status] == [*delivered, refused], by_status
+    assert by_status[0]["status"] == "delivered" and by_status[2]["status"] != "delivered"
+    assert [d["task_id"] for d in log(sort="task_id", order="asc")] == [refused, *delivered]
+    tries = log(sort="attempts")
+    assert [d["attempts"] for d in tries] == sorted((d["attempts"] for d in tries), reverse=True)
+    wrong = admin.get(f"{qpath}/webhook/deliveries", params={"sort": "target"})
+    assert wrong.status_code == 400 and wrong.json()["errors"][0]["field"] == "sort"

@@ -50,6 +50,14 @@ async def test_o_flips_pending_history_and_delivery_log_with_the_order_marked(
             await pilot.press("o")
             await until(app, pilot, lambda: [int(r[0]) for r in rows(view)] == done, "the log oldest first")
             assert "Created UTC ▲" in screen_text(app) and "oldest first" in screen_text(app)
+            await pilot.press("l")  # the log sorted by status, then by tries, then by task
+            await until(app, pilot, lambda: "by status, a to z" in screen_text(app), "by status")
+            assert "Status ▲" in screen_text(app) and "Created UTC ▲" not in screen_text(app)
+            await pilot.press("l")
+            await until(app, pilot, lambda: "most tries first" in screen_text(app), "by tries")
+            await pilot.press("l")
+            await until(app, pilot, lambda: [int(r[0]) for r in rows(view)] == done[::-1], "by task")
+            assert "Task ▼" in screen_text(app)
     finally:
         receiver.stop()
 

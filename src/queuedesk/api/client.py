@@ -105,6 +105,7 @@ Verdict = Literal["accept", "correct", "redo"]
 Moment = datetime | date | str
 CompletedSort = Literal["completed_at", "completed_by", "id"]  # A2's `sort`
 PendingSort = Literal["id", "status", "holder"]  # B2's `sort`
+DeliverySort = Literal["id", "status", "attempts", "task_id"]  # B10's `sort`
 
 
 def _moment(value: Moment | None, name: str) -> datetime | date | None:
@@ -877,13 +878,20 @@ class QueueDeskClient:
         return self._parse(models.WebhookSecret, _body(response, what), what).secret
 
     async def deliveries(
-        self, queue_id: int, *, offset: int = 0, limit: int = 100, order: Literal["asc", "desc"] | None = None
+        self,
+        queue_id: int,
+        *,
+        offset: int = 0,
+        limit: int = 100,
+        order: Literal["asc", "desc"] | None = None,
+        sort: DeliverySort | None = None,
     ) -> models.DeliveryPage:
-        """B10. The webhook delivery log, newest first (`order="asc"`: oldest first)."""
+        """B10. The webhook delivery log, newest first (`order="asc"`: oldest first; `sort` by
+        another column)."""
         _check_page(offset, limit)
         what = f"Listing webhook deliveries of queue {queue_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/webhook/deliveries"
-        params = {"offset": offset, "limit": limit, "order": order}
+        params = {"offset": offset, "limit": limit, "order": order, "sort": sort}
         return self._parse(models.DeliveryPage, await self._get(path, what, params), what)
 
     async def delivery(self, queue_id: int, delivery_id: int) -> models.DeliveryDetail:

@@ -39,6 +39,7 @@ from queuedesk.server.routes import (
     webhook_ping,
     work,
 )
+from queuedesk.server.store.deliveries import DELIVERY_SORTS
 from queuedesk.server.store.tasks import COMPLETED_SORTS, PENDING_SORTS
 
 QUEUE = QUEUES + "/{queue}"
@@ -382,7 +383,7 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         GET,
         Action.READ_WEBHOOK,
         webhook.list_deliveries,
-        Doc("B10 Delivery log", models.DeliveryPage, query=PAGING + order("desc")),
+        Doc("B10 Delivery log", models.DeliveryPage, query=PAGING + order("desc") + sort(DELIVERY_SORTS)),
     ),
     in_queue(
         DELIVERY,

@@ -17,6 +17,7 @@ from queuedesk.server.http import (
     page_body,
     paging,
     read_json,
+    sort_parameter,
 )
 from queuedesk.server.http_errors import conflict, error, not_found
 from queuedesk.server.refusals import DeliveryNotFound
@@ -95,7 +96,10 @@ async def rotate_secret(request: Request, caller: QueueCaller) -> Response:
 async def list_deliveries(request: Request, caller: QueueCaller) -> Response:
     offset, limit = paging(request.query_params)
     oldest_first = order_parameter(request.query_params, "desc") == "asc"
-    page = await db_of(request).scan(deliveries.list_deliveries, caller.queue.id, offset, limit, oldest_first)
+    sort = sort_parameter(request.query_params, deliveries.DELIVERY_SORTS)
+    page = await db_of(request).scan(
+        deliveries.list_deliveries, caller.queue.id, offset, limit, oldest_first, sort
+    )
     items = [_shown_delivery(caller, row) for row in page.rows]
     return JSONResponse(
         page_body(request, settings_of(request), offset, limit, page.count, "deliveries", items)

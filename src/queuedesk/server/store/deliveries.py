@@ -117,14 +117,19 @@ def enqueue(
     return event_id
 
 
+# B10's `sort`: the column the log is ordered by (the first the default), ties by id.
+DELIVERY_SORTS = ("id", "status", "attempts", "task_id")
+
+
 def list_deliveries(
-    conn: Connection, queue_id: int, offset: int, limit: int, oldest_first: bool = False
+    conn: Connection, queue_id: int, offset: int, limit: int, oldest_first: bool = False, sort: str = "id"
 ) -> Page:
-    """The queue's delivery log, newest first (or oldest first)."""
+    """The queue's delivery log, newest first (or oldest first, or by another of `DELIVERY_SORTS`)."""
     condition = deliveries.c.queue_id == queue_id
     count = conn.execute(select(func.count()).select_from(deliveries).where(condition)).scalar_one()
-    order = deliveries.c.id.asc() if oldest_first else deliveries.c.id.desc()
-    rows = conn.execute(select(*LOG_COLUMNS).where(condition).order_by(order).offset(offset).limit(limit))
+    columns = [deliveries.c[sort]] if sort != "id" else []
+    order = [c.asc() if oldest_first else c.desc() for c in (*columns, deliveries.c.id)]
+    rows = conn.execute(select(*LOG_COLUMNS).where(condition).order_by(*order).offset(offset).limit(limit))
     return Page(count, [dict(row._mapping) for row in rows])
 
 

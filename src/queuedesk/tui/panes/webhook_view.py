@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Label, Static
 
 from queuedesk.api import errors, terminal_text
+from queuedesk.api.client import DeliverySort
 from queuedesk.api.models import Delivery, WebhookTestResult
 from queuedesk.tui.base import AppAccess
 from queuedesk.tui.clock import zone_name
@@ -39,6 +40,19 @@ def delivery_columns(zone: str) -> list[tuple[str, str, int]]:
     ]
 
 
+# l: each sort of B10 and the column its ▲/▼ marks; the log note's words, descending then ascending.
+LOG_SORT_COLUMNS: dict[DeliverySort, str] = {
+    "id": "created",
+    "status": "status",
+    "attempts": "attempts",
+    "task_id": "task",
+}
+LOG_SORT_NOTES: dict[DeliverySort, tuple[str, str]] = {
+    "id": ("newest first (o · l sorts)", "oldest first (o · l sorts)"),
+    "status": ("by status, z to a (o · l)", "by status, a to z (o · l)"),
+    "attempts": ("most tries first (o · l)", "fewest tries first (o · l)"),
+    "task_id": ("by task, highest first (o · l)", "by task, lowest first (o · l)"),
+}
 HIDDEN_SECRET = "whsec_" + "*" * 16
 BASIC_SERVER = (
     "This server offers only the basic Task Queue API: the target can be set and removed here, and "
@@ -58,6 +72,7 @@ class WebhookView(AppAccess, Vertical):
         Binding("t", "test", "Test", id="webhook.test"),
         Binding("R", "redeliver", "Redeliver", id="webhook.redeliver"),
         Binding("o", "order", "Oldest first", show=False, id="webhook.order"),
+        Binding("l", "sort_log", "Sort log", show=False, id="webhook.sort_log"),
         Binding("escape", "leave", "Cancel", id="webhook.leave"),
     ]
 
@@ -71,6 +86,7 @@ class WebhookView(AppAccess, Vertical):
         self.has_secret: bool | None = None  # None until asked (admins on a QueueDesk server)
         self.loaded = False
         self.oldest_first = False  # o: the log read from its other end
+        self.log_sort: DeliverySort = "id"  # l: the column the log is sorted by
 
     # --- what the role and the server allow -----------------------------------------------------
 
@@ -153,7 +169,10 @@ class WebhookView(AppAccess, Vertical):
 
     async def _delivery_page(self, offset: int, limit: int) -> Page:
         order: Literal["asc"] | None = "asc" if self.oldest_first else None
-        page = await self.session.client.deliveries(self.queue_id, offset=offset, limit=limit, order=order)
+        sort: DeliverySort | None = None if self.log_sort == "id" else self.log_sort
+        page = await self.session.client.deliveries(
+            self.queue_id, offset=offset, limit=limit, order=order, sort=sort
+        )
         return Page(page.count, page.deliveries)
 
     @property
@@ -243,7 +262,7 @@ class WebhookView(AppAccess, Vertical):
 
     def _show_log_note(self) -> None:
         table = self.deliveries
-        text = Text(f"Deliveries: {table.total:,}, {'oldest' if self.oldest_first else 'newest'} first (o)")
+        text = Text(f"Deliveries: {table.total:,}, {LOG_SORT_NOTES[self.log_sort][self.oldest_first]}")
         if table.items:
             text.append(" · enter shows the attempts")
             if self.can_change:
@@ -538,7 +557,7 @@ class WebhookView(AppAccess, Vertical):
             return self.can_change and self.extensions
         if action == "redeliver":
             return self.can_change and self.extensions
-        if action == "order":
+        if action in ("order", "sort_log"):
             return self.extensions
         return True
 
@@ -546,8 +565,15 @@ class WebhookView(AppAccess, Vertical):
         self.oldest_first = not self.oldest_first
         self._read_log()
 
+    def action_sort_log(self) -> None:
+        """l: by creation, by status, by tries, by task, and round again."""
+        sorts = list(LOG_SORT_COLUMNS)
+        self.log_sort = sorts[(sorts.index(self.log_sort) + 1) % len(sorts)]
+        self.oldest_first = self.log_sort == "status"  # failed, pending, sent: a to z
+        self._read_log()
+
     def _read_log(self) -> None:
-        self.deliveries.show_sort("created", ascending=self.oldest_first)
+        self.deliveries.show_sort(LOG_SORT_COLUMNS[self.log_sort], ascending=self.oldest_first)
         self.deliveries.reset(self._delivery_page)
 
 
