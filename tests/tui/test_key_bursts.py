@@ -20,16 +20,19 @@ from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.modals.user_dialogs import AddUserScreen
+from queuedesk.tui.panes.pending_view import PendingView
 from queuedesk.tui.screens.connect import ConnectScreen
 from queuedesk.tui.screens.create import CreateTaskScreen
 from queuedesk.tui.screens.people_screen import PeopleScreen
+from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.screens.queue_editor import QueueEditorScreen
 from queuedesk.tui.screens.queues import QueuesScreen
 from tests.conftest import make_queue
 from tests.support import KEYS, Organization, ServerProcess
 from tests.support.pilot import settle, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import home
+from tests.tui.test_access_changes import open_audit
+from tests.tui.test_app import home, open_queue, show_tab
 from tests.tui.test_people import open_people
 from tests.tui.test_work import open_work, shown_task
 
@@ -211,3 +214,54 @@ async def test_work_screen_fields_in_one_burst(make_app: MakeApp, admin: httpx.C
             "cause": "Logs never rotated!",
             "fix": "Rotate daily",
         }
+
+
+async def test_the_history_filter_row_takes_a_burst_from_the_key_that_opens_it(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    """`f` and what follows in one burst: the letters go to the worker field (not to the screen,
+    where `w` starts work), the dates after each tab to theirs, and enter applies them."""
+    queue = make_queue(admin, org_id)
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_queue(app, pilot, queue["id"])
+        await show_tab(app, pilot, "tab-completed")
+        burst(app, "f", "wes@acme.test", "tab", "2026-11-01", "tab", "2026-11-30", "tab", "printer")
+        await until(app, pilot, lambda: field(app, "#filter-text") == "printer", "the burst is read")
+        assert isinstance(app.screen, QueueScreen), "a letter of the burst reached the screen"
+        assert [field(app, f"#filter-{name}") for name in ("worker", "from", "to", "text")] == [
+            "wes@acme.test",
+            "2026-11-01",
+            "2026-11-30",
+            "printer",
+        ]
+        burst(app, "enter")
+        await settle(app, pilot)
+        assert screen.filters["completed_by"] == "wes@acme.test" and screen.filters["q"] == "printer"
+
+
+async def test_the_pending_search_takes_a_burst_from_the_slash_that_opens_it(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    """`/` then text and enter at once: every letter in the search (`p` is the screen's Pause, `n`
+    its New task), and the search applied."""
+    queue = make_queue(admin, org_id)
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_queue(app, pilot, queue["id"])
+        view = screen.query_one(PendingView)
+        burst(app, "/", "printer on fire", "enter")
+        await until(app, pilot, lambda: view.search is not None, "the search is applied")
+        assert isinstance(app.screen, QueueScreen), "a letter of the burst reached the screen"
+        assert view.search == "printer on fire" and not screen.poller.paused
+
+
+async def test_the_audit_filters_take_a_burst_from_the_key_that_opens_them(make_app: MakeApp) -> None:
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        audit = await open_audit(app, pilot)
+        await settle(app, pilot)
+        burst(app, "f", "queue.flush", "tab", "ada@acme.test", "tab", "tab", "2026-11-01", "enter")
+        await until(app, pilot, lambda: bool(audit.filters), "the filters are applied")
+        assert isinstance(app.screen, PeopleScreen), "a letter of the burst reached the screen"
+        assert audit.filters["action"] == "queue.flush" and audit.filters["actor"] == "ada@acme.test"

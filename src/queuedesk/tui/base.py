@@ -119,8 +119,24 @@ class KeysInOrder(Screen[ScreenResultType]):
     def focus_key(self, key: str) -> bool:
         """A key of the screen's own that moves the focus (the queue list's `/` to its filter): moved
         now, True; False when `key` moves nothing here. Called by its priority binding's action and
-        for the keys held (`_release`), so that the keys after it go where it sent the focus."""
+        for the keys held (`_release`), so that the keys after it go where it sent the focus.
+
+        Here: a pane around the focused widget that opens a field with `key` (its own `focus_key`)."""
+        focused = self.focused
+        for node in focused.ancestors_with_self if focused is not None else []:
+            if node is self:
+                break
+            opens = getattr(node, "focus_key", None)
+            if callable(opens) and opens(key):
+                return True
         return False
+
+    def typing(self) -> bool:
+        """Whether the focus is in a text field, where a letter is text (not a screen's key)."""
+        text_area = _text_area_class()
+        return isinstance(self.focused, Input) or (
+            text_area is not None and isinstance(self.focused, text_area)
+        )
 
     def held_back(self, key: str) -> bool:
         """A priority binding's `key` read while keys are held for a decision: held after them

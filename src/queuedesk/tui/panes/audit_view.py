@@ -5,13 +5,14 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static
 
 from queuedesk.api.models import AUDIT_ACTIONS, AuditEvent
-from queuedesk.tui.base import AppAccess
+from queuedesk.tui.base import AppAccess, KeysInOrder
 from queuedesk.tui.clock import day_start, filter_day, typed_day, zone_name
 from queuedesk.tui.present import short_time
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
@@ -55,7 +56,8 @@ class AuditView(AppAccess, Vertical):
     #audit-detail { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f", "filter", "Filter", id="audit.filter"),
+        # Priority: the keys typed right after it go to the field it opens (`focus_key`).
+        Binding("f", "filter", "Filter", id="audit.filter", priority=True),
         Binding("r", "reload", "Reload", id="audit.reload"),
     ]
 
@@ -146,7 +148,20 @@ class AuditView(AppAccess, Vertical):
     # --- filters -------------------------------------------------------------------------------
 
     def action_filter(self) -> None:
-        self.query_one("#audit-action", Input).focus()
+        screen = self.screen
+        if isinstance(screen, KeysInOrder):
+            if screen.typing():
+                raise SkipAction()  # a letter in a field
+            if screen.held_back("f"):
+                return
+        self.focus_key("f")
+
+    def focus_key(self, key: str) -> bool:
+        """`f`: the focus in the first filter at once, so the keys typed after it go there."""
+        if key != "f" or isinstance(self.screen.focused, Input):
+            return False
+        self.screen.set_focus(self.query_one("#audit-action", Input))
+        return True
 
     def action_reload(self) -> None:
         self.log_table.reset(self._page)

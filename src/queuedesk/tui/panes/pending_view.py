@@ -6,6 +6,7 @@ from typing import ClassVar, Literal
 
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -13,7 +14,7 @@ from textual.widgets import Input, Static
 
 from queuedesk.api.client import PendingSort
 from queuedesk.api.models import AssignedTask, Block
-from queuedesk.tui.base import AppAccess
+from queuedesk.tui.base import AppAccess, KeysInOrder
 from queuedesk.tui.clock import duration, zone_name
 from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.present import minute, summary
@@ -56,7 +57,8 @@ class PendingView(AppAccess, Vertical):
         Binding("x", "release", "Release task", id="pending.release"),
         Binding("o", "order", "Newest first", show=False, id="pending.order"),
         Binding("s", "sort", "Sort", show=False, id="pending.sort"),
-        Binding("slash", "search", "Search values", show=False, id="pending.search"),
+        # Priority: the keys typed right after it go to the field it opens (`focus_key`).
+        Binding("slash", "search", "Search values", show=False, id="pending.search", priority=True),
     ]
 
     def __init__(self, queue_id: int, *, id: str | None = None) -> None:
@@ -135,10 +137,23 @@ class PendingView(AppAccess, Vertical):
         self.start()
 
     def action_search(self) -> None:
+        screen = self.screen
+        if isinstance(screen, KeysInOrder):
+            if screen.typing():
+                raise SkipAction()  # a character in a field
+            if screen.held_back("slash"):
+                return
+        self.focus_key("slash")
+
+    def focus_key(self, key: str) -> bool:
+        """`/`: the search field open with the focus in it at once, so the keys after it go there."""
+        if key != "slash" or isinstance(self.screen.focused, Input) or not self.check_action("search", ()):
+            return False
         field = self.query_one("#pending-search", Input)
         field.value = self.search or ""
         field.display = True
-        field.focus()
+        self.screen.set_focus(field)
+        return True
 
     def close_search(self) -> None:
         """escape in the search field: the search as it was, the field hidden."""

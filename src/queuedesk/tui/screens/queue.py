@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -79,7 +80,8 @@ class QueueScreen(AppScreen):
         Binding("n", "create", "New task", id="queue.create"),
         Binding("F", "flush", "Flush", id="queue.flush"),
         Binding("E", "edit_queue", "Edit queue", show=False, id="queue.edit_queue"),
-        Binding("f", "filter", "Filter history", id="queue.filter"),
+        # Priority: the keys typed right after it go to the field it opens (`focus_key`).
+        Binding("f", "filter", "Filter history", id="queue.filter", priority=True),
         Binding("o", "oldest_first", "Oldest first", show=False, id="queue.oldest_first"),
         Binding("s", "sort_history", "Sort", show=False, id="queue.sort_history"),
         Binding("g", "go_to", "Go to", id="queue.go_to"),
@@ -629,15 +631,29 @@ class QueueScreen(AppScreen):
         self._show_history_note()
 
     def action_filter(self) -> None:
+        if self.typing():
+            raise SkipAction()  # a letter in a field
+        if not self.held_back("f"):
+            self.focus_key("f")
+
+    def focus_key(self, key: str) -> bool:
+        if super().focus_key(key):
+            return True
+        if key != "f" or self.typing() or not self.check_action("filter", ()):
+            return False
+        self._open_filters()
+        return True
+
+    def _open_filters(self) -> None:
         row = self.query_one("#history-filters")
         row.display = True
         worker = self.query_one("#filter-worker", Input)
         if self.filters.get("completed_by") == "me" and not self.session.can_watch:
             worker.value = "me"
             worker.disabled = True
-            self.query_one("#filter-from", Input).focus()
+            self.set_focus(self.query_one("#filter-from", Input))  # at once: the next key goes there
         else:
-            worker.focus()
+            self.set_focus(worker)
             if self.worker_pick is None:
                 self._read_workers()
 
