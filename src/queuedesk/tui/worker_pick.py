@@ -1,6 +1,7 @@
 """The history's worker filter for supervisors and admins: the organization's people offered as the
-field is typed (any case), and what was typed read as one of them: an email or a name in any case
-gives that person's email as the server stores it (its filter is exact)."""
+field is typed (any case; those who worked in the queue lately first), and what was typed read as
+one of them: an email or a name in any case gives that person's email as the server stores it (its
+filter is exact)."""
 
 from dataclasses import dataclass
 
@@ -16,8 +17,27 @@ class Picked:
 
 
 class WorkerPick:
-    def __init__(self, users: list[User]) -> None:
-        self.users = sorted(users, key=lambda user: (user.name.casefold(), user.email.casefold()))
+    def __init__(self, users: list[User], worked_here: set[str] | None = None) -> None:
+        """`worked_here`: emails of the people who completed tasks of this queue lately; they are
+        offered first."""
+        self.worked_here = {email.casefold() for email in worked_here or set()}
+        self.users = sorted(
+            users,
+            key=lambda user: (
+                user.email.casefold() not in self.worked_here,
+                user.name.casefold(),
+                user.email.casefold(),
+            ),
+        )
+
+    def has_worked_here(self, user: User) -> bool:
+        return user.email.casefold() in self.worked_here
+
+    def matching(self, typed: str, at_most: int = 8) -> list[User]:
+        """The people whose name or email holds what was typed, in any case (everyone when empty)."""
+        wanted = typed.strip().casefold()
+        found = [u for u in self.users if wanted in u.name.casefold() or wanted in u.email.casefold()]
+        return found[:at_most]
 
     def suggester(self) -> SuggestFromList:
         return SuggestFromList([user.email for user in self.users], case_sensitive=False)

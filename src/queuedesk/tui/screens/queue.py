@@ -1,8 +1,9 @@
 """One queue: its counts, the pending tasks with who holds them, the completed history, its blocks,
 and for supervisors and admins its stats and webhook."""
 
+import contextlib
 from collections.abc import Callable
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -13,7 +14,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Input, OptionList, Static, TabbedContent, TabPane
+from textual.widgets.option_list import Option
 
 from queuedesk.api import errors
 from queuedesk.api.client import CompletedSort
@@ -54,6 +56,9 @@ HISTORY_SORT_NOTES: dict[CompletedSort, tuple[str, str]] = {
 }
 
 
+WORKED_HERE_DAYS = 30  # the worker filter offers first who completed tasks here in this many days
+
+
 def completed_columns(zone: str) -> list[tuple[str, str, int]]:
     return [
         ("id", "Task", 7),
@@ -84,6 +89,8 @@ class QueueScreen(AppScreen):
         Binding("f", "filter", "Filter history", id="queue.filter", priority=True),
         Binding("o", "oldest_first", "Oldest first", show=False, id="queue.oldest_first"),
         Binding("s", "sort_history", "Sort", show=False, id="queue.sort_history"),
+        Binding("down", "pick(1)", show=False),  # in the worker filter: the people offered
+        Binding("up", "pick(-1)", show=False),
         Binding("g", "go_to", "Go to", id="queue.go_to"),
         Binding("X", "export", "Export", id="queue.export"),
         Binding("r", "refresh", "Refresh", id="queue.refresh"),
@@ -121,6 +128,10 @@ class QueueScreen(AppScreen):
                         yield Input(placeholder="worker email", id="filter-worker", classes="history-filter")
                         yield Input(placeholder="from YYYY-MM-DD", id="filter-from", classes="history-filter")
                         yield Input(placeholder="to YYYY-MM-DD", id="filter-to", classes="history-filter")
+                    picks = OptionList(id="filter-worker-picks")
+                    picks.can_focus = False  # up/down in the worker field move its highlight
+                    picks.display = False
+                    yield picks
                     yield Input(
                         placeholder="text in any value, in any case (enter applies every filter)",
                         id="filter-text",
@@ -402,6 +413,9 @@ class QueueScreen(AppScreen):
             return session.extensions and tab in ("tab-pending", "tab-completed")
         if action in ("review", "no_review"):
             return self._offers_review() == (action == "review")
+        if action == "pick":
+            picks = self.query_one("#filter-worker-picks", OptionList)
+            return picks.display and self.focused is self.query_one("#filter-worker")
         if action in ("filter", "oldest_first", "sort_history"):
             on_history = self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
             return on_history and (action == "filter" or session.extensions)
@@ -660,17 +674,74 @@ class QueueScreen(AppScreen):
     @work(exclusive=True, group="filter-workers")
     async def _read_workers(self) -> None:
         """The people to offer in the worker filter; without them, what is typed is sent as it is."""
+        client = self.session.client
         try:
-            users = await self.session.client.users()
+            users = await client.users()
         except Exception:  # an older server or a refusal: the field still takes an email
             return
-        self.worker_pick = WorkerPick(users)
+        worked: set[str] = set()
+        with contextlib.suppress(Exception):  # without the stats, everyone is offered alike
+            since = self.clock.now() - timedelta(days=WORKED_HERE_DAYS)
+            stats = await client.stats(self.queue.id, since=since, bucket_minutes=24 * 60)
+            worked = {worker.email for worker in stats.by_worker}
+        self.worker_pick = WorkerPick(users, worked)
         field = self.query_one("#filter-worker", Input)
         field.suggester = self.worker_pick.suggester()
-        field.placeholder = "worker: email or name (→ completes)"
+        field.placeholder = "worker (↓ picks)"
+        self._show_picks()
+
+    def _show_picks(self) -> None:
+        """The people matching the worker field, under the filters, while the field has the focus."""
+        picks = self.query_one("#filter-worker-picks", OptionList)
+        field = self.query_one("#filter-worker", Input)
+        if self.worker_pick is None or self.focused is not field:
+            picks.display = False
+            return
+        pick = self.worker_pick
+        found = pick.matching(field.value)
+        picks.set_options(
+            Option(
+                Content.assemble(
+                    (user.name, "bold"),
+                    f"  {user.email}",
+                    ("  worked here lately", "$text-muted") if pick.has_worked_here(user) else "",
+                ),
+                id=user.email,
+            )
+            for user in found
+        )
+        picks.highlighted = None  # what is typed is the filter until ↓ picks someone
+        picks.display = bool(found)
+
+    @on(Input.Changed, "#filter-worker")
+    def _worker_typed(self) -> None:
+        self._show_picks()
+
+    def on_descendant_focus(self) -> None:
+        self._show_picks()
+
+    def action_pick(self, step: int) -> None:
+        """up/down in the worker field: the highlight among the people offered."""
+        picks = self.query_one("#filter-worker-picks", OptionList)
+        if picks.highlighted is None:
+            picks.highlighted = 0 if step > 0 else picks.option_count - 1
+        elif step > 0:
+            picks.action_cursor_down()
+        else:
+            picks.action_cursor_up()
+
+    def _picked_worker(self) -> str | None:
+        """The person highlighted in the list under the worker field, if it is shown."""
+        picks = self.query_one("#filter-worker-picks", OptionList)
+        if not picks.display or picks.highlighted is None:
+            return None
+        return picks.get_option_at_index(picks.highlighted).id
 
     @on(Input.Submitted, ".history-filter")
     def _apply_filters(self) -> None:
+        highlighted = self._picked_worker() if self.focused is self.query_one("#filter-worker") else None
+        if highlighted is not None:
+            self.query_one("#filter-worker", Input).value = highlighted
         start = self.query_one("#filter-from", Input).value.strip()
         end = self.query_one("#filter-to", Input).value.strip()
         worker = self.query_one("#filter-worker", Input).value.strip()
