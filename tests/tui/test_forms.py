@@ -559,19 +559,20 @@ async def test_work_mode_splits_content_from_the_questions() -> None:
         pane = form.task_pane()
         assert pane is not None
         content = {e.block.id for e in pane.query(BlockEditor)}
-        assert content == {
-            "question",
-            "photo",
-            "source",
-            "clip",
-            "notes",
-            "items",
-            "steps",
-            "boxes",
-            "future",
-        }
+        assert content == {"question", "photo", "source", "clip", "notes", "boxes", "future"}
         editable = {e.block.id for e in form.form_pane().query(BlockEditor)}
-        assert editable == {"paragraph", "category", "tags", "many", "ok", "count", "when", "mail"}
+        assert editable == {
+            "paragraph",
+            "category",
+            "tags",
+            "many",
+            "ok",
+            "count",
+            "when",
+            "mail",
+            "items",  # a list and a sequence are filled by the worker too (issue 27)
+            "steps",
+        }
         assert set(form.values()) == editable
         assert form.image_urls() == [PHOTO]
         view = pane.query_one(ImageView)
@@ -634,7 +635,7 @@ async def test_a_list_of_plain_values_reads_as_bullets_and_anything_else_as_json
         {"id": "mixed", "name": "Mixed", "type": "list", "list": {"subtype": "text"}},
     ]
     data = {"steps": ["unplug it", "wait 10 s", 3], "turns": ["\x1b[2Jhi"], "mixed": [{"a": 1}]}
-    app = FormApp(raw, data)
+    app = ReadOnlyApp(raw, data)  # as the task view and the review show a task
     async with app.run_test(size=(100, 30)):
 
         def shown_of(block_id: str) -> str:
@@ -643,6 +644,42 @@ async def test_a_list_of_plain_values_reads_as_bullets_and_anything_else_as_json
         assert shown_of("steps") == "• unplug it\n• wait 10 s\n• 3"
         assert shown_of("turns") == "• ␛[2Jhi"  # outside text shown, never obeyed
         assert shown_of("mixed") == '[{"a": 1}]'
+
+
+class ReadOnlyApp(App[None]):
+    """Each block's editor, read-only, showing its value."""
+
+    CSS_PATH: ClassVar = [str(FORMS_CSS)]
+
+    def __init__(self, raw_blocks: list[dict[str, Any]], data: dict[str, Any]) -> None:
+        super().__init__()
+        self.blocks = as_blocks(raw_blocks)
+        self.data = data
+
+    def compose(self) -> ComposeResult:
+        for block in self.blocks:
+            yield editor_for(block, self.data.get(block.id), editable=False)
+
+    def editor(self, block_id: str) -> BlockEditor:
+        return next(e for e in self.query(BlockEditor) if e.block.id == block_id)
+
+
+async def test_a_list_is_filled_one_item_per_line_unless_it_holds_more_than_text() -> None:
+    raw = [
+        {"id": "steps", "name": "Steps", "type": "list"},
+        {"id": "turns", "name": "Turns", "type": "text_sequence"},
+    ]
+    app = FormApp(raw, {"steps": ["unplug it", 3], "turns": ["first", "second"]})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot, 1)
+        turns = app.editor("turns").query_one(TextArea)
+        assert turns.text == "first\nsecond"  # one item per line
+        assert app.editor("steps").query_one(TextArea).text == '["unplug it", 3]'  # a number: JSON
+        app.editor("turns").focus_field()
+        await pilot.press("enter", *"  third  ", "enter", "enter")
+        assert app.form.values()["turns"] == ["first", "second", "third"]
+        turns.text = ""
+        assert app.form.values()["turns"] == []  # an empty list stays a list
 
 
 def test_the_registry_knows_every_type_and_falls_back() -> None:

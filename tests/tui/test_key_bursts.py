@@ -13,7 +13,7 @@ import httpx
 from textual import events
 from textual.keys import _character_to_key
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, TextArea
+from textual.widgets import Input, OptionList, TabbedContent, TextArea
 
 from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
@@ -32,7 +32,7 @@ from tests.support import KEYS, Organization, ServerProcess
 from tests.support.pilot import settle, until
 from tests.tui.conftest import MakeApp
 from tests.tui.test_access_changes import open_audit
-from tests.tui.test_app import home, open_queue, show_tab
+from tests.tui.test_app import home, open_queue, point_at, show_tab
 from tests.tui.test_people import open_people
 from tests.tui.test_work import open_work, shown_task
 
@@ -265,3 +265,22 @@ async def test_the_audit_filters_take_a_burst_from_the_key_that_opens_them(make_
         await until(app, pilot, lambda: bool(audit.filters), "the filters are applied")
         assert isinstance(app.screen, PeopleScreen), "a letter of the burst reached the screen"
         assert audit.filters["action"] == "queue.flush" and audit.filters["actor"] == "ada@acme.test"
+
+
+async def test_a_tab_chosen_by_key_as_the_queue_opens_stays_chosen(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    """`enter` on a queue and `2` at once: the tabs' own first activation (to Pending) must not
+    take the Completed tab back once the key chose it."""
+    queue = make_queue(admin, org_id)
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await home(app, pilot)
+        await until(app, pilot, lambda: str(queue["id"]) in screen.table.rows, "the queue is listed")
+        point_at(screen, queue["id"])
+        burst(app, "enter", "2")
+        await until(app, pilot, lambda: isinstance(app.screen, QueueScreen), "the queue opens")
+        await settle(app, pilot)
+        tabs = app.screen.query_one(TabbedContent)
+        assert tabs.active == "tab-completed"
+        assert app.focused is app.screen.query_one("#history")

@@ -365,7 +365,7 @@ async def test_in_a_multi_line_note_enter_is_a_new_line_and_ctrl_j_submits(
         await pilot.press("2", "tab")
         area = app.focused
         assert isinstance(area, TextArea), f"a long note gets the multi-line area, not {area!r}"
-        await pilot.press(*"ok", "enter", *"yes", "enter")
+        await pilot.press(*"ok", "enter", *"yes", "enter")  # after the note: the cursor comes in at its end
         await settle(app, pilot, 1)
         assert on_screen(app, task_id) and "done 0" in status(app)  # enter was a new line
         await pilot.press("ctrl+j")
@@ -373,7 +373,7 @@ async def test_in_a_multi_line_note_enter_is_a_new_line_and_ctrl_j_submits(
         assert "done 1" in status(app) and not on_screen(app, task_id)
         await advance(app, pilot, clock, PAST_GRACE)
     (done,) = completed(admin, org_id, queue).values()
-    assert done["data"] == stored(blocks, message="long story", category="blue", note=f"ok\nyes\n{draft}")
+    assert done["data"] == stored(blocks, message="long story", category="blue", note=f"{draft}ok\nyes\n")
 
 
 async def test_a_value_the_server_refuses_is_shown_on_its_field(

@@ -242,6 +242,11 @@ class KeysInOrder(Screen[ScreenResultType]):
             if self._held is not None:
                 self._release()
 
+    def release_keys(self) -> None:
+        """Hand on the keys held so far now (to the focused widget, else the screen's own keys)."""
+        if self._held is not None:
+            self._release()
+
     def _release(self) -> None:
         """Hand the keys held, in order, to the focused widget (moving on as `tab` says), else the screen."""
         held, self._held = self._held or [], None

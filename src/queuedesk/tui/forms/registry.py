@@ -39,8 +39,11 @@ EDITORS: dict[str, type[BlockEditor]] = {
     "named_entity_recognition": NamedEntityEditor,
 }
 """Every other type (rich_text, bounding boxes, unknown) gets `FallbackEditor`."""
-CREATE_EDITORS: dict[str, type[BlockEditor]] = {"named_entity_recognition": FallbackEditor}
-"""Where a new task's form differs: the integration gives the text to mark (as JSON)."""
+CREATE_EDITORS: dict[str, type[BlockEditor]] = {
+    name: FallbackEditor for name in ("named_entity_recognition", "list", "text_sequence")
+}
+"""Where a new task's form differs: it is typed as JSON, as an integration sends it (the text to
+mark, a list of any values)."""
 
 
 def editor_class(type_name: str) -> type[BlockEditor]:

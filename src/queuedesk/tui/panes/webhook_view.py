@@ -48,7 +48,7 @@ LOG_SORT_COLUMNS: dict[DeliverySort, str] = {
     "task_id": "task",
 }
 LOG_SORT_NOTES: dict[DeliverySort, tuple[str, str]] = {
-    "id": ("newest first (o · l sorts)", "oldest first (o · l sorts)"),
+    "id": ("newest first (o · l)", "oldest first (o · l)"),
     "status": ("by status, z to a (o · l)", "by status, a to z (o · l)"),
     "attempts": ("most tries first (o · l)", "fewest tries first (o · l)"),
     "task_id": ("by task, highest first (o · l)", "by task, lowest first (o · l)"),

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import DataTable, Input, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
@@ -70,6 +71,10 @@ def completed_columns(zone: str) -> list[tuple[str, str, int]]:
 
 class QueueScreen(AppScreen):
     STYLE_FILES: ClassVar = styles("queue.tcss")
+    # Keys typed as the screen opens wait for the tabs' first activation (its table then takes the
+    # focus): a tab chosen by key before it would be switched back by that activation.
+    KEYS_WAIT_FOR_FOCUS = True
+    AUTO_FOCUS = ""  # not the tab bar: the tabs' first activation focuses the table
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="queue.back"),
         Binding("1", "tab('tab-pending')", "Pending", show=False, id="queue.tab_pending"),
@@ -171,10 +176,6 @@ class QueueScreen(AppScreen):
         self.history.show_sort(HISTORY_SORTS[self.history_sort][0], ascending=self.oldest_first)
         self.history.reset(self._history_page)
         self._show_history_note()
-        # Unless another tab was chosen meanwhile: this runs late (after the first pages), and
-        # focusing the pending table would bring its tab back.
-        tabs = self.query_one("#queue-tabs", TabbedContent)
-        self.call_after_refresh(lambda: tabs.active == "tab-pending" and self.pending.focus())
 
     def on_unmount(self) -> None:
         self.poller.stop()
@@ -386,6 +387,10 @@ class QueueScreen(AppScreen):
     def _loaded(self, event: PagedTable.Loaded) -> None:
         if event.table.id == "history":
             self._show_history_note()
+        # A table cannot take the focus while it loads: the shown tab's takes it once loaded.
+        active = self.query_one("#queue-tabs", TabbedContent).active
+        if self.focused is None and event.table is self._table_of(active):
+            self.set_focus(event.table)
 
     @on(PagedTable.Failed)
     def _failed(self, event: PagedTable.Failed) -> None:
@@ -430,9 +435,8 @@ class QueueScreen(AppScreen):
     def action_toggle_instructions(self) -> None:
         self.query_one(Instructions).toggle()
 
-    @on(TabbedContent.TabActivated)
-    def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
-        self.refresh_bindings()
+    def _table_of(self, pane: str) -> Widget | None:
+        """The widget that takes the focus when a tab is shown."""
         table = {
             "tab-pending": "#pending",
             "tab-completed": "#history",
@@ -440,9 +444,18 @@ class QueueScreen(AppScreen):
             "tab-stats": "#stats-workers",
             "tab-webhook": "#deliveries" if self.session.extensions else "#webhook",
             "tab-feedback": "#feedback-list",
-        }.get(event.pane.id or "")
+        }.get(pane)
+        return None if table is None else self.query_one(table)
+
+    @on(TabbedContent.TabActivated)
+    def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
+        self.refresh_bindings()
+        table = self._table_of(event.pane.id or "")
         if table is not None:
-            self.query_one(table).focus()
+            self.set_focus(table)
+        # The first time, the keys typed as the screen opened go on (to the table, or to the
+        # screen's own keys while the table is still loading).
+        self.release_keys()
         view = self._shown_view()
         if view is not None:
             view.refresh_now()  # at once, not at the next refresh
@@ -473,6 +486,11 @@ class QueueScreen(AppScreen):
 
     def action_tab(self, pane: str) -> None:
         self.query_one("#queue-tabs", TabbedContent).active = pane
+        # Its table takes the focus now too: a focus given to the tab before (the first one's, as
+        # the screen opened) would otherwise bring that tab back when its news arrives.
+        table = self._table_of(pane)
+        if table is not None:
+            self.set_focus(table)
 
     def action_back(self) -> None:
         if (

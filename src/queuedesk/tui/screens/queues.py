@@ -18,7 +18,8 @@ from queuedesk.tui.widgets.steady_footer import SteadyFooter
 
 class QueuesScreen(AppScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", id="queues.open"),
+        # Priority: the queue opens as the key is read, so the keys typed after it reach its screen.
+        Binding("enter", "open", "Open", show=False, id="queues.open", priority=True),
         Binding("w", "work", "Work", id="queues.work"),
         Binding("w", "no_claiming", show=False),  # a basic server: says why, never in the footer
         Binding("v", "review", "Review", id="queues.review"),
@@ -139,6 +140,8 @@ class QueuesScreen(AppScreen):
         if action in ("filter", "filter_done"):  # in the filter `/` is text, and `enter` keeps it
             in_filter = isinstance(self.focused, Input) and self.focused.id == "queues-filter"
             return in_filter == (action == "filter_done")
+        if action == "open":
+            return self.focused is self.table
         session = self.qd.session
         if session is None:
             return True
