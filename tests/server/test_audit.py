@@ -313,3 +313,25 @@ def test_what_a_seed_made_is_logged_without_an_actor(admin, org) -> None:
         for e in _events(admin, org, queue_id=seeded["id"])
     ]
     assert made == [("import.commit", None, 1), ("queue.create", None, None)]
+
+
+def test_the_log_reads_from_either_end_and_sorts_by_action_or_actor(
+    own_server: ServerProcess, admin, org
+) -> None:
+    queue = _new_queue(admin, org, "Sorted log")
+    qpath = f"/orgs/{org}/queues/{queue['id']}"
+    body_of(admin.patch(qpath, json={"description": "one"}))
+    assert admin.put(f"{qpath}/flush").status_code == 200
+    newest = _events(admin, org, queue_id=queue["id"])
+    assert [e["action"] for e in newest] == ["queue.flush", "queue.update", "queue.create"]
+    assert _events(admin, org, queue_id=queue["id"], order="asc") == newest[::-1]
+    by_action = _events(admin, org, queue_id=queue["id"], sort="action", order="asc")
+    assert [e["action"] for e in by_action] == ["queue.create", "queue.flush", "queue.update"]
+    # By who: people a to z, the host's own events (no actor) last either way.
+    everyone = _events(admin, org, sort="actor", order="asc")
+    emails = [e["actor"]["email"].lower() for e in everyone if e["actor"] is not None]
+    assert emails == sorted(emails) and everyone[-1]["actor"] is None
+    assert _events(admin, org, sort="actor")[-1]["actor"] is None
+    for name, value in (("sort", "queue"), ("order", "up")):
+        refused = admin.get(f"/orgs/{org}/audit", params={name: value})
+        assert refused.status_code == 400 and refused.json()["errors"][0]["field"] == name

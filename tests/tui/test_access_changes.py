@@ -16,6 +16,7 @@ from queuedesk.tui.screens.people_screen import PeopleScreen
 from queuedesk.tui.screens.queue import QueueScreen
 from tests.conftest import make_queue
 from tests.support import Organization
+from tests.support.pilot import screen_text
 from tests.tui.conftest import MakeApp
 from tests.tui.test_app import (
     SIZE,
@@ -143,6 +144,16 @@ async def test_admins_read_the_audit_log_newest_first_and_filter_it(
         assert "role worker→supervisor" in str(view.log_table.get_row_at(2)[4])
         assert [str(c) for c in view.log_table.get_row_at(3)][3] == "Audited desk"
         assert shows(app, "events, newest first")
+        await pilot.press("o")  # oldest first: the queue made first
+        await until(app, pilot, lambda: shows(app, "events, oldest first"), "oldest first")
+        await until(app, pilot, lambda: str(view.log_table.get_row_at(0)[2]) != "key.create", "reread")
+        assert "When UTC ▲" in screen_text(app), screen_text(app)
+        await pilot.press("s")  # by action, a to z
+        await until(app, pilot, lambda: shows(app, "by action, a to z"), "by action")
+        await until(app, pilot, lambda: str(view.log_table.get_row_at(0)[2]) == "key.create", "a to z")
+        assert shows(app, "Action ▲"), screen_text(app)
+        await pilot.press("s", "s")  # by who, then by time again (newest first)
+        await until(app, pilot, lambda: shows(app, "events, newest first"), "by time again")
 
         await pilot.press("f")
         app.screen.query_one("#audit-action", Input).value = "user.update"

@@ -106,6 +106,7 @@ Moment = datetime | date | str
 CompletedSort = Literal["completed_at", "completed_by", "id"]  # A2's `sort`
 PendingSort = Literal["id", "status", "holder"]  # B2's `sort`
 DeliverySort = Literal["id", "status", "attempts", "task_id"]  # B10's `sort`
+AuditSort = Literal["id", "action", "actor"]  # B20's `sort`
 
 
 def _moment(value: Moment | None, name: str) -> datetime | date | None:
@@ -1090,12 +1091,21 @@ class QueueDeskClient:
         since: datetime | None = None,
         offset: int = 0,
         limit: int = 100,
+        order: Literal["asc", "desc"] | None = None,
+        sort: AuditSort | None = None,
     ) -> models.AuditPage:
-        """B20. What people did, newest first; filtered by action, actor's email, queue, time."""
+        """B20. What people did, newest first (`order="asc"`: oldest first; `sort` by action or
+        actor); filtered by action, actor's email, queue, time."""
         what = "Reading the audit log"
         await self._require_extensions(what)
         params: dict[str, Any] = {"offset": offset, "limit": limit}
-        for name, value in (("action", action), ("actor", actor), ("queue_id", queue_id)):
+        for name, value in (
+            ("action", action),
+            ("actor", actor),
+            ("queue_id", queue_id),
+            ("order", order),
+            ("sort", sort),
+        ):
             if value is not None:
                 params[name] = value
         if since is not None:

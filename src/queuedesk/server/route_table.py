@@ -39,6 +39,7 @@ from queuedesk.server.routes import (
     webhook_ping,
     work,
 )
+from queuedesk.server.store.audit import AUDIT_SORTS
 from queuedesk.server.store.deliveries import DELIVERY_SORTS
 from queuedesk.server.store.tasks import COMPLETED_SORTS, PENDING_SORTS
 
@@ -517,7 +518,11 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         GET,
         Action.READ_AUDIT,
         audit.list_events,
-        Doc("B20 Audit log, newest first", models.AuditPage, query=PAGING + AUDIT_FILTERS),
+        Doc(
+            "B20 Audit log, newest first",
+            models.AuditPage,
+            query=PAGING + AUDIT_FILTERS + order("desc") + sort(AUDIT_SORTS),
+        ),
     ),
 )
 

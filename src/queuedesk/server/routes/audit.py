@@ -8,8 +8,10 @@ from queuedesk.server.http import (
     bad_parameter,
     int_parameter,
     moment_parameter,
+    order_parameter,
     page_body,
     paging,
+    sort_parameter,
 )
 from queuedesk.server.routes import db_of, settings_of
 from queuedesk.server.serialize import ts
@@ -35,6 +37,10 @@ def _filters(request: Request) -> audit.Filters:
 async def list_events(request: Request, principal: Principal) -> Response:
     offset, limit = paging(request.query_params)
     filters = _filters(request)
-    page = await db_of(request).scan(audit.list_events, principal.organization_id, filters, offset, limit)
+    sort = sort_parameter(request.query_params, audit.AUDIT_SORTS)
+    oldest_first = order_parameter(request.query_params, "desc") == "asc"
+    page = await db_of(request).scan(
+        audit.list_events, principal.organization_id, filters, offset, limit, sort, oldest_first
+    )
     events = [{**event, "at": ts(event["at"])} for event in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "events", events))

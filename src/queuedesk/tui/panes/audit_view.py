@@ -11,11 +11,20 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static
 
+from queuedesk.api.client import AuditSort
 from queuedesk.api.models import AUDIT_ACTIONS, AuditEvent
 from queuedesk.tui.base import AppAccess, KeysInOrder
 from queuedesk.tui.clock import day_start, filter_day, typed_day, zone_name
 from queuedesk.tui.present import short_time
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
+
+# s: each sort of B20 and the column its ▲/▼ marks.
+AUDIT_SORT_COLUMNS: dict[AuditSort, str] = {"id": "at", "action": "action", "actor": "actor"}
+AUDIT_SORT_NOTES: dict[AuditSort, tuple[str, str]] = {
+    "id": (", newest first", ", oldest first"),
+    "action": (", by action, z to a", ", by action, a to z"),
+    "actor": (", by who, z to a", ", by who, a to z"),
+}
 
 
 def audit_columns(zone: str) -> list[tuple[str, str, int]]:
@@ -59,11 +68,15 @@ class AuditView(AppAccess, Vertical):
         # Priority: the keys typed right after it go to the field it opens (`focus_key`).
         Binding("f", "filter", "Filter", id="audit.filter", priority=True),
         Binding("r", "reload", "Reload", id="audit.reload"),
+        Binding("s", "sort", "Sort", show=False, id="audit.sort"),
+        Binding("o", "order", "Oldest first", show=False, id="audit.order"),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.filters: dict[str, Any] = {}
+        self.sort: AuditSort = "id"  # s: the column the log is sorted by
+        self.ascending = False  # o: the log read from its other end
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="audit-filters"):
@@ -76,14 +89,20 @@ class AuditView(AppAccess, Vertical):
         yield Static("", id="audit-detail", classes="row-detail", markup=False)
 
     def on_mount(self) -> None:
-        self.log_table.reset(self._page)
+        self.action_reload()
 
     @property
     def log_table(self) -> PagedTable:
         return self.query_one("#audit-log", PagedTable)
 
     async def _page(self, offset: int, limit: int) -> Page:
-        page = await self.session.client.audit(offset=offset, limit=limit, **self.filters)
+        page = await self.session.client.audit(
+            offset=offset,
+            limit=limit,
+            order="asc" if self.ascending else None,
+            sort=None if self.sort == "id" else self.sort,
+            **self.filters,
+        )
         return Page(page.count, page.events)
 
     def _queue_name(self, queue_id: int | None) -> str:
@@ -116,10 +135,10 @@ class AuditView(AppAccess, Vertical):
             parts.append(f"since {filter_day(self.filters['since'])}, {zone_name(self.clock)} day")
         text = f"{table.total:,} event" + ("" if table.total == 1 else "s")
         text += f" ({', '.join(parts)})" if parts else ""
-        text += ", newest first"
+        text += AUDIT_SORT_NOTES[self.sort][self.ascending]
         if table.items:
             text += f" · rows {table.start + 1:,} to {table.end:,}"
-        text += " · f filters · r reloads"
+        text += " · f filters · s sorts · o reverses · r reloads"
         self.query_one("#audit-note", Static).update(text)
 
     @on(PagedTable.Loaded)
@@ -164,7 +183,19 @@ class AuditView(AppAccess, Vertical):
         return True
 
     def action_reload(self) -> None:
+        self.log_table.show_sort(AUDIT_SORT_COLUMNS[self.sort], ascending=self.ascending)
         self.log_table.reset(self._page)
+
+    def action_sort(self) -> None:
+        """s: by time, by action, by who, and round again (actions and people a to z)."""
+        sorts = list(AUDIT_SORT_COLUMNS)
+        self.sort = sorts[(sorts.index(self.sort) + 1) % len(sorts)]
+        self.ascending = self.sort != "id"
+        self.action_reload()
+
+    def action_order(self) -> None:
+        self.ascending = not self.ascending
+        self.action_reload()
 
     @on(Input.Submitted, ".audit-filter")
     def _apply(self) -> None:

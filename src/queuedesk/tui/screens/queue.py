@@ -99,7 +99,7 @@ class QueueScreen(AppScreen):
         Binding("g", "go_to", "Go to", id="queue.go_to"),
         Binding("X", "export", "Export", id="queue.export"),
         Binding("r", "refresh", "Refresh", id="queue.refresh"),
-        Binding("p", "pause", "Pause", id="queue.pause"),
+        Binding("p", "pause", "Pause", show=False, id="queue.pause"),  # the header says "p resumes"
         Binding("i", "toggle_instructions", "Instructions", show=False, id="queue.instructions"),
     ]
 

@@ -35,7 +35,7 @@ class QueuesScreen(AppScreen):
         Binding("enter", "filter_done", show=False, priority=True),
         Binding("s", "sort", "Sort", id="queues.sort"),
         Binding("r", "refresh", "Refresh", id="queues.refresh"),
-        Binding("p", "pause", "Pause", id="queues.pause"),
+        Binding("p", "pause", "Pause", show=False, id="queues.pause"),  # the header says "p resumes"
         Binding("u", "people", "People", show=False, id="queues.people"),
         Binding("R", "refused", "Refused work", id="queues.refused"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="queues.clear_filter"),
