@@ -50,7 +50,7 @@ async def test_an_admin_releases_a_claim_whose_lease_expired(
         assert row[2] == "Wes"
         painted = screen_text(app)
         assert "lease expired" in painted and "Wes" in painted  # on screen at 80 columns, not cut
-        await until(app, pilot, lambda: "Release task" in screen_text(app), "the footer offers it")
+        await until(app, pilot, lambda: "x Release" in screen_text(app), "the footer offers it")
 
         await pilot.press("x")
         await until(app, pilot, lambda: isinstance(app.screen, ConfirmScreen), "the release is confirmed")

@@ -54,7 +54,7 @@ class PendingView(AppAccess, Vertical):
     #pending-searched { height: 1; padding: 0 1; color: $text-muted; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("x", "release", "Release task", id="pending.release"),
+        Binding("x", "release", "Release", id="pending.release"),
         Binding("o", "order", "Newest first", show=False, id="pending.order"),
         Binding("s", "sort", "Sort", show=False, id="pending.sort"),
         # Priority: the keys typed right after it go to the field it opens (`focus_key`).

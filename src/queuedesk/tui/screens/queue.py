@@ -98,7 +98,7 @@ class QueueScreen(AppScreen):
         Binding("up", "pick(-1)", show=False),
         Binding("g", "go_to", "Go to", id="queue.go_to"),
         Binding("X", "export", "Export", id="queue.export"),
-        Binding("r", "refresh", "Refresh", id="queue.refresh"),
+        Binding("r", "refresh", "Refresh", show=False, id="queue.refresh"),  # live already: in f1
         Binding("p", "pause", "Pause", show=False, id="queue.pause"),  # the header says "p resumes"
         Binding("i", "toggle_instructions", "Instructions", show=False, id="queue.instructions"),
     ]
