@@ -390,7 +390,7 @@ class QueueScreen(AppScreen):
         # A table cannot take the focus while it loads: the shown tab's takes it once loaded.
         active = self.query_one("#queue-tabs", TabbedContent).active
         if self.focused is None and event.table is self._table_of(active):
-            self.set_focus(event.table)
+            self._focus_in_tab(event.table)
 
     @on(PagedTable.Failed)
     def _failed(self, event: PagedTable.Failed) -> None:
@@ -452,7 +452,7 @@ class QueueScreen(AppScreen):
         self.refresh_bindings()
         table = self._table_of(event.pane.id or "")
         if table is not None:
-            self.set_focus(table)
+            self._focus_in_tab(table)
         # The first time, the keys typed as the screen opened go on (to the table, or to the
         # screen's own keys while the table is still loading).
         self.release_keys()
@@ -490,7 +490,13 @@ class QueueScreen(AppScreen):
         # the screen opened) would otherwise bring that tab back when its news arrives.
         table = self._table_of(pane)
         if table is not None:
-            self.set_focus(table)
+            self._focus_in_tab(table)
+
+    def _focus_in_tab(self, widget: Widget) -> None:
+        """The focus to a widget of the tab shown, now. Without the tab's own news of it: that news
+        reaches the tabs later, and would bring this tab back over one chosen by a key meanwhile."""
+        with self.prevent(TabPane.Focused):
+            self.set_focus(widget)
 
     def action_back(self) -> None:
         if (
