@@ -16,7 +16,7 @@ from queuedesk.tui.outbox import UNDO_SECONDS
 from queuedesk.tui.screens.review import ReviewScreen
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
-from tests.support.pilot import settle, until
+from tests.support.pilot import screen_text, settle, until
 from tests.tui.conftest import MakeApp
 from tests.tui.test_app import footer_line, home, notes, plain
 from tests.tui.test_original_app import basic_app
@@ -206,6 +206,17 @@ async def test_the_worker_sees_their_corrected_and_redone_tasks_with_the_note_an
         await pilot.press("down")
         await until(app, pilot, lambda: "Category: Green  (yours: Red)" in plain(detail), "both values")
         assert "Note: green: it is a plant" in plain(detail)
+
+        def first_task() -> str:
+            return str(rows.get_row_at(0)[0])  # type: ignore[attr-defined]
+
+        assert first_task() == str(ids[2])  # newest verdict first
+        await pilot.press("s")  # by task: the lower id first, the column marked
+        await until(app, pilot, lambda: first_task() == str(ids[1]), "sorted by task")
+        assert "Task ▲" in screen_text(app), screen_text(app)
+        await pilot.press("s", "s", "s")  # by verdict, by reviewer, then newest verdict first again
+        await until(app, pilot, lambda: first_task() == str(ids[2]), "newest first again")
+        assert "When ▼" in screen_text(app)
 
 
 async def test_against_the_original_service_review_is_hidden_and_v_says_why(

@@ -6,10 +6,12 @@ below the list: each changed field with the value given and the worker's beside 
 the task a redo became. The queue screen's live refresh calls `fetch` while the tab is shown.
 """
 
+from datetime import UTC, datetime
 from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
@@ -52,6 +54,41 @@ def changed_lines(blocks: list[Block], task: AssignedTask, yours: str) -> list[s
     return lines
 
 
+SORT_WORDS = {
+    "at": "newest verdict first",
+    "task": "by task",
+    "verdict": "by verdict",
+    "by": "by who did the task",
+    "reviewer": "by reviewer",
+}
+
+
+def sorted_reviews(tasks: list[AssignedTask], column: str) -> list[AssignedTask]:
+    """The rows as `s` sorts them: newest verdict first (the server's order), else a to z (then task)."""
+    if column == "at":
+        return sorted(
+            tasks,
+            key=lambda t: (
+                t.review.reviewed_at
+                if t.review and t.review.reviewed_at
+                else datetime.min.replace(tzinfo=UTC)
+            ),
+            reverse=True,
+        )
+
+    def text(task: AssignedTask) -> str:
+        review = task.review
+        value = {
+            "task": "",
+            "verdict": review.state if review else "",
+            "by": task.completed_by or "",
+            "reviewer": (review.reviewer or "") if review else "",
+        }[column]
+        return value.casefold()
+
+    return sorted(tasks, key=lambda t: (text(t), t.id))
+
+
 def _clipped(note: str, width: int = NOTE_WIDTH) -> str:
     line = note.replace("\n", " ")
     return line if len(line) <= width else line[: width - 1] + "…"
@@ -64,7 +101,7 @@ class FeedbackView(AppAccess, Vertical):
     #feedback-list { height: 1fr; }
     #feedback-detail { height: auto; max-height: 12; padding: 0 1; border-top: solid $primary; }
     """
-    BINDINGS: ClassVar = []
+    BINDINGS: ClassVar = [Binding("s", "sort", "Sort", id="feedback.sort")]
 
     def __init__(self, queue_id: int, *, own: bool, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -72,6 +109,7 @@ class FeedbackView(AppAccess, Vertical):
         self.own = own  # a worker's own work: corrections and redos only
         self.blocks: list[Block] = []
         self.tasks: dict[str, AssignedTask] = {}
+        self.sort = "at"  # s: the column the rows are sorted by (the server's order: newest verdict)
 
     def compose(self) -> ComposeResult:
         yield Static("Loading…", id="feedback-note", markup=False)
@@ -79,10 +117,7 @@ class FeedbackView(AppAccess, Vertical):
         yield Static("", id="feedback-detail", markup=False)
 
     def on_mount(self) -> None:
-        table = self.query_one("#feedback-list", DataTable)
-        for key, label in COLUMNS:
-            if not (self.own and key == "by"):
-                table.add_column(label, key=key)
+        self._add_columns()
 
     async def fetch(self) -> None:
         client = self.session.client
@@ -117,9 +152,9 @@ class FeedbackView(AppAccess, Vertical):
                 else "None of your tasks was corrected or sent back: nothing to learn from here yet."
             )
         else:
-            self._say(f"{count} reviewed task(s), newest verdict first.")
+            self._say(f"{count} reviewed task(s), {SORT_WORDS[self.sort]} (s sorts).")
         table = self.query_one("#feedback-list", DataTable)
-        rows = {str(task.id): task for task in tasks}
+        rows = {str(task.id): task for task in sorted_reviews(tasks, self.sort)}
         chosen = None
         if table.row_count and table.cursor_row < table.row_count:
             chosen = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
@@ -132,6 +167,24 @@ class FeedbackView(AppAccess, Vertical):
                 table.move_cursor(row=list(rows).index(chosen))
         self.tasks = rows
         self._show_detail()
+
+    def action_sort(self) -> None:
+        """s: by time of the verdict, by verdict, by worker, by reviewer, by task, and round again."""
+        sorts = [key for key, _ in COLUMNS if key != "note" and not (self.own and key == "by")]
+        self.sort = sorts[(sorts.index(self.sort) + 1) % len(sorts)] if self.sort in sorts else "at"
+        shown_tasks = list(self.tasks.values())
+        self.query_one("#feedback-list", DataTable).clear(columns=True)
+        self._add_columns()
+        self.tasks = {}  # every row again, in the new order
+        self._show(shown_tasks, len(shown_tasks))
+
+    def _add_columns(self) -> None:
+        """The columns, the one sorted by marked (▼ newest verdict first, ▲ a to z)."""
+        table = self.query_one("#feedback-list", DataTable)
+        for key, label in COLUMNS:
+            if not (self.own and key == "by"):
+                mark = (" ▼" if key == "at" else " ▲") if key == self.sort else ""
+                table.add_column(label + mark, key=key)
 
     def _cells(self, task: AssignedTask, now: object) -> list[str]:
         review = task.review
