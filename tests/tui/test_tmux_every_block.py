@@ -56,8 +56,8 @@ GIVEN = {
 }
 # One burst per field: (what `send-keys` gets, whether it is literal text).
 BURSTS: list[tuple[list[str], bool]] = [
-    # Names: Alice is PER; four words on, ACME is ORG.
-    (["1", "Right", "Right", "Right", "2", "Tab"], False),
+    # Names: Alice is PER; three words on, "ACME about" (shift+right extends) is ORG.
+    (["1", "Right", "Right", "Right", "S-Right", "2", "Tab"], False),
     (["2", "Tab"], False),  # Team: Beta
     (["1", "3", "Tab"], False),  # Tags: Alpha and Gamma
     (["y", "Tab"], False),  # Urgent: yes
@@ -84,7 +84,7 @@ EXPECTED = {
     "photo": None,
     "names": {
         "text": TEXT,
-        "entities": [{"start": 0, "end": 5, "label": "PER"}, {"start": 15, "end": 19, "label": "ORG"}],
+        "entities": [{"start": 0, "end": 5, "label": "PER"}, {"start": 15, "end": 25, "label": "ORG"}],
     },
     "team": "b",
     "tags": ["a", "c"],
@@ -108,7 +108,7 @@ def test_a_task_with_every_block_type_is_completed_keyboard_only(
     queue = admin.post(f"/orgs/{org_id}/queues", json={"name": name, "data": BLOCKS}).json()
     qpath = f"/orgs/{org_id}/queues/{queue['id']}"
     task_id = admin.post(f"{qpath}/tasks/create", json={"data": GIVEN}).json()["id"]
-    assert TEXT[15:19] == "ACME"
+    assert TEXT[15:25] == "ACME about"
 
     pane = open_app("worker")
     open_queue_row(pane, name)
