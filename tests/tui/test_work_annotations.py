@@ -108,3 +108,24 @@ async def test_a_list_is_typed_one_item_per_line_and_a_form_sequence_as_json(
     data = completed(admin, org_id, queue)[task_id]["data"]
     assert data["tags"] == ["given", "red", "blue"]
     assert data["steps"] == {"steps": [1, 2]}
+
+
+async def test_a_long_text_scrolls_in_its_window_with_the_cursor_and_the_labels_stay_in_view(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    long_text = " ".join(f"Sentence {n}: Alice wrote to ACME." for n in range(1, 80))
+    queue = make_queue(admin, org_id, [MESSAGE, ENTITIES], label="Work")
+    add_tasks(admin, org_id, queue, [{"message": "m", "entities": {"text": long_text, "entities": []}}])
+    app = make_app("worker")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await start_work(app, pilot, queue)
+        assert shows(app, "Sentence 1:") and not shows(app, "Sentence 79:")
+        burst(app, "end", "shift+left", "2")  # "ACME." at the very end: a company
+        await settle(app, pilot)
+        assert shows(app, "Sentence 79:") and shows(app, "1 Person  2 Company"), screen_text(app)
+        assert not shows(app, "Sentence 1:")
+        burst(app, "home")
+        await settle(app, pilot)
+        assert shows(app, "Sentence 1:") and shows(app, "1 Person  2 Company"), screen_text(app)
+        value = form_of(app).values()["entities"]
+        assert value["entities"] == [{"start": len(long_text) - 5, "end": len(long_text), "label": "ORG"}]

@@ -15,9 +15,8 @@ from typing import Any, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import ScrollableContainer
+from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.geometry import Region
 from textual.widgets import Static
 
 from queuedesk.api import entities
@@ -91,7 +90,10 @@ class NamedEntityEditor(BlockEditor):
         if not text or not text.strip():
             yield Static("no text to mark in this task", classes="editor-value -empty")
             return
-        yield Static(self.marked_text(), classes="ner-text")
+        # The text scrolls in a window of its own, so the labels' legend under it stays in view.
+        window = VerticalScroll(Static(self.marked_text(), classes="ner-text"), classes="ner-window")
+        window.can_focus = False
+        yield window
         if self.editable:
             yield Static(self.legend(), classes="ner-legend")
 
@@ -241,14 +243,18 @@ class NamedEntityEditor(BlockEditor):
         self.set_value(entities.without_entities(self._value, *span))
 
     def _keep_cursor_in_view(self) -> None:
-        """Scroll the pane so the cursor's line shows (estimated from where it is in the text)."""
+        """Scroll the text's window so the cursor's line shows, and the field into its pane.
+
+        The window is scrolled to the cursor's share of the text: a line at that share of the
+        wrapped text is then at the same share of the window, so always inside it."""
         text = entities.text_of(self._value) or ""
-        view = next(self.query(".ner-text").results(Static), None)
-        pane = next((a for a in self.ancestors if isinstance(a, ScrollableContainer)), None)
-        if view is None or pane is None or not text:
+        window = next(self.query(".ner-window").results(VerticalScroll), None)
+        if window is None or not text:
             return
-        share = self._tokens[self._cursor][0] / len(text)
-        line = (
-            view.region.y - pane.region.y + int(pane.scroll_y) + int(share * max(0, view.region.height - 1))
-        )
-        pane.scroll_to_region(Region(0, max(0, line - 1), 1, 3), animate=False)
+        share = self._tokens[self._cursor][1] / len(text)
+
+        def scroll() -> None:  # once laid out: the marks just made may have wrapped the text anew
+            window.scroll_to(y=round(share * window.max_scroll_y), animate=False)
+
+        self.call_after_refresh(scroll)
+        self.scroll_visible(animate=False)
