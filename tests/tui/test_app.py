@@ -301,9 +301,7 @@ async def test_each_role_sees_only_its_actions(make_app: MakeApp, role: str) -> 
         screen = await home(app, pilot)
         seeded = next(q for q in screen.queues if q.name == "Categorization")
         for current in (screen, await open_queue(app, pilot, seeded.id)):
-            await until(
-                app, pilot, lambda: "Quit" in footer_line(app), "the footer shows this screen's keys"
-            )
+            await until(app, pilot, lambda: "Quit" in footer_line(app), "the footer shows this screen's keys")
             keys = set(current.active_bindings)
             footer = footer_line(app)
             assert ("F" in keys) == (role == "admin"), (role, sorted(keys))
