@@ -152,6 +152,56 @@ async def test_each_workers_pace_reads_for_people(
         ]
 
 
+async def test_a_refresh_puts_in_only_what_changed(
+    make_app: MakeApp,
+    clock: ManualClock,
+    server: ServerProcess,
+    admin: httpx.Client,
+    worker: httpx.Client,
+    org_id: int,
+    fresh,
+) -> None:
+    """Refreshes that bring the same figures leave the tab's texts and the worker table's cells as
+    they are (the same objects): each cell put in anew made the table render its cells afresh at
+    every refresh and keep the old renders, several MB at a refresh every 0.2 s (bench/README.md).
+    A figure that changes is put in, and only it."""
+    queue = fresh("Steady")
+    create(admin, org_id, queue, 2)
+    done = complete(worker, org_id, queue)["id"]
+    at = int((clock.now() - timedelta(hours=2)).timestamp() * 1_000_000)  # "2 h ago" all along
+    execute_sql(server.db_url, f"UPDATE tasks SET completed_at = {at} WHERE id = {done}")
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_stats(app, pilot, queue["id"])
+        table = view.query_one("#stats-workers", DataTable)
+        texts = ("#stats-period", "#stats-summary", "#stats-note", "#chart-scale", "#chart-axis")
+
+        def shown() -> tuple[list[object], list[object]]:
+            return table.get_row_at(0), [view.query_one(name, Static).content for name in texts]
+
+        await until(app, pilot, lambda: table.row_count == 1, "the worker's row")
+        cells, contents = shown()
+        for _ in range(5):
+            before = view.stats
+            clock.advance(5)  # one refresh
+            await until(app, pilot, lambda: view.stats is not before, "a refresh")  # noqa: B023
+            await settle(app, pilot)
+            now_cells, now_contents = shown()
+            assert all(a is b for a, b in zip(now_cells, cells, strict=True))
+            assert all(a is b for a, b in zip(now_contents, contents, strict=True))
+        assert workers(view) == [["Wes", "wes@acme.test", "1", workers(view)[0][3], "2 h ago"]]
+
+        complete(worker, org_id, queue)
+        clock.advance(5)
+        await until(app, pilot, lambda: workers(view)[0][2] == "2", "the second completion")
+        await settle(app, pilot)
+        now_cells, _ = shown()
+        name, email = (n for n, key in enumerate(table.columns) if key.value in ("name", "email"))
+        assert now_cells[name] is cells[name] and now_cells[email] is cells[email]
+        assert workers(view)[0][4].endswith("s ago")
+        assert summary(view).startswith("2 completed in 8 h")
+
+
 async def test_a_basic_server_says_why_there_are_no_stats(
     original: OriginalService,  # noqa: F811
     clock: ManualClock,

@@ -2,6 +2,11 @@
 
 The queue screen's live refresh calls `fetch` while the tab is shown; `+` and `-` change the period
 and fetch at once. Times are shown relative to the app's clock ("8 h ago", "3 min ago").
+
+A refresh puts in only what changed: each cell put into the worker table (even the same text) made
+the table's cached renders stale, so at every refresh it rendered its cells anew and kept the old
+renders until its caches were full (10,000 cells: most of the +6.8 MB in the first minutes of the
+memory bench, bench/README.md); and each update of a text lays the screen out and paints it again.
 """
 
 from datetime import datetime
@@ -19,7 +24,7 @@ from queuedesk.api.models import QueueStats, WorkerStats
 from queuedesk.tui.base import AppAccess
 from queuedesk.tui.clock import duration, seconds_ago
 from queuedesk.tui.periods import DEFAULT_PERIOD, PERIODS, Period
-from queuedesk.tui.widgets.completions_chart import CompletionsChart
+from queuedesk.tui.widgets.completions_chart import CompletionsChart, update_if_changed
 from queuedesk.tui.widgets.row_table import RowTable
 
 WORKER_COLUMNS = [
@@ -61,6 +66,7 @@ class StatsView(AppAccess, Vertical):
         self.unavailable: str | None = None  # why the server cannot give stats
         self._reported: str | None = None  # the last failure told, so a refresh does not repeat it
         self._widths: dict[str, int] | None = None  # the worker table's column widths, set by `_show_workers`
+        self._cells: dict[str, list[str | Text]] = {}  # what the worker table shows, by row (the email)
 
     @property
     def period(self) -> Period:
@@ -127,7 +133,7 @@ class StatsView(AppAccess, Vertical):
     def _failed(self, exc: Exception) -> None:
         message = str(exc)
         summary = self.query_one("#stats-summary", Static)
-        summary.update(Text(f"Stats not updated: {message}"))
+        update_if_changed(summary, Text(f"Stats not updated: {message}"))
         summary.add_class("problem")
         if message != self._reported:
             self._reported = message
@@ -142,7 +148,7 @@ class StatsView(AppAccess, Vertical):
             text.append(f" {period.label} ", style=style)
             text.append(" ")
         text.append(f"  in {self.period.bucket_label} buckets · + / - change it", style="dim")
-        self.query_one("#stats-period", Static).update(text)
+        update_if_changed(self.query_one("#stats-period", Static), text)
 
     def _show(self) -> None:
         parts_shown = self.unavailable is None
@@ -152,7 +158,7 @@ class StatsView(AppAccess, Vertical):
         summary.remove_class("problem")
         note = self.query_one("#stats-note", Static)
         if self.unavailable is not None:
-            summary.update(self.unavailable)
+            update_if_changed(summary, self.unavailable)
             note.display = False
             return
         stats, period, now = self.stats, self.period, self.shown_at
@@ -162,11 +168,11 @@ class StatsView(AppAccess, Vertical):
         # The server counts up to its own now: buckets past the period's end (its clock ahead of
         # this one) are not this period's.
         counts = stats.completed[: period.buckets]
-        summary.update(_summary(stats, counts, period))
+        update_if_changed(summary, _summary(stats, counts, period))
         self.query_one(CompletionsChart).show(counts, (f"{period.label} ago", period.half_label, "now"))
         self._show_workers(stats.by_worker, now)
         note.display = not stats.by_worker
-        note.update(f"Nobody completed a task in the last {period.label}.")
+        update_if_changed(note, f"Nobody completed a task in the last {period.label}.")
 
     def _show_workers(self, workers: list[WorkerStats], now: datetime) -> None:
         table = self.query_one("#stats-workers", DataTable)
@@ -186,13 +192,24 @@ class StatsView(AppAccess, Vertical):
             self._add_columns(columns, widths)
             current = []
         if current == list(rows):
-            for email, cells in rows.items():  # in place: the cursor stays where it is
-                for (column, _label), value in zip(columns, cells, strict=True):
-                    table.update_cell(email, column, value)
+            # In place, so the cursor stays where it is; and only the cells that changed: the table
+            # keys its cached renders by a count of its updates, so any cell put in (even the same
+            # text) made every render cached so far one it never uses again.
+            changed = False
+            for email, cells in rows.items():
+                shown = self._cells.get(email, [])
+                for n, ((column, _label), value) in enumerate(zip(columns, cells, strict=True)):
+                    if n >= len(shown) or shown[n] != value:
+                        table.update_cell(email, column, value)
+                        changed = True
+            self._cells = rows
+            if changed:
+                table._clear_caches()  # those stale renders, kept until evicted (Textual pinned < 8.3)
             return
         table.clear()
         for email, cells in rows.items():
             table.add_row(*cells, key=email)
+        self._cells = rows
         if chosen in rows:
             table.move_cursor(row=list(rows).index(chosen))
 
