@@ -150,6 +150,30 @@ async def test_each_workers_pace_reads_for_people(
             ["Wes", "wes@acme.test", "2", "2 min 05 s", "3 min ago"],  # the median of 65 s and 185 s
             ["Wyn", "wyn@acme.test", "1", "2 h 01 min", "2 h ago"],
         ]
+        table = view.query_one("#stats-workers", DataTable)
+
+        def labels() -> list[str]:
+            return [str(column.label) for column in table.columns.values()]
+
+        assert "Completed ▼" in labels()  # most completed first, marked
+        # s goes through the columns that sort, in their order: the accept rate (nobody reviewed:
+        # by name), the quickest median, the latest completion, the name, and the count again.
+        for key, mark in (
+            ("rate", "Accepted ▼"),
+            ("median", "Median per task ▲"),
+            ("last", "Last completed ▼"),
+            ("name", "Worker ▲"),
+            ("completed", "Completed ▼"),
+        ):
+            await pilot.press("s")
+            await settle(app, pilot)
+            assert view.sort == key and mark in labels(), labels()
+            assert [w[0] for w in workers(view)] == ["Wes", "Wyn"], (key, workers(view))
+        view.sort = "name"
+        view.stats.by_worker.reverse()  # as if the server listed them the other way round
+        await pilot.press("s", "s", "s", "s", "s")  # round to the name again: Wes, then Wyn
+        await settle(app, pilot)
+        assert view.sort == "name" and [w[0] for w in workers(view)] == ["Wes", "Wyn"]
 
 
 async def test_a_refresh_puts_in_only_what_changed(

@@ -9,8 +9,9 @@ renders until its caches were full (10,000 cells: most of the +6.8 MB in the fir
 memory bench, bench/README.md); and each update of a text lays the screen out and paints it again.
 """
 
-from datetime import datetime
-from typing import ClassVar
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -55,6 +56,7 @@ class StatsView(AppAccess, Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("plus,equals_sign", "longer", "Longer", id="stats.longer"),
         Binding("minus", "shorter", "Shorter", id="stats.shorter"),
+        Binding("s", "sort", "Sort", id="stats.sort"),
     ]
 
     def __init__(self, queue_id: int, *, id: str | None = None) -> None:
@@ -67,6 +69,7 @@ class StatsView(AppAccess, Vertical):
         self._reported: str | None = None  # the last failure told, so a refresh does not repeat it
         self._widths: dict[str, int] | None = None  # the worker table's column widths, set by `_show_workers`
         self._cells: dict[str, list[str | Text]] = {}  # what the worker table shows, by row (the email)
+        self.sort = "completed"  # s: the column the workers are sorted by (WORKER_SORTS)
 
     @property
     def period(self) -> Period:
@@ -176,8 +179,12 @@ class StatsView(AppAccess, Vertical):
 
     def _show_workers(self, workers: list[WorkerStats], now: datetime) -> None:
         table = self.query_one("#stats-workers", DataTable)
-        columns = self.columns  # with review (B19), its columns come in: a change of widths
-        ordered = sorted(workers, key=lambda w: (-w.completed, (w.name or w.email).casefold()))
+        # With review (B19), its columns come in: a change of widths. The sorted column is marked.
+        columns = [
+            (key, f"{label} {WORKER_SORTS[key][1]}" if key == self.sort else label)
+            for key, label in self.columns
+        ]
+        ordered = sorted(workers, key=WORKER_SORTS.get(self.sort, WORKER_SORTS["completed"])[0])
         rows = {w.email: [_cells(w, now)[key] for key, _label in columns] for w in ordered}
         current = [str(key.value) for key in table.rows]
         chosen = current[table.cursor_row] if current and table.cursor_row < len(current) else None
@@ -214,6 +221,14 @@ class StatsView(AppAccess, Vertical):
             table.move_cursor(row=list(rows).index(chosen))
 
     # --- actions ----------------------------------------------------------------------------------
+
+    def action_sort(self) -> None:
+        """s: the workers by the next column that sorts (most completed first, names a to z, the
+        quickest median first, the latest first, the best accept rate first)."""
+        keys = [key for key, _ in self.columns if key in WORKER_SORTS]
+        self.sort = keys[(keys.index(self.sort) + 1) % len(keys)] if self.sort in keys else keys[0]
+        if self.stats is not None and self.shown_at is not None:
+            self._show_workers(self.stats.by_worker, self.shown_at)
 
     def action_longer(self) -> None:
         self._choose(min(len(PERIODS) - 1, self.period_index + 1))
@@ -254,6 +269,21 @@ def _summary(stats: QueueStats, counts: list[int], period: Period) -> Text:
             accepted = sum(w.accepted for w in stats.by_worker)
             text.append(f" · {accepted / reviewed:.0%} of {reviewed:,} reviewed accepted")
     return text
+
+
+def _name(worker: WorkerStats) -> str:
+    return (worker.name or worker.email).casefold()
+
+
+_LONG_AGO = datetime.min.replace(tzinfo=UTC)
+# s: each sortable column's order (ties by name) and its header mark.
+WORKER_SORTS: dict[str, tuple[Callable[[WorkerStats], Any], str]] = {
+    "completed": (lambda w: (-w.completed, _name(w)), "▼"),
+    "name": (lambda w: (_name(w), w.email), "▲"),
+    "median": (lambda w: (w.median_seconds is None, w.median_seconds or 0, _name(w)), "▲"),
+    "last": (lambda w: (-(w.last_completed_at or _LONG_AGO).timestamp(), _name(w)), "▼"),
+    "rate": (lambda w: (-(w.accepted / w.reviewed) if w.reviewed else 1, _name(w)), "▼"),
+}
 
 
 def _cells(worker: WorkerStats, now: datetime) -> dict[str, str | Text]:
