@@ -7,7 +7,7 @@ from queuedesk.tui.clock import ManualClock
 from tests.receiver import Receiver
 from tests.support.pilot import screen_text, settle, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import complete, create, open_queue, show_tab
+from tests.tui.test_app import claim, complete, create, open_queue, show_tab
 from tests.tui.test_webhook_tab import hook, refreshed_until, rows
 
 
@@ -62,12 +62,6 @@ async def test_o_flips_pending_history_and_delivery_log_with_the_order_marked(
         receiver.stop()
 
 
-def claim(client: httpx.Client, org: int, queue: dict) -> int:
-    response = client.post(f"/orgs/{org}/queues/{queue['id']}/tasks/next")
-    assert response.status_code == 200, response.text
-    return response.json()["id"]
-
-
 async def test_s_sorts_pending_by_status_and_holder_and_the_history_by_who_with_the_column_marked(
     make_app: MakeApp,
     admin: httpx.Client,
@@ -81,7 +75,7 @@ async def test_s_sorts_pending_by_status_and_holder_and_the_history_by_who_with_
     made = create(admin, org_id, queue, 8)
     by_wyn = [complete(worker2, org_id, queue)["id"] for _ in range(2)]
     by_wes = [complete(worker, org_id, queue)["id"] for _ in range(2)]
-    held = {claim(worker2, org_id, queue): "Wyn", claim(worker, org_id, queue): "Wes"}
+    held = {claim(worker2, org_id, queue)["id"]: "Wyn", claim(worker, org_id, queue)["id"]: "Wes"}
     free = [task for task in made if task not in held and task not in by_wyn + by_wes]
     app = make_app("admin")
     async with app.run_test(size=(120, 30)) as pilot:

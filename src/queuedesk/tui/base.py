@@ -131,6 +131,15 @@ class KeysInOrder(Screen[ScreenResultType]):
                 return True
         return False
 
+    def open_field_by_key(self, key: str) -> None:
+        """The action of a priority key that opens a field (`f` a filter row, `/` a search): typed
+        in a text field it is text; read while keys are held for a decision it waits behind them;
+        else the field opens and takes the focus now (`focus_key`), so the keys after it go there."""
+        if self.typing():
+            raise SkipAction()
+        if not self.held_back(key):
+            self.focus_key(key)
+
     def typing(self) -> bool:
         """Whether the focus is in a text field, where a letter is text (not a screen's key)."""
         text_area = _text_area_class()

@@ -5,7 +5,6 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
-from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -16,6 +15,7 @@ from queuedesk.api.models import AUDIT_ACTIONS, AuditEvent
 from queuedesk.tui.base import AppAccess, KeysInOrder
 from queuedesk.tui.clock import day_start, filter_day, typed_day, zone_name
 from queuedesk.tui.present import short_time
+from queuedesk.tui.sort_cycle import next_sort
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 
 # s: each sort of B20 and the column its ▲/▼ marks.
@@ -169,11 +169,9 @@ class AuditView(AppAccess, Vertical):
     def action_filter(self) -> None:
         screen = self.screen
         if isinstance(screen, KeysInOrder):
-            if screen.typing():
-                raise SkipAction()  # a letter in a field
-            if screen.held_back("f"):
-                return
-        self.focus_key("f")
+            screen.open_field_by_key("f")  # finds this view's `focus_key`
+        else:
+            self.focus_key("f")
 
     def focus_key(self, key: str) -> bool:
         """`f`: the focus in the first filter at once, so the keys typed after it go there."""
@@ -188,8 +186,7 @@ class AuditView(AppAccess, Vertical):
 
     def action_sort(self) -> None:
         """s: by time, by action, by who, and round again (actions and people a to z)."""
-        sorts = list(AUDIT_SORT_COLUMNS)
-        self.sort = sorts[(sorts.index(self.sort) + 1) % len(sorts)]
+        self.sort = next_sort(list(AUDIT_SORT_COLUMNS), self.sort)
         self.ascending = self.sort != "id"
         self.action_reload()
 

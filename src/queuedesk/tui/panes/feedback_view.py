@@ -20,6 +20,7 @@ from queuedesk.api.models import AssignedTask, Block
 from queuedesk.api.terminal_text import shown
 from queuedesk.tui.base import AppAccess
 from queuedesk.tui.present import block_value, short_time
+from queuedesk.tui.sort_cycle import next_sort
 from queuedesk.tui.widgets.row_table import RowTable
 
 COLUMNS = [
@@ -171,7 +172,7 @@ class FeedbackView(AppAccess, Vertical):
     def action_sort(self) -> None:
         """s: by time of the verdict, by verdict, by worker, by reviewer, by task, and round again."""
         sorts = [key for key, _ in COLUMNS if key != "note" and not (self.own and key == "by")]
-        self.sort = sorts[(sorts.index(self.sort) + 1) % len(sorts)] if self.sort in sorts else "at"
+        self.sort = next_sort(sorts, self.sort)
         shown_tasks = list(self.tasks.values())
         self.query_one("#feedback-list", DataTable).clear(columns=True)
         self._add_columns()

@@ -6,7 +6,6 @@ from typing import ClassVar, Literal
 
 from rich.text import Text
 from textual import on, work
-from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -18,6 +17,7 @@ from queuedesk.tui.base import AppAccess, KeysInOrder
 from queuedesk.tui.clock import duration, zone_name
 from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.present import minute, summary
+from queuedesk.tui.sort_cycle import next_sort
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 
 VALUES_AT_MOST = 400  # characters of a row's values kept for the table to cut
@@ -131,19 +131,16 @@ class PendingView(AppAccess, Vertical):
 
     def action_sort(self) -> None:
         """s: by creation (task id), by status, by who holds the task, and round again."""
-        sorts = list(SORT_COLUMNS)
-        self.sort = sorts[(sorts.index(self.sort) + 1) % len(sorts)]
+        self.sort = next_sort(list(SORT_COLUMNS), self.sort)
         self.newest_first = False
         self.start()
 
     def action_search(self) -> None:
         screen = self.screen
         if isinstance(screen, KeysInOrder):
-            if screen.typing():
-                raise SkipAction()  # a character in a field
-            if screen.held_back("slash"):
-                return
-        self.focus_key("slash")
+            screen.open_field_by_key("slash")  # finds this view's `focus_key`
+        else:
+            self.focus_key("slash")
 
     def focus_key(self, key: str) -> bool:
         """`/`: the search field open with the focus in it at once, so the keys after it go there."""

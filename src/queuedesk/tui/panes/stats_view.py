@@ -25,6 +25,7 @@ from queuedesk.api.models import QueueStats, WorkerStats
 from queuedesk.tui.base import AppAccess
 from queuedesk.tui.clock import duration, seconds_ago
 from queuedesk.tui.periods import DEFAULT_PERIOD, PERIODS, Period
+from queuedesk.tui.sort_cycle import next_sort
 from queuedesk.tui.widgets.completions_chart import CompletionsChart, update_if_changed
 from queuedesk.tui.widgets.row_table import RowTable
 
@@ -226,7 +227,7 @@ class StatsView(AppAccess, Vertical):
         """s: the workers by the next column that sorts (most completed first, names a to z, the
         quickest median first, the latest first, the best accept rate first)."""
         keys = [key for key, _ in self.columns if key in WORKER_SORTS]
-        self.sort = keys[(keys.index(self.sort) + 1) % len(keys)] if self.sort in keys else keys[0]
+        self.sort = next_sort(keys, self.sort)
         if self.stats is not None and self.shown_at is not None:
             self._show_workers(self.stats.by_worker, self.shown_at)
 

@@ -22,6 +22,7 @@ from queuedesk.api.models import ApiKey, User
 from queuedesk.tui.base import AppAccess
 from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.modals.user_dialogs import AddUserScreen, IssuedKeyScreen, RoleScreen, tell_refusal
+from queuedesk.tui.sort_cycle import next_sort
 from queuedesk.tui.widgets.row_table import RowTable
 
 # Fixed widths (they fit 80 columns): a table refilled on every load never shifts its columns.
@@ -211,7 +212,7 @@ class PeopleView(AppAccess, Vertical):
     def action_sort(self) -> None:
         """Each press orders the users by the next column (marked ▲ in its header), then as listed."""
         keys = [None, *(key for key, _label, _width in USER_COLUMNS)]
-        self.sort = keys[(keys.index(self.sort) + 1) % len(keys)]
+        self.sort = next_sort(keys, self.sort)
         if self.sort is None:
             self.users.sort(key=lambda user: user.id)
         self._fill_users(self._selected_id())

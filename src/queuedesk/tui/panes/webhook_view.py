@@ -23,6 +23,7 @@ from queuedesk.tui.clock import zone_name
 from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.modals.delivery import DeliveryScreen, ask_where, status_text
 from queuedesk.tui.present import short_time, when
+from queuedesk.tui.sort_cycle import next_sort
 from queuedesk.tui.webhook_target import EXAMPLE, target_problem
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 
@@ -567,8 +568,7 @@ class WebhookView(AppAccess, Vertical):
 
     def action_sort_log(self) -> None:
         """l: by creation, by status, by tries, by task, and round again."""
-        sorts = list(LOG_SORT_COLUMNS)
-        self.log_sort = sorts[(sorts.index(self.log_sort) + 1) % len(sorts)]
+        self.log_sort = next_sort(list(LOG_SORT_COLUMNS), self.log_sort)
         self.oldest_first = self.log_sort == "status"  # failed, pending, sent: a to z
         self._read_log()
 

@@ -9,7 +9,6 @@ from typing import Any, ClassVar, Literal
 
 from rich.text import Text
 from textual import on, work
-from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -36,6 +35,7 @@ from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.present import answers_first, minute, settings_text, summary, tasks
 from queuedesk.tui.review_access import has_review, offers_review
+from queuedesk.tui.sort_cycle import next_sort
 from queuedesk.tui.widgets.app_footer import AppFooter
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.instructions import Instructions
@@ -662,17 +662,13 @@ class QueueScreen(AppScreen):
 
     def action_sort_history(self) -> None:
         """s: by completion time, by who completed, by task id, and round again."""
-        sorts = list(HISTORY_SORTS)
-        self.history_sort = sorts[(sorts.index(self.history_sort) + 1) % len(sorts)]
+        self.history_sort = next_sort(list(HISTORY_SORTS), self.history_sort)
         self.oldest_first = HISTORY_SORTS[self.history_sort][1]
         self._reload_history()
         self._show_history_note()
 
     def action_filter(self) -> None:
-        if self.typing():
-            raise SkipAction()  # a letter in a field
-        if not self.held_back("f"):
-            self.focus_key("f")
+        self.open_field_by_key("f")
 
     def focus_key(self, key: str) -> bool:
         if super().focus_key(key):
