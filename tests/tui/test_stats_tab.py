@@ -205,14 +205,21 @@ async def test_a_refresh_puts_in_only_what_changed(
 
         await until(app, pilot, lambda: table.row_count == 1, "the worker's row")
         cells, contents = shown()
+        same_figures = 0
         for _ in range(5):
             before = view.stats
             clock.advance(5)  # one refresh
             await until(app, pilot, lambda: view.stats is not before, "a refresh")  # noqa: B023
             await settle(app, pilot)
             now_cells, now_contents = shown()
-            assert all(a is b for a, b in zip(now_cells, cells, strict=True))
-            assert all(a is b for a, b in zip(now_contents, contents, strict=True))
+            # A quarter hour turning (on the app's clock or the server's) legitimately brings other
+            # buckets: only a refresh that brought the same figures must leave everything in place.
+            if view.stats == before:
+                same_figures += 1
+                assert all(a is b for a, b in zip(now_cells, cells, strict=True))
+                assert all(a is b for a, b in zip(now_contents, contents, strict=True))
+            cells, contents = now_cells, now_contents
+        assert same_figures >= 3  # one quarter-hour turn touches at most two of the five refreshes
         assert workers(view) == [["Wes", "wes@acme.test", "1", workers(view)[0][3], "2 h ago"]]
 
         complete(worker, org_id, queue)
