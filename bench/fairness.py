@@ -11,17 +11,32 @@ request at a time on an unloaded server, then while Acme's admin keeps doing one
 
 `--src DIR` runs another checkout's code (e.g. /work/main/src, to compare). `--other write` times
 the other organization creating tasks instead of listing its queues (import and commit modes).
+
+Globex's requests are timed by wrk (one connection, one request at a time, for `--seconds`), whose
+own cost is next to nothing; `--measure python` times `--rounds` requests from this process with
+httpx as before (its own work, about 1 ms of Python a request, then weighs on the p99 on a small
+machine). Acme's requests come from a process of their own, as they would from another machine;
+`--load-in-thread` sends them from a thread of this process, as before (the timed requests then
+also wait for this process's interpreter lock).
 """
 
 import argparse
+import itertools
+import json
+import multiprocessing
 import os
 import random
+import re
+import shutil
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import httpx
 
@@ -34,6 +49,7 @@ from bench.request_timing import seeded_queues  # noqa: E402
 from tests.support import KEYS, ServerProcess  # noqa: E402
 
 HOUR = 3_600_000_000  # microseconds
+LUA = ROOT / "bench" / "lua"
 WORKERS = 20
 
 
@@ -68,16 +84,126 @@ def timings(client: httpx.Client, path: str, rounds: int, body: dict | None = No
     return sorted(took)
 
 
-def summary(took: list[float]) -> str:
+class Timed(NamedTuple):
+    p50: float  # milliseconds
+    p99: float
+    slowest: float
+    requests: int
+
+    def __str__(self) -> str:
+        return (
+            f"p50 {self.p50:8.2f} ms   p99 {self.p99:8.2f} ms   slowest {self.slowest:8.1f} ms"
+            f"   ({self.requests:,} requests)"
+        )
+
+
+def of(took: list[float]) -> Timed:
+    """The figures of requests timed one by one (milliseconds, sorted)."""
     p99 = took[min(len(took) - 1, int(len(took) * 0.99))]
-    return f"p50 {took[len(took) // 2]:8.1f} ms   p99 {p99:8.1f} ms"
+    return Timed(took[len(took) // 2], p99, took[-1], len(took))
+
+
+def _wrk_ms(figure: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", figure).groups()  # type: ignore[union-attr]
+    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def wrk_timed(url: str, key: str, seconds: float, body: dict | None) -> Timed:
+    """wrk on one connection for `seconds`: `GET url`, or `POST url` with `body`."""
+    script = "get.lua" if body is None else "post.lua"
+    env = {**os.environ, "QD_KEY": key, "QD_BODY": json.dumps(body or {})}
+    command = ["wrk", "-t1", "-c1", f"-d{seconds:g}s", "--latency", "-s", str(LUA / script), url]
+    out = subprocess.run(command, capture_output=True, text=True, env=env, check=True).stdout
+    if "Non-2xx" in out:
+        raise RuntimeError(f"wrk saw failed requests on {url}:\n{out}")
+    latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)", out, re.MULTILINE))
+    slowest = re.search(r"^\s+Latency\s+\S+\s+\S+\s+(\S+)", out, re.MULTILINE)
+    count = re.search(r"(\d+) requests in", out)
+    assert slowest and count, out
+    return Timed(
+        _wrk_ms(latency["50"]), _wrk_ms(latency["99"]), _wrk_ms(slowest.group(1)), int(count.group(1))
+    )
+
+
+def other_timed(
+    args: argparse.Namespace, client: httpx.Client, path: str, body: dict | None = None
+) -> Callable[[], Timed]:
+    """How Globex's requests are timed: by wrk, or from this process (`--measure python`)."""
+    if args.measure == "wrk":
+        url = f"{client.base_url}".rstrip("/") + path
+        return lambda: wrk_timed(url, KEYS["other_admin"], args.seconds, body)
+    return lambda: of(timings(client, path, args.rounds, body))
+
+
+def keep_doing(
+    base_url: str, key: str, mode: str, paths: list[str], started: Any, stop: Any, out: Any
+) -> None:
+    """Acme's long work, one request after another until `stop` (or, committing, the last
+    session): stats or an import's progress read again and again, or each session committed.
+    Sends the milliseconds each request took to `out`."""
+    client = httpx.Client(base_url=base_url, headers={"Authorization": f"Token {key}"}, timeout=300)
+    took: list[float] = []
+    started.set()
+    for path in paths if mode == "commit" else itertools.repeat(paths[0]):
+        if stop.is_set():
+            break
+        begun = time.perf_counter()
+        if mode == "commit":
+            client.post(f"{path}/commit").raise_for_status()
+        elif mode == "import":
+            progress = client.get(path).json()
+            assert progress["next_offset"] == 0, progress
+        else:
+            client.get(path).raise_for_status()
+        took.append((time.perf_counter() - begun) * 1000)
+    out.put(took)
+
+
+def timed_beside_load(
+    args: argparse.Namespace, server_url: str, mode: str, paths: list[str], measure: Callable[[], Timed]
+) -> tuple[Timed, list[float]]:
+    """`measure()` while Acme's admin keeps doing `mode` on `paths`: (what it timed, Acme's times)."""
+    if args.load_in_thread:
+        import queue as queues
+
+        started_, stop_, out_ = threading.Event(), threading.Event(), queues.Queue()
+        runner: Any = threading.Thread(
+            target=keep_doing, args=(server_url, KEYS["admin"], mode, paths, started_, stop_, out_)
+        )
+    else:
+        context = multiprocessing.get_context("spawn")
+        started_, stop_, out_ = context.Event(), context.Event(), context.Queue()
+        runner = context.Process(
+            target=keep_doing, args=(server_url, KEYS["admin"], mode, paths, started_, stop_, out_)
+        )
+    runner.start()
+    started_.wait(60)
+    time.sleep(0.2)  # its first request under way
+    loaded = measure()
+    stop_.set()
+    done = sorted(out_.get(timeout=600))
+    runner.join()
+    return loaded, done
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--total", type=int, default=1_000_000)
-    parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=1000, help="requests timed with --measure python")
+    parser.add_argument("--seconds", type=float, default=6, help="how long wrk times (--measure wrk)")
+    parser.add_argument(
+        "--measure",
+        choices=("wrk", "python"),
+        default="wrk" if shutil.which("wrk") else "python",
+        help="what times Globex's requests (default: wrk when installed)",
+    )
+    parser.add_argument("--sessions", type=int, default=6, help="import sessions committed (commit mode)")
     parser.add_argument("--src", help="run this src/ directory's queuedesk instead (e.g. main's)")
+    parser.add_argument(
+        "--load-in-thread",
+        action="store_true",
+        help="Acme's requests from a thread of this process (the bench before 2026-11-28's session 14)",
+    )
     parser.add_argument("--mode", choices=("stats", "import", "commit"), default="stats")
     parser.add_argument(
         "--other",
@@ -108,28 +234,16 @@ def main() -> None:
             stats = f"/orgs/{org}/queues/{queue['id']}/stats?bucket_minutes=60&since={since}"
             assert sum(acme.get(stats).json()["completed"]) == args.total
             timings(globex, other, 20)  # warm up
-            quiet = timings(globex, other, args.rounds)
+            measure = other_timed(args, globex, other)
+            quiet = measure()
             stats_took = timings(acme, stats, 5)
-            print(f"stats, 7 days in hours, alone:       {summary(stats_took)}")
-            print(f"other organization, unloaded:        {summary(quiet)}")
-            stop = threading.Event()
-            asked: list[float] = []
-
-            def keep_asking() -> None:
-                while not stop.is_set():
-                    started = time.perf_counter()
-                    acme.get(stats).raise_for_status()
-                    asked.append((time.perf_counter() - started) * 1000)
-
-            asker = threading.Thread(target=keep_asking)
-            asker.start()
-            loaded = timings(globex, other, args.rounds)
-            stop.set()
-            asker.join()
-            print(f"other organization, stats running:   {summary(loaded)}")
-            print(f"stats while measured:                {summary(sorted(asked))} ({len(asked)} requests)")
-            ratio = loaded[int(len(loaded) * 0.99)] / quiet[int(len(quiet) * 0.99)]
-            print(f"p99 loaded / unloaded: {ratio:.2f}")
+            print(f"Globex's reads timed by {args.measure}")
+            print(f"stats, 7 days in hours, alone:       {of(stats_took)}")
+            print(f"other organization, unloaded:        {quiet}")
+            loaded, asked = timed_beside_load(args, server.url, "stats", [stats], measure)
+            print(f"other organization, stats running:   {loaded}")
+            print(f"stats while measured:                {of(asked)}")
+            print(f"p99 loaded / unloaded: {loaded.p99 / quiet.p99:.2f}")
         finally:
             server.stop()
 
@@ -156,16 +270,13 @@ def imports_beside_reads(args: argparse.Namespace) -> None:
         org, (queue,) = seeded_queues(db_path, ["Big"])
         server = ServerProcess(db_path, [*UNLIMITED]).start()  # brought to the current schema
         server.stop()
-        sessions = 3 if args.mode == "commit" else 1
+        sessions = args.sessions if args.mode == "commit" else 1
         for n in range(sessions):
             stage_rows(db_path, queue["id"], f"bench-{n}", args.total, 1 if args.mode == "import" else 0)
         server = ServerProcess(db_path, [*UNLIMITED]).start()
         try:
             globex = httpx.Client(
                 base_url=server.url, headers={"Authorization": f"Token {KEYS['other_admin']}"}, timeout=300
-            )
-            acme = httpx.Client(
-                base_url=server.url, headers={"Authorization": f"Token {KEYS['admin']}"}, timeout=300
             )
             other = f"/orgs/{globex.get('/me').json()['organization_id']}/queues"
             body = None
@@ -175,34 +286,17 @@ def imports_beside_reads(args: argparse.Namespace) -> None:
             qpath = f"/orgs/{org}/queues/{queue['id']}"
             paths = [f"{qpath}/imports/{n + 1}" for n in range(sessions)]
             timings(globex, other, 20, body)
-            quiet = timings(globex, other, args.rounds, body)
-            print(f"other organization, unloaded:        {summary(quiet)}")
-            done: list[float] = []
-            stop = threading.Event()
-
-            def keep_working() -> None:
-                for path in paths if args.mode == "commit" else iter(lambda: paths[0], None):
-                    if stop.is_set():
-                        return
-                    started = time.perf_counter()
-                    if args.mode == "commit":
-                        acme.post(f"{path}/commit").raise_for_status()
-                    else:
-                        progress = acme.get(path).json()
-                        assert progress["next_offset"] == 0, progress
-                    done.append((time.perf_counter() - started) * 1000)
-
-            worker = threading.Thread(target=keep_working)
-            worker.start()
-            loaded = timings(globex, other, args.rounds, body)
-            stop.set()
-            worker.join()
+            measure = other_timed(args, globex, other, body)
+            quiet = measure()
+            print(f"Globex's {args.other}s timed by {args.measure}")
+            print(f"other organization, unloaded:        {quiet}")
+            started = time.perf_counter()
+            loaded, done = timed_beside_load(args, server.url, args.mode, paths, measure)
+            measured = time.perf_counter() - started
             what = f"{args.mode} of {args.total:,} rows"
-            print(f"other organization's {args.other}s; slowest while running: {loaded[-1]:.1f} ms")
-            print(f"other organization, {what} running: {summary(loaded)}")
-            print(f"{what}: {summary(sorted(done))} ({len(done)} requests)")
-            ratio = loaded[int(len(loaded) * 0.99)] / quiet[int(len(quiet) * 0.99)]
-            print(f"p99 loaded / unloaded: {ratio:.2f}")
+            print(f"other organization, {what} running: {loaded}")
+            print(f"{what}: {of(done)}, {sum(done) / 1000:.1f} s of the {measured:.1f} s measured")
+            print(f"p99 loaded / unloaded: {loaded.p99 / quiet.p99:.2f}")
         finally:
             server.stop()
 

@@ -1,3 +1,4 @@
 from queuedesk.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a reader process (spawned) imports it
+    raise SystemExit(main())

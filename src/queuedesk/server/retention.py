@@ -3,7 +3,7 @@
 Each batch is one short write transaction (1,000 rows by default) followed by a pause at least as
 long as the batch took, so the server always gets the database for at least half the time: on
 SQLite a write holds the whole file, and a request that must write waits for the batch to end.
-Finding the next batch is a read (on SQLite's reader threads inside a server), which blocks nobody.
+Finding the next batch is a read (in SQLite's reader processes inside a server), which blocks nobody.
 
 `DeliveryRetention` runs the delivery prune inside `queuedesk serve --retain-deliveries`: first a
 minute after the start, then daily.

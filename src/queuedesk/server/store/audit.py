@@ -15,6 +15,7 @@ from sqlalchemy import Connection
 from queuedesk.api.models import AUDIT_ACTIONS
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.store import accounts
+from queuedesk.server.store.embedded import embedded
 from queuedesk.server.store.records import Page, Principal, QueueRecord
 from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.types import to_micros
@@ -198,8 +199,8 @@ def list_events(
             "actor": None if email is None else {"email": email, "name": name},
             "action": action,
             "queue_id": queue_id,
-            "subject": orjson.Fragment(subject),
-            "detail": orjson.Fragment(detail),
+            "subject": embedded(subject),
+            "detail": embedded(detail),
         }
         for event_id, at, email, name, action, queue_id, subject, detail in found
     ]

@@ -3,8 +3,8 @@ transaction, and the same functions serve both databases.
 
 - SQLite (the embedded default): one connection in WAL mode, used from the event loop's thread;
   writes start with `BEGIN IMMEDIATE`, so a unit of work never has to upgrade its lock half-way.
-  Reads that may go through many rows (`scan`) run on reader threads with read-only connections
-  of their own, so the event loop keeps serving while SQLite counts. Writes that may go through
+  Reads that may go through many rows (`scan`) run in reader processes with read-only connections
+  of their own (`reader_processes.py`), so the event loop keeps serving while SQLite counts. Writes that may go through
   many rows (`long_write`) run on a writer thread with a connection of its own; meanwhile other
   writes wait for it without holding up the loop, and reads go on from the WAL's last commit.
 - PostgreSQL: an asyncpg connection pool; each unit of work runs through `run_sync` on one pooled
@@ -30,13 +30,14 @@ from sqlalchemy.pool import ConnectionPoolEntry, SingletonThreadPool, StaticPool
 from queuedesk.server.private_files import private_directory, private_file
 from queuedesk.server.settings import default_data_directory
 from queuedesk.server.store import schema
+from queuedesk.server.store.reader_processes import ReaderProcesses
 
 P = ParamSpec("P")
 T = TypeVar("T")
 Work = Callable[Concatenate[Connection, P], T]
 
 DEFAULT_POOL_SIZE = 10
-SQLITE_READERS = 2  # threads (each with its own connection) for long SQLite reads
+SQLITE_READERS = 2  # processes (each with its own connection) for long SQLite reads
 # PostgreSQL: one key for the advisory lock that lets one process at a time create or upgrade the schema.
 SCHEMA_LOCK = 0x5155_4555_4445_534B
 # "1": on SQLite, a second SQL statement in `Database.statement` fails before it runs (the tests set it).
@@ -218,9 +219,8 @@ class SQLiteDatabase:
         self._conn = self._engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         # pysqlite's DBAPI connection is the standard library's own.
         self._driver = cast(sqlite3.Connection, self._conn.connection.dbapi_connection)
-        self._reader_engine = _sqlite_engine(url, readers=SQLITE_READERS)
-        self._readers = ThreadPoolExecutor(
-            SQLITE_READERS, thread_name_prefix="queuedesk-reader", initializer=_yield_the_processor
+        self._readers = ReaderProcesses(
+            functools.partial(_sqlite_engine, url, readers=1), SQLITE_READERS, LONG_WRITE_NICENESS
         )
         self._guard_statements = os.environ.get(STATEMENT_GUARD_ENV) == "1"
         # Held while a long write runs on its own thread and connection: a write on the loop's
@@ -290,24 +290,12 @@ class SQLiteDatabase:
         return result
 
     async def scan(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        # A thread hop costs tens of microseconds; a scan costs milliseconds of SQLite, which
-        # releases the GIL while it steps, so the loop serves other requests meanwhile.
-        work = functools.partial(self._scan_on_reader, fn, *args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(self._readers, work)
-
-    def _scan_on_reader(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        with self._reader_engine.connect() as conn:  # this thread's own connection
-            driver = conn.connection.dbapi_connection
-            assert driver is not None
-            driver.execute("BEGIN")  # one snapshot for the count and the page
-            try:
-                return fn(conn, *args, **kwargs)
-            finally:
-                driver.execute("COMMIT")
+        # A hop to a reader process costs a fraction of a millisecond (the work and its answer
+        # pickled); a scan costs milliseconds of SQLite and Python the event loop need not wait for.
+        return await self._readers.read(fn, *args, **kwargs)
 
     async def close(self) -> None:
-        self._readers.shutdown(wait=True)
-        self._reader_engine.dispose()
+        self._readers.close()
         self._long_writer.shutdown(wait=True)
         self._long_engine.dispose()
         self._conn.close()

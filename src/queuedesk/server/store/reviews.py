@@ -9,6 +9,7 @@ import orjson
 from sqlalchemy import Connection
 
 from queuedesk.server.store.claims import Claims, ClaimTable
+from queuedesk.server.store.embedded import embedded
 from queuedesk.server.store.records import Page, QueueRecord
 from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.tasks import TASK_COLUMNS, TASK_FROM, task_row
@@ -128,7 +129,7 @@ def _with_review(row: tuple[Any, ...]) -> dict[str, Any]:
             "reviewer": reviewer,
             "reviewed_at": reviewed_at,
             "note": note,
-            "original": None if original is None else orjson.Fragment(original),
+            "original": None if original is None else embedded(original),
             "redo_task_id": redo_task_id,
             "lease_expires_at": lease if state == IN_REVIEW else None,
         }

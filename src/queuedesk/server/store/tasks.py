@@ -14,6 +14,7 @@ from sqlalchemy import Connection, insert
 
 from queuedesk.server.store import drafts
 from queuedesk.server.store.claims import Claims, ClaimTable
+from queuedesk.server.store.embedded import embedded
 from queuedesk.server.store.records import Page, QueueRecord
 from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.tables import tasks
@@ -30,7 +31,7 @@ TASK_FROM = """FROM tasks t JOIN queues q ON q.id = t.queue_id LEFT JOIN users u
 
 def _json(value: Any) -> Any:
     """Stored JSON text embedded as it is (orjson.Fragment), or the value already decoded."""
-    return orjson.Fragment(value) if isinstance(value, str | bytes) else value
+    return embedded(value) if isinstance(value, str | bytes) else value
 
 
 def task_row(row: tuple[Any, ...]) -> dict[str, Any]:
@@ -256,7 +257,7 @@ def _history_task(row: tuple[Any, ...], queue_name: str) -> dict[str, Any]:
         "completed_by": row[4],
         "queue_name": queue_name,
         "queue_id": row[5],
-        "data": orjson.Fragment(row[6]) if isinstance(row[6], str | bytes) else row[6],
+        "data": embedded(row[6]) if isinstance(row[6], str | bytes) else row[6],
         "source": row[7],
     }
 
