@@ -11,7 +11,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from sqlalchemy import Connection
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -23,7 +22,7 @@ from queuedesk.server.http_errors import ServiceError, conflict, error, invalid,
 from queuedesk.server.routes import db_of
 from queuedesk.server.routes.tasks import CSV_SOURCE, MAX_IMPORT
 from queuedesk.server.serialize import ts
-from queuedesk.server.store import audit, imports
+from queuedesk.server.store import imports, long_writes
 from queuedesk.server.store.database import Database
 from queuedesk.server.store.imports import CommitOutcome, Session
 
@@ -184,17 +183,10 @@ async def commit_import(request: Request, caller: QueueCaller) -> Response:
     if body not in (None, {}):
         raise error(400, "invalid_value", "Committing takes no body (or {}).")
 
-    def commit_and_record(conn: Connection) -> tuple[Session, CommitOutcome] | None:
-        done = imports.commit(conn, caller.queue.id, session_id, utcnow())
-        if done is not None and done[1] is CommitOutcome.COMMITTED:
-            session = done[0]
-            audit.record_import(
-                conn, caller.principal, caller.queue, session.source, session.ids or [], session.id
-            )
-        return done
-
     db = db_of(request)
-    done = await db.long_write(commit_and_record)
+    done = await db.long_write(
+        long_writes.commit_and_record, caller.principal, caller.queue, session_id, utcnow()
+    )
     if done is None:
         raise _missing(session_id)
     session, outcome = done

@@ -16,7 +16,7 @@ from queuedesk.server.http import EncodedJSONResponse, JSONResponse, empty, json
 from queuedesk.server.http_errors import conflict, invalid
 from queuedesk.server.queue_listings import QueueListings
 from queuedesk.server.routes import db_of
-from queuedesk.server.store import audit, queues, tasks
+from queuedesk.server.store import audit, long_writes, queues
 from queuedesk.server.store.records import Principal, QueueRecord
 from queuedesk.server.store.types import to_micros
 
@@ -164,12 +164,5 @@ def _changed(queue: QueueRecord, changes: dict[str, Any]) -> dict[str, Any]:
 
 
 async def flush(request: Request, caller: QueueCaller) -> Response:
-    def flush_and_record(conn: Connection) -> None:
-        deleted = tasks.flush(conn, caller.queue.id)
-        detail = {"deleted": sum(deleted.values()), "by_status": deleted}
-        audit.record(
-            conn, caller.principal, "queue.flush", caller.queue.id, {"queue_id": caller.queue.id}, detail
-        )
-
-    await db_of(request).long_write(flush_and_record)
+    await db_of(request).long_write(long_writes.flush_and_record, caller.principal, caller.queue)
     return empty()

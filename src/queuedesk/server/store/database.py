@@ -4,21 +4,19 @@ transaction, and the same functions serve both databases.
 - SQLite (the embedded default): one connection in WAL mode, used from the event loop's thread;
   writes start with `BEGIN IMMEDIATE`, so a unit of work never has to upgrade its lock half-way.
   Reads that may go through many rows (`scan`) run in reader processes with read-only connections
-  of their own (`reader_processes.py`), so the event loop keeps serving while SQLite counts. Writes that may go through
-  many rows (`long_write`) run on a writer thread with a connection of its own; meanwhile other
-  writes wait for it without holding up the loop, and reads go on from the WAL's last commit.
+  of their own, so the event loop keeps serving while SQLite counts. Writes that may go through
+  many rows (`long_write`) run in a writer process with a connection of its own; meanwhile other
+  writes wait for it without holding up the loop, and reads go on from the WAL's last commit
+  (`work_processes.py`).
 - PostgreSQL: an asyncpg connection pool; each unit of work runs through `run_sync` on one pooled
   connection in one transaction. Several server processes can share the database.
 """
 
 import asyncio
-import contextlib
 import functools
 import os
 import sqlite3
-import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
@@ -30,7 +28,8 @@ from sqlalchemy.pool import ConnectionPoolEntry, SingletonThreadPool, StaticPool
 from queuedesk.server.private_files import private_directory, private_file
 from queuedesk.server.settings import default_data_directory
 from queuedesk.server.store import schema
-from queuedesk.server.store.reader_processes import ReaderProcesses
+from queuedesk.server.store.transaction import in_transaction
+from queuedesk.server.store.work_processes import WorkProcesses
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -165,34 +164,7 @@ class _OneStatementGuard:
         return f"{name} ran {len(self.statements)} statements in Database.statement, which allows one: {ran}"
 
 
-LONG_WRITE_NICENESS = 10
-
-
-def _yield_the_processor() -> None:
-    """Long reads' and the long writer's threads run at a lower priority (Linux sets it per thread):
-    on a busy machine the event loop's short requests get the processor first. SQLite lets go of the GIL while
-    it steps, so the loop is not left waiting on the thread."""
-    with contextlib.suppress(OSError, AttributeError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LONG_WRITE_NICENESS)
-
-
-def _transaction(
-    conn: Connection,
-    driver: sqlite3.Connection,
-    begin: str,
-    fn: Work[P, T],
-    *args: P.args,
-    **kwargs: P.kwargs,
-) -> T:
-    driver.execute(begin)
-    try:
-        result = fn(conn, *args, **kwargs)
-    except BaseException:
-        if driver.in_transaction:
-            driver.execute("ROLLBACK")
-        raise
-    driver.execute("COMMIT")
-    return result
+LONG_WORK_NICENESS = 10  # the work processes' niceness: the serving process's requests come first
 
 
 class SQLiteDatabase:
@@ -219,16 +191,15 @@ class SQLiteDatabase:
         self._conn = self._engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         # pysqlite's DBAPI connection is the standard library's own.
         self._driver = cast(sqlite3.Connection, self._conn.connection.dbapi_connection)
-        self._readers = ReaderProcesses(
-            functools.partial(_sqlite_engine, url, readers=1), SQLITE_READERS, LONG_WRITE_NICENESS
+        self._readers = WorkProcesses(
+            functools.partial(_sqlite_engine, url, readers=1), SQLITE_READERS, LONG_WORK_NICENESS, "BEGIN"
         )
         self._guard_statements = os.environ.get(STATEMENT_GUARD_ENV) == "1"
         # Held while a long write runs on its own thread and connection: a write on the loop's
         # connection would otherwise wait for SQLite's lock inside the driver, holding up the loop.
         self._long_write_running = asyncio.Lock()
-        self._long_engine = _sqlite_engine(url)
-        self._long_writer = ThreadPoolExecutor(
-            1, thread_name_prefix="queuedesk-long-write", initializer=_yield_the_processor
+        self._long_writer = WorkProcesses(
+            functools.partial(_sqlite_engine, url), 1, LONG_WORK_NICENESS, "BEGIN IMMEDIATE"
         )
 
     def change_stamp(self) -> tuple[int, int] | None:
@@ -239,7 +210,7 @@ class SQLiteDatabase:
         return driver.total_changes, version
 
     def _run(self, begin: str, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        return _transaction(self._conn, self._driver, begin, fn, *args, **kwargs)
+        return in_transaction(self._conn, self._driver, begin, fn, *args, **kwargs)
 
     async def read(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         return self._run("BEGIN", fn, *args, **kwargs)
@@ -252,14 +223,7 @@ class SQLiteDatabase:
 
     async def long_write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         async with self._long_write_running:
-            work = functools.partial(self._write_on_long_writer, fn, *args, **kwargs)
-            return await asyncio.get_running_loop().run_in_executor(self._long_writer, work)
-
-    def _write_on_long_writer(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        with self._long_engine.connect() as conn:
-            conn = conn.execution_options(isolation_level="AUTOCOMMIT")
-            driver = cast(sqlite3.Connection, conn.connection.dbapi_connection)
-            return _transaction(conn, driver, "BEGIN IMMEDIATE", fn, *args, **kwargs)
+            return await self._long_writer.run(fn, *args, **kwargs)
 
     async def statement(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         # One statement is a transaction of its own in SQLite's autocommit mode: atomic, and rolled
@@ -292,12 +256,11 @@ class SQLiteDatabase:
     async def scan(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         # A hop to a reader process costs a fraction of a millisecond (the work and its answer
         # pickled); a scan costs milliseconds of SQLite and Python the event loop need not wait for.
-        return await self._readers.read(fn, *args, **kwargs)
+        return await self._readers.run(fn, *args, **kwargs)
 
     async def close(self) -> None:
         self._readers.close()
-        self._long_writer.shutdown(wait=True)
-        self._long_engine.dispose()
+        self._long_writer.close()
         self._conn.close()
         self._engine.dispose()
 

@@ -8,6 +8,7 @@ On PostgreSQL the session's row is locked (`FOR UPDATE`) by staging and committi
 lands in a session while it is being committed and two commits never both insert.
 """
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from enum import Enum
 from typing import Any, NamedTuple
@@ -16,6 +17,7 @@ import orjson
 from sqlalchemy import Connection, text
 
 from queuedesk.server.store import upgrade_v12
+from queuedesk.server.store.embedded import embedded
 from queuedesk.server.store.records import QueueRecord
 from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.tasks import count_pending, full_data
@@ -37,7 +39,7 @@ class Session(NamedTuple):
     expires_at: datetime
     committed_at: datetime | None
     created: int | None
-    ids: list[int] | None
+    ids: Any  # the created tasks' ids as stored JSON (`embedded`), written into answers as they are
 
 
 class CommitOutcome(Enum):
@@ -113,7 +115,7 @@ def _session(row: tuple[Any, ...]) -> Session:
         expires_at=from_micros(expires_at),
         committed_at=None if committed_at is None else from_micros(committed_at),
         created=created,
-        ids=None if ids is None else orjson.loads(ids),
+        ids=None if ids is None else embedded(ids),
     )
 
 
@@ -194,11 +196,16 @@ def stage(
 
 
 def commit(
-    conn: Connection, queue_id: int, session_id: int, now: datetime
+    conn: Connection,
+    queue_id: int,
+    session_id: int,
+    now: datetime,
+    on_commit: Callable[[Session, list[int]], None] | None = None,
 ) -> tuple[Session, CommitOutcome] | None:
-    """Move every staged row into `tasks` (new, in row order) and keep the answer on the session.
-    Nothing is done when rows are missing, or when the session was committed before (its answer
-    stands). None when there is no such live session."""
+    """Move every staged row into `tasks` (new, in row order) and keep the answer on the session;
+    `on_commit` gets the session and the new ids in the same transaction. Nothing is done when rows
+    are missing, or when the session was committed before (its answer stands). None when there is
+    no such live session."""
     row = one(conn, BY_ID, session_id=session_id, queue_id=queue_id, now=to_micros(now))
     if row is None:
         return None
@@ -209,18 +216,25 @@ def commit(
         return session, CommitOutcome.INCOMPLETE
     ids = _move_rows(conn, queue_id, session.source, now, session_id)
     count_pending(conn, queue_id, len(ids))
+    stored_ids = orjson.dumps(ids).decode()
     run(
         conn,
         MARK_COMMITTED,
         now=to_micros(now),
         expires_at=to_micros(now + ANSWER_KEPT_FOR),
         created=len(ids),
-        ids=orjson.dumps(ids).decode(),
+        ids=stored_ids,
         session_id=session_id,
     )
     committed = session._replace(
-        status="committed", committed_at=now, expires_at=now + ANSWER_KEPT_FOR, created=len(ids), ids=ids
+        status="committed",
+        committed_at=now,
+        expires_at=now + ANSWER_KEPT_FOR,
+        created=len(ids),
+        ids=embedded(stored_ids),
     )
+    if on_commit is not None:
+        on_commit(committed, ids)
     return committed, CommitOutcome.COMMITTED
 
 

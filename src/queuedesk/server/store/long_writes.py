@@ -1,0 +1,25 @@
+"""Units of work that go to the writer process (`Database.long_write`) with the audit event they
+leave: module-level functions, so that they go to it by name."""
+
+from datetime import datetime
+
+from sqlalchemy import Connection
+
+from queuedesk.server.store import audit, imports, tasks
+from queuedesk.server.store.imports import CommitOutcome, Session
+from queuedesk.server.store.records import Principal, QueueRecord
+
+
+def flush_and_record(conn: Connection, principal: Principal, queue: QueueRecord) -> None:
+    deleted = tasks.flush(conn, queue.id)
+    detail = {"deleted": sum(deleted.values()), "by_status": deleted}
+    audit.record(conn, principal, "queue.flush", queue.id, {"queue_id": queue.id}, detail)
+
+
+def commit_and_record(
+    conn: Connection, principal: Principal, queue: QueueRecord, session_id: int, now: datetime
+) -> tuple[Session, CommitOutcome] | None:
+    def record(session: Session, ids: list[int]) -> None:
+        audit.record_import(conn, principal, queue, session.source, ids, session.id)
+
+    return imports.commit(conn, queue.id, session_id, now, on_commit=record)

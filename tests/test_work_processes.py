@@ -1,0 +1,106 @@
+"""Long SQLite reads and writes run in work processes of the serving process
+(`store/work_processes.py`), against a real `queuedesk serve`: started when first needed, replaced
+when one dies, stopped with the server without a word on its log. SQLite alone: PostgreSQL has no
+work processes."""
+
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import make_queue
+from tests.support import ROLES_SEED, ServerProcess
+
+
+def children(pid: int) -> set[int]:
+    """The work processes `pid` started, from any of its threads (not multiprocessing's resource
+    tracker, which a spawned process comes with)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with open(task / "children") as listed:
+            found.update(int(child) for child in listed.read().split())
+    return {child for child in found if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()}
+
+
+def alive(pid: int) -> bool:
+    try:
+        return "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
+    except FileNotFoundError:
+        return False
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
+    running = ServerProcess(tmp_path / "qd.db", seed=ROLES_SEED).start()
+    yield running
+    running.stop()
+
+
+def queue_path(admin: httpx.Client) -> str:
+    org = admin.get("/me").json()["organization_id"]
+    queues = admin.get(f"/orgs/{org}/queues").json()
+    return f"/orgs/{org}/queues/{queues[0]['id'] if queues else make_queue(admin, org)['id']}"
+
+
+def stats(server: ServerProcess) -> int:
+    """A long read: the buckets of the queue's stats."""
+    with server.client("admin") as admin:
+        answer = admin.get(f"{queue_path(admin)}/stats")
+        assert answer.status_code == 200, answer.text
+        return len(answer.json()["completed"])
+
+
+def flush(server: ServerProcess) -> int:
+    """A long write: the queue's pending tasks (three made first) flushed; how many were pending after."""
+    with server.client("admin") as admin:
+        path = queue_path(admin)
+        for n in range(3):
+            assert (
+                admin.post(f"{path}/tasks/create", json={"data": {"paragraph": f"p{n}"}}).status_code == 200
+            )
+        assert admin.put(f"{path}/flush").status_code == 200
+        return admin.get(path).json()["n_tasks"]
+
+
+def test_long_work_starts_its_processes_when_first_needed_and_a_killed_one_is_replaced(
+    server: ServerProcess,
+) -> None:
+    assert server.process is not None
+    assert children(server.process.pid) == set()  # nothing started before any long work
+    assert stats(server) == 32  # 8 hours in 15-minute buckets
+    reader = children(server.process.pid)
+    assert len(reader) == 1
+    assert flush(server) == 0
+    both = children(server.process.pid)
+    assert len(both) == 2 and reader < both  # and a writer
+
+    for pid in both:
+        os.kill(pid, signal.SIGKILL)
+    assert stats(server) == 32  # answered by a fresh reader, not a 500
+    assert flush(server) == 0  # and flushed by a fresh writer
+    replaced = children(server.process.pid)
+    assert len(replaced) == 2 and not replaced & both
+    assert "Traceback" not in server.log()
+
+
+def test_stopping_the_server_stops_its_work_processes_without_a_traceback(server: ServerProcess) -> None:
+    """ctrl+c reaches every process of the terminal's group: the work processes ignore it and the
+    server stops them."""
+    assert server.process is not None
+    stats(server)
+    flush(server)
+    readers = children(server.process.pid)
+    assert len(readers) == 2
+    for pid in [*readers, server.process.pid]:
+        os.kill(pid, signal.SIGINT)
+    server.process.wait(timeout=15)
+    deadline = time.monotonic() + 5
+    while any(alive(reader) for reader in readers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(alive(reader) for reader in readers)
+    log = server.log()
+    assert "Traceback" not in log and "KeyboardInterrupt" not in log, log
