@@ -67,6 +67,8 @@ class Scenario:
 SCENARIOS = [
     Scenario("create", "create.lua", "{work}/tasks/create"),
     Scenario("list completed", "get.lua", "{history}/tasks/completed?limit=50&offset=0"),
+    # B2 (a long read: since session 14 in a reader process); 404 on revisions before B2.
+    Scenario("list pending", "get.lua", "{work}/tasks?limit=50&offset=0"),
     Scenario("list queues", "get.lua", "/orgs/1/queues"),
     Scenario("/me", "get.lua", "/me"),
     Scenario("worker cycle", "worker.lua", "", per_connection_thread=True),

@@ -135,6 +135,17 @@ def other_timed(
     return lambda: of(timings(client, path, args.rounds, body))
 
 
+def verdict(pairs: list[tuple[Timed, Timed]]) -> None:
+    """The median p99 unloaded and loaded over the pairs, their ratio, and each pair's."""
+    quiet = sorted(q.p99 for q, _ in pairs)[len(pairs) // 2]
+    loaded = sorted(lo.p99 for _, lo in pairs)[len(pairs) // 2]
+    each = ", ".join(f"{lo.p99 / q.p99:.2f}" for q, lo in pairs)
+    print(
+        f"p99 unloaded {quiet:.2f} ms, loaded {loaded:.2f} ms (medians): loaded / unloaded {loaded / quiet:.2f}"
+    )
+    print(f"each pair: {each}")
+
+
 def keep_doing(
     base_url: str, key: str, mode: str, paths: list[str], started: Any, stop: Any, out: Any
 ) -> None:
@@ -197,7 +208,13 @@ def main() -> None:
         default="wrk" if shutil.which("wrk") else "python",
         help="what times Globex's requests (default: wrk when installed)",
     )
-    parser.add_argument("--sessions", type=int, default=6, help="import sessions committed (commit mode)")
+    parser.add_argument("--pairs", type=int, default=3, help="unloaded and loaded timings, in turn")
+    parser.add_argument(
+        "--sessions",
+        type=int,
+        default=4,
+        help="import sessions committed while timed, per pair (commit mode)",
+    )
     parser.add_argument("--src", help="run this src/ directory's queuedesk instead (e.g. main's)")
     parser.add_argument(
         "--load-in-thread",
@@ -235,15 +252,18 @@ def main() -> None:
             assert sum(acme.get(stats).json()["completed"]) == args.total
             timings(globex, other, 20)  # warm up
             measure = other_timed(args, globex, other)
-            quiet = measure()
             stats_took = timings(acme, stats, 5)
-            print(f"Globex's reads timed by {args.measure}")
+            print(f"Globex's reads timed by {args.measure}, {args.pairs} pairs (unloaded, then loaded)")
             print(f"stats, 7 days in hours, alone:       {of(stats_took)}")
-            print(f"other organization, unloaded:        {quiet}")
-            loaded, asked = timed_beside_load(args, server.url, "stats", [stats], measure)
-            print(f"other organization, stats running:   {loaded}")
-            print(f"stats while measured:                {of(asked)}")
-            print(f"p99 loaded / unloaded: {loaded.p99 / quiet.p99:.2f}")
+            pairs = []
+            for _ in range(args.pairs):
+                quiet = measure()
+                print(f"other organization, unloaded:        {quiet}")
+                loaded, asked = timed_beside_load(args, server.url, "stats", [stats], measure)
+                print(f"other organization, stats running:   {loaded}")
+                print(f"stats while measured:                {of(asked)}")
+                pairs.append((quiet, loaded))
+            verdict(pairs)
         finally:
             server.stop()
 
@@ -270,7 +290,7 @@ def imports_beside_reads(args: argparse.Namespace) -> None:
         org, (queue,) = seeded_queues(db_path, ["Big"])
         server = ServerProcess(db_path, [*UNLIMITED]).start()  # brought to the current schema
         server.stop()
-        sessions = args.sessions if args.mode == "commit" else 1
+        sessions = args.sessions * args.pairs if args.mode == "commit" else 1
         for n in range(sessions):
             stage_rows(db_path, queue["id"], f"bench-{n}", args.total, 1 if args.mode == "import" else 0)
         server = ServerProcess(db_path, [*UNLIMITED]).start()
@@ -287,16 +307,26 @@ def imports_beside_reads(args: argparse.Namespace) -> None:
             paths = [f"{qpath}/imports/{n + 1}" for n in range(sessions)]
             timings(globex, other, 20, body)
             measure = other_timed(args, globex, other, body)
-            quiet = measure()
-            print(f"Globex's {args.other}s timed by {args.measure}")
-            print(f"other organization, unloaded:        {quiet}")
-            started = time.perf_counter()
-            loaded, done = timed_beside_load(args, server.url, args.mode, paths, measure)
-            measured = time.perf_counter() - started
-            what = f"{args.mode} of {args.total:,} rows"
-            print(f"other organization, {what} running: {loaded}")
-            print(f"{what}: {of(done)}, {sum(done) / 1000:.1f} s of the {measured:.1f} s measured")
-            print(f"p99 loaded / unloaded: {loaded.p99 / quiet.p99:.2f}")
+            print(
+                f"Globex's {args.other}s timed by {args.measure}, {args.pairs} pairs (unloaded, then loaded)"
+            )
+            pairs = []
+            for pair in range(args.pairs):
+                quiet = measure()
+                print(f"other organization, unloaded:        {quiet}")
+                started = time.perf_counter()
+                mine = (
+                    paths[pair * args.sessions : (pair + 1) * args.sessions]
+                    if args.mode == "commit"
+                    else paths
+                )
+                loaded, done = timed_beside_load(args, server.url, args.mode, mine, measure)
+                measured = time.perf_counter() - started
+                what = f"{args.mode} of {args.total:,} rows"
+                print(f"other organization, {what} running: {loaded}")
+                print(f"{what}: {of(done)}, {sum(done) / 1000:.1f} s of the {measured:.1f} s measured")
+                pairs.append((quiet, loaded))
+            verdict(pairs)
         finally:
             server.stop()
 
