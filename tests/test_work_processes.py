@@ -1,6 +1,6 @@
 """Long SQLite reads and writes run in work processes of the serving process
-(`store/work_processes.py`), against a real `queuedesk serve`: started when first needed, replaced
-when one dies, stopped with the server without a word on its log. SQLite alone: PostgreSQL has no
+(`store/work_processes.py`), against a real `queuedesk serve`: a reader started with the server,
+the writer when first needed, each replaced when it dies, stopped with the server without a word on its log. SQLite alone: PostgreSQL has no
 work processes."""
 
 import os
@@ -66,24 +66,32 @@ def flush(server: ServerProcess) -> int:
         return admin.get(path).json()["n_tasks"]
 
 
-def test_long_work_starts_its_processes_when_first_needed_and_a_killed_one_is_replaced(
+def wait_for_children(pid: int, count: int) -> set[int]:
+    deadline = time.monotonic() + 30  # a reader's start takes 0.8 s of imports; longer under load
+    while len(found := children(pid)) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
+
+
+def test_a_reader_starts_with_the_server_the_writer_when_needed_and_a_killed_one_is_replaced(
     server: ServerProcess,
 ) -> None:
     assert server.process is not None
-    assert children(server.process.pid) == set()  # nothing started before any long work
+    warm = wait_for_children(server.process.pid, 1)
+    assert len(warm) == 1  # started a couple of seconds after the server, before any long read
     assert stats(server) == 32  # 8 hours in 15-minute buckets
-    reader = children(server.process.pid)
-    assert len(reader) == 1
+    readers = children(server.process.pid)
+    assert warm <= readers and len(readers) <= 2  # a second one if the stats came before it was up
     assert flush(server) == 0
     both = children(server.process.pid)
-    assert len(both) == 2 and reader < both  # and a writer
+    assert len(both) == len(readers) + 1 and readers < both  # and a writer
 
     for pid in both:
         os.kill(pid, signal.SIGKILL)
     assert stats(server) == 32  # answered by a fresh reader, not a 500
     assert flush(server) == 0  # and flushed by a fresh writer
     replaced = children(server.process.pid)
-    assert len(replaced) == 2 and not replaced & both
+    assert len(replaced) >= 2 and not replaced & both
     assert "Traceback" not in server.log()
 
 
@@ -93,8 +101,8 @@ def test_stopping_the_server_stops_its_work_processes_without_a_traceback(server
     assert server.process is not None
     stats(server)
     flush(server)
-    readers = children(server.process.pid)
-    assert len(readers) == 2
+    readers = wait_for_children(server.process.pid, 2)
+    assert len(readers) >= 2
     for pid in [*readers, server.process.pid]:
         os.kill(pid, signal.SIGINT)
     server.process.wait(timeout=15)

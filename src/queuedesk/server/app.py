@@ -1,5 +1,6 @@
 """The ASGI application: the route table's router, the error envelope everywhere, and the database's lifetime."""
 
+import asyncio
 import logging
 import sys
 from collections.abc import AsyncIterator
@@ -30,6 +31,7 @@ from queuedesk.server.usage import UsageRecorder
 log = logging.getLogger("queuedesk.server")
 RETRY_AFTER_SECONDS = 1
 LOOP_WAITS_AT_MOST_SECONDS = 0.0005
+START_LONG_WORK_AFTER_SECONDS = 2.0
 
 
 async def on_database_error(request: Request, exc: Exception) -> Response | None:
@@ -67,13 +69,18 @@ def create_app(settings: Settings) -> App:
             retention = DeliveryRetention(app.state.db, settings.retain_deliveries)
             retention.start()
         collector.settle_for_serving()
-        # Long reads and writes run on threads of their own; while one runs Python (a stats
-        # answer's buckets), the event loop waits for the interpreter lock up to this long (5 ms by
-        # default): others' requests took that much longer at p99.
+        # Threads still share the loop's interpreter lock (the work processes' manager, a
+        # PostgreSQL driver's); while one runs Python the loop waits for the lock up to this long
+        # (5 ms by default): others' requests took that much longer at p99.
         sys.setswitchinterval(LOOP_WAITS_AT_MOST_SECONDS)
+        # Once the start's own work is done (a demo's app is starting beside it).
+        long_work = asyncio.get_running_loop().call_later(
+            START_LONG_WORK_AFTER_SECONDS, app.state.db.start_long_work
+        )
         try:
             yield
         finally:
+            long_work.cancel()
             if retention is not None:
                 await retention.stop()
             await app.state.dispatcher.stop()

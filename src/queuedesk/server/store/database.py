@@ -80,6 +80,11 @@ class Database(Protocol):
         that keeps others' reads going while it runs."""
         ...
 
+    def start_long_work(self) -> None:
+        """Start now what long reads and writes will need (SQLite: a reader process), so that the
+        first of them need not wait for it."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -258,6 +263,9 @@ class SQLiteDatabase:
         # pickled); a scan costs milliseconds of SQLite and Python the event loop need not wait for.
         return await self._readers.run(fn, *args, **kwargs)
 
+    def start_long_work(self) -> None:
+        self._readers.start_one()
+
     async def close(self) -> None:
         self._readers.close()
         self._long_writer.close()
@@ -305,6 +313,9 @@ class PostgresDatabase:
 
     async def long_write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         return await self._run(fn, *args, **kwargs)  # a pooled connection of its own already
+
+    def start_long_work(self) -> None:
+        pass  # the pool's connections are made as they are needed
 
     async def close(self) -> None:
         await self._engine.dispose()

@@ -8,8 +8,9 @@ loop waited for it, and other organizations' one-row requests took 2.5-7 ms at p
 0.4-1.4 ms while one organization did it again and again (`bench/fairness.py`). A process has an
 interpreter of its own.
 
-The processes start when first needed (each costs about 0.8 s of imports and 45 MB), a second
-reader only when two long reads run at once. A unit of work goes to them by name (a module-level
+A process costs about 0.8 s of imports as it starts and 45 MB: the server starts one reader a
+couple of seconds after its own start (`start_one`), the writer when first needed, a second reader
+only when two long reads run at once. A unit of work goes to them by name (a module-level
 function), with its arguments and its answer pickled; stored JSON comes back as it was read
 (`embedded.py`). One that dies (killed, out of memory) is replaced: the unit it was running is tried
 once more on a fresh pool (a write that died rolled back with its process).
@@ -18,6 +19,7 @@ once more on a fresh pool (a write that died rolled back with its process).
 import asyncio
 import contextlib
 import functools
+import importlib
 import multiprocessing
 import os
 import signal
@@ -41,6 +43,15 @@ _engine: Engine | None = None
 _begin = "BEGIN"
 
 
+# What the units of work need, imported as a process starts rather than by its first unit.
+PRELOADED = (
+    "queuedesk.server.store.long_writes",
+    "queuedesk.server.store.stats",
+    "queuedesk.server.store.deliveries",
+    "queuedesk.server.store.retention",
+)
+
+
 def _start(make_engine: Callable[[], Engine], niceness: int, begin: str) -> None:
     # ctrl+c reaches the whole process group: the serving process stops its work processes itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -49,6 +60,14 @@ def _start(make_engine: Callable[[], Engine], niceness: int, begin: str) -> None
     working_in_a_work_process()
     global _engine, _begin
     _engine, _begin = make_engine(), begin
+    for name in PRELOADED:
+        importlib.import_module(name)
+    with _engine.connect():  # its connection made (and its pragmas run) before the first unit
+        pass
+
+
+def _nothing() -> None:
+    pass
 
 
 def _run(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
@@ -78,6 +97,10 @@ class WorkProcesses:
                 initargs=self._initargs,
             )
         return self._pool
+
+    def start_one(self) -> None:
+        """One process started now, in the background (its imports run beside the caller)."""
+        self._started().submit(_nothing)
 
     async def run(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         loop = asyncio.get_running_loop()
