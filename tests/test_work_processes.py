@@ -112,3 +112,19 @@ def test_stopping_the_server_stops_its_work_processes_without_a_traceback(server
     assert not any(alive(reader) for reader in readers)
     log = server.log()
     assert "Traceback" not in log and "KeyboardInterrupt" not in log, log
+
+
+def test_a_killed_server_leaves_no_work_process_behind(server: ServerProcess) -> None:
+    """A pool's worker waits on a queue whose other end it holds too: without its own check it
+    outlived a killed server for good (found orphaned after this session's benches)."""
+    assert server.process is not None
+    stats(server)
+    flush(server)
+    workers = wait_for_children(server.process.pid, 2)
+    assert len(workers) >= 2
+    server.process.kill()
+    server.process.wait()
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(alive(pid) for pid in workers)

@@ -24,6 +24,8 @@ import multiprocessing
 import os
 import signal
 import sqlite3
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -41,6 +43,7 @@ Work = Callable[Concatenate[Connection, P], T]
 # In a work process: its connection, and how each unit's transaction begins.
 _engine: Engine | None = None
 _begin = "BEGIN"
+PARENT_CHECK_SECONDS = 0.5
 
 
 # What the units of work need, imported as a process starts rather than by its first unit.
@@ -52,9 +55,10 @@ PRELOADED = (
 )
 
 
-def _start(make_engine: Callable[[], Engine], niceness: int, begin: str) -> None:
+def _start(make_engine: Callable[[], Engine], niceness: int, begin: str, server: int) -> None:
     # ctrl+c reaches the whole process group: the serving process stops its work processes itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_end_with, args=(server,), name="queuedesk-end-with-server", daemon=True).start()
     with contextlib.suppress(OSError):
         os.setpriority(os.PRIO_PROCESS, 0, niceness)  # the serving process's requests come first
     working_in_a_work_process()
@@ -64,6 +68,15 @@ def _start(make_engine: Callable[[], Engine], niceness: int, begin: str) -> None
         importlib.import_module(name)
     with _engine.connect():  # its connection made (and its pragmas run) before the first unit
         pass
+
+
+def _end_with(server: int) -> None:
+    """Exit once the serving process is gone (killed, say, with no chance to stop us): a pool's
+    worker waits on a queue whose other end it holds too, so it would otherwise wait for good,
+    keeping its memory and a read snapshot that stops the WAL from being checkpointed."""
+    while os.getppid() == server:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(0)
 
 
 def _nothing() -> None:
@@ -83,7 +96,7 @@ class WorkProcesses:
     with `begin` on a connection `make_engine` makes."""
 
     def __init__(self, make_engine: Callable[[], Engine], size: int, niceness: int, begin: str) -> None:
-        self._initargs = (make_engine, niceness, begin)
+        self._initargs = (make_engine, niceness, begin, os.getpid())
         self._size = size
         self._pool: ProcessPoolExecutor | None = None
 
