@@ -8,7 +8,7 @@ loop waited for it, and other organizations' one-row requests took 2.5-7 ms at p
 0.4-1.4 ms while one organization did it again and again (`bench/fairness.py`). A process has an
 interpreter of its own.
 
-A process costs about 0.8 s of imports as it starts and 45 MB: the server starts one reader a
+A process costs about 0.8 s of imports as it starts and 49 MB: the server starts one reader a
 couple of seconds after its own start (`start_one`), the writer when first needed, a second reader
 only when two long reads run at once. A unit of work goes to them by name (a module-level
 function), with its arguments and its answer pickled; stored JSON comes back as it was read
