@@ -76,7 +76,7 @@ def _end_with(server: int) -> None:
     keeping its memory and a read snapshot that stops the WAL from being checkpointed."""
     while os.getppid() == server:
         time.sleep(PARENT_CHECK_SECONDS)
-    os._exit(0)
+    os.kill(os.getpid(), signal.SIGKILL)  # at once, from this thread: nothing here needs tidying
 
 
 def _nothing() -> None:
