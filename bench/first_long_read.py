@@ -1,6 +1,6 @@
 """How long the first long read (B2's pending list, a `scan`) takes after `queuedesk serve` starts:
 right away, and a few seconds later (once the server has started its reader process), with the
-server's and its child processes' memory.
+server's and its work processes' memory.
 
     .venv/bin/python bench/first_long_read.py [--after 0 4]
 """
@@ -25,14 +25,6 @@ def rss_mb(pid: int) -> int:
     return 0
 
 
-def children(pid: int) -> list[int]:
-    return [
-        int(c)
-        for task in Path(f"/proc/{pid}/task").iterdir()
-        for c in (task / "children").read_text().split()
-    ]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--after", type=float, nargs="+", default=[0.0, 4.0], help="seconds after the start")
@@ -51,10 +43,10 @@ def main() -> None:
                         started = time.perf_counter()
                         admin.get(path).raise_for_status()
                         took.append((time.perf_counter() - started) * 1000)
-                    memory = [rss_mb(child) for child in children(server.process.pid)]
+                    memory = [rss_mb(child) for child in sorted(server.work_processes())]
                     print(
                         f"{wait:g} s after the start: first long read {took[0]:.0f} ms, the next {took[1]:.1f} ms; "
-                        f"server RSS {rss_mb(server.process.pid)} MB, its children {memory} MB"
+                        f"server RSS {rss_mb(server.process.pid)} MB, its work processes {memory} MB"
                     )
             finally:
                 server.stop()

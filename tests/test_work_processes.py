@@ -16,16 +16,6 @@ from tests.conftest import make_queue
 from tests.support import ROLES_SEED, ServerProcess
 
 
-def children(pid: int) -> set[int]:
-    """The work processes `pid` started, from any of its threads (not multiprocessing's resource
-    tracker, which a spawned process comes with)."""
-    found: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with open(task / "children") as listed:
-            found.update(int(child) for child in listed.read().split())
-    return {child for child in found if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()}
-
-
 def alive(pid: int) -> bool:
     try:
         return "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
@@ -66,9 +56,9 @@ def flush(server: ServerProcess) -> int:
         return admin.get(path).json()["n_tasks"]
 
 
-def wait_for_children(pid: int, count: int) -> set[int]:
+def wait_for_work_processes(server: ServerProcess, count: int) -> set[int]:
     deadline = time.monotonic() + 30  # a reader's start takes 0.8 s of imports; longer under load
-    while len(found := children(pid)) < count and time.monotonic() < deadline:
+    while len(found := server.work_processes()) < count and time.monotonic() < deadline:
         time.sleep(0.05)
     return found
 
@@ -76,21 +66,20 @@ def wait_for_children(pid: int, count: int) -> set[int]:
 def test_a_reader_starts_with_the_server_the_writer_when_needed_and_a_killed_one_is_replaced(
     server: ServerProcess,
 ) -> None:
-    assert server.process is not None
-    warm = wait_for_children(server.process.pid, 1)
+    warm = wait_for_work_processes(server, 1)
     assert len(warm) == 1  # started a couple of seconds after the server, before any long read
     assert stats(server) == 32  # 8 hours in 15-minute buckets
-    readers = children(server.process.pid)
+    readers = server.work_processes()
     assert warm <= readers and len(readers) <= 2  # a second one if the stats came before it was up
     assert flush(server) == 0
-    both = children(server.process.pid)
+    both = server.work_processes()
     assert len(both) == len(readers) + 1 and readers < both  # and a writer
 
     for pid in both:
         os.kill(pid, signal.SIGKILL)
     assert stats(server) == 32  # answered by a fresh reader, not a 500
     assert flush(server) == 0  # and flushed by a fresh writer
-    replaced = children(server.process.pid)
+    replaced = server.work_processes()
     assert len(replaced) >= 2 and not replaced & both
     assert "Traceback" not in server.log()
 
@@ -101,7 +90,7 @@ def test_stopping_the_server_stops_its_work_processes_without_a_traceback(server
     assert server.process is not None
     stats(server)
     flush(server)
-    readers = wait_for_children(server.process.pid, 2)
+    readers = wait_for_work_processes(server, 2)
     assert len(readers) >= 2
     for pid in [*readers, server.process.pid]:
         os.kill(pid, signal.SIGINT)
@@ -120,7 +109,7 @@ def test_a_killed_server_leaves_no_work_process_behind(server: ServerProcess) ->
     assert server.process is not None
     stats(server)
     flush(server)
-    workers = wait_for_children(server.process.pid, 2)
+    workers = wait_for_work_processes(server, 2)
     assert len(workers) >= 2
     server.process.kill()
     server.process.wait()

@@ -1,4 +1,4 @@
 from queuedesk.cli import main
 
-if __name__ == "__main__":  # not when a reader process (spawned) imports it
+if __name__ == "__main__":  # not when a work process (spawned) imports it
     raise SystemExit(main())

@@ -101,6 +101,16 @@ class ServerProcess:
     def log(self) -> str:
         return self.log_path.read_text() if self.log_path and self.log_path.exists() else ""
 
+    def work_processes(self) -> set[int]:
+        """The work processes (`server/store/work_processes.py`) this server started, from any of
+        its threads; not multiprocessing's resource tracker, which comes with them."""
+        assert self.process is not None
+        found: set[int] = set()
+        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+            with contextlib.suppress(FileNotFoundError):  # a thread that ended meanwhile
+                found.update(int(child) for child in (task / "children").read_text().split())
+        return {child for child in found if b"spawn_main" in _cmdline(child)}
+
     def stop(self, sig: int = signal.SIGTERM) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(sig)
@@ -113,3 +123,10 @@ class ServerProcess:
     def client(self, role: str = "admin", **kwargs: Any) -> httpx.Client:
         headers = {"Authorization": f"Token {KEYS[role]}"} if role else {}
         return loopback_client(self.url, headers=headers, timeout=30, **kwargs)
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:  # ended meanwhile
+        return b""

@@ -200,7 +200,7 @@ class SQLiteDatabase:
             functools.partial(_sqlite_engine, url, readers=1), SQLITE_READERS, LONG_WORK_NICENESS, "BEGIN"
         )
         self._guard_statements = os.environ.get(STATEMENT_GUARD_ENV) == "1"
-        # Held while a long write runs on its own thread and connection: a write on the loop's
+        # Held while a long write runs in its own process and connection: a write on the loop's
         # connection would otherwise wait for SQLite's lock inside the driver, holding up the loop.
         self._long_write_running = asyncio.Lock()
         self._long_writer = WorkProcesses(
