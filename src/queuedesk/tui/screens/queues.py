@@ -140,8 +140,8 @@ class QueuesScreen(AppScreen):
         if action in ("filter", "filter_done"):  # in the filter `/` is text, and `enter` keeps it
             in_filter = isinstance(self.focused, Input) and self.focused.id == "queues-filter"
             return in_filter == (action == "filter_done")
-        if action == "open":
-            return self.focused is self.table
+        if action == "open":  # not `self.table`: asked also while the screen is being taken down
+            return isinstance(self.focused, QueueTable)
         session = self.qd.session
         if session is None:
             return True
