@@ -4,9 +4,12 @@ request at a time on an unloaded server, then while Acme's admin keeps doing one
 - `stats`: B15 stats over 7 days in hourly buckets on a queue with `--total` completions in them;
 - `import`: reading the progress of an import session of `--total` staged rows whose first row is
   missing (the case that used to recount every row);
-- `commit`: committing import sessions of `--total` rows (a long write), one after another.
+- `commit`: committing import sessions of `--total` rows (a long write), one after another;
+- `light`: reading its queue (one short row) again and again, the reference for `import`: what any
+  other client's requests sent back to back cost on the one event loop (and on this machine's cores,
+  which Acme's client shares).
 
-    .venv/bin/python bench/fairness.py [--mode stats|import|commit] [--total 1000000] [--rounds 300]
+    .venv/bin/python bench/fairness.py [--mode stats|import|commit|light] [--total 1000000] [--rounds 300]
         [--other read|write] [--src DIR]
 
 `--src DIR` runs another checkout's code (e.g. /work/main/src, to compare). `--other write` times
@@ -221,7 +224,7 @@ def main() -> None:
         action="store_true",
         help="Acme's requests from a thread of this process (the bench before 2026-11-28's session 14)",
     )
-    parser.add_argument("--mode", choices=("stats", "import", "commit"), default="stats")
+    parser.add_argument("--mode", choices=("stats", "import", "commit", "light"), default="stats")
     parser.add_argument(
         "--other",
         choices=("read", "write"),
@@ -304,7 +307,7 @@ def imports_beside_reads(args: argparse.Namespace) -> None:
                 other = f"{other}/{globex.get(other).json()[0]['id']}/tasks/create"
                 body = {"data": {"note": "n"}}
             qpath = f"/orgs/{org}/queues/{queue['id']}"
-            paths = [f"{qpath}/imports/{n + 1}" for n in range(sessions)]
+            paths = [qpath] if args.mode == "light" else [f"{qpath}/imports/{n + 1}" for n in range(sessions)]
             timings(globex, other, 20, body)
             measure = other_timed(args, globex, other, body)
             print(

@@ -93,6 +93,8 @@ def test_committing_again_answers_the_same_ids_and_the_same_key_finds_the_commit
     first = body_of(admin.post(f"{qpath}/imports/{session['id']}/commit"))
     again = body_of(admin.post(f"{qpath}/imports/{session['id']}/commit"))
     assert again == first
+    read_back = body_of(admin.get(f"{qpath}/imports/{session['id']}"))
+    assert (read_back["status"], read_back["created"], read_back["ids"]) == ("committed", 4, first["ids"])
     reopened = body_of(
         admin.post(f"{qpath}/imports", json={"key": session["key"], "source": "tickets.csv", "total": 4})
     )

@@ -52,9 +52,11 @@ SESSION_COLUMNS = "id, key, status, source, total, created_at, expires_at, commi
 BY_KEY = Sql(
     f"SELECT {SESSION_COLUMNS} FROM import_sessions WHERE queue_id = :queue_id AND key = :key {{lock}}"
 )
-BY_ID = Sql(
-    f"""SELECT {SESSION_COLUMNS} FROM import_sessions
-    WHERE id = :session_id AND queue_id = :queue_id AND expires_at > :now {{lock}}"""
+BY_ID_WHERE = "WHERE id = :session_id AND queue_id = :queue_id AND expires_at > :now"
+BY_ID = Sql(f"SELECT {SESSION_COLUMNS} FROM import_sessions {BY_ID_WHERE} {{lock}}")
+# The same row without its ids: a committed session's may be a million numbers (megabytes of text).
+BY_ID_WITHOUT_IDS = Sql(
+    f"SELECT {SESSION_COLUMNS.replace(', ids,', ', NULL,')} FROM import_sessions {BY_ID_WHERE} {{lock}}"
 )
 CREATE = Sql(
     """INSERT INTO import_sessions (queue_id, key, source, total, status, created_at, expires_at)
@@ -150,6 +152,12 @@ def get_session(conn: Connection, queue_id: int, session_id: int, now: datetime)
     return None if row is None else _session(row)
 
 
+def get_progress(conn: Connection, queue_id: int, session_id: int, now: datetime) -> Session | None:
+    """The session as `get_session` says it, but with `ids` None: one short row whatever its size."""
+    row = one(conn, BY_ID_WITHOUT_IDS, session_id=session_id, queue_id=queue_id, now=to_micros(now))
+    return None if row is None else _session(row)
+
+
 def stage(
     conn: Connection,
     queue: QueueRecord,
@@ -160,7 +168,7 @@ def stage(
 ) -> Session | None:
     """Stage `items` at positions `offset`, `offset + 1`, ...; rows already staged there stay as they
     were. A committed session is answered unchanged; None when there is no such live session."""
-    row = one(conn, BY_ID, session_id=session_id, queue_id=queue.id, now=to_micros(now))
+    row = one(conn, BY_ID_WITHOUT_IDS, session_id=session_id, queue_id=queue.id, now=to_micros(now))
     if row is None:
         return None
     if row[2] == "staged":
@@ -190,7 +198,7 @@ def stage(
             expires_at=to_micros(now + STAGED_FOR),
             session_id=session_id,
         )
-        row = one(conn, BY_ID, session_id=session_id, queue_id=queue.id, now=to_micros(now))
+        row = one(conn, BY_ID_WITHOUT_IDS, session_id=session_id, queue_id=queue.id, now=to_micros(now))
         assert row is not None
     return _session(row)
 
