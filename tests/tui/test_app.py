@@ -497,20 +497,20 @@ async def test_the_flush_guard_deletes_nothing_unless_the_exact_name_is_typed(
         assert "4 tasks will be deleted (3 new, 0 open, 1 in progress)" in counts
         assert "working in it now: Wes" in counts
         assert mixed["name"] in plain(guard.query_one("#flush-title"))
-        assert app.focused is guard.query_one("#flush-cancel", Button)  # Cancel is focused first
+        name = guard.query_one("#flush-name", Input)
+        assert app.focused is name and name.value == ""  # the name is typed at once
+        assert name.placeholder != mixed["name"]  # an empty field does not look filled in
         assert guard.query_one("#flush-run", Button).disabled
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.screen is screen and pending_count(admin, org_id, mixed) == 4
 
-        await open_flush(app, pilot)
-        await pilot.press("enter")  # on Cancel
+        guard = await open_flush(app, pilot)
+        await pilot.press("tab", "enter")  # from the name to Cancel (Flush is not enabled)
         await settle(app, pilot)
         assert app.screen is screen and pending_count(admin, org_id, mixed) == 4
 
         guard = await open_flush(app, pilot)
-        name = guard.query_one("#flush-name", Input)
-        name.focus()
         await pilot.press("enter")  # an empty name
         await settle(app, pilot)
         assert app.screen is guard and pending_count(admin, org_id, mixed) == 4
@@ -526,7 +526,6 @@ async def test_the_flush_guard_deletes_nothing_unless_the_exact_name_is_typed(
         assert app.screen is screen and pending_count(admin, org_id, mixed) == 4
 
         guard = await open_flush(app, pilot)
-        guard.query_one("#flush-name", Input).focus()
         await pilot.press(*mixed["name"])
         assert not guard.query_one("#flush-run", Button).disabled
         await pilot.press("enter")

@@ -19,6 +19,7 @@ from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.form import TaskForm
+from queuedesk.tui.modals.flush import FlushScreen
 from queuedesk.tui.modals.user_dialogs import AddUserScreen
 from queuedesk.tui.panes.pending_view import PendingView
 from queuedesk.tui.screens.connect import ConnectScreen
@@ -284,3 +285,25 @@ async def test_a_tab_chosen_by_key_as_the_queue_opens_stays_chosen(
         tabs = app.screen.query_one(TabbedContent)
         assert tabs.active == "tab-completed"
         assert app.focused is app.screen.query_one("#history")
+
+
+async def test_the_flush_guard_takes_the_name_typed_with_the_key_that_opens_it(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    """`F` and the queue's name at once: every letter in the name field (`n`, `w`, `u` are the queue
+    list's own keys), and `enter` then flushes once the counts are in."""
+    queue = make_queue(admin, org_id, label="Burst flush")
+    admin.post(f"/orgs/{org_id}/queues/{queue['id']}/tasks/create", json={"data": {"paragraph": "p"}})
+    app = make_app("admin")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await home(app, pilot)
+        await until(app, pilot, lambda: str(queue["id"]) in screen.table.rows, "the queue is listed")
+        point_at(screen, queue["id"])
+        burst(app, "F", queue["name"])
+        await until(app, pilot, lambda: isinstance(app.screen, FlushScreen) and app.screen.counted, "counted")
+        await settle(app, pilot)
+        assert field(app, "#flush-name") == queue["name"]
+        burst(app, "enter")
+        await until(app, pilot, lambda: app.screen is screen, "the guard closes after flushing")
+    left = admin.get(f"/orgs/{org_id}/queues/{queue['id']}").json()
+    assert left["n_tasks"] == 0

@@ -19,10 +19,11 @@ why it is needed and what the field's side is):
   This part overrides Textual's private `_forward_event` (listed in `compat/textual_private.py`).
 """
 
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, ParamSpec, TypeVar, cast
 
 from textual import events
 from textual.actions import SkipAction
@@ -101,6 +102,7 @@ class KeysInOrder(Screen[ScreenResultType]):
         super().__init__(name=name, id=id, classes=classes)
         self._held = []  # from the start: keys can come before the screen has composed
         self._had_focus: list[Widget] = []  # widgets that may still have keys of this round
+        self._openers: dict[int, Callable[[], object]] = {}  # held keys that open a screen (`open_by_key`)
 
     # --- focus moves as the key is read ---------------------------------------------------------
 
@@ -146,6 +148,20 @@ class KeysInOrder(Screen[ScreenResultType]):
         return isinstance(self.focused, Input) or (
             text_area is not None and isinstance(self.focused, text_area)
         )
+
+    def open_by_key(self, key: str, open_it: Callable[[], object]) -> None:
+        """The action of a priority key that opens another screen (`F` the flush guard): typed in a
+        text field it is text; read while keys are held for a decision it waits behind them; else
+        the screen opens now, as the key is read, so the keys typed after it go to that screen (a
+        binding that is not priority acts only once the focused widget has handed the key back, and
+        the keys after it would meanwhile reach the widget, on this screen)."""
+        if self.typing():
+            raise SkipAction()
+        if self.held_back(key):
+            assert self._held is not None
+            self._openers[id(self._held[-1])] = open_it
+            return
+        open_it()
 
     def held_back(self, key: str) -> bool:
         """A priority binding's `key` read while keys are held for a decision: held after them
@@ -259,7 +275,15 @@ class KeysInOrder(Screen[ScreenResultType]):
     def _release(self) -> None:
         """Hand the keys held, in order, to the focused widget (moving on as `tab` says), else the screen."""
         held, self._held = self._held or [], None
-        for event in held:
+        for index, event in enumerate(held):
+            if self.app.screen is not self:  # a held key opened another screen: the rest were typed for it
+                for later in held[index:]:
+                    self.app.screen._forward_event(later)
+                break
+            opener = self._openers.pop(id(event), None)
+            if opener is not None:
+                opener()
+                continue
             if isinstance(event, events.Key):
                 step = self.focus_step_for(event.key)
                 if step and (event.key != "enter" or self.focused is not None):
@@ -269,6 +293,25 @@ class KeysInOrder(Screen[ScreenResultType]):
                     continue
             target = self.focused
             (target if target is not None and not target.loading else self)._forward_event(event)
+
+
+KS = TypeVar("KS", bound="KeysInOrder[Any]")
+P = ParamSpec("P")
+
+
+def opens_a_screen(
+    key: str,
+) -> Callable[[Callable[Concatenate[KS, P], None]], Callable[Concatenate[KS, P], None]]:
+    """Marks the action of a priority binding on `key` that opens another screen (`open_by_key`)."""
+
+    def wrap(action: Callable[Concatenate[KS, P], None]) -> Callable[Concatenate[KS, P], None]:
+        @functools.wraps(action)
+        def act(screen: KS, /, *args: P.args, **kwargs: P.kwargs) -> None:
+            screen.open_by_key(key, lambda: action(screen, *args, **kwargs))
+
+        return act
+
+    return wrap
 
 
 class AppScreen(AppAccess, KeysInOrder[None]):

@@ -47,13 +47,16 @@ class FlushScreen(AppModal[bool]):
             yield LoadingIndicator(id="flush-loading")
             yield Static("", id="flush-counts")
             yield Label("Type the queue's name to confirm:")
-            yield Input(placeholder=self.queue.name, id="flush-name")
+            # Not the name itself as the placeholder: an empty field would look filled in.
+            yield Input(placeholder="the name, exactly as above", id="flush-name")
             with Horizontal(id="flush-actions"):
                 yield Button("Cancel", id="flush-cancel")
                 yield Button("Flush", variant="error", id="flush-run", disabled=True)
 
     def on_mount(self) -> None:
-        self.query_one("#flush-cancel", Button).focus()
+        # The name field first, so the name can be typed at once; enter there flushes nothing
+        # until the name is exactly right, and says so.
+        self.query_one("#flush-name", Input).focus()
         self._count()
 
     @work(exclusive=True, group="flush-count")

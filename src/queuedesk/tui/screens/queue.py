@@ -22,7 +22,7 @@ from queuedesk.api.client import CompletedSort
 from queuedesk.api.models import Block, Queue, QueueDetail, Task
 from queuedesk.api.task_export import write_tasks
 from queuedesk.atomic_write import SHARED, atomic_write
-from queuedesk.tui.base import AppScreen, styles
+from queuedesk.tui.base import AppScreen, opens_a_screen, styles
 from queuedesk.tui.clock import day_end, day_start, filter_day, typed_day, zone_name
 from queuedesk.tui.history_jump import HistoryJump
 from queuedesk.tui.live import Poller
@@ -83,13 +83,15 @@ class QueueScreen(AppScreen):
         Binding("4", "tab('tab-stats')", "Stats", show=False, id="queue.tab_stats"),
         Binding("5", "tab('tab-webhook')", "Webhook", show=False, id="queue.tab_webhook"),
         Binding("6", "tab('tab-feedback')", "Feedback", show=False, id="queue.tab_feedback"),
-        Binding("w", "work", "Work", id="queue.work"),
-        Binding("w", "no_claiming", show=False),  # a basic server: says why, never in the footer
-        Binding("v", "review", "Review", id="queue.review"),
-        Binding("v", "no_review", show=False),  # no review here: says why, never in the footer
-        Binding("n", "create", "New task", id="queue.create"),
-        Binding("F", "flush", "Flush", id="queue.flush"),
-        Binding("E", "edit_queue", "Edit queue", show=False, id="queue.edit_queue"),
+        Binding("w", "work", "Work", id="queue.work", priority=True),
+        Binding(
+            "w", "no_claiming", show=False, priority=True
+        ),  # a basic server: says why, never in the footer
+        Binding("v", "review", "Review", id="queue.review", priority=True),
+        Binding("v", "no_review", show=False, priority=True),  # no review here: says why, never in the footer
+        Binding("n", "create", "New task", id="queue.create", priority=True),
+        Binding("F", "flush", "Flush", id="queue.flush", priority=True),
+        Binding("E", "edit_queue", "Edit queue", show=False, id="queue.edit_queue", priority=True),
         # Priority: the keys typed right after it go to the field it opens (`focus_key`).
         Binding("f", "filter", "Filter history", id="queue.filter", priority=True),
         Binding("o", "oldest_first", "Oldest first", show=False, id="queue.oldest_first"),
@@ -512,27 +514,34 @@ class QueueScreen(AppScreen):
             return
         self.dismiss()
 
+    @opens_a_screen("w")
     def action_work(self) -> None:
         self.qd.open_work(self.queue)
 
+    @opens_a_screen("w")
     def action_no_claiming(self) -> None:
         self.qd.open_work(self.queue)  # on a basic server: says there is no claiming there
 
     def _offers_review(self) -> bool:
         return offers_review(self.qd.session, [self.queue])
 
+    @opens_a_screen("v")
     def action_review(self) -> None:
         self.qd.open_review(self.queue)
 
+    @opens_a_screen("v")
     def action_no_review(self) -> None:
         self.qd.open_review(self.queue)  # says why there is no review here
 
+    @opens_a_screen("n")
     def action_create(self) -> None:
         self.qd.open_create_task(self.queue)
 
+    @opens_a_screen("E")
     def action_edit_queue(self) -> None:
         self.qd.open_queue_editor(self.detail or self.queue)
 
+    @opens_a_screen("F")
     def action_flush(self) -> None:
         self.qd.open_flush(self.queue, on_done=self._after_flush)
 

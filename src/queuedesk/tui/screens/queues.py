@@ -8,7 +8,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Input, Static
 
 from queuedesk.api.models import Queue
-from queuedesk.tui.base import AppScreen
+from queuedesk.tui.base import AppScreen, opens_a_screen
 from queuedesk.tui.live import Poller
 from queuedesk.tui.review_access import NO_REVIEW, offers_review, review_refusal
 from queuedesk.tui.widgets.context_bar import ContextBar
@@ -20,14 +20,16 @@ class QueuesScreen(AppScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         # Priority: the queue opens as the key is read, so the keys typed after it reach its screen.
         Binding("enter", "open", "Open", show=False, id="queues.open", priority=True),
-        Binding("w", "work", "Work", id="queues.work"),
-        Binding("w", "no_claiming", show=False),  # a basic server: says why, never in the footer
-        Binding("v", "review", "Review", id="queues.review"),
-        Binding("v", "no_review", show=False),  # no review here: says why, never in the footer
-        Binding("n", "create", "New task", id="queues.create"),
-        Binding("F", "flush", "Flush", id="queues.flush"),
-        Binding("N", "new_queue", "New queue", show=False, id="queues.new_queue"),
-        Binding("E", "edit_queue", "Edit queue", show=False, id="queues.edit_queue"),
+        Binding("w", "work", "Work", id="queues.work", priority=True),
+        Binding(
+            "w", "no_claiming", show=False, priority=True
+        ),  # a basic server: says why, never in the footer
+        Binding("v", "review", "Review", id="queues.review", priority=True),
+        Binding("v", "no_review", show=False, priority=True),  # no review here: says why, never in the footer
+        Binding("n", "create", "New task", id="queues.create", priority=True),
+        Binding("F", "flush", "Flush", id="queues.flush", priority=True),
+        Binding("N", "new_queue", "New queue", show=False, id="queues.new_queue", priority=True),
+        Binding("E", "edit_queue", "Edit queue", show=False, id="queues.edit_queue", priority=True),
         # Priority: `/` moves the focus as it is read, so the letters typed after it are the filter
         # (and never this screen's keys: F flushes); the filter's `enter` holds the keys after it
         # until the list shows what it filtered (tui/base.py, hold_keys_until).
@@ -36,8 +38,8 @@ class QueuesScreen(AppScreen):
         Binding("s", "sort", "Sort", id="queues.sort"),
         Binding("r", "refresh", "Refresh", id="queues.refresh"),
         Binding("p", "pause", "Pause", show=False, id="queues.pause"),  # the header says "p resumes"
-        Binding("u", "people", "People", show=False, id="queues.people"),
-        Binding("R", "refused", "Refused work", id="queues.refused"),
+        Binding("u", "people", "People", show=False, id="queues.people", priority=True),
+        Binding("R", "refused", "Refused work", id="queues.refused", priority=True),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="queues.clear_filter"),
     ]
 
@@ -167,41 +169,49 @@ class QueuesScreen(AppScreen):
         if queue is not None:
             self.qd.open_queue(queue)
 
+    @opens_a_screen("w")
     def action_work(self) -> None:
         queue = self.selected()
         if queue is not None:
             self.qd.open_work(queue)
 
+    @opens_a_screen("w")
     def action_no_claiming(self) -> None:
         self.action_work()  # on a basic server: says there is no claiming there
 
     def _offers_review(self) -> bool:
         return offers_review(self.qd.session, self.queues)
 
+    @opens_a_screen("v")
     def action_review(self) -> None:
         queue = self.selected()
         if queue is not None:
             self.qd.open_review(queue)
 
+    @opens_a_screen("v")
     def action_no_review(self) -> None:
         queue = self.selected()
         self.qd.notify(
             review_refusal(self.qd.session, queue) or NO_REVIEW, title="No review here", severity="warning"
         )
 
+    @opens_a_screen("n")
     def action_create(self) -> None:
         queue = self.selected()
         if queue is not None:
             self.qd.open_create_task(queue)
 
+    @opens_a_screen("N")
     def action_new_queue(self) -> None:
         self.qd.open_queue_editor(None)
 
+    @opens_a_screen("E")
     def action_edit_queue(self) -> None:
         queue = self.selected()
         if queue is not None:
             self.qd.open_queue_editor(queue)
 
+    @opens_a_screen("F")
     def action_flush(self) -> None:
         queue = self.selected()
         if queue is not None:
@@ -210,9 +220,11 @@ class QueuesScreen(AppScreen):
     def action_refresh(self) -> None:
         self.poller.poll_now(asked=True)
 
+    @opens_a_screen("u")
     def action_people(self) -> None:
         self.qd.open_people()
 
+    @opens_a_screen("R")
     def action_refused(self) -> None:
         self.qd.open_refused()
 
