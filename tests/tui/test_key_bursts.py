@@ -307,3 +307,23 @@ async def test_the_flush_guard_takes_the_name_typed_with_the_key_that_opens_it(
         await until(app, pilot, lambda: app.screen is screen, "the guard closes after flushing")
     left = admin.get(f"/orgs/{org_id}/queues/{queue['id']}").json()
     assert left["n_tasks"] == 0
+
+
+async def test_a_flush_key_typed_behind_the_filters_enter_waits_for_the_list_it_filtered(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    """`/`, a filter, `enter`, `F` and a name at once: the filter's `enter` holds the keys after it
+    until the list shows what it filtered, so `F` opens the guard on the queue the filter found, and
+    the name after it goes into the guard's field."""
+    queue = make_queue(admin, org_id, label="Held flush")
+    app = make_app("admin")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await home(app, pilot)
+        await until(app, pilot, lambda: str(queue["id"]) in screen.table.rows, "the queue is listed")
+        burst(app, "/", queue["name"], "enter", "F", "typed")
+        await until(app, pilot, lambda: isinstance(app.screen, FlushScreen), "the guard opens")
+        guard = app.screen
+        assert isinstance(guard, FlushScreen) and guard.queue.id == queue["id"]
+        await settle(app, pilot)
+        assert field(app, "#flush-name") == "typed"
+        assert screen.view.filter == queue["name"]
