@@ -3,10 +3,14 @@
 the writer when first needed, each replaced when it dies, stopped with the server without a word on its log. SQLite alone: PostgreSQL has no
 work processes."""
 
+import contextlib
 import os
+import shutil
 import signal
+import sqlite3
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -117,3 +121,52 @@ def test_a_killed_server_leaves_no_work_process_behind(server: ServerProcess) ->
     while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(alive(pid) for pid in workers)
+
+
+def tasks_in_the_file_alone(database: Path, scratch: Path) -> int | None:
+    """How many tasks the database file itself holds, its WAL left out: what checkpoints copied into
+    it. None when the copy caught a checkpoint half way (try again)."""
+    copy = scratch / "file-alone.db"
+    shutil.copyfile(database, copy)
+    try:
+        with contextlib.closing(sqlite3.connect(copy)) as conn:  # no WAL beside the copy
+            return conn.execute("SELECT count(*) FROM tasks").fetchone()[0]
+    except sqlite3.DatabaseError:
+        return None
+    finally:
+        copy.unlink()
+
+
+def test_the_serving_process_never_checkpoints_a_reader_process_does(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    """SQLite's default would have the loop's own commit copy the WAL into the file and sync both
+    once it passed 1,000 pages; here that waits for a reader process, stopped for a while."""
+    database, scratch = server.db_path, tmp_path / "scratch"
+    scratch.mkdir()
+    wait_for_work_processes(server, 1)  # with it the checkpoints began
+    with ThreadPoolExecutor(4) as long_reads:  # both readers up (a checkpoint would start the second)
+        deadline = time.monotonic() + 30
+        while len(server.work_processes()) < 2 and time.monotonic() < deadline:
+            list(long_reads.map(lambda _: stats(server), range(4)))
+    readers = server.work_processes()
+    assert len(readers) == 2
+    before = tasks_in_the_file_alone(database, scratch)
+    assert before is not None
+    for pid in readers:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        with server.client("admin") as admin:
+            path = queue_path(admin)
+            for n in range(500):  # ≈5 MB of WAL: past 1,000 pages
+                made = admin.post(f"{path}/tasks/create", json={"data": {"paragraph": f"{n} " + "x" * 8_000}})
+                assert made.status_code == 200, made.text
+        time.sleep(1.5)  # three rounds of the checkpointer
+        assert tasks_in_the_file_alone(database, scratch) == before  # the loop copied nothing
+    finally:
+        for pid in readers:
+            os.kill(pid, signal.SIGCONT)
+    deadline = time.monotonic() + 30
+    while tasks_in_the_file_alone(database, scratch) != before + 500 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert tasks_in_the_file_alone(database, scratch) == before + 500  # the reader checkpointed

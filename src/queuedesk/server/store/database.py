@@ -13,7 +13,9 @@ transaction, and the same functions serve both databases.
 """
 
 import asyncio
+import contextlib
 import functools
+import logging
 import os
 import sqlite3
 from collections.abc import Callable
@@ -30,6 +32,8 @@ from queuedesk.server.settings import default_data_directory
 from queuedesk.server.store import schema
 from queuedesk.server.store.transaction import in_transaction
 from queuedesk.server.store.work_processes import WorkProcesses
+
+log = logging.getLogger("queuedesk.server")
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -169,6 +173,7 @@ class _OneStatementGuard:
         return f"{name} ran {len(self.statements)} statements in Database.statement, which allows one: {ran}"
 
 
+CHECKPOINT_EVERY_SECONDS = 0.5
 LONG_WORK_NICENESS = 10  # the work processes' niceness: the serving process's requests come first
 
 
@@ -192,6 +197,7 @@ class SQLiteDatabase:
         private_file(path)  # before SQLite opens it: its WAL and shared memory take its permissions
         self.path = path
         self._engine = _sqlite_engine(url)
+        self._checkpointing: asyncio.Task[None] | None = None
         # Driver-level autocommit: SQLAlchemy emits no BEGIN or COMMIT of its own on this connection.
         self._conn = self._engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         # pysqlite's DBAPI connection is the standard library's own.
@@ -265,8 +271,32 @@ class SQLiteDatabase:
 
     def start_long_work(self) -> None:
         self._readers.start_one()
+        # Serving, the loop's commits no longer checkpoint: SQLite would copy the WAL into the file
+        # and sync both, on the loop, at whichever commit found the WAL past 1,000 pages (every
+        # couple of hundred writes; after a long write, its tens of megabytes). A reader does it.
+        self._driver.execute("PRAGMA wal_autocheckpoint=0")
+        self._checkpointing = asyncio.get_running_loop().create_task(self._keep_checkpointing())
+
+    async def _keep_checkpointing(self) -> None:
+        """Checkpoint what the loop's connection wrote, every `CHECKPOINT_EVERY_SECONDS` it wrote
+        something. A passive checkpoint waits for nobody and nobody waits for it; the long writer's
+        own commits checkpoint in its process as SQLite does by default."""
+        written = self._driver.total_changes
+        while True:
+            await asyncio.sleep(CHECKPOINT_EVERY_SECONDS)
+            if self._driver.total_changes == written:
+                continue
+            written = self._driver.total_changes
+            try:
+                await self._readers.checkpoint()
+            except Exception:  # the next round tries again; the WAL meanwhile only grows
+                log.exception("checkpoint failed")
 
     async def close(self) -> None:
+        if self._checkpointing is not None:
+            self._checkpointing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._checkpointing
         self._readers.close()
         self._long_writer.close()
         self._conn.close()

@@ -91,6 +91,16 @@ def _run(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) ->
         return in_transaction(conn, driver, _begin, fn, *args, **kwargs)
 
 
+def _checkpoint() -> tuple[int, int, int]:
+    """A passive checkpoint, outside any transaction: (1 when it could not finish, the WAL's frames,
+    the frames now copied into the database file)."""
+    assert _engine is not None, "a work process is started by _start"
+    with _engine.connect() as conn:
+        driver = cast(sqlite3.Connection, conn.connection.dbapi_connection)
+        busy, frames, copied = driver.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        return busy, frames, copied
+
+
 class WorkProcesses:
     """Up to `size` processes, started when first needed, each running units of work that begin
     with `begin` on a connection `make_engine` makes."""
@@ -116,8 +126,14 @@ class WorkProcesses:
         self._started().submit(_nothing)
 
     async def run(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self._submit(functools.partial(_run, fn, args, kwargs))
+
+    async def checkpoint(self) -> tuple[int, int, int]:
+        """Copy the WAL's committed frames into the database file here, off the serving process."""
+        return await self._submit(_checkpoint)
+
+    async def _submit(self, work: Callable[[], T]) -> T:
         loop = asyncio.get_running_loop()
-        work = functools.partial(_run, fn, args, kwargs)
         try:
             return await loop.run_in_executor(self._started(), work)
         except BrokenProcessPool:
