@@ -84,6 +84,10 @@ class Database(Protocol):
         that keeps others' reads going while it runs."""
         ...
 
+    def writes_wait(self) -> bool:
+        """Whether a write now would wait for a long one (SQLite: one writer at a time)."""
+        ...
+
     def start_long_work(self) -> None:
         """Start now what long reads and writes will need (SQLite: a reader process), so that the
         first of them need not wait for it."""
@@ -269,6 +273,9 @@ class SQLiteDatabase:
         # pickled); a scan costs milliseconds of SQLite and Python the event loop need not wait for.
         return await self._readers.run(fn, *args, **kwargs)
 
+    def writes_wait(self) -> bool:
+        return self._long_write_running.locked()
+
     def start_long_work(self) -> None:
         self._readers.start_one()
         # Serving, the loop's commits no longer checkpoint: SQLite would copy the WAL into the file
@@ -279,12 +286,12 @@ class SQLiteDatabase:
 
     async def _keep_checkpointing(self) -> None:
         """Checkpoint what the loop's connection wrote, every `CHECKPOINT_EVERY_SECONDS` it wrote
-        something. A passive checkpoint waits for nobody and nobody waits for it; the long writer's
-        own commits checkpoint in its process as SQLite does by default."""
+        something. A passive checkpoint waits for nobody and nobody waits for it. The long writer's
+        own commits checkpoint in its process as SQLite does by default: not a second one meanwhile."""
         written = self._driver.total_changes
         while True:
             await asyncio.sleep(CHECKPOINT_EVERY_SECONDS)
-            if self._driver.total_changes == written:
+            if self._driver.total_changes == written or self._long_write_running.locked():
                 continue
             written = self._driver.total_changes
             try:
@@ -343,6 +350,9 @@ class PostgresDatabase:
 
     async def long_write(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         return await self._run(fn, *args, **kwargs)  # a pooled connection of its own already
+
+    def writes_wait(self) -> bool:
+        return False  # a long write holds its own rows only
 
     def start_long_work(self) -> None:
         pass  # the pool's connections are made as they are needed
