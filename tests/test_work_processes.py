@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -170,3 +171,36 @@ def test_the_serving_process_never_checkpoints_a_reader_process_does(
     while tasks_in_the_file_alone(database, scratch) != before + 500 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert tasks_in_the_file_alone(database, scratch) == before + 500  # the reader checkpointed
+
+
+def test_a_request_whose_key_use_is_due_does_not_wait_for_another_organizations_long_write(
+    server: ServerProcess,
+) -> None:
+    """A key's use is written once a minute, by the request; on SQLite a write waits for a long one
+    (here a flush whose writer process is stopped). Another organization's read must not wait for
+    it: the use is written once the long write is done."""
+    readers = wait_for_work_processes(server, 1)
+    assert flush(server) == 0  # the writer started
+    (writer,) = server.work_processes() - readers
+    os.kill(writer, signal.SIGSTOP)
+    stuck = threading.Thread(target=flush, args=(server,))
+    try:
+        stuck.start()
+        time.sleep(0.5)  # the flush is under way, in the stopped writer
+        with server.client("other_admin") as globex:
+            globex.timeout = httpx.Timeout(5)
+            me = globex.get("/me")  # Globex's key used for the first time here: its use is due
+            assert me.status_code == 200, me.text
+            org = me.json()["organization_id"]
+            people = globex.get(f"/orgs/{org}/users").json()
+            user = next(u["id"] for u in people if u["email"] == me.json()["email"])
+            keys = f"/orgs/{org}/users/{user}/keys"
+            assert globex.get(keys).json()[0]["last_used_at"] is None  # not written yet
+    finally:
+        os.kill(writer, signal.SIGCONT)
+        stuck.join(30)
+    with server.client("other_admin") as globex:
+        deadline = time.monotonic() + 10
+        while globex.get(keys).json()[0]["last_used_at"] is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert globex.get(keys).json()[0]["last_used_at"] is not None  # written after the flush

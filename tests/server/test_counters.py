@@ -25,6 +25,7 @@ def _check(admin: httpx.Client, server: ServerProcess, qpath: str) -> int:
     listed = admin.get(qpath.rsplit("/", 1)[0]).json()
     assert next(q["n_tasks"] for q in listed if q["id"] == queue_id) == expected
     assert query_value(server.db_url, f"SELECT n_tasks FROM queues WHERE id = {queue_id}") == expected
+    assert admin.get(f"{qpath}/tasks", params={"limit": 1}).json()["count"] == expected  # B2 reads it
     return expected
 
 

@@ -84,6 +84,7 @@ def create_app(settings: Settings) -> App:
             if retention is not None:
                 await retention.stop()
             await app.state.dispatcher.stop()
+            await app.state.usage.finish()
             await app.state.db.close()
 
     app = App(
