@@ -1,6 +1,7 @@
 """Long SQLite work in processes of their own: reads that may go through many rows (`scan`), each
 reader with a read-only connection, and writes that may (`long_write`: a flush, an import's commit),
-one writer with a connection of its own.
+one writer with a connection of its own. A reader also checkpoints the WAL for the serving
+process, whose own commits never do (`checkpoint`).
 
 On a thread this work shared the server's interpreter lock: whenever it ran Python (turning a stats
 answer's rows into buckets; listing, dumping and reading back an import's 200,000 ids) the event
