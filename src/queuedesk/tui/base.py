@@ -8,6 +8,8 @@ why it is needed and what the field's side is):
   routed to the field they went to. The field left still handles the keys it was handed.
 - A decision (submit, skip...) is a priority binding too; it calls `after_keys`, which runs it once
   every widget that had the focus since the last decision has handled the keys it was handed.
+- A key that opens another screen (`F` the flush guard, `n` a new task) is a priority binding
+  too (`opens_a_screen`): the screen opens as the key is read, so the keys typed after it go there.
 - A decision whose effect the keys after it depend on (the queue list's filter kept with `enter`,
   then `enter` on the list it filtered) holds them (`hold_keys_until`): it runs after the keys typed
   before it, and the keys read meanwhile are handed on, in order, once it has.
