@@ -204,3 +204,16 @@ def test_a_request_whose_key_use_is_due_does_not_wait_for_another_organizations_
         while globex.get(keys).json()[0]["last_used_at"] is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert globex.get(keys).json()[0]["last_used_at"] is not None  # written after the flush
+
+
+def test_the_serving_process_moves_the_work_on_its_one_thread(server: ServerProcess) -> None:
+    """No thread beside the event loop carries units of work to the processes (a pool's manager
+    thread did, and took the interpreter lock from the loop for each: others' reads waited)."""
+    assert server.process is not None
+    wait_for_work_processes(server, 1)
+    assert stats(server) == 32
+    assert flush(server) == 0
+    tasks = Path(f"/proc/{server.process.pid}/task").iterdir()
+    names = [(task / "comm").read_text().strip() for task in tasks]
+    # uvloop's own threads (name resolution, file calls) run no Python.
+    assert [name for name in names if name != "libuv-worker"] == ["python"], names

@@ -69,9 +69,9 @@ def create_app(settings: Settings) -> App:
             retention = DeliveryRetention(app.state.db, settings.retain_deliveries)
             retention.start()
         collector.settle_for_serving()
-        # Threads still share the loop's interpreter lock (the work processes' manager, a
-        # PostgreSQL driver's); while one runs Python the loop waits for the lock up to this long
-        # (5 ms by default): others' requests took that much longer at p99.
+        # A thread beside the loop (a library's: none of ours runs Python, the work processes are
+        # reached through pipes the loop watches) holds the interpreter lock up to this long while
+        # the loop waits for it (5 ms by default): others' requests took that much longer at p99.
         sys.setswitchinterval(LOOP_WAITS_AT_MOST_SECONDS)
         # Once the start's own work is done (a demo's app is starting beside it).
         long_work = asyncio.get_running_loop().call_later(

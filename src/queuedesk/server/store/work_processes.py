@@ -14,22 +14,23 @@ couple of seconds after its own start (`start_one`), the writer when first neede
 only when two long reads run at once. A unit of work goes to them by name (a module-level
 function), with its arguments and its answer pickled; stored JSON comes back as it was read
 (`embedded.py`). One that dies (killed, out of memory) is replaced: the unit it was running is tried
-once more on a fresh pool (a write that died rolled back with its process).
+once more on a fresh process (a write that died rolled back with its process).
 """
 
 import asyncio
+import collections
 import contextlib
 import functools
 import importlib
 import multiprocessing
 import os
+import pickle
 import signal
 import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection as PipeEnd
 from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from sqlalchemy import Connection, Engine
@@ -72,16 +73,12 @@ def _start(make_engine: Callable[[], Engine], niceness: int, begin: str, server:
 
 
 def _end_with(server: int) -> None:
-    """Exit once the serving process is gone (killed, say, with no chance to stop us): a pool's
-    worker waits on a queue whose other end it holds too, so it would otherwise wait for good,
-    keeping its memory and a read snapshot that stops the WAL from being checkpointed."""
+    """Exit once the serving process is gone (killed, say, with no chance to stop us), even in the
+    middle of a unit: an idle process sees its pipe end, but a busy one would go on with a long
+    read, keeping its memory and a read snapshot that stops the WAL from being checkpointed."""
     while os.getppid() == server:
         time.sleep(PARENT_CHECK_SECONDS)
     os.kill(os.getpid(), signal.SIGKILL)  # at once, from this thread: nothing here needs tidying
-
-
-def _nothing() -> None:
-    pass
 
 
 def _run(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
@@ -102,29 +99,133 @@ def _checkpoint() -> tuple[int, int, int]:
         return busy, frames, copied
 
 
+class WorkProcessDied(Exception):
+    """A work process ended (killed, out of memory) before it answered."""
+
+
+def _serve(conn: PipeEnd, make_engine: Callable[[], Engine], niceness: int, begin: str, server: int) -> None:
+    """A work process: units of work read from `conn`, each answer written back, until the serving
+    process closes its end."""
+    _start(make_engine, niceness, begin, server)
+    while True:
+        try:
+            work = pickle.loads(conn.recv_bytes())
+        except (EOFError, OSError):
+            return
+        try:
+            answer: tuple[bool, Any] = (True, work())
+        except Exception as exc:
+            answer = (False, exc)
+        try:
+            data = pickle.dumps(answer)
+        except Exception as exc:  # an answer or an error that does not pickle
+            data = pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+        try:
+            conn.send_bytes(data)
+        except OSError:
+            return
+
+
+class _Process:
+    """One work process and the serving process's end of its pipe."""
+
+    def __init__(self, initargs: tuple[Any, ...]) -> None:
+        context = multiprocessing.get_context("spawn")  # not fork: the serving process has threads
+        self.conn, theirs = context.Pipe(duplex=True)
+        self.process = context.Process(
+            target=_serve, args=(theirs, *initargs), name="queuedesk-work", daemon=True
+        )
+        self.process.start()
+        theirs.close()
+
+    async def call(self, work: Callable[[], T]) -> tuple[bool, Any]:
+        """Send `work`; (True, its answer) or (False, what it raised). The answer is read when the
+        pipe says it is there: no thread of the serving process waits for it."""
+        fd = self.conn.fileno()
+        os.set_blocking(fd, True)  # the loop's watch leaves it non-blocking: a message goes whole
+        try:
+            self.conn.send_bytes(pickle.dumps(work))
+        except OSError as exc:
+            raise WorkProcessDied() from exc
+        loop = asyncio.get_running_loop()
+        readable: asyncio.Future[None] = loop.create_future()
+
+        def answered() -> None:
+            if not readable.done():
+                readable.set_result(None)
+
+        loop.add_reader(fd, answered)
+        try:
+            await readable
+        finally:
+            loop.remove_reader(fd)
+        os.set_blocking(fd, True)  # its first bytes are there; the rest follow as it writes them
+        try:
+            return cast(tuple[bool, Any], pickle.loads(self.conn.recv_bytes()))
+        except (EOFError, OSError) as exc:
+            raise WorkProcessDied() from exc
+
+    def stop(self, wait: float) -> None:
+        self.conn.close()  # its next read ends it
+        self.process.join(wait)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(wait)
+
+
 class WorkProcesses:
     """Up to `size` processes, started when first needed, each running units of work that begin
-    with `begin` on a connection `make_engine` makes."""
+    with `begin` on a connection `make_engine` makes. The event loop talks to them through pipes it
+    watches itself: a thread moving the work would take the interpreter lock from the loop for every
+    unit (as `ProcessPoolExecutor`'s did, and others' one-row reads waited for it at p99)."""
 
     def __init__(self, make_engine: Callable[[], Engine], size: int, niceness: int, begin: str) -> None:
         self._initargs = (make_engine, niceness, begin, os.getpid())
         self._size = size
-        self._pool: ProcessPoolExecutor | None = None
+        self._idle: list[_Process] = []
+        self._all: set[_Process] = set()
+        self._waiting: collections.deque[asyncio.Future[_Process]] = collections.deque()
 
-    def _started(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                self._size,
-                # Not fork: the serving process has threads and open database connections.
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start,
-                initargs=self._initargs,
-            )
-        return self._pool
+    def _spawn(self) -> _Process:
+        started = _Process(self._initargs)
+        self._all.add(started)
+        return started
 
     def start_one(self) -> None:
         """One process started now, in the background (its imports run beside the caller)."""
-        self._started().submit(_nothing)
+        if not self._all:
+            self._idle.append(self._spawn())
+
+    async def _take(self) -> _Process:
+        while self._idle:
+            process = self._idle.pop()
+            if process.process.is_alive():
+                return process
+            self._all.discard(process)  # died while idle (killed): its place is free
+            process.stop(wait=0)
+        if len(self._all) < self._size:
+            return self._spawn()
+        waiter: asyncio.Future[_Process] = asyncio.get_running_loop().create_future()
+        self._waiting.append(waiter)
+        return await waiter
+
+    def _give_back(self, process: _Process) -> None:
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(process)
+                return
+        self._idle.append(process)
+
+    def _drop(self, process: _Process) -> None:
+        """A process that died, or whose unit was abandoned: gone, and its place free."""
+        self._all.discard(process)
+        process.stop(wait=0)
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(self._spawn())
+                return
 
     async def run(self, fn: Work[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         return await self._submit(functools.partial(_run, fn, args, kwargs))
@@ -134,16 +235,32 @@ class WorkProcesses:
         return await self._submit(_checkpoint)
 
     async def _submit(self, work: Callable[[], T]) -> T:
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._started(), work)
-        except BrokenProcessPool:
-            broken, self._pool = self._pool, None
-            if broken is not None:
-                broken.shutdown(wait=False, cancel_futures=True)
-            return await loop.run_in_executor(self._started(), work)
+        for attempt in range(2):  # a unit whose process died is tried once more, on a fresh one
+            process = await self._take()
+            try:
+                done, answer = await process.call(work)
+            except WorkProcessDied:
+                self._drop(process)
+                if attempt:
+                    raise
+                # What killed it (the OOM killer, an operator) may have killed the idle ones too:
+                # the retry gets a fresh process, not one that dies the same way.
+                for idle in self._idle:
+                    self._all.discard(idle)
+                    idle.stop(wait=0)
+                self._idle.clear()
+                continue
+            except BaseException:  # cancelled midway: its answer would reach the next unit
+                self._drop(process)
+                raise
+            self._give_back(process)
+            if not done:
+                raise answer
+            return cast(T, answer)
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        for process in list(self._all):
+            process.stop(wait=5)
+        self._all.clear()
+        self._idle.clear()
