@@ -105,7 +105,7 @@ async def get_import(request: Request, caller: QueueCaller) -> Response:
     db = db_of(request)
     # Progress is one short row (the first missing one is tracked as rows are staged): read on the
     # loop, which costs less than the hop to a reader. A committed session's ids may be megabytes.
-    session = await db.read(imports.get_progress, caller.queue.id, session_id, utcnow())
+    session = await db.read(imports.get_session, caller.queue.id, session_id, utcnow(), with_ids=False)
     if session is not None and session.status == "committed":
         session = await db.scan(imports.get_session, caller.queue.id, session_id, utcnow())
     if session is None:
@@ -153,7 +153,7 @@ async def stage_chunk(request: Request, caller: QueueCaller) -> Response:
     session_id = request.path_params["import"]
     body = json_object(await read_json(request), allowed=("offset", "tasks"), required=("offset", "tasks"))
     db = db_of(request)
-    session = await db.read(imports.get_progress, caller.queue.id, session_id, utcnow())
+    session = await db.read(imports.get_session, caller.queue.id, session_id, utcnow(), with_ids=False)
     if session is None:
         raise _missing(session_id)
     if session.status == "committed":

@@ -147,14 +147,12 @@ def open_session(
     return _session(row)
 
 
-def get_session(conn: Connection, queue_id: int, session_id: int, now: datetime) -> Session | None:
-    row = one(conn, BY_ID, session_id=session_id, queue_id=queue_id, now=to_micros(now))
-    return None if row is None else _session(row)
-
-
-def get_progress(conn: Connection, queue_id: int, session_id: int, now: datetime) -> Session | None:
-    """The session as `get_session` says it, but with `ids` None: one short row whatever its size."""
-    row = one(conn, BY_ID_WITHOUT_IDS, session_id=session_id, queue_id=queue_id, now=to_micros(now))
+def get_session(
+    conn: Connection, queue_id: int, session_id: int, now: datetime, *, with_ids: bool = True
+) -> Session | None:
+    """The live session; without `with_ids` its `ids` are None: one short row whatever its size."""
+    by_id = BY_ID if with_ids else BY_ID_WITHOUT_IDS
+    row = one(conn, by_id, session_id=session_id, queue_id=queue_id, now=to_micros(now))
     return None if row is None else _session(row)
 
 

@@ -142,7 +142,6 @@ class _Process:
         """Send `work`; (True, its answer) or (False, what it raised). The answer is read when the
         pipe says it is there: no thread of the serving process waits for it."""
         fd = self.conn.fileno()
-        os.set_blocking(fd, True)  # the loop's watch leaves it non-blocking: a message goes whole
         try:
             self.conn.send_bytes(pickle.dumps(work))
         except OSError as exc:
@@ -159,7 +158,9 @@ class _Process:
             await readable
         finally:
             loop.remove_reader(fd)
-        os.set_blocking(fd, True)  # its first bytes are there; the rest follow as it writes them
+        # The loop's watch left it non-blocking: blocking again, the message is read whole (its
+        # first bytes are there, the rest follow as it writes them) and the next one sent whole.
+        os.set_blocking(fd, True)
         try:
             return cast(tuple[bool, Any], pickle.loads(self.conn.recv_bytes()))
         except (EOFError, OSError) as exc:
@@ -197,12 +198,8 @@ class WorkProcesses:
             self._idle.append(self._spawn())
 
     async def _take(self) -> _Process:
-        while self._idle:
-            process = self._idle.pop()
-            if process.process.is_alive():
-                return process
-            self._all.discard(process)  # died while idle (killed): its place is free
-            process.stop(wait=0)
+        if self._idle:
+            return self._idle.pop()
         if len(self._all) < self._size:
             return self._spawn()
         waiter: asyncio.Future[_Process] = asyncio.get_running_loop().create_future()
@@ -217,10 +214,13 @@ class WorkProcesses:
                 return
         self._idle.append(process)
 
-    def _drop(self, process: _Process) -> None:
-        """A process that died, or whose unit was abandoned: gone, and its place free."""
+    def _forget(self, process: _Process) -> None:
         self._all.discard(process)
         process.stop(wait=0)
+
+    def _drop(self, process: _Process) -> None:
+        """A process that died, or whose unit was abandoned: gone, and its place free."""
+        self._forget(process)
         while self._waiting:
             waiter = self._waiting.popleft()
             if not waiter.done():
@@ -246,8 +246,7 @@ class WorkProcesses:
                 # What killed it (the OOM killer, an operator) may have killed the idle ones too:
                 # the retry gets a fresh process, not one that dies the same way.
                 for idle in self._idle:
-                    self._all.discard(idle)
-                    idle.stop(wait=0)
+                    self._forget(idle)
                 self._idle.clear()
                 continue
             except BaseException:  # cancelled midway: its answer would reach the next unit
