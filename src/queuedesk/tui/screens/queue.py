@@ -34,6 +34,7 @@ from queuedesk.tui.panes.pending_view import VALUES_AT_MOST, PendingView
 from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.present import answers_first, minute, settings_text, summary, tasks
+from queuedesk.tui.queue_keys import keys_for_a_queue
 from queuedesk.tui.review_access import has_review, offers_review
 from queuedesk.tui.sort_cycle import next_sort
 from queuedesk.tui.widgets.app_footer import AppFooter
@@ -83,14 +84,7 @@ class QueueScreen(AppScreen):
         Binding("4", "tab('tab-stats')", "Stats", show=False, id="queue.tab_stats"),
         Binding("5", "tab('tab-webhook')", "Webhook", show=False, id="queue.tab_webhook"),
         Binding("6", "tab('tab-feedback')", "Feedback", show=False, id="queue.tab_feedback"),
-        Binding("w", "work", "Work", id="queue.work", priority=True),
-        Binding(
-            "w", "no_claiming", show=False, priority=True
-        ),  # a basic server: says why, never in the footer
-        Binding("v", "review", "Review", id="queue.review", priority=True),
-        Binding("v", "no_review", show=False, priority=True),  # no review here: says why, never in the footer
-        Binding("n", "create", "New task", id="queue.create", priority=True),
-        Binding("F", "flush", "Flush", id="queue.flush", priority=True),
+        *keys_for_a_queue("queue"),
         Binding("E", "edit_queue", "Edit queue", show=False, id="queue.edit_queue", priority=True),
         # Priority: the keys typed right after it go to the field it opens (`focus_key`).
         Binding("f", "filter", "Filter history", id="queue.filter", priority=True),

@@ -10,6 +10,7 @@ from textual.widgets import DataTable, Input, Static
 from queuedesk.api.models import Queue
 from queuedesk.tui.base import AppScreen, opens_a_screen
 from queuedesk.tui.live import Poller
+from queuedesk.tui.queue_keys import keys_for_a_queue
 from queuedesk.tui.review_access import NO_REVIEW, offers_review, review_refusal
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.queue_table import COLUMNS, SORTS, QueueTable, View, cell_values
@@ -20,14 +21,7 @@ class QueuesScreen(AppScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         # Priority: the queue opens as the key is read, so the keys typed after it reach its screen.
         Binding("enter", "open", "Open", show=False, id="queues.open", priority=True),
-        Binding("w", "work", "Work", id="queues.work", priority=True),
-        Binding(
-            "w", "no_claiming", show=False, priority=True
-        ),  # a basic server: says why, never in the footer
-        Binding("v", "review", "Review", id="queues.review", priority=True),
-        Binding("v", "no_review", show=False, priority=True),  # no review here: says why, never in the footer
-        Binding("n", "create", "New task", id="queues.create", priority=True),
-        Binding("F", "flush", "Flush", id="queues.flush", priority=True),
+        *keys_for_a_queue("queues"),
         Binding("N", "new_queue", "New queue", show=False, id="queues.new_queue", priority=True),
         Binding("E", "edit_queue", "Edit queue", show=False, id="queues.edit_queue", priority=True),
         # Priority: `/` moves the focus as it is read, so the letters typed after it are the filter
