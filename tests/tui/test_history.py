@@ -2,6 +2,7 @@
 rows is kept, no task is shown twice or skipped while others complete, and the worker filter.
 """
 
+import asyncio
 import itertools
 import re
 from collections.abc import Callable
@@ -9,7 +10,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Static, TabbedContent
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
@@ -20,7 +21,7 @@ from tests.fill import fill_completed
 from tests.support import ServerProcess
 from tests.support.pilot import screen_text, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_app import open_queue, plain, show_tab
+from tests.tui.test_app import home, open_queue, plain, point_at, show_tab
 
 SIZE = (100, 30)
 HALF = 2_500  # completed by Wes, and as many by Wyn
@@ -158,6 +159,62 @@ async def test_scrolling_down_loads_further_pages_and_keeps_a_window(
             assert ids == expected[offset : offset + len(ids)]
         assert [len(ids) for _, ids in windows] == [200, 300, 400, 500, 500, 500, 500]
         assert rows_note(screen) == (301, 800, 2 * HALF)  # the rows scrolled past were let go
+
+
+async def test_pages_painted_before_the_queues_blocks_came_show_the_values_once_they_come(
+    make_app: MakeApp, big: dict
+) -> None:
+    """The queue's blocks (which name the values) and the first pages are fetched side by side: a
+    page in first is painted with no values, and must show them when the blocks arrive."""
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        queues = await home(app, pilot)
+        await until(app, pilot, lambda: str(big["id"]) in queues.table.rows, "the queue is listed")
+        client = app.session.client  # type: ignore[union-attr]
+        blocks_may_come = asyncio.Event()
+        fetch_queue = client.queue
+
+        async def queue_later(queue_id: int) -> object:
+            await blocks_may_come.wait()
+            return await fetch_queue(queue_id)
+
+        client.queue = queue_later  # type: ignore[method-assign]
+        point_at(queues, big["id"])
+        await pilot.press("enter")
+
+        async def held(condition: Callable[[], bool], what: str) -> None:
+            """As `until`, for while the blocks are held (the app's refresh never completes then)."""
+            for _ in range(400):
+                if condition():
+                    return
+                await pilot.pause(0.05)
+            raise AssertionError(f"never happened: {what}\n{screen_text(app)}")
+
+        def pending_painted() -> bool:
+            screen = app.screen
+            if not isinstance(screen, QueueScreen) or not screen.pending.items:
+                return False
+            return screen.pending.key_of(screen.pending.items[0]) in screen_text(app)
+
+        await held(pending_painted, "the pending page painted")
+        screen = app.screen
+        assert isinstance(screen, QueueScreen)
+        assert screen.detail is None and "(no values)" in screen_text(app), screen_text(app)
+        screen.query_one(TabbedContent).active = "tab-completed"
+        await held(
+            lambda: screen.history.row_count > 0 and str(shown_ids(screen.history)[0]) in screen_text(app),
+            "the history page painted",
+        )
+        assert "(no values)" in screen_text(app), screen_text(app)  # painted, and without values
+
+        blocks_may_come.set()
+        await until(app, pilot, lambda: re.search(r"· history \d+", screen_text(app)), "the history's values")
+        assert "(no values)" not in screen_text(app), screen_text(app)
+        await show_tab(app, pilot, "tab-pending")
+        await until(
+            app, pilot, lambda: re.search(r"later \d+", screen_text(app)), "the pending tasks' values"
+        )
+        assert "(no values)" not in screen_text(app), screen_text(app)
 
 
 async def test_the_cursor_keys_move_through_the_history_on_screen(make_app: MakeApp, big: dict) -> None:

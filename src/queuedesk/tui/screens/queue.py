@@ -192,9 +192,14 @@ class QueueScreen(AppScreen):
 
     async def _fetch(self) -> None:
         client = self.session.client
-        self.detail = await client.queue(self.queue.id)
-        self.queue = self.detail
-        self.query_one(PendingView).blocks = self.detail.data
+        detail = await client.queue(self.queue.id)
+        blocks_changed = self.detail is None or detail.data != self.detail.data
+        self.detail = self.queue = detail
+        if blocks_changed:
+            # A page that came in before the blocks showed no values: its rows are made again.
+            self.query_one(PendingView).blocks = detail.data
+            self.pending.redraw()
+            self.history.redraw()
         if self.session.extensions:
             self.in_progress = (
                 await client.pending_tasks(self.queue.id, status=["in_progress"], limit=1)

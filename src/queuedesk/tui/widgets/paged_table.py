@@ -181,6 +181,13 @@ class PagedTable(ScrollView, can_focus=True):
         offset = self.start + max(0, self._cursor - NEAR)
         self._load(max(0, offset - offset % self.page_size), replace=True)
 
+    def redraw(self) -> None:
+        """Make the loaded rows' cells again (what they show changed, e.g. the queue's blocks came in
+        after the page): a row is otherwise made once, when first painted."""
+        self._rows = [None] * len(self.items)
+        self._lines = [None] * len(self.items)
+        self.refresh()
+
     def item_at_cursor(self) -> Any | None:
         if not self.items or self._cursor >= len(self.items):
             return None
