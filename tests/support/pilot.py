@@ -50,6 +50,12 @@ def screen_text(app: App[object]) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
+def stop_blinking(app: App[object]) -> None:
+    """The text cursors on the top screen drawn steadily: a picture taken mid-blink differs by it."""
+    for widget in app.screen.query("Input, TextArea"):
+        widget.cursor_blink = False  # type: ignore[attr-defined]
+
+
 async def idle(app: App[object], pilot: Pilot) -> None:
     """Wait for the app's workers. One cancelled because a newer one of its exclusive group took
     its place is no failure (`wait_for_complete` raises for it); a failed one still is."""

@@ -21,7 +21,7 @@ from queuedesk.tui.forms.text import TextEditor
 from queuedesk.tui.image_fetch import ImageFetcher
 from queuedesk.tui.widgets.image_view import ImageView
 from tests.support import CORE_BLOCKS as STANDARD_BLOCKS
-from tests.support.pilot import settle
+from tests.support.pilot import settle, stop_blinking
 
 PHOTO = "https://example.com/p.png"
 
@@ -146,11 +146,6 @@ class FormApp(App[None]):
         editor = self.form.editor(block_id)
         assert editor is not None
         return editor
-
-
-def stop_blinking(app: App[Any]) -> None:
-    for widget in app.query("Input, TextArea"):
-        widget.cursor_blink = False  # type: ignore[attr-defined]
 
 
 @pytest.fixture(autouse=True)

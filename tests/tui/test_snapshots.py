@@ -16,7 +16,7 @@ from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.settings import Target
 from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql
-from tests.support.pilot import app_for, settle
+from tests.support.pilot import app_for, settle, stop_blinking
 from tests.tui.test_images import image_server  # noqa: F401  (the fixture, used by name)
 
 SHOWN_URL = "http://127.0.0.1:8000"
@@ -112,6 +112,7 @@ async def ready_picture(pilot: Pilot[None]) -> None:
         session.url = SHOWN_URL
     for bar in app.screen.query("ContextBar"):
         bar.render_bar()  # type: ignore[attr-defined]
+    stop_blinking(app)
     for caption in app.screen.query(".image-caption"):
         caption.update(str(caption.render()).replace(IMAGE_HOST, SHOWN_IMAGE_HOST))  # type: ignore[attr-defined]
     await pilot.pause()
