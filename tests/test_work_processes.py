@@ -3,7 +3,10 @@
 the writer when first needed, each replaced when it dies, stopped with the server without a word on its log. SQLite alone: PostgreSQL has no
 work processes."""
 
+import asyncio
 import contextlib
+import functools
+import multiprocessing
 import os
 import shutil
 import signal
@@ -16,7 +19,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import create_engine
 
+from queuedesk.server.store.work_processes import WorkProcesses
 from tests.conftest import make_queue
 from tests.support import ROLES_SEED, ServerProcess
 
@@ -217,3 +222,49 @@ def test_the_serving_process_moves_the_work_on_its_one_thread(server: ServerProc
     names = [(task / "comm").read_text().strip() for task in tasks]
     # uvloop's own threads (name resolution, file calls) run no Python.
     assert [name for name in names if name != "libuv-worker"] == ["python"], names
+
+
+def _echo(_conn: object, data: bytes) -> bytes:
+    """A unit of work (module-level: it goes to the process by name)."""
+    return data
+
+
+async def test_a_unit_larger_than_the_pipe_never_holds_up_the_event_loop(tmp_path: Path) -> None:
+    """A unit's arguments and its answer pass through the pipe as the loop finds it ready. Sent in
+    one blocking write, 4 MB to a process that reads nothing yet (still importing; here stopped for
+    a second) held the loop until the process read it all."""
+    database = f"sqlite:///{tmp_path / 'work.db'}"
+    processes = WorkProcesses(functools.partial(create_engine, database), 1, 0, "BEGIN")
+    try:
+        assert await processes.run(_echo, b"ready") == b"ready"
+        (child,) = [p for p in multiprocessing.active_children() if p.name == "queuedesk-work"]
+        assert child.pid is not None
+        stopped = threading.Event()
+        stopped.set()
+        os.kill(child.pid, signal.SIGSTOP)
+
+        def resume() -> None:
+            stopped.clear()
+            os.kill(child.pid, signal.SIGCONT)  # type: ignore[arg-type]
+
+        ticks_while_stopped = 0
+
+        async def tick() -> None:
+            nonlocal ticks_while_stopped
+            while True:
+                await asyncio.sleep(0.01)
+                if stopped.is_set():
+                    ticks_while_stopped += 1
+
+        ticker = asyncio.create_task(tick())
+        resumer = threading.Timer(1.0, resume)
+        resumer.start()
+        try:
+            data = os.urandom(4_000_000)
+            assert await asyncio.wait_for(processes.run(_echo, data), timeout=30) == data
+        finally:
+            resumer.join()
+            ticker.cancel()
+        assert ticks_while_stopped >= 10, ticks_while_stopped
+    finally:
+        processes.close()

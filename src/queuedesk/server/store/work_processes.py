@@ -35,7 +35,9 @@ from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from sqlalchemy import Connection, Engine
 
+from queuedesk.server.store import pipe_messages
 from queuedesk.server.store.embedded import working_in_a_work_process
+from queuedesk.server.store.pipe_messages import read_message, write_message
 from queuedesk.server.store.transaction import in_transaction
 
 P = ParamSpec("P")
@@ -107,9 +109,10 @@ def _serve(conn: PipeEnd, make_engine: Callable[[], Engine], niceness: int, begi
     """A work process: units of work read from `conn`, each answer written back, until the serving
     process closes its end."""
     _start(make_engine, niceness, begin, server)
+    fd = conn.fileno()
     while True:
         try:
-            work = pickle.loads(conn.recv_bytes())
+            work = pickle.loads(read_message(fd))
         except (EOFError, OSError):
             return
         try:
@@ -121,7 +124,7 @@ def _serve(conn: PipeEnd, make_engine: Callable[[], Engine], niceness: int, begi
         except Exception as exc:  # an answer or an error that does not pickle
             data = pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
         try:
-            conn.send_bytes(data)
+            write_message(fd, data)
         except OSError:
             return
 
@@ -137,32 +140,15 @@ class _Process:
         )
         self.process.start()
         theirs.close()
+        os.set_blocking(self.conn.fileno(), False)  # the event loop waits for it, never the thread
 
     async def call(self, work: Callable[[], T]) -> tuple[bool, Any]:
-        """Send `work`; (True, its answer) or (False, what it raised). The answer is read when the
-        pipe says it is there: no thread of the serving process waits for it."""
+        """Send `work`; (True, its answer) or (False, what it raised). Both go through the pipe as
+        the event loop finds it ready: no thread of the serving process waits for it."""
         fd = self.conn.fileno()
         try:
-            self.conn.send_bytes(pickle.dumps(work))
-        except OSError as exc:
-            raise WorkProcessDied() from exc
-        loop = asyncio.get_running_loop()
-        readable: asyncio.Future[None] = loop.create_future()
-
-        def answered() -> None:
-            if not readable.done():
-                readable.set_result(None)
-
-        loop.add_reader(fd, answered)
-        try:
-            await readable
-        finally:
-            loop.remove_reader(fd)
-        # The loop's watch left it non-blocking: blocking again, the message is read whole (its
-        # first bytes are there, the rest follow as it writes them) and the next one sent whole.
-        os.set_blocking(fd, True)
-        try:
-            return cast(tuple[bool, Any], pickle.loads(self.conn.recv_bytes()))
+            await pipe_messages.send(fd, pickle.dumps(work))
+            return cast(tuple[bool, Any], pickle.loads(await pipe_messages.receive(fd)))
         except (EOFError, OSError) as exc:
             raise WorkProcessDied() from exc
 
