@@ -10,7 +10,7 @@ request at a time on an unloaded server, then while Acme's admin keeps doing one
   which Acme's client shares).
 
     .venv/bin/python bench/fairness.py [--mode stats|import|commit|light] [--total 1000000] [--rounds 300]
-        [--other read|write] [--src DIR]
+        [--other read|write] [--src DIR] [--backend sqlite|postgresql]
 
 `--src DIR` runs another checkout's code (e.g. /work/main/src, to compare). `--other write` times
 the other organization creating tasks instead of listing its queues (import and commit modes).
@@ -50,6 +50,8 @@ from bench import UNLIMITED  # noqa: E402
 from bench.completions import rollups_after  # noqa: E402
 from bench.request_timing import seeded_queues  # noqa: E402
 from tests.support import KEYS, ServerProcess  # noqa: E402
+from tests.support.postgres import drop_databases  # noqa: E402
+from tests.support.sql import execute_sql, query_value  # noqa: E402
 
 HOUR = 3_600_000_000  # microseconds
 LUA = ROOT / "bench" / "lua"
@@ -231,7 +233,15 @@ def main() -> None:
         default="read",
         help="what the other organization times (import and commit): listing its queues, or creating a task",
     )
+    parser.add_argument(
+        "--backend",
+        choices=("sqlite", "postgresql"),
+        default="sqlite",
+        help="the server's database (postgresql: import, commit and light; the local server of the tests)",
+    )
     args = parser.parse_args()
+    if args.backend == "postgresql" and args.mode == "stats":
+        parser.error("--mode stats fills a SQLite file: it has no --backend postgresql yet")
     if args.src:
         os.environ["PYTHONPATH"] = f"{args.src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
     if args.mode != "stats":
@@ -287,16 +297,37 @@ def stage_rows(db_path: Path, queue_id: int, key: str, total: int, first: int) -
         )
 
 
+def stage_rows_in_postgres(db_url: str, queue_id: int, key: str, total: int, first: int) -> None:
+    """As `stage_rows`, in a PostgreSQL database, its rows made by the database itself."""
+    now = int(time.time() * 1_000_000)
+    session = query_value(
+        db_url,
+        "INSERT INTO import_sessions (queue_id, key, source, total, status, created_at, expires_at, "
+        f"staged_rows, first_missing) VALUES ({queue_id}, '{key}', 'bench.csv', {total}, 'staged', "
+        f"{now}, {now + 86_400_000_000}, {total - first}, 0) RETURNING id",
+    )
+    execute_sql(
+        db_url,
+        "INSERT INTO import_rows (session_id, position, data) SELECT "
+        f'{session}, n, \'{{"paragraph":"p","category":null,"photo":null}}\' '
+        f"FROM generate_series({first}, {total - 1}) AS n",
+    )
+
+
 def imports_beside_reads(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db_path = Path(tmp) / "fair.db"
-        org, (queue,) = seeded_queues(db_path, ["Big"])
-        server = ServerProcess(db_path, [*UNLIMITED]).start()  # brought to the current schema
+        org, (queue,) = seeded_queues(db_path, ["Big"], args.backend)
+        server = ServerProcess(db_path, [*UNLIMITED], backend=args.backend).start()  # the current schema
         server.stop()
         sessions = args.sessions * args.pairs if args.mode == "commit" else 1
         for n in range(sessions):
-            stage_rows(db_path, queue["id"], f"bench-{n}", args.total, 1 if args.mode == "import" else 0)
-        server = ServerProcess(db_path, [*UNLIMITED]).start()
+            first = 1 if args.mode == "import" else 0
+            if args.backend == "postgresql":
+                stage_rows_in_postgres(server.db_url, queue["id"], f"bench-{n}", args.total, first)
+            else:
+                stage_rows(db_path, queue["id"], f"bench-{n}", args.total, first)
+        server = ServerProcess(db_path, [*UNLIMITED], backend=args.backend).start()
         try:
             globex = httpx.Client(
                 base_url=server.url, headers={"Authorization": f"Token {KEYS['other_admin']}"}, timeout=300
@@ -332,6 +363,7 @@ def imports_beside_reads(args: argparse.Namespace) -> None:
             verdict(pairs)
         finally:
             server.stop()
+            drop_databases()
 
 
 if __name__ == "__main__":

@@ -12,10 +12,13 @@ from bench import UNLIMITED
 from tests.support import CORE_BLOCKS, ROLES_SEED, ServerProcess
 
 
-def seeded_queues(db_path: Path, names: list[str]) -> tuple[int, list[dict[str, Any]]]:
+def seeded_queues(
+    db_path: Path, names: list[str], backend: str = "sqlite"
+) -> tuple[int, list[dict[str, Any]]]:
     """The roles seed and one queue per name made through the API; the server is stopped after, so
-    the caller can write rows straight into the file before serving it again."""
-    server = ServerProcess(db_path, [*UNLIMITED], seed=ROLES_SEED).start()
+    the caller can write rows straight into the database before serving it again (PostgreSQL: the
+    database `ServerProcess` names after `db_path`)."""
+    server = ServerProcess(db_path, [*UNLIMITED], seed=ROLES_SEED, backend=backend).start()
     try:
         with server.client("admin") as admin:
             org = admin.get("/me").json()["organization_id"]
