@@ -87,6 +87,23 @@ def test_staged_rows_are_invisible_to_lists_counts_and_claims_until_the_commit(a
     assert first["source"] == "tickets.csv"
 
 
+def test_the_commit_is_in_the_audit_log_with_its_count_and_first_and_last_id(admin, qpath):
+    session = open_session(admin, qpath, 5, source="audited.csv")
+    body_of(stage(admin, qpath, session, 0, rows(5)))
+    result = body_of(admin.post(f"{qpath}/imports/{session['id']}/commit"))
+    _, _, org, _, queue = qpath.split("/")
+    events = body_of(admin.get(f"/orgs/{org}/audit", params={"limit": 1000}))["events"]
+    (event,) = [e for e in events if e["subject"].get("import_id") == session["id"]]
+    assert event["action"] == "import.commit"
+    assert event["subject"] == {"queue_id": int(queue), "import_id": session["id"]}
+    assert event["detail"] == {
+        "created": 5,
+        "source": "audited.csv",
+        "first_id": result["ids"][0],
+        "last_id": result["ids"][-1],
+    }
+
+
 def test_committing_again_answers_the_same_ids_and_the_same_key_finds_the_committed_session(admin, qpath):
     session = open_session(admin, qpath, 4)
     body_of(stage(admin, qpath, session, 0, rows(4)))

@@ -89,13 +89,24 @@ def record_import(
     import_id: int | None = None,
 ) -> None:
     """`import.commit`: how many tasks, from which source, their first and last id (B8, B18, a seed)."""
+    record_import_span(
+        conn, actor, queue, source, len(ids), min(ids, default=None), max(ids, default=None), import_id
+    )
+
+
+def record_import_span(
+    conn: Connection,
+    actor: Principal | None,
+    queue: QueueRecord,
+    source: str,
+    created: int,
+    first_id: int | None,
+    last_id: int | None,
+    import_id: int | None = None,
+) -> None:
+    """`import.commit` from the count and the first and last id (a commit need not list its ids)."""
     subject = {"queue_id": queue.id} if import_id is None else {"queue_id": queue.id, "import_id": import_id}
-    detail = {
-        "created": len(ids),
-        "source": source,
-        "first_id": min(ids, default=None),
-        "last_id": max(ids, default=None),
-    }
+    detail = {"created": created, "source": source, "first_id": first_id, "last_id": last_id}
     record(conn, actor, "import.commit", queue.id, subject, detail, organization_id=queue.organization_id)
 
 

@@ -19,7 +19,7 @@ from sqlalchemy import Connection, text
 from queuedesk.server.store import upgrade_v12
 from queuedesk.server.store.embedded import embedded
 from queuedesk.server.store.records import QueueRecord
-from queuedesk.server.store.sql import Sql, one, rows, run
+from queuedesk.server.store.sql import Sql, one, run
 from queuedesk.server.store.tasks import count_pending, full_data
 from queuedesk.server.store.types import from_micros, to_micros
 
@@ -82,6 +82,13 @@ MOVE_ROWS = Sql(
     """INSERT INTO tasks (queue_id, status, data, source, created_at)
     SELECT :queue_id, 'new', data, :source, :now FROM import_rows WHERE session_id = :session_id
     ORDER BY position RETURNING id"""
+)
+# PostgreSQL: the same, with the ids listed by the database: 200,000 rows each turned into a Python
+# int on the event loop (where PostgreSQL's units run) held others' requests up for ~50 ms.
+MOVE_ROWS_LISTED = Sql(
+    f"""WITH moved AS ({MOVE_ROWS.source})
+    SELECT count(*), min(id), max(id), coalesce('[' || string_agg(id::text, ',' ORDER BY id) || ']', '[]')
+    FROM moved"""
 )
 # SQLite: the same without a row per task coming back into Python. The write transaction holds the
 # whole database and `tasks` is AUTOINCREMENT, so one statement's ids follow each other: the last
@@ -201,15 +208,24 @@ def stage(
     return _session(row)
 
 
+class Moved(NamedTuple):
+    """What a commit made of the staged rows."""
+
+    created: int
+    first_id: int | None
+    last_id: int | None
+    ids: str  # every new task's id in row order, a JSON list
+
+
 def commit(
     conn: Connection,
     queue_id: int,
     session_id: int,
     now: datetime,
-    on_commit: Callable[[Session, list[int]], None] | None = None,
+    on_commit: Callable[[Session, Moved], None] | None = None,
 ) -> tuple[Session, CommitOutcome] | None:
     """Move every staged row into `tasks` (new, in row order) and keep the answer on the session;
-    `on_commit` gets the session and the new ids in the same transaction. Nothing is done when rows
+    `on_commit` gets the session and what was moved in the same transaction. Nothing is done when rows
     are missing, or when the session was committed before (its answer stands). None when there is
     no such live session."""
     row = one(conn, BY_ID, session_id=session_id, queue_id=queue_id, now=to_micros(now))
@@ -220,39 +236,44 @@ def commit(
         return session, CommitOutcome.ALREADY
     if session.staged != session.total:
         return session, CommitOutcome.INCOMPLETE
-    ids = _move_rows(conn, queue_id, session.source, now, session_id)
-    count_pending(conn, queue_id, len(ids))
-    stored_ids = orjson.dumps(ids).decode()
+    moved = _move_rows(conn, queue_id, session.source, now, session_id)
+    count_pending(conn, queue_id, moved.created)
     run(
         conn,
         MARK_COMMITTED,
         now=to_micros(now),
         expires_at=to_micros(now + ANSWER_KEPT_FOR),
-        created=len(ids),
-        ids=stored_ids,
+        created=moved.created,
+        ids=moved.ids,
         session_id=session_id,
     )
     committed = session._replace(
         status="committed",
         committed_at=now,
         expires_at=now + ANSWER_KEPT_FOR,
-        created=len(ids),
-        ids=embedded(stored_ids),
+        created=moved.created,
+        ids=embedded(moved.ids),
     )
     if on_commit is not None:
-        on_commit(committed, ids)
+        on_commit(committed, moved)
     return committed, CommitOutcome.COMMITTED
 
 
-def _move_rows(conn: Connection, queue_id: int, source: str, now: datetime, session_id: int) -> list[int]:
-    """The staged rows made tasks; their ids, in row order (ids are handed out in row order)."""
+def _move_rows(conn: Connection, queue_id: int, source: str, now: datetime, session_id: int) -> Moved:
+    """The staged rows made tasks (ids are handed out in row order)."""
     params = {"queue_id": queue_id, "source": source, "now": to_micros(now), "session_id": session_id}
     if conn.dialect.name == "sqlite":
-        moved = run(conn, MOVE_ROWS_QUIETLY, **params)
+        count = run(conn, MOVE_ROWS_QUIETLY, **params)
         last = one(conn, LAST_ID)
         assert last is not None
-        return list(range(last[0] - moved + 1, last[0] + 1)) if moved else []
-    return sorted(task_id for (task_id,) in rows(conn, MOVE_ROWS, **params))
+        if not count:
+            return Moved(0, None, None, "[]")
+        first = last[0] - count + 1
+        return Moved(count, first, last[0], orjson.dumps(list(range(first, last[0] + 1))).decode())
+    listed = one(conn, MOVE_ROWS_LISTED, **params)
+    assert listed is not None
+    count, first, last, ids = listed
+    return Moved(count, first, last, ids)
 
 
 def drop_rows(conn: Connection, session_id: int, start: int, stop: int) -> int:

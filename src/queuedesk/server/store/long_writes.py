@@ -6,7 +6,7 @@ from datetime import datetime
 from sqlalchemy import Connection
 
 from queuedesk.server.store import audit, imports, tasks
-from queuedesk.server.store.imports import CommitOutcome, Session
+from queuedesk.server.store.imports import CommitOutcome, Moved, Session
 from queuedesk.server.store.records import Principal, QueueRecord
 
 
@@ -19,7 +19,9 @@ def flush_and_record(conn: Connection, principal: Principal, queue: QueueRecord)
 def commit_and_record(
     conn: Connection, principal: Principal, queue: QueueRecord, session_id: int, now: datetime
 ) -> tuple[Session, CommitOutcome] | None:
-    def record(session: Session, ids: list[int]) -> None:
-        audit.record_import(conn, principal, queue, session.source, ids, session.id)
+    def record(session: Session, moved: Moved) -> None:
+        audit.record_import_span(
+            conn, principal, queue, session.source, moved.created, moved.first_id, moved.last_id, session.id
+        )
 
     return imports.commit(conn, queue.id, session_id, now, on_commit=record)
