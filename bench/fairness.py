@@ -24,6 +24,7 @@ also wait for this process's interpreter lock).
 """
 
 import argparse
+import asyncio
 import itertools
 import json
 import multiprocessing
@@ -42,6 +43,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import httpx
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -49,6 +52,8 @@ sys.path.insert(0, str(ROOT))
 from bench import UNLIMITED  # noqa: E402
 from bench.completions import rollups_after  # noqa: E402
 from bench.request_timing import seeded_queues  # noqa: E402
+from queuedesk.server.store import rollups  # noqa: E402
+from queuedesk.server.store.database import normalize_url  # noqa: E402
 from tests.support import KEYS, ServerProcess  # noqa: E402
 from tests.support.postgres import drop_databases  # noqa: E402
 from tests.support.sql import execute_sql, query_value  # noqa: E402
@@ -77,6 +82,36 @@ def fill(db_path: Path, queue_id: int, total: int) -> None:
             rows(),
         )
         conn.execute("UPDATE queues SET completed_count = ? WHERE id = ?", (total, queue_id))
+
+
+def fill_postgres(db_url: str, queue_id: int, total: int) -> None:
+    """As `fill`, in a PostgreSQL database: the rows made by the database (its random numbers seeded),
+    the rollups' triggers off meanwhile and the rollups rebuilt after, as `rollups_after` does."""
+    now = int(time.time() * 1_000_000)
+    emails = " || ".join(["'worker'", f"(n % {WORKERS})::text", "'@acme.test'"])
+    insert = f"""
+        INSERT INTO tasks (queue_id, status, data, source, created_at, completed_at, completed_by,
+            assigned_at, work_micros)
+        SELECT {queue_id}, 'completed', '{{"paragraph":"p"}}', 'bench', at - work - 1000, at, {emails},
+            at - work, work
+        FROM (SELECT n, {now} - (60000000 + floor(random() * {166 * HOUR - 60_000_000}))::bigint AS at,
+                     (5000000 + floor(random() * 295000000))::bigint AS work
+              FROM generate_series(1, {total}) AS n) AS made"""
+
+    async def run() -> None:
+        engine = create_async_engine(normalize_url(db_url))
+        try:
+            async with engine.begin() as conn:
+                await conn.run_sync(rollups.drop_triggers)
+                await conn.execute(text("SELECT setseed(0.7)"))
+                await conn.execute(text(insert))
+                await conn.execute(text(f"UPDATE queues SET completed_count = {total} WHERE id = {queue_id}"))
+                await conn.run_sync(rollups.rebuild)
+                await conn.run_sync(rollups.install)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(run())
 
 
 def timings(client: httpx.Client, path: str, rounds: int, body: dict | None = None) -> list[float]:
@@ -237,11 +272,9 @@ def main() -> None:
         "--backend",
         choices=("sqlite", "postgresql"),
         default="sqlite",
-        help="the server's database (postgresql: import, commit and light; the local server of the tests)",
+        help="the server's database (postgresql: the tests' local server, a database of its own)",
     )
     args = parser.parse_args()
-    if args.backend == "postgresql" and args.mode == "stats":
-        parser.error("--mode stats fills a SQLite file: it has no --backend postgresql yet")
     if args.src:
         os.environ["PYTHONPATH"] = f"{args.src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
     if args.mode != "stats":
@@ -249,9 +282,13 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         db_path = Path(tmp) / "fair.db"
-        org, (queue,) = seeded_queues(db_path, ["Big"])
-        fill(db_path, queue["id"], args.total)
-        server = ServerProcess(db_path, [*UNLIMITED]).start()
+        org, (queue,) = seeded_queues(db_path, ["Big"], args.backend)
+        server = ServerProcess(db_path, [*UNLIMITED], backend=args.backend)
+        if args.backend == "postgresql":
+            fill_postgres(server.db_url, queue["id"], args.total)
+        else:
+            fill(db_path, queue["id"], args.total)
+        server.start()
         try:
             globex = httpx.Client(
                 base_url=server.url, headers={"Authorization": f"Token {KEYS['other_admin']}"}
@@ -279,6 +316,7 @@ def main() -> None:
             verdict(pairs)
         finally:
             server.stop()
+            drop_databases()
 
 
 def stage_rows(db_path: Path, queue_id: int, key: str, total: int, first: int) -> None:
