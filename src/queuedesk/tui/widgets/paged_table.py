@@ -135,6 +135,7 @@ class PagedTable(ScrollView, can_focus=True):
         self._header: _Line | None = None
         self._styles: dict[tuple[Any, ...], tuple[Style, Style]] = {}  # worked out once a paint
         self._widths: list[int] = [width for _key, _label, width in self.column_spec]
+        self._fitted_to: int | None = None  # the width the columns were last worked out for
         self._cursor = 0
         self._hover: int | None = None  # the row under the mouse, once the mouse moved
         self._focus_later: tuple[Widget | None] | None = None  # asked while loading: where focus was
@@ -477,8 +478,14 @@ class PagedTable(ScrollView, can_focus=True):
         return sum(width + 2 * PADDING for width in self._widths)
 
     def on_resize(self, _event: events.Resize) -> None:
-        # Fixed widths (no measuring of cells); the width-0 columns share the rest of the line,
-        # leaving room for the vertical scrollbar.
+        self._fit()
+
+    def _fit(self) -> None:
+        """Fixed widths (no measuring of cells); the width-0 columns share the rest of the line,
+        leaving room for the vertical scrollbar. Also worked out as a paint begins: a table first
+        shown in a tab that opened as its page came in was painted, now and then, without the
+        Resize that would have sized it (its flexible column 0 wide, the values gone)."""
+        self._fitted_to = self.size.width
         fixed = sum(width + 2 * PADDING for _key, _label, width in self.column_spec)
         flexible = sum(1 for _key, _label, width in self.column_spec if width == 0) or 1
         rest = max(MIN_LAST, (self.size.width - fixed - 2 - 2 * PADDING * (flexible - 1)) // flexible)
@@ -512,6 +519,8 @@ class PagedTable(ScrollView, can_focus=True):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._styles = {}  # the component styles may have changed (focus, theme): once a paint
+        if self._fitted_to != self.size.width:
+            self._fit()
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
