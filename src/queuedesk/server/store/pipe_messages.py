@@ -12,9 +12,13 @@ HEADER = Struct("!Q")  # the message's length in bytes
 CHUNK = 1 << 20  # read at most this much at a time
 
 
+def _framed(data: bytes) -> memoryview:
+    return memoryview(HEADER.pack(len(data)) + data)
+
+
 def write_message(fd: int, data: bytes) -> None:
     """Write `data` whole on a blocking `fd`."""
-    view = memoryview(HEADER.pack(len(data)) + data)
+    view = _framed(data)
     while view:
         view = view[os.write(fd, view) :]
 
@@ -37,7 +41,7 @@ def _read_exactly(fd: int, size: int) -> bytes:
 
 async def send(fd: int, data: bytes) -> None:
     """Write `data` whole on a non-blocking `fd`, waiting on the event loop while the pipe is full."""
-    view = memoryview(HEADER.pack(len(data)) + data)
+    view = _framed(data)
     while view:
         try:
             written = os.write(fd, view)

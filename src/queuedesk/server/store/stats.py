@@ -56,6 +56,16 @@ def _probe(conn: Connection, table: str, alias: str, columns: str, condition: st
     return f"JOIN {table} {alias} ON {condition}"
 
 
+def _bound(params: dict[str, Any], emails: Sequence[str]) -> list[str]:
+    """A placeholder for each worker's email (caller's text: bound, never written into the statement),
+    the values added to `params`."""
+    names = []
+    for n, email in enumerate(emails):
+        params[f"w{n}"] = email
+        names.append(f":w{n}")
+    return names
+
+
 def _signed_sum(conn: Connection, statement: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
     return rows(conn, Sql(statement), **params)
 
@@ -247,10 +257,10 @@ def _medians(
     each = [(span, node, sign) for span, lo, hi, sign in nodes for node in range(lo, hi)]
     if each and middles:
         params: dict[str, Any] = {"queue_id": queue_id}
-        wanted = []
-        for n, (email, (_below, low, high)) in enumerate(middles.items()):
-            params[f"w{n}"] = email
-            wanted.append(f"(:w{n}, {int(low)}, {int(high)})")
+        wanted = [
+            f"({name}, {int(low)}, {int(high)})"
+            for name, (_below, low, high) in zip(_bound(params, list(middles)), middles.values(), strict=True)
+        ]
         seconds_of = _probe(
             conn,
             "work_seconds",
@@ -291,20 +301,17 @@ def _last_completions(
     if not emails:
         return {}
     params: dict[str, Any] = {"queue_id": queue_id, "lo": start // HOUR, "hi": until // HOUR}
-    listed = []
-    for n, email in enumerate(emails):
-        params[f"w{n}"] = email
-        listed.append(f"(:w{n})")
+    listed = ", ".join(f"({name})" for name in _bound(params, emails))
     latest = {
         worker: (hour, last)
-        for worker, hour, last in _signed_sum(
+        for worker, hour, last in rows(
             conn,
-            f"""WITH v(worker) AS (VALUES {", ".join(listed)}),
+            Sql(f"""WITH v(worker) AS (VALUES {listed}),
             m AS (SELECT v.worker, (SELECT max(h.hour) FROM worker_hours h WHERE h.queue_id = :queue_id
                 AND h.worker = v.worker AND h.hour >= :lo AND h.hour <= :hi AND h.n > 0) AS hour FROM v)
             SELECT m.worker, m.hour, (SELECT h.last_at FROM worker_hours h WHERE h.queue_id = :queue_id
-                AND h.worker = m.worker AND h.hour = m.hour) FROM m""",
-            params,
+                AND h.worker = m.worker AND h.hour = m.hour) FROM m"""),
+            **params,
         )
     }
     found: dict[str, int | None] = {}
