@@ -2,6 +2,7 @@
 what each failure shows (never a traceback). Time moves only with `clock.advance`.
 """
 
+import asyncio
 import io
 import itertools
 from collections.abc import Iterator
@@ -536,6 +537,43 @@ async def test_the_flush_guard_deletes_nothing_unless_the_exact_name_is_typed(
         await until(
             app, pilot, lambda: cells(screen.table, mixed["id"])[1:3] == ["0", "—"], "the counts refresh"
         )
+
+
+async def test_enter_again_while_the_flush_runs_flushes_once_and_says_it_is_flushing(
+    make_app: MakeApp, admin: httpx.Client, org_id: int, mixed: dict
+) -> None:
+    app = make_app("admin")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await home(app, pilot)
+        await until(app, pilot, lambda: str(mixed["id"]) in screen.table.rows, "the queue is listed")
+        point_at(screen, mixed["id"])
+        guard = await open_flush(app, pilot)
+        client = app.session.client  # type: ignore[union-attr]
+        flush, asked, may_flush = client.flush, [], asyncio.Event()
+
+        async def slow_flush(queue_id: int) -> None:  # a busy server: the flush takes a while
+            asked.append(queue_id)
+            await may_flush.wait()
+            await flush(queue_id)
+
+        client.flush = slow_flush  # type: ignore[method-assign]
+        await pilot.press(*mixed["name"])
+        for _ in range(2):  # both queued at once: the second is read before the first's flush starts
+            app.post_message(events.Key("enter", "\r"))
+        for _ in range(400):  # `until` waits for the app's work, held here until may_flush is set
+            if any("Already flushing" in n for n in notes(app)):
+                break
+            await pilot.pause(0.05)
+        run = guard.query_one("#flush-run", Button)
+        assert app.screen is guard and run.disabled and str(run.label) == "Flushing…"
+        assert pending_count(admin, org_id, mixed) == 4
+
+        may_flush.set()
+        await until(app, pilot, lambda: app.screen is screen, "the guard closes after flushing")
+        assert asked == [mixed["id"]]
+        assert pending_count(admin, org_id, mixed) == 0
+        assert sum("Already flushing" in n for n in notes(app)) == 1, notes(app)
+        assert any("Deleted 4 tasks" in n for n in notes(app)), notes(app)
 
 
 @pytest.mark.parametrize("role", ["supervisor", "worker"])

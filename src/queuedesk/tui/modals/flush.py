@@ -39,6 +39,7 @@ class FlushScreen(AppModal[bool]):
         super().__init__()
         self.queue = queue
         self.counted = False
+        self.flushing = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="flush-box"):
@@ -97,7 +98,9 @@ class FlushScreen(AppModal[bool]):
     @on(Input.Submitted, "#flush-name")
     def _submitted(self) -> None:
         typed = self.query_one("#flush-name", Input).value
-        if not self.counted:
+        if self.flushing:
+            self.notify("Already flushing: the queue's tasks are being deleted.", severity="warning")
+        elif not self.counted:
             self.notify("The counts are not loaded yet: nothing was deleted.", severity="warning")
         elif typed != self.queue.name:
             self.notify(
@@ -106,6 +109,7 @@ class FlushScreen(AppModal[bool]):
                 severity="warning",
             )
         else:
+            self.flushing = True  # now, not when the worker starts: an enter queued behind this one
             self._flush()
 
     @on(Button.Pressed, "#flush-run")
@@ -118,13 +122,20 @@ class FlushScreen(AppModal[bool]):
 
     @work(exclusive=True, group="flush")
     async def _flush(self) -> None:
-        self.query_one("#flush-run", Button).disabled = True
+        # A flush can take seconds (a busy server): it says so, and enter meanwhile starts no second one.
+        run = self.query_one("#flush-run", Button)
+        run.disabled, run.label = True, "Flushing…"
+        self.query_one("#flush-loading").display = True
         try:
             before = await self.session.client.queue(self.queue.id)
             await self.session.client.flush(self.queue.id)
         except Exception as exc:
             self.qd.report(exc, doing="Flushing")
-            self._update_button()
             return
+        finally:
+            self.flushing = False
+            run.label = "Flush"
+            self.query_one("#flush-loading").display = False
+            self._update_button()
         self.notify(f"Deleted {tasks(before.n_tasks)} from {self.queue.name}.", title="Queue flushed")
         self.dismiss(True)
