@@ -83,6 +83,25 @@ async def until(app: App[object], pilot: Pilot, condition: Callable[[], object],
             await pilot.pause(0.05)
 
 
+async def settled_picture(app: App[object], pilot: Pilot) -> None:
+    """Wait until what the top screen paints, and which widget has the focus, stay the same over two
+    rounds of the app's work. Textual rebuilds the footer a round or more after the focus moves, and
+    a pane may move the focus once its page came: a picture taken when the workers are done can
+    still be one round early on a loaded machine."""
+    last: tuple[str, object] | None = None
+    deadline = time.monotonic() + SECONDS
+    for rounds in range(1, 10 * ROUNDS):
+        await settle(app, pilot, rounds=1)
+        await pilot.pause(0.02)
+        now = (screen_text(app), app.screen.focused)
+        if now == last:
+            return
+        last = now
+        if rounds > ROUNDS and time.monotonic() > deadline:
+            break
+    raise AssertionError(f"the picture never settled\n--- screen ---\n{screen_text(app)}")
+
+
 async def settled_footer(app: App[object], pilot: Pilot) -> str:
     """The footer's line once painted and the same two rounds running: Textual rebuilds the footer a
     round or more after the focus or the bindings change, later still on a loaded machine (an

@@ -16,7 +16,7 @@ from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.settings import Target
 from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql
-from tests.support.pilot import app_for, settle, stop_blinking
+from tests.support.pilot import app_for, settle, settled_picture, stop_blinking
 from tests.tui.test_images import image_server  # noqa: F401  (the fixture, used by name)
 
 SHOWN_URL = "http://127.0.0.1:8000"
@@ -107,6 +107,7 @@ async def ready_picture(pilot: Pilot[None]) -> None:
     """The app settled, with the server's address and the image host as every picture shows them."""
     app = pilot.app
     await settle(app, pilot)
+    await settled_picture(app, pilot)
     session = getattr(app, "session", None)
     if session is not None:
         session.url = SHOWN_URL
