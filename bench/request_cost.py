@@ -102,7 +102,7 @@ async def measure(
     except TypeError:  # a revision without rate limits
         settings = Settings(db_url=db_url)
     try:
-        from queuedesk.server.connections import connection_options
+        from queuedesk.server.http.connections import connection_options
 
         options = connection_options(settings)
     except ImportError:  # a revision without connection limits: uvicorn's own protocol

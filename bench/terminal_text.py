@@ -31,7 +31,7 @@ def guard_cost() -> None:
     from rich.style import Style
     from textual.strip import Strip
 
-    from queuedesk.tui import terminal_guard
+    from queuedesk.tui.terminal import terminal_guard
 
     styles = [Style(bold=True), Style(color="red"), Style(italic=True), None]
     line = [Segment(CLEAN[: 12 + n % 5], styles[n % 4]) for n in range(12)]

@@ -274,7 +274,7 @@ class Run:
 
     def type_keys(self, keys: list[tuple[str, str]]) -> None:
         """Typed whether the app is stopped or not: a stall's keys are read at once when it goes on
-        (`escape` and the key after it too: tui/escape_prefix.py reads them as two keys)."""
+        (`escape` and the key after it too: tui/keys/escape_prefix.py reads them as two keys)."""
         for how, what in keys:
             self.terminal.send(how, what)
             time.sleep(self.rng.uniform(0.005, 0.2))

@@ -12,7 +12,7 @@ import os
 import shlex
 import sys
 
-from queuedesk.tui.browser_rules import ALLOWED_SERVERS_VARIABLE, IMAGE_ORIGINS_VARIABLE
+from queuedesk.tui.terminal.browser_rules import ALLOWED_SERVERS_VARIABLE, IMAGE_ORIGINS_VARIABLE
 
 WEB_HELP = """\
 The app in a browser: each browser session runs its own app and signs in with its own key.

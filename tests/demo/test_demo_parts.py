@@ -18,7 +18,7 @@ from queuedesk.demo.images import PICTURES, number_of, picture
 from queuedesk.demo.side_server import FAIL_EVERY, SideServer
 from queuedesk.demo.state import DemoFiles, DemoLock, running_demo
 from queuedesk.server.store.database import run_once
-from queuedesk.tui.journal import Entry, Journal
+from queuedesk.tui.work.journal import Entry, Journal
 from queuedesk.web import session_environment
 
 NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)

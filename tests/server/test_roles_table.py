@@ -10,7 +10,7 @@ import re
 import httpx
 import pytest
 
-from queuedesk.server.route_table import ROUTE_TABLE
+from queuedesk.server.http.route_table import ROUTE_TABLE
 from tests.conftest import make_queue
 
 Q = "/orgs/{org}/queues/{queue}"

@@ -18,8 +18,8 @@ from queuedesk.tui.forms.multiple_selection import MultipleSelectionEditor
 from queuedesk.tui.forms.options import OptionItem, OptionsEditor
 from queuedesk.tui.forms.single_selection import SingleSelectionEditor
 from queuedesk.tui.forms.text import TextEditor
-from queuedesk.tui.image_fetch import ImageFetcher
 from queuedesk.tui.widgets.image_view import ImageView
+from queuedesk.tui.work.image_fetch import ImageFetcher
 from tests.support import CORE_BLOCKS as STANDARD_BLOCKS
 from tests.support.pilot import settle, stop_blinking
 

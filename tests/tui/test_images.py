@@ -17,12 +17,13 @@ from PIL import Image
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from queuedesk.tui import image_fetch, system_viewer
-from queuedesk.tui.image_fetch import MAX_IMAGE_BYTES, ImageFetcher, ImageUnavailable
 from queuedesk.tui.modals.image import ImageScreen
-from queuedesk.tui.system_viewer import open_externally
+from queuedesk.tui.terminal import system_viewer
+from queuedesk.tui.terminal.system_viewer import open_externally
 from queuedesk.tui.widgets import image_view
 from queuedesk.tui.widgets.image_view import ImageView
+from queuedesk.tui.work import image_fetch
+from queuedesk.tui.work.image_fetch import MAX_IMAGE_BYTES, ImageFetcher, ImageUnavailable
 
 
 def png_bytes(size: tuple[int, int] = (40, 30)) -> bytes:

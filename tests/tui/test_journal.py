@@ -1,7 +1,7 @@
 """The journal on disk is one file per server and user: a worker's unsent submissions never reach
 another server, nor the journal of another account on the same one."""
 
-from queuedesk.tui.journal import Entry, Journal, data_dir, journal_path
+from queuedesk.tui.work.journal import Entry, Journal, data_dir, journal_path
 
 SERVER = "http://127.0.0.1:8000"
 WES = "wes@acme.test"

@@ -5,13 +5,13 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
+from queuedesk.tui.admin.webhook_target import target_problem
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.screens.create import CreateTaskScreen
 from queuedesk.tui.settings import Target
-from queuedesk.tui.webhook_target import target_problem
 from tests.api.test_original_service import (  # noqa: F401  (fixtures)
     MEMBER_TOKEN,
     RECEIPTS,

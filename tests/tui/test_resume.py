@@ -11,9 +11,9 @@ from textual.pilot import Pilot
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.journal import Entry, Journal, journal_path
-from queuedesk.tui.outbox import BACKOFF_SECONDS
 from queuedesk.tui.screens.queues import QueuesScreen
+from queuedesk.tui.work.journal import Entry, Journal, journal_path
+from queuedesk.tui.work.outbox import BACKOFF_SECONDS
 from tests.conftest import make_queue
 from tests.support import ServerProcess
 from tests.tui.test_app import header, home, notes

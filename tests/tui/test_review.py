@@ -12,8 +12,8 @@ from textual.pilot import Pilot
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.outbox import UNDO_SECONDS
 from queuedesk.tui.screens.review import ReviewScreen
+from queuedesk.tui.work.outbox import UNDO_SECONDS
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import OriginalService, original, service  # noqa: F401  (fixtures)
 from tests.support.pilot import screen_text, settle, until

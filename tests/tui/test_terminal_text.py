@@ -4,7 +4,7 @@ the app would write to the terminal holds none of it.
 
 `screen_text` is what the widgets paint (the display rule applied where the text is put in, so
 widths are right); `painted` is what the terminal would be written, after the last guard
-(tui/terminal_guard.py).
+(tui/terminal/terminal_guard.py).
 """
 
 import json
@@ -20,12 +20,12 @@ from textual.strip import Strip
 from textual.widgets import Input
 
 from queuedesk.api.config import AppSettings
-from queuedesk.tui import terminal_guard
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.screens.work import WorkScreen
 from queuedesk.tui.settings import Target
+from queuedesk.tui.terminal import terminal_guard
 from tests.conftest import make_queue
 from tests.support import KEYS, ROLES_SEED, ServerProcess, execute_sql
 from tests.support.hostile import ALL_HOSTILE, HOSTILE, obeyed_in, sqlite_text

@@ -14,6 +14,7 @@ from standardwebhooks import Webhook
 from textual.pilot import Pilot
 from textual.widgets import Button, Footer, Input, Static, TabbedContent
 
+from queuedesk.tui.admin.webhook_target import target_problem
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.modals.confirm import ConfirmScreen
@@ -22,7 +23,6 @@ from queuedesk.tui.modals.redeliver import RedeliverScreen
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.screens.queue import QueueScreen
 from queuedesk.tui.settings import Target
-from queuedesk.tui.webhook_target import target_problem
 from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN

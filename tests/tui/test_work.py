@@ -19,14 +19,14 @@ from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.form import TaskForm
-from queuedesk.tui.journal import data_dir
 from queuedesk.tui.modals.task import TaskScreen
-from queuedesk.tui.outbox import UNDO_SECONDS
 from queuedesk.tui.screens import work as work_screen
 from queuedesk.tui.screens.create import CreateTaskScreen
 from queuedesk.tui.screens.work import EMPTY_POLL_SECONDS, WorkScreen
 from queuedesk.tui.settings import Target
 from queuedesk.tui.widgets.image_view import ImageView
+from queuedesk.tui.work.journal import data_dir
+from queuedesk.tui.work.outbox import UNDO_SECONDS
 from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN

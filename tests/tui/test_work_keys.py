@@ -12,7 +12,7 @@ from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.options import OptionsEditor
-from queuedesk.tui.keys_read import key_time
+from queuedesk.tui.keys.keys_read import key_time
 from queuedesk.tui.screens import work as work_screen
 from queuedesk.tui.screens.connect import ConnectScreen
 from queuedesk.tui.screens.queues import QueuesScreen

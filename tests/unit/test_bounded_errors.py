@@ -1,4 +1,4 @@
-"""Error answers stay small whatever the input (`queuedesk.server.http_errors`, `queuedesk.api.blocks`):
+"""Error answers stay small whatever the input (`queuedesk.server.http.http_errors`, `queuedesk.api.blocks`):
 at most 100 errors, each message and field clipped, the answer's text within a budget, and the
 envelope's `truncated` counting what was left out; messages that list a queue's blocks or a block's
 options name a few and say how many more."""
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from queuedesk.api.blocks import Findings, Problem, first_problems, listing, task_data_problems
 from queuedesk.api.models import Block
-from queuedesk.server.http_errors import (
+from queuedesk.server.http.http_errors import (
     MAX_ERRORS,
     MAX_ERRORS_TEXT,
     MAX_FIELD,

@@ -1,4 +1,4 @@
-"""Creations that arrive together are written in one SQLite transaction (`server/creations.py`);
+"""Creations that arrive together are written in one SQLite transaction (`server/jobs/creations.py`);
 when that transaction fails, each is tried on its own, so only the failing creation fails."""
 
 import asyncio
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server.creations import Creations
+from queuedesk.server.jobs.creations import Creations
 from queuedesk.server.store import accounts, queues
 from queuedesk.server.store.database import SQLiteDatabase, open_database
 from queuedesk.server.store.records import QueueRecord

@@ -1,4 +1,4 @@
-"""The webhook dispatcher's rules (`queuedesk.server.dispatcher`): what an attempt's answer makes of a
+"""The webhook dispatcher's rules (`queuedesk.server.jobs.dispatcher`): what an attempt's answer makes of a
 delivery (delivered, retried after the schedule's delay, failed for good), which claims were left by
 processes that died, and how a transport error is written in the log."""
 
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from queuedesk.server.dispatcher import (
+from queuedesk.server.jobs.dispatcher import (
     JITTER,
     RETRY_DELAYS,
     Dispatcher,

@@ -1,5 +1,5 @@
 """`escape` and the key typed after it, read together from the terminal, are two keys
-(tui/escape_prefix.py); the sequences terminals send for keys are read as before."""
+(tui/keys/escape_prefix.py); the sequences terminals send for keys are read as before."""
 
 import time
 
@@ -7,7 +7,7 @@ import pytest
 from textual import events
 from textual._xterm_parser import XTermParser
 
-from queuedesk.tui import escape_prefix
+from queuedesk.tui.keys import escape_prefix
 
 
 def keys_read(data: str) -> list[str]:

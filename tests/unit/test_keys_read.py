@@ -4,8 +4,8 @@ import os
 import time
 import tty
 
-from queuedesk.tui.keys_read import ONE_READ_SECONDS, KeysRead
-from queuedesk.tui.sigcont_guard import terminal_input_waiting
+from queuedesk.tui.keys.keys_read import ONE_READ_SECONDS, KeysRead
+from queuedesk.tui.terminal.sigcont_guard import terminal_input_waiting
 
 
 def test_the_keys_of_the_first_read_after_a_continue_were_typed_while_stopped() -> None:

@@ -4,8 +4,8 @@ others, tests/unit/test_private_names.py)."""
 from textual.widgets import Input
 
 from queuedesk.tui.forms.fields import FieldArea, FieldInput
-from queuedesk.tui.keys_read import KeysRead
-from queuedesk.tui.ordered_keys import OrderedInput, own_bindings
+from queuedesk.tui.keys.keys_read import KeysRead
+from queuedesk.tui.keys.ordered_keys import OrderedInput, own_bindings
 
 
 def test_a_field_runs_its_own_bindings_and_stays_focusable() -> None:

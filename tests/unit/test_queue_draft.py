@@ -4,7 +4,7 @@ problems placed at their block and field, retyping, and what a change does to ta
 from queuedesk.api.block_changes import compare_blocks, impact_lines
 from queuedesk.api.blocks import Problem
 from queuedesk.api.models import Block
-from queuedesk.tui.queue_draft import (
+from queuedesk.tui.admin.queue_draft import (
     BlockDraft,
     DraftProblem,
     block_problems,

@@ -2,8 +2,8 @@
 
 import pytest
 
-from queuedesk.server.http_errors import ServiceError
-from queuedesk.server.rate_limits import Buckets, RateLimits
+from queuedesk.server.http.http_errors import ServiceError
+from queuedesk.server.http.rate_limits import Buckets, RateLimits
 
 
 class Clock:

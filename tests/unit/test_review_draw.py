@@ -1,6 +1,6 @@
 """The review draw (B19) is the contract's formula, and shares follow the percent."""
 
-from queuedesk.server.review_draw import drawn_for_review
+from queuedesk.server.rules.review_draw import drawn_for_review
 
 
 def test_the_draw_is_the_contracts_formula() -> None:

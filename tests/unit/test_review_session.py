@@ -14,8 +14,8 @@ import pytest
 
 from queuedesk.api.client import QueueDeskClient
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.journal import REVIEW
-from queuedesk.tui.review_session import ReviewSession
+from queuedesk.tui.review.review_session import ReviewSession
+from queuedesk.tui.work.journal import REVIEW
 from tests.unit.test_work_session import Held  # the outbox's part a session uses
 
 QUEUE = 7

@@ -1,4 +1,4 @@
-"""The router (`queuedesk.server.asgi.Router`): a path's shape names its route, ids become parameters,
+"""The router (`queuedesk.server.http.asgi.Router`): a path's shape names its route, ids become parameters,
 a known path with another method is a 405 naming the allowed ones, anything else a 404.
 
 Built here with endpoints of its own: the router never calls them, it only hands them back.
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from queuedesk.server.asgi import MAX_ID_DIGITS, Route, Router
-from queuedesk.server.http_errors import ServiceError
+from queuedesk.server.http.asgi import MAX_ID_DIGITS, Route, Router
+from queuedesk.server.http.http_errors import ServiceError
 from tests.unit.strategies import PROPERTY
 
 

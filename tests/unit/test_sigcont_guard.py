@@ -1,5 +1,5 @@
 """A plain SIGSTOP/SIGCONT leaves the terminal driver alone; a ctrl+z (SIGTSTP) and its SIGCONT still
-suspend and resume it (tui/sigcont_guard.py)."""
+suspend and resume it (tui/terminal/sigcont_guard.py)."""
 
 import os
 import signal
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from queuedesk.tui.sigcont_guard import guard_sigcont
+from queuedesk.tui.terminal.sigcont_guard import guard_sigcont
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGTSTP"), reason="POSIX signals only")
 

@@ -1,4 +1,4 @@
-from queuedesk.tui.sort_cycle import next_sort
+from queuedesk.tui.views.sort_cycle import next_sort
 
 
 def test_the_sort_moves_to_the_next_column_and_round_again() -> None:

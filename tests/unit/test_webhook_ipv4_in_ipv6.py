@@ -1,4 +1,4 @@
-"""The SSRF guard and IPv6 forms that carry an IPv4 address (`queuedesk.server.webhook_targets`):
+"""The SSRF guard and IPv6 forms that carry an IPv4 address (`queuedesk.server.rules.webhook_targets`):
 each form is judged by the IPv4 it carries as well as by itself, site-local and local-use NAT64 are
 never public, and a pinned connection keeps the target's credentials.
 
@@ -15,7 +15,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from queuedesk.server.webhook_targets import BlockedTarget, carried_ipv4, checked_address, is_public, pinned
+from queuedesk.server.rules.webhook_targets import (
+    BlockedTarget,
+    carried_ipv4,
+    checked_address,
+    is_public,
+    pinned,
+)
 from tests.receiver import Receiver
 from tests.unit.strategies import PROPERTY
 

@@ -1,4 +1,4 @@
-"""Which webhook targets may be called (`queuedesk.server.webhook_targets`): the URL's shape, public
+"""Which webhook targets may be called (`queuedesk.server.rules.webhook_targets`): the URL's shape, public
 addresses only, and the connection pinned to the address that was checked.
 
 No network: targets are literal addresses, and names are answered by a stand-in for the resolver
@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from queuedesk.api.blocks import MAX_URL_LENGTH
-from queuedesk.server.webhook_targets import (
+from queuedesk.server.rules.webhook_targets import (
     BlockedTarget,
     Route,
     address_problem,

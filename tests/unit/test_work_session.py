@@ -13,8 +13,8 @@ import pytest
 
 from queuedesk.api.client import QueueDeskClient
 from queuedesk.tui.clock import ManualClock
-from queuedesk.tui.journal import Entry
-from queuedesk.tui.work_session import IDLE_AFTER_SECONDS, WorkSession
+from queuedesk.tui.work.journal import Entry
+from queuedesk.tui.work.work_session import IDLE_AFTER_SECONDS, WorkSession
 
 QUEUE = 7
 BASE = f"/orgs/1/queues/{QUEUE}/tasks"
@@ -282,7 +282,7 @@ def test_time_on_a_task_stops_at_idle_and_while_paused_counted_in_milliseconds()
     clock = ManualClock()
     start = clock.now()
     work = WorkSession.__new__(WorkSession)
-    from queuedesk.tui.work_session import WorkTime
+    from queuedesk.tui.work.work_session import WorkTime
 
     work.time = WorkTime(started_at=start, tick_at=start, last_key_at=start)
     clock.advance(0.250)

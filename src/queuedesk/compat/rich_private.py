@@ -8,6 +8,6 @@ PRIVATE_NAMES = (
         2,
         "A style's hyperlink target: the terminal guard drops an OSC 8 link whose address holds a "
         "control character (Style has no public reader of the raw link).",
-        "tui/terminal_guard.py guarded",
+        "tui/terminal/terminal_guard.py guarded",
     ),
 )

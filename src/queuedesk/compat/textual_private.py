@@ -3,14 +3,14 @@
 from queuedesk.compat import PrivateName
 
 PRIVATE_NAMES = (
-    # The last guard (tui/terminal_guard.py): every strip is checked once before it is written.
+    # The last guard (tui/terminal/terminal_guard.py): every strip is checked once before it is written.
     *(
         PrivateName(
             f"textual.strip.Strip.{name}",
             2,
             "A strip's segments and its rendered text: the guard shows any control character left "
             "in a segment as a symbol before the strip is first rendered (render is cached after).",
-            "tui/terminal_guard.py _render",
+            "tui/terminal/terminal_guard.py _render",
             on_instances=True,
         )
         for name in ("_segments", "_render_cache")
@@ -20,7 +20,7 @@ PRIVATE_NAMES = (
         2,
         "The running app's event loop: on SIGTERM the signal handler (on the loop's own thread, "
         "where call_from_thread refuses) asks it to run the app's quit, as ctrl+q does.",
-        "tui/terminal_session.py quits_on_sigterm",
+        "tui/terminal/terminal_session.py quits_on_sigterm",
         on_instances=True,
     ),
     PrivateName(
@@ -44,11 +44,11 @@ PRIVATE_NAMES = (
         "Wrapped so that `escape` and the key typed after it, read together (a stall, a fast typist), "
         "are two keys: Textual reads ESC TAB as shift+tab and ESC s as alt+s. No public hook reaches "
         "the parser the terminal driver makes.",
-        "tui/escape_prefix.py install",
+        "tui/keys/escape_prefix.py install",
     ),
     # KeysInOrder (tui/base.py, issue 25): keys read while a screen has no focused widget yet wait for
     # its first field. The rest of the key mechanism is public (priority bindings, set_focus,
-    # call_later, BINDINGS, App.on_event): tui/ordered_keys.py.
+    # call_later, BINDINGS, App.on_event): tui/keys/ordered_keys.py.
     PrivateName(
         "textual.screen.Screen._forward_event",
         2,

@@ -1,7 +1,7 @@
 """uvicorn's internals QueueDesk relies on (uvicorn 0.54): its httptools protocol, subclassed.
 
 Uvicorn takes a protocol class for `http=`, but the class's module and the attributes below are its
-implementation, not a documented API. The subclass (server/connections.py) adds a timeout on a
+implementation, not a documented API. The subclass (server/http/connections.py) adds a timeout on a
 request's head and body, a connection cap, and limits on the request line and headers checked
 while they are read (414, 431, and the envelope for a malformed request). Its own attributes (`OUR_NAMES`) must not be uvicorn's:
 the test checks that uvicorn's protocol has none of them.
@@ -32,14 +32,14 @@ PRIVATE_NAMES = (
         4,
         "Subclassed for timeouts on a request's head and body and a connection cap, which uvicorn "
         "does not offer (it times out only idle kept-alive connections).",
-        "server/connections.py guarded_protocol",
+        "server/http/connections.py guarded_protocol",
     ),
     *(
         PrivateName(
             f"uvicorn.protocols.http.httptools_impl.HttpToolsProtocol.{name}",
             4,
             "State or a parser callback of uvicorn's protocol that the subclass reads or extends.",
-            "server/connections.py GuardedProtocol",
+            "server/http/connections.py GuardedProtocol",
         )
         for name in (
             "on_message_begin",
@@ -64,7 +64,7 @@ PRIVATE_NAMES = (
             4,
             "State of uvicorn's protocol the subclass reads: the open connections (for the cap), "
             "the transport (to answer 503 and close), the loop (for the deadlines).",
-            "server/connections.py GuardedProtocol",
+            "server/http/connections.py GuardedProtocol",
             on_instances=True,
         )
         for name in ("connections", "transport", "loop", "parser", "url")

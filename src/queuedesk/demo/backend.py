@@ -29,7 +29,7 @@ from queuedesk.demo.content import IMAGE_BASE_PLACEHOLDER
 from queuedesk.demo.side_server import SideServer
 from queuedesk.demo.state import DemoFiles, DemoLock, running_demo
 from queuedesk.server.app import create_app
-from queuedesk.server.connections import connection_options
+from queuedesk.server.http.connections import connection_options
 from queuedesk.server.settings import Settings
 from queuedesk.server.store.database import run_once
 from queuedesk.server.store.types import from_micros, to_micros

@@ -30,8 +30,8 @@ from queuedesk.demo.content import (
     new_task,
     slip,
 )
-from queuedesk.server import serialize
-from queuedesk.server.review_draw import drawn_for_review
+from queuedesk.server.http import serialize
+from queuedesk.server.rules.review_draw import drawn_for_review
 from queuedesk.server.seed import apply_seed, load_seed
 from queuedesk.server.store import accounts, deliveries
 from queuedesk.server.store.queues import find_queue_by_name

@@ -11,15 +11,15 @@ from sqlalchemy import Connection
 from starlette.requests import Request
 
 from queuedesk.server.access_cache import AccessCache
-from queuedesk.server.http import header
-from queuedesk.server.http_errors import forbidden, not_authenticated, not_found
-from queuedesk.server.rate_limits import RateLimits, client_address
-from queuedesk.server.refusals import TaskNotFound
+from queuedesk.server.http.http_errors import forbidden, not_authenticated, not_found
+from queuedesk.server.http.plumbing import header
+from queuedesk.server.http.rate_limits import RateLimits, client_address
+from queuedesk.server.jobs.usage import UsageRecorder
+from queuedesk.server.rules.refusals import TaskNotFound
 from queuedesk.server.store import access_version, accounts, queues, tasks, users
 from queuedesk.server.store.database import Database
 from queuedesk.server.store.records import Principal, QueueRecord
 from queuedesk.server.store.users import UserRecord
-from queuedesk.server.usage import UsageRecorder
 
 
 class Action(Enum):

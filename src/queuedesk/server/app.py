@@ -14,19 +14,19 @@ from starlette.responses import Response
 from queuedesk import collector
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access_cache import AccessCache
-from queuedesk.server.asgi import App, envelope
-from queuedesk.server.creations import Creations
-from queuedesk.server.dispatcher import Dispatcher
-from queuedesk.server.http import too_large
-from queuedesk.server.http_errors import error
+from queuedesk.server.http.asgi import App, envelope
+from queuedesk.server.http.http_errors import error
+from queuedesk.server.http.plumbing import too_large
+from queuedesk.server.http.rate_limits import RateLimits
+from queuedesk.server.http.route_table import router
+from queuedesk.server.jobs.creations import Creations
+from queuedesk.server.jobs.dispatcher import Dispatcher
+from queuedesk.server.jobs.retention import DeliveryRetention
+from queuedesk.server.jobs.usage import UsageRecorder
 from queuedesk.server.queue_listings import QueueListings
-from queuedesk.server.rate_limits import RateLimits
-from queuedesk.server.retention import DeliveryRetention
-from queuedesk.server.route_table import router
 from queuedesk.server.settings import MAX_BODY_BYTES, Settings
 from queuedesk.server.store import imports
 from queuedesk.server.store.database import DatabaseUnavailable, is_connection_error, open_database
-from queuedesk.server.usage import UsageRecorder
 
 log = logging.getLogger("queuedesk.server")
 RETRY_AFTER_SECONDS = 1

@@ -17,7 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server import backup as backups
 from queuedesk.server.backup import BackupError, postgres_advice
-from queuedesk.server.retention import Pruned, prune_audit, prune_completed, prune_deliveries
+from queuedesk.server.jobs.retention import Pruned, prune_audit, prune_completed, prune_deliveries
 from queuedesk.server.seed import SeedError, apply_seed, load_seed
 from queuedesk.server.settings import Settings, default_db_url
 from queuedesk.server.store import access_version, accounts, audit, rollups
@@ -79,7 +79,7 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from queuedesk.server.app import create_app
-    from queuedesk.server.connections import connection_options
+    from queuedesk.server.http.connections import connection_options
 
     settings = Settings(
         db_url=args.db or default_db_url(),

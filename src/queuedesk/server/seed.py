@@ -15,8 +15,8 @@ from sqlalchemy import Connection
 
 from queuedesk.api.blocks import validate_blocks, validate_task_data
 from queuedesk.api.timestamps import utcnow
+from queuedesk.server.rules.webhook_targets import shape_problem
 from queuedesk.server.store import accounts, audit, queues, tasks
-from queuedesk.server.webhook_targets import shape_problem
 
 
 class SeedError(ValueError):

@@ -15,17 +15,18 @@ from queuedesk.api import errors
 from queuedesk.api.config import AppSettings
 from queuedesk.api.models import Queue
 from queuedesk.api.terminal_text import shown
-from queuedesk.tui import escape_prefix, terminal_guard
-from queuedesk.tui.browser_rules import check_allowed
 from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
 from queuedesk.tui.explanations import explain
-from queuedesk.tui.journal import Entry, Journal, journal_path
-from queuedesk.tui.keys_read import KeysRead, key_time
-from queuedesk.tui.outbox import Outbox
+from queuedesk.tui.keys import escape_prefix
+from queuedesk.tui.keys.keys_read import KeysRead, key_time
 from queuedesk.tui.said import Said, SaidLog
 from queuedesk.tui.session import Session, SessionEnded, open_session
 from queuedesk.tui.settings import SaveProfile, Target, web_session
+from queuedesk.tui.terminal import terminal_guard
+from queuedesk.tui.terminal.browser_rules import check_allowed
+from queuedesk.tui.work.journal import Entry, Journal, journal_path
+from queuedesk.tui.work.outbox import Outbox
 
 MAX_LISTED = 5  # tasks named in one notification
 REFUSED_LIST_HINT = "R on the queue list shows what was refused, to copy the values or dismiss it."
@@ -136,7 +137,7 @@ class QueueDeskApp(App[None]):
         super()._load_screen_css(screen)
 
     def on_mount(self) -> None:
-        from queuedesk.tui.sigcont_guard import guard_sigcont, terminal_input_waiting
+        from queuedesk.tui.terminal.sigcont_guard import guard_sigcont, terminal_input_waiting
 
         # A SIGSTOP/SIGCONT must not start a second terminal reader; keys read across it were typed
         # at times the app cannot tell (the work screen's double enter).
@@ -161,7 +162,7 @@ class QueueDeskApp(App[None]):
     @work(thread=True, group="keymap")
     def _check_keymap(self) -> None:
         """A mistyped binding id in the file would be ignored without a word: say which."""
-        from queuedesk.tui.keymap import suggestions, unknown_ids
+        from queuedesk.tui.keys.keymap import suggestions, unknown_ids
 
         unknown = unknown_ids(self.settings.keys)
         if unknown:
@@ -475,7 +476,7 @@ class QueueDeskApp(App[None]):
 
     def open_review(self, queue: Queue) -> None:
         """The review loop (B19), or a word on why there is none here."""
-        from queuedesk.tui.review_access import review_refusal
+        from queuedesk.tui.review.review_access import review_refusal
 
         refusal = review_refusal(self.session, queue)
         if refusal is not None:

@@ -1,6 +1,6 @@
 """What every screen of the app shares: the app, its session and its clock, typed; keys kept in order.
 
-`KeysInOrder` is the screen's side of the one mechanism for key order (`tui/ordered_keys.py` says
+`KeysInOrder` is the screen's side of the one mechanism for key order (`tui/keys/ordered_keys.py` says
 why it is needed and what the field's side is):
 
 - `tab` and `shift+tab` (and `enter` in a one-line field marked `NEXT_ON_ENTER`) are priority

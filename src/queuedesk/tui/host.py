@@ -14,10 +14,10 @@ if TYPE_CHECKING:
     from queuedesk.api.config import AppSettings
     from queuedesk.api.models import Queue
     from queuedesk.tui.clock import Clock
-    from queuedesk.tui.keys_read import KeysRead
-    from queuedesk.tui.outbox import Outbox
+    from queuedesk.tui.keys.keys_read import KeysRead
     from queuedesk.tui.session import Session
     from queuedesk.tui.settings import SaveProfile, Target
+    from queuedesk.tui.work.outbox import Outbox
 
 
 class AppHost(Protocol):

@@ -152,7 +152,7 @@ def run_app(args: argparse.Namespace, *, save_profiles: bool = True) -> int:
         print(f"queuedesk: {exc}", file=sys.stderr)
         return 2
     target = start.target
-    from queuedesk.tui.terminal_session import quits_on_sigterm, title_kept
+    from queuedesk.tui.terminal.terminal_session import quits_on_sigterm, title_kept
 
     with title_kept():  # the Kitty question sets tmux's pane title (terminal_session.py)
         asking = _ask_the_terminal()

@@ -2,7 +2,7 @@
 
 from starlette.requests import Request
 
-from queuedesk.server.creations import Creations
+from queuedesk.server.jobs.creations import Creations
 from queuedesk.server.settings import Settings
 from queuedesk.server.store.database import Database
 

@@ -5,8 +5,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from queuedesk import __version__
-from queuedesk.server.http import JSONResponse
-from queuedesk.server.http_errors import error
+from queuedesk.server.http.http_errors import error
+from queuedesk.server.http.plumbing import JSONResponse
 from queuedesk.server.routes import db_of
 from queuedesk.server.store.records import Principal
 

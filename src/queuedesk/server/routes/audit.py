@@ -3,7 +3,7 @@
 from starlette.requests import Request
 from starlette.responses import Response
 
-from queuedesk.server.http import (
+from queuedesk.server.http.plumbing import (
     JSONResponse,
     bad_parameter,
     int_parameter,
@@ -13,8 +13,8 @@ from queuedesk.server.http import (
     paging,
     sort_parameter,
 )
+from queuedesk.server.http.serialize import ts
 from queuedesk.server.routes import db_of, settings_of
-from queuedesk.server.serialize import ts
 from queuedesk.server.store import audit
 from queuedesk.server.store.records import Principal
 

@@ -17,11 +17,11 @@ from starlette.responses import Response
 from queuedesk.api.blocks import Findings, Problem, first_problems, task_data_problems
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.http import JSONResponse, json_object, read_json
-from queuedesk.server.http_errors import ServiceError, conflict, error, invalid, not_found
+from queuedesk.server.http.http_errors import ServiceError, conflict, error, invalid, not_found
+from queuedesk.server.http.plumbing import JSONResponse, json_object, read_json
+from queuedesk.server.http.serialize import ts
 from queuedesk.server.routes import db_of
 from queuedesk.server.routes.tasks import CSV_SOURCE, MAX_IMPORT
-from queuedesk.server.serialize import ts
 from queuedesk.server.store import imports, long_writes
 from queuedesk.server.store.database import Database
 from queuedesk.server.store.imports import CommitOutcome, Session

@@ -10,10 +10,10 @@ from starlette.responses import Response
 
 from queuedesk.api.blocks import Problem, control_problem, validate_blocks
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server import serialize
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.http import EncodedJSONResponse, JSONResponse, empty, json_object, read_json
-from queuedesk.server.http_errors import conflict, invalid
+from queuedesk.server.http import serialize
+from queuedesk.server.http.http_errors import conflict, invalid
+from queuedesk.server.http.plumbing import EncodedJSONResponse, JSONResponse, empty, json_object, read_json
 from queuedesk.server.queue_listings import QueueListings
 from queuedesk.server.routes import db_of
 from queuedesk.server.store import audit, long_writes, queues

@@ -7,9 +7,10 @@ from starlette.responses import Response
 
 from queuedesk.api.blocks import Problem
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server import review, serialize
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.http import (
+from queuedesk.server.http import serialize
+from queuedesk.server.http.http_errors import forbidden, invalid
+from queuedesk.server.http.plumbing import (
     JSONResponse,
     bad_parameter,
     json_object,
@@ -17,9 +18,9 @@ from queuedesk.server.http import (
     paging,
     read_json,
 )
-from queuedesk.server.http_errors import forbidden, invalid
 from queuedesk.server.routes import db_of, settings_of
 from queuedesk.server.routes.work import claimed
+from queuedesk.server.rules import review
 from queuedesk.server.store import reviews
 
 VERDICTS = ("accept", "correct", "redo")

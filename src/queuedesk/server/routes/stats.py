@@ -8,9 +8,9 @@ from starlette.responses import Response
 
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.http import JSONResponse, bad_parameter, int_parameter, moment_parameter
+from queuedesk.server.http.plumbing import JSONResponse, bad_parameter, int_parameter, moment_parameter
+from queuedesk.server.http.serialize import ts
 from queuedesk.server.routes import db_of
-from queuedesk.server.serialize import ts
 from queuedesk.server.store.stats import queue_stats
 
 DEFAULT_PERIOD = timedelta(hours=8)

@@ -10,9 +10,10 @@ from starlette.responses import Response
 
 from queuedesk.api.blocks import Problem, first_problems, task_data_problems
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server import review, serialize, work
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.http import (
+from queuedesk.server.http import serialize
+from queuedesk.server.http.http_errors import forbidden, invalid
+from queuedesk.server.http.plumbing import (
     JSONResponse,
     bad_parameter,
     json_object,
@@ -24,8 +25,8 @@ from queuedesk.server.http import (
     search_parameter,
     sort_parameter,
 )
-from queuedesk.server.http_errors import forbidden, invalid
 from queuedesk.server.routes import creations_of, db_of, settings_of
+from queuedesk.server.rules import review, work
 from queuedesk.server.store import audit, tasks
 from queuedesk.server.store.records import Principal, QueueRecord
 

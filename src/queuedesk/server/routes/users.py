@@ -12,11 +12,11 @@ from starlette.responses import Response
 from queuedesk.api.timestamps import utcnow
 from queuedesk.api.user_rules import user_problems
 from queuedesk.server.access import UserCaller
-from queuedesk.server.http import JSONResponse, empty, json_object, read_json
-from queuedesk.server.http_errors import invalid
-from queuedesk.server.refusals import EmailTaken
+from queuedesk.server.http.http_errors import invalid
+from queuedesk.server.http.plumbing import JSONResponse, empty, json_object, read_json
+from queuedesk.server.http.serialize import ts
 from queuedesk.server.routes import db_of
-from queuedesk.server.serialize import ts
+from queuedesk.server.rules.refusals import EmailTaken
 from queuedesk.server.store import audit, users
 from queuedesk.server.store.records import Principal
 from queuedesk.server.store.users import UserRecord

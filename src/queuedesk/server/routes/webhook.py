@@ -7,9 +7,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server import serialize
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.http import (
+from queuedesk.server.http import serialize
+from queuedesk.server.http.http_errors import conflict, error, not_found
+from queuedesk.server.http.plumbing import (
     JSONResponse,
     empty,
     json_object,
@@ -19,13 +20,12 @@ from queuedesk.server.http import (
     read_json,
     sort_parameter,
 )
-from queuedesk.server.http_errors import conflict, error, not_found
-from queuedesk.server.refusals import DeliveryNotFound
+from queuedesk.server.http.serialize import ts
 from queuedesk.server.routes import db_of, settings_of
-from queuedesk.server.serialize import ts
+from queuedesk.server.rules.refusals import DeliveryNotFound
+from queuedesk.server.rules.webhook_targets import address_problem, masked, shape_problem
 from queuedesk.server.store import audit, deliveries, queues
 from queuedesk.server.store.audit import masked_target
-from queuedesk.server.webhook_targets import address_problem, masked, shape_problem
 
 
 def _shown_target(caller: QueueCaller, target: str) -> str:

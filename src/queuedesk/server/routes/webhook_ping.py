@@ -5,8 +5,8 @@ from starlette.responses import Response
 
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.http import JSONResponse
-from queuedesk.server.http_errors import conflict
+from queuedesk.server.http.http_errors import conflict
+from queuedesk.server.http.plumbing import JSONResponse
 from queuedesk.server.routes import db_of
 from queuedesk.server.store import deliveries
 

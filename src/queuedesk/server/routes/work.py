@@ -10,12 +10,13 @@ from starlette.responses import Response
 
 from queuedesk.api.blocks import Problem
 from queuedesk.api.timestamps import utcnow
-from queuedesk.server import serialize, work
 from queuedesk.server.access import QueueCaller
-from queuedesk.server.claiming import MAX_EXCLUDE
-from queuedesk.server.http import JSONResponse, header, json_object, read_json
-from queuedesk.server.http_errors import error, invalid
+from queuedesk.server.http import serialize
+from queuedesk.server.http.http_errors import error, invalid
+from queuedesk.server.http.plumbing import JSONResponse, header, json_object, read_json
 from queuedesk.server.routes import db_of, settings_of
+from queuedesk.server.rules import work
+from queuedesk.server.rules.claiming import MAX_EXCLUDE
 
 
 def _data_object(body: dict[str, Any]) -> dict[str, Any]:

@@ -14,12 +14,12 @@ from sqlalchemy import Connection
 
 from queuedesk.api.models import AUDIT_ACTIONS
 from queuedesk.api.timestamps import utcnow
+from queuedesk.server.rules.webhook_targets import masked
 from queuedesk.server.store import accounts
 from queuedesk.server.store.embedded import embedded
 from queuedesk.server.store.records import Page, Principal, QueueRecord
 from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.types import to_micros
-from queuedesk.server.webhook_targets import masked
 
 ACTIONS = AUDIT_ACTIONS
 

@@ -4,7 +4,7 @@
 Taking a row is a conditional update, so two callers can never be handed the same row, even on
 PostgreSQL where `FOR UPDATE SKIP LOCKED` lets concurrent claims pass each other instead of waiting.
 The rules that combine these statements (what a claim returns, the limit of claims ahead) are in
-`server/claiming.py`.
+`server/rules/claiming.py`.
 """
 
 from dataclasses import dataclass

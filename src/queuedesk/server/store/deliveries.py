@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select, update
 
-from queuedesk.server.signing import new_secret
+from queuedesk.server.jobs.signing import new_secret
 from queuedesk.server.store.records import Page
 from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.tables import deliveries, delivery_attempts, queues

@@ -1,6 +1,6 @@
 """Reviews' storage (B19): the draw's rows, review claims (the shared claim statements of
 `store/claims.py` on this table), verdicts, the list of reviews and their counts for stats. The rules
-that combine them are in `server/review.py`."""
+that combine them are in `server/rules/review.py`."""
 
 from datetime import datetime
 from typing import Any, NamedTuple

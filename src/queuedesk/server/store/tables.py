@@ -53,7 +53,7 @@ users = Table(
     Column("created_at", Timestamp, nullable=False),
     # A disabled user's keys stop working; the user stays, with their history.
     Column("disabled", Boolean, nullable=False, default=False, server_default=false()),
-    # When any of the user's keys was last used (at most a minute behind: see server/usage.py).
+    # When any of the user's keys was last used (at most a minute behind: see server/jobs/usage.py).
     Column("last_seen_at", Timestamp),
     UniqueConstraint("organization_id", "email", name="uq_users_org_email"),
 )

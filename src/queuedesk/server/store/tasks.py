@@ -1,7 +1,7 @@
 """Tasks' storage: creation, history, pending work, and the statements of the claim / heartbeat /
 release / complete cycle (the claim's own statements are `CLAIMS`, shared with reviews: see
 `store/claims.py`). The rules that combine them (who may complete, what a claim returns) are in
-`server/work.py` and `server/claiming.py`.
+`server/rules/work.py` and `server/rules/claiming.py`.
 
 Every function here runs inside one transaction (see `database.py`). These are the hottest queries of the service, so they are plain SQL (see `sql.py`).
 """

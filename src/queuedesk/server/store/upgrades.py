@@ -20,7 +20,7 @@ from sqlalchemy import (
     text,
 )
 
-from queuedesk.server.signing import new_secret
+from queuedesk.server.jobs.signing import new_secret
 from queuedesk.server.store import access_version
 from queuedesk.server.store.types import Id, Timestamp
 

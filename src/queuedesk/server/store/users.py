@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select, update
 
-from queuedesk.server.refusals import EmailTaken, LastAdmin, UserDisabled
+from queuedesk.server.rules.refusals import EmailTaken, LastAdmin, UserDisabled
 from queuedesk.server.store.accounts import add_key, create_user, new_key
 from queuedesk.server.store.sql import Sql, run
 from queuedesk.server.store.tables import api_keys, organizations, users

@@ -12,7 +12,7 @@ from textual.widgets import Input, Static, TextArea
 
 from queuedesk.api.terminal_text import shown
 from queuedesk.tui.forms.base import BlockEditor
-from queuedesk.tui.ordered_keys import KeysOwnBindings, OrderedInput
+from queuedesk.tui.keys.ordered_keys import KeysOwnBindings, OrderedInput
 
 InputType = Literal["integer", "number", "text"]
 

@@ -7,9 +7,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from queuedesk.tui.image_fetch import ImageFetcher, ImageUnavailable
-from queuedesk.tui.system_viewer import open_externally
+from queuedesk.tui.terminal.system_viewer import open_externally
 from queuedesk.tui.widgets.image_view import ImageView
+from queuedesk.tui.work.image_fetch import ImageFetcher, ImageUnavailable
 
 
 class ImageScreen(ModalScreen[None]):

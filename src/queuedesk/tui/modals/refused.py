@@ -1,7 +1,7 @@
 """Submissions the server refused for good: each with its task, its queue, why, and the values
 entered, so the worker can copy them (to redo the task) and dismiss them once dealt with.
 
-They stay in the journal (`tui/journal.py`, state `failed`) until dismissed here."""
+They stay in the journal (`tui/work/journal.py`, state `failed`) until dismissed here."""
 
 import asyncio
 import json
@@ -16,8 +16,8 @@ from textual.widgets.option_list import Option
 
 from queuedesk.api.terminal_text import shown
 from queuedesk.tui.base import AppModal, styles
-from queuedesk.tui.journal import Entry, Journal
 from queuedesk.tui.widgets.app_footer import AppFooter
+from queuedesk.tui.work.journal import Entry, Journal
 
 
 def values_text(entry: Entry) -> str:
@@ -92,7 +92,7 @@ class RefusedScreen(AppModal[None]):
         self.query_one("#refused-values", Static).update(shown(text))
 
     async def action_copy(self) -> None:
-        from queuedesk.tui.clipboard import copy_confirmed
+        from queuedesk.tui.terminal.clipboard import copy_confirmed
 
         entry = self._selected()
         if entry is None:

@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import Label, Static
 
 from queuedesk.tui.base import AppModal, styles
-from queuedesk.tui.ordered_keys import OrderedInput
+from queuedesk.tui.keys.ordered_keys import OrderedInput
 
 MAX_NOTE = 2000
 

@@ -18,7 +18,7 @@ from queuedesk.api import errors
 from queuedesk.api.models import IssuedKey, User
 from queuedesk.api.user_rules import ROLES, email_problem, name_problem
 from queuedesk.tui.base import NEXT_ON_ENTER, AppAccess, AppModal
-from queuedesk.tui.ordered_keys import OrderedInput, OrderedOptionList
+from queuedesk.tui.keys.ordered_keys import OrderedInput, OrderedOptionList
 
 ROLE_MEANINGS = {
     "admin": "everything, including people, keys and queues",
@@ -249,7 +249,7 @@ class IssuedKeyScreen(AppModal[None]):
     @on(Button.Pressed, "#issued-copy")
     @work(exclusive=True, group="copy-key")
     async def action_copy(self) -> None:
-        from queuedesk.tui.clipboard import copy_confirmed
+        from queuedesk.tui.terminal.clipboard import copy_confirmed
 
         where = await asyncio.to_thread(copy_confirmed, self.issued.key)
         self.app.copy_to_clipboard(self.issued.key)  # the terminal's clipboard too, where it takes it

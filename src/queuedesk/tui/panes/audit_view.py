@@ -15,7 +15,7 @@ from queuedesk.api.models import AUDIT_ACTIONS, AuditEvent
 from queuedesk.tui.base import AppAccess, KeysInOrder
 from queuedesk.tui.clock import day_start, filter_day, typed_day, zone_name
 from queuedesk.tui.present import short_time
-from queuedesk.tui.sort_cycle import next_sort
+from queuedesk.tui.views.sort_cycle import next_sort
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 
 # s: each sort of B20 and the column its ▲/▼ marks.

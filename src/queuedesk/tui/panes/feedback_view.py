@@ -20,7 +20,7 @@ from queuedesk.api.models import AssignedTask, Block
 from queuedesk.api.terminal_text import shown
 from queuedesk.tui.base import AppAccess
 from queuedesk.tui.present import block_value, short_time
-from queuedesk.tui.sort_cycle import next_sort
+from queuedesk.tui.views.sort_cycle import next_sort
 from queuedesk.tui.widgets.row_table import RowTable
 
 COLUMNS = [

@@ -17,7 +17,7 @@ from queuedesk.tui.base import AppAccess, KeysInOrder
 from queuedesk.tui.clock import duration, zone_name
 from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.present import minute, summary
-from queuedesk.tui.sort_cycle import next_sort
+from queuedesk.tui.views.sort_cycle import next_sort
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 
 VALUES_AT_MOST = 400  # characters of a row's values kept for the table to cut

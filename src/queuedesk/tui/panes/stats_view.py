@@ -24,8 +24,8 @@ from queuedesk.api import errors
 from queuedesk.api.models import QueueStats, WorkerStats
 from queuedesk.tui.base import AppAccess
 from queuedesk.tui.clock import duration, seconds_ago
-from queuedesk.tui.periods import DEFAULT_PERIOD, PERIODS, Period
-from queuedesk.tui.sort_cycle import next_sort
+from queuedesk.tui.views.periods import DEFAULT_PERIOD, PERIODS, Period
+from queuedesk.tui.views.sort_cycle import next_sort
 from queuedesk.tui.widgets.completions_chart import CompletionsChart, update_if_changed
 from queuedesk.tui.widgets.row_table import RowTable
 

@@ -22,7 +22,7 @@ from queuedesk.api.models import ApiKey, User
 from queuedesk.tui.base import AppAccess
 from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.modals.user_dialogs import AddUserScreen, IssuedKeyScreen, RoleScreen, tell_refusal
-from queuedesk.tui.sort_cycle import next_sort
+from queuedesk.tui.views.sort_cycle import next_sort
 from queuedesk.tui.widgets.row_table import RowTable
 
 # Fixed widths (they fit 80 columns): a table refilled on every load never shifts its columns.

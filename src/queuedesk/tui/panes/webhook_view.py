@@ -18,13 +18,13 @@ from textual.widgets import DataTable, Input, Label, Static
 from queuedesk.api import errors, terminal_text
 from queuedesk.api.client import DeliverySort
 from queuedesk.api.models import Delivery, WebhookTestResult
+from queuedesk.tui.admin.webhook_target import EXAMPLE, target_problem
 from queuedesk.tui.base import AppAccess
 from queuedesk.tui.clock import zone_name
 from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.modals.delivery import DeliveryScreen, ask_where, status_text
 from queuedesk.tui.present import short_time, when
-from queuedesk.tui.sort_cycle import next_sort
-from queuedesk.tui.webhook_target import EXAMPLE, target_problem
+from queuedesk.tui.views.sort_cycle import next_sort
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 
 

@@ -12,11 +12,11 @@ from textual.widgets import Button, Input, Label, LoadingIndicator, Static
 from queuedesk.api import errors
 from queuedesk.api.numbers import plain_int
 from queuedesk.tui.base import KeysInOrder, styles
-from queuedesk.tui.browser_rules import ServerNotAllowed
 from queuedesk.tui.explanations import explain
-from queuedesk.tui.ordered_keys import OrderedInput
+from queuedesk.tui.keys.ordered_keys import OrderedInput
 from queuedesk.tui.session import KeyNotInOrganization, NeedsOrganization
 from queuedesk.tui.settings import Target, web_session
+from queuedesk.tui.terminal.browser_rules import ServerNotAllowed
 from queuedesk.tui.widgets.app_footer import AppFooter
 
 if TYPE_CHECKING:

@@ -24,9 +24,6 @@ from queuedesk.api.task_export import write_tasks
 from queuedesk.atomic_write import SHARED, atomic_write
 from queuedesk.tui.base import AppScreen, opens_a_screen, styles
 from queuedesk.tui.clock import day_end, day_start, filter_day, typed_day, zone_name
-from queuedesk.tui.history_jump import HistoryJump
-from queuedesk.tui.live import Poller
-from queuedesk.tui.local_history import LocalHistory
 from queuedesk.tui.modals.export import ENDINGS, ExportScreen
 from queuedesk.tui.modals.go_to import GoToScreen, Place
 from queuedesk.tui.panes.feedback_view import FeedbackView
@@ -34,15 +31,18 @@ from queuedesk.tui.panes.pending_view import VALUES_AT_MOST, PendingView
 from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.present import answers_first, minute, settings_text, summary, tasks
-from queuedesk.tui.queue_keys import keys_for_a_queue
-from queuedesk.tui.review_access import has_review, offers_review
-from queuedesk.tui.sort_cycle import next_sort
+from queuedesk.tui.review.review_access import has_review, offers_review
+from queuedesk.tui.views.history_jump import HistoryJump
+from queuedesk.tui.views.live import Poller
+from queuedesk.tui.views.local_history import LocalHistory
+from queuedesk.tui.views.queue_keys import keys_for_a_queue
+from queuedesk.tui.views.sort_cycle import next_sort
+from queuedesk.tui.views.worker_pick import WorkerPick
 from queuedesk.tui.widgets.app_footer import AppFooter
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.instructions import Instructions
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
 from queuedesk.tui.widgets.row_table import RowTable
-from queuedesk.tui.worker_pick import WorkerPick
 
 # s on the Completed tab: each sort's column (for its ▲/▼) and whether it starts ascending.
 HISTORY_SORTS: dict[CompletedSort, tuple[str, bool]] = {

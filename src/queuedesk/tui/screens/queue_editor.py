@@ -21,9 +21,7 @@ from queuedesk.api import errors
 from queuedesk.api.block_changes import compare_blocks, impact_lines
 from queuedesk.api.blocks import Problem
 from queuedesk.api.models import Block, Queue, QueueDetail
-from queuedesk.tui.base import AppScreen, styles
-from queuedesk.tui.forms.form import TaskForm
-from queuedesk.tui.queue_draft import (
+from queuedesk.tui.admin.queue_draft import (
     BlockDraft,
     DraftProblem,
     block_problems,
@@ -32,7 +30,9 @@ from queuedesk.tui.queue_draft import (
     review_percent,
     review_problems,
 )
-from queuedesk.tui.review_access import has_review
+from queuedesk.tui.base import AppScreen, styles
+from queuedesk.tui.forms.form import TaskForm
+from queuedesk.tui.review.review_access import has_review
 from queuedesk.tui.widgets.app_footer import AppFooter
 from queuedesk.tui.widgets.block_settings import BlockSettings, row
 from queuedesk.tui.widgets.context_bar import ContextBar

@@ -9,9 +9,9 @@ from textual.widgets import DataTable, Input, Static
 
 from queuedesk.api.models import Queue
 from queuedesk.tui.base import AppScreen, opens_a_screen
-from queuedesk.tui.live import Poller
-from queuedesk.tui.queue_keys import keys_for_a_queue
-from queuedesk.tui.review_access import NO_REVIEW, offers_review, review_refusal
+from queuedesk.tui.review.review_access import NO_REVIEW, offers_review, review_refusal
+from queuedesk.tui.views.live import Poller
+from queuedesk.tui.views.queue_keys import keys_for_a_queue
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.queue_table import COLUMNS, SORTS, QueueTable, View, cell_values
 from queuedesk.tui.widgets.steady_footer import SteadyFooter

@@ -1,8 +1,8 @@
 """Review: a completed task's inputs on one side, the worker's answers in their own form on the
 other, who did it and how long it took above; one key per verdict, the next review already there.
 
-It is the worker's loop (`WorkScreen`) on review claims (`tui/review_session.py`): the claim ahead,
-the key discipline (`tui/ordered_keys.py`, `tui/base.py`), the journal and the undo grace are that
+It is the worker's loop (`WorkScreen`) on review claims (`tui/review/review_session.py`): the claim ahead,
+the key discipline (`tui/keys/ordered_keys.py`, `tui/base.py`), the journal and the undo grace are that
 screen's. What differs: a review opens read-only, with nothing focused, and the verdict keys live —
 `a` accepts, `x` sends it back to be redone (asking for a note), `n` writes a note for any verdict,
 `e` or `tab` starts editing. Editing, the worker's key rules apply (letters are text in a field, a
@@ -25,7 +25,7 @@ from queuedesk.tui.clock import duration
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.present import block_value, short_time
-from queuedesk.tui.review_session import ReviewSession, Verdict
+from queuedesk.tui.review.review_session import ReviewSession, Verdict
 from queuedesk.tui.screens.work import WorkScreen, held_message
 from queuedesk.tui.widgets.review_status import ReviewStatus
 

@@ -3,7 +3,7 @@
 The next task is claimed ahead (B4 with `exclude`) and its images fetched while the worker is on
 this one, so after a submit it is on screen at once. Submissions wait out a short undo grace in the
 outbox (on disk first); claims held here are heartbeated and given back when the worker leaves.
-Keys (the one mechanism of `tui/ordered_keys.py`): every decision (submit, skip, undo, keep draft,
+Keys (the one mechanism of `tui/keys/ordered_keys.py`): every decision (submit, skip, undo, keep draft,
 leave) is a priority binding, read in the order typed; it takes the focus away at once and acts once
 the fields have handled every key typed before it (`after_keys`). A key typed after it, before the
 next task is painted, reaches the screen and is refused out loud; the next task's first field takes
@@ -33,14 +33,14 @@ from queuedesk.tui.clock import Cancellable
 from queuedesk.tui.forms.base import BlockEditor
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.forms.options import OptionsEditor
-from queuedesk.tui.journal import Entry
-from queuedesk.tui.keys_read import key_time
-from queuedesk.tui.outbox import TASK_REMOVED, Outbox
+from queuedesk.tui.keys.keys_read import key_time
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.instructions import Instructions
 from queuedesk.tui.widgets.steady_footer import SteadyFooter
 from queuedesk.tui.widgets.work_status import WorkStatus
-from queuedesk.tui.work_session import WorkSession
+from queuedesk.tui.work.journal import Entry
+from queuedesk.tui.work.outbox import TASK_REMOVED, Outbox
+from queuedesk.tui.work.work_session import WorkSession
 
 SELECTION_TYPES = ("single_selection", "multiple_selection", "binary")
 EMPTY_POLL_SECONDS = 5.0
@@ -185,7 +185,7 @@ class WorkScreen(AppScreen):
 
     @property
     def work_session(self) -> WorkSession:
-        """The tasks held and the counts, without the screen (`tui/work_session.py`)."""
+        """The tasks held and the counts, without the screen (`tui/work/work_session.py`)."""
         if self._work is None:
             self._work = WorkSession(
                 self.session.client, self.queue.id, self.queue.name, self._outbox, self.clock.now()
@@ -779,8 +779,8 @@ class WorkScreen(AppScreen):
         url = self._image_url()
         if url is None:
             return
-        from queuedesk.tui.image_fetch import ImageUnavailable
-        from queuedesk.tui.system_viewer import open_externally
+        from queuedesk.tui.terminal.system_viewer import open_externally
+        from queuedesk.tui.work.image_fetch import ImageUnavailable
 
         try:
             open_externally(url)

@@ -14,7 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 
 from queuedesk.api.blocks import BLOCK_TYPES
-from queuedesk.tui.queue_draft import BOOL_SETTINGS, BlockDraft, options_text, parse_options
+from queuedesk.tui.admin.queue_draft import BOOL_SETTINGS, BlockDraft, options_text, parse_options
 
 LABELS = {
     "is_required": "Required (the worker must fill it)",

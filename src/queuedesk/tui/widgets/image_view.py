@@ -23,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from queuedesk.compat.textual_image_private import get_cell_size, import_widgets
-from queuedesk.tui.image_fetch import ImageFetcher, ImageUnavailable
+from queuedesk.tui.work.image_fetch import ImageFetcher, ImageUnavailable
 
 image_widgets, TERMINAL_ASKED = import_widgets()  # asks the terminal when imported before the app runs
 

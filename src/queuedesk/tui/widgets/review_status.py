@@ -7,7 +7,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from queuedesk.tui.clock import duration
-from queuedesk.tui.review_session import ReviewSession
+from queuedesk.tui.review.review_session import ReviewSession
 from queuedesk.tui.widgets.queue_table import fit
 
 # The queue's name gives way first when the line is wider than the screen: at least this much of it stays.

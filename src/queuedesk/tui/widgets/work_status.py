@@ -7,7 +7,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from queuedesk.tui.clock import duration
-from queuedesk.tui.work_session import WorkSession
+from queuedesk.tui.work.work_session import WorkSession
 
 
 class WorkStatus(Static):

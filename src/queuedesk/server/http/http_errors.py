@@ -5,7 +5,7 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from queuedesk.api.blocks import MAX_REPORTED, Findings, Problem
-from queuedesk.server.refusals import (
+from queuedesk.server.rules.refusals import (
     AlreadyCompleted,
     AlreadyReviewed,
     ClaimLimit,

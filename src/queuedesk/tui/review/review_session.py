@@ -6,7 +6,7 @@ A review claim is claimed, renewed and given back as a task claim is, so the ses
 one claim in flight, the leases and the undo grace all come from there. In this session a task's
 `assignment` is the review claim (the reviewer, the review's lease); the worker's own claim (who did
 the task and when they took it) is kept in `ReviewClaims.work_of`.
-A verdict goes through the outbox like a completion (`tui/outbox.py`; `journal.REVIEW`): on disk first,
+A verdict goes through the outbox like a completion (`tui/work/outbox.py`; `journal.REVIEW`): on disk first,
 held for the undo grace, then sent.
 """
 
@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 from queuedesk.api.client import Claim, QueueDeskClient
 from queuedesk.api.models import AssignedTask, Assignment, Review
-from queuedesk.tui.journal import REVIEW, Entry
-from queuedesk.tui.work_session import Submissions, WorkSession
+from queuedesk.tui.work.journal import REVIEW, Entry
+from queuedesk.tui.work.work_session import Submissions, WorkSession
 
 Verdict = Literal["accept", "correct", "redo"]
 VERDICTS: tuple[Verdict, ...] = ("accept", "correct", "redo")

@@ -22,7 +22,7 @@ import time
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from queuedesk.server.http_errors import ServiceError, error
+from queuedesk.server.http.http_errors import ServiceError, error
 
 FAILURE_BURST_SECONDS = 5  # an address's bucket of failures holds this many seconds of its rate
 KEYS_PER_ADDRESS = 32  # keys remembered as good per address (the most recent)

@@ -11,11 +11,10 @@ from starlette.responses import Response
 
 from queuedesk.api import models
 from queuedesk.server.access import Action
-from queuedesk.server.asgi import Router
-from queuedesk.server.claiming import CLAIM_LIMIT, MAX_EXCLUDE
-from queuedesk.server.http import JSONResponse
-from queuedesk.server.openapi import ID, openapi_document
-from queuedesk.server.route_spec import (
+from queuedesk.server.http.asgi import Router
+from queuedesk.server.http.openapi import ID, openapi_document
+from queuedesk.server.http.plumbing import JSONResponse
+from queuedesk.server.http.route_spec import (
     QUEUES,
     Doc,
     RouteSpec,
@@ -39,6 +38,7 @@ from queuedesk.server.routes import (
     webhook_ping,
     work,
 )
+from queuedesk.server.rules.claiming import CLAIM_LIMIT, MAX_EXCLUDE
 from queuedesk.server.store.audit import AUDIT_SORTS
 from queuedesk.server.store.deliveries import DELIVERY_SORTS
 from queuedesk.server.store.tasks import COMPLETED_SORTS, PENDING_SORTS

@@ -14,8 +14,9 @@ import orjson
 from sqlalchemy import Connection
 
 from queuedesk.api.blocks import first_problems, task_data_problems
-from queuedesk.server import claiming, serialize
-from queuedesk.server.refusals import (
+from queuedesk.server.http import serialize
+from queuedesk.server.rules import claiming
+from queuedesk.server.rules.refusals import (
     AlreadyCompleted,
     ClaimLimit,
     InvalidTaskData,
@@ -23,7 +24,7 @@ from queuedesk.server.refusals import (
     NotClaimed,
     TaskNotFound,
 )
-from queuedesk.server.review_draw import drawn_for_review
+from queuedesk.server.rules.review_draw import drawn_for_review
 from queuedesk.server.store import audit, deliveries, drafts, reviews, tasks, users
 from queuedesk.server.store.records import Principal, QueueRecord
 

@@ -7,8 +7,8 @@ import threading
 import webbrowser
 from typing import Any
 
-from queuedesk.tui.image_fetch import ImageUnavailable, check_address
 from queuedesk.tui.settings import web_session
+from queuedesk.tui.work.image_fetch import ImageUnavailable, check_address
 
 
 def _reaped(process: "subprocess.Popen[bytes]") -> "subprocess.Popen[bytes]":

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from queuedesk.api import errors
 from queuedesk.api.client import Claim, QueueDeskClient
 from queuedesk.api.models import AssignedTask, Assignment
-from queuedesk.tui.journal import Entry
+from queuedesk.tui.work.journal import Entry
 
 IDLE_AFTER_SECONDS = 120
 EXCLUDE_AT_MOST = 10  # the server's limit on `exclude`
@@ -32,7 +32,7 @@ CLAIM_TRIES = 3
 
 class Claims(Protocol):
     """The claim calls a session makes: the client's task claims (B4-B6), or another kind of claim
-    made to look like them (the review claims of `tui/review_session.py`)."""
+    made to look like them (the review claims of `tui/review/review_session.py`)."""
 
     async def claim_next(self, queue_id: int, exclude: Sequence[int] = ()) -> Claim: ...
     async def heartbeat(self, queue_id: int, task_id: int) -> Assignment: ...
@@ -42,7 +42,7 @@ class Claims(Protocol):
 
 
 class Submissions(Protocol):
-    """What the session needs of the outbox (`tui/outbox.py`)."""
+    """What the session needs of the outbox (`tui/work/outbox.py`)."""
 
     def hold(self, entry: Entry) -> None: ...
     def undo(self, entry_id: str) -> Entry | None: ...

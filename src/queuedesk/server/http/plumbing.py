@@ -12,7 +12,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from queuedesk.api.blocks import Problem, first_problems
-from queuedesk.server.http_errors import error, invalid
+from queuedesk.server.http.http_errors import error, invalid
 from queuedesk.server.settings import MAX_BODY_BYTES, Settings
 
 MAX_PAGE = 1000

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from queuedesk.api import errors
 from queuedesk.api.client import QueueDeskClient
 from queuedesk.tui.clock import Cancellable, Clock
-from queuedesk.tui.journal import REVIEW, Entry, Journal
+from queuedesk.tui.work.journal import REVIEW, Entry, Journal
 
 if TYPE_CHECKING:
     from textual.app import App

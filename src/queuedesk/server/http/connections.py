@@ -24,7 +24,7 @@ from typing import Any
 import httptools
 
 from queuedesk.compat.uvicorn_private import HttpToolsProtocol
-from queuedesk.server.raw_answers import envelope_answer
+from queuedesk.server.http.raw_answers import envelope_answer
 from queuedesk.server.settings import Settings
 
 log = logging.getLogger("queuedesk.server")

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import Connection
 
-from queuedesk.server.refusals import ClaimLimit
+from queuedesk.server.rules.refusals import ClaimLimit
 from queuedesk.server.store.claims import Claims
 
 CLAIM_LIMIT = 3  # live claims one caller may hold in one queue by claiming ahead (B4, B19)

@@ -5,7 +5,7 @@ check that the bytes decode as an image, through one shared httpx client. Every 
 or the reason they cannot be shown, is remembered for the session, so a bad image is asked for
 once. `prefetch` warms the cache while the worker is still on the previous task. Showing them:
 `tui/widgets/image_view.py`; full screen: `tui/modals/image.py`; the system's viewer:
-`tui/system_viewer.py`.
+`tui/terminal/system_viewer.py`.
 """
 
 import asyncio
@@ -21,8 +21,8 @@ from PIL import Image as PILImage
 from queuedesk.api.blocks import is_http_url
 from queuedesk.api.numbers import plain_int
 from queuedesk.api.public_addresses import BlockedTarget, Route, checked_address, pinned
-from queuedesk.tui.browser_rules import trusted_image_origin
 from queuedesk.tui.settings import web_session
+from queuedesk.tui.terminal.browser_rules import trusted_image_origin
 
 MIB = 1024 * 1024
 MAX_IMAGE_BYTES = 10 * MIB

@@ -10,8 +10,9 @@ import orjson
 from sqlalchemy import Connection
 
 from queuedesk.api.blocks import Problem
-from queuedesk.server import claiming, serialize
-from queuedesk.server.refusals import (
+from queuedesk.server.http import serialize
+from queuedesk.server.rules import claiming
+from queuedesk.server.rules.refusals import (
     AlreadyReviewed,
     InvalidTaskData,
     NotCompleted,
@@ -20,10 +21,10 @@ from queuedesk.server.refusals import (
     ReviewNotClaimed,
     TaskNotFound,
 )
+from queuedesk.server.rules.work import checked_completion
 from queuedesk.server.store import audit, deliveries, reviews, tasks
 from queuedesk.server.store.records import Principal, QueueRecord
 from queuedesk.server.store.types import to_micros
-from queuedesk.server.work import checked_completion
 
 VerdictKind = Literal["accept", "correct", "redo"]
 STATE_OF: dict[str, str] = {"accept": "accepted", "correct": "corrected", "redo": "redone"}

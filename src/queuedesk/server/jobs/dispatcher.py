@@ -24,10 +24,10 @@ import orjson
 
 from queuedesk import __version__
 from queuedesk.api.timestamps import format_timestamp, utcnow
-from queuedesk.server.signing import signature_header
+from queuedesk.server.jobs.signing import signature_header
+from queuedesk.server.rules.webhook_targets import BlockedTarget, Route, checked_address, pinned
 from queuedesk.server.store import deliveries
 from queuedesk.server.store.database import Database
-from queuedesk.server.webhook_targets import BlockedTarget, Route, checked_address, pinned
 
 log = logging.getLogger("queuedesk.webhooks")
 

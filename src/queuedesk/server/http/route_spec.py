@@ -23,7 +23,7 @@ from queuedesk.server.access import (
     authorize_queue,
     authorize_user,
 )
-from queuedesk.server.asgi import Endpoint, Route
+from queuedesk.server.http.asgi import Endpoint, Route
 from queuedesk.server.store.records import Principal
 
 C = TypeVar("C")  # what a route's handler gets besides the request: the caller

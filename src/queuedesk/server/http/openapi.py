@@ -9,7 +9,7 @@ from pydantic.json_schema import models_json_schema
 
 from queuedesk import __version__
 from queuedesk.api import models
-from queuedesk.server.route_spec import Doc, RouteSpec
+from queuedesk.server.http.route_spec import Doc, RouteSpec
 
 REF = "#/components/schemas/{model}"
 

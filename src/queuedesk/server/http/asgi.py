@@ -18,9 +18,9 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from queuedesk.server.http import JSONResponse
-from queuedesk.server.http_errors import ServiceError, answer, error
-from queuedesk.server.refusals import DomainError
+from queuedesk.server.http.http_errors import ServiceError, answer, error
+from queuedesk.server.http.plumbing import JSONResponse
+from queuedesk.server.rules.refusals import DomainError
 
 log = logging.getLogger("queuedesk.server")
 

@@ -1,0 +1,1 @@
+"""HTTP: the ASGI core, the route table, connections, limits, errors and JSON shapes."""

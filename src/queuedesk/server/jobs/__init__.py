@@ -1,0 +1,1 @@
+"""Work beside the requests: the webhook dispatcher, retention, batched writes, signing."""

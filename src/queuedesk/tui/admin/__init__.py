@@ -1,0 +1,1 @@
+"""What the admin's editors check before anything is sent: queue drafts, webhook targets."""

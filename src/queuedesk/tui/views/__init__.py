@@ -1,0 +1,1 @@
+"""What the live views of supervisors share: polling, periods, sorting, pickers."""
