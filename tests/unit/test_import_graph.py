@@ -1,7 +1,9 @@
 """The package's rooms, kept by reading its imports (every one: inside functions and under
 `TYPE_CHECKING` too, since a type-only import still ties two modules together for whoever reads them).
 
-- no circle of imports inside `tui/`;
+- no circle of imports anywhere in the package;
+- at most a dozen modules loose in the roots of `tui/` and `server/`: the rest live in folders that
+  name their family;
 - the app's rooms build on each other one way: widgets (plain parts), modals (dialogs), panes (parts
   of a screen that talk to the server), screens; none imports the app (`tui/host.py` says what they
   ask of it);
@@ -113,6 +115,13 @@ RULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "dialogs open no screen": (f"{TUI}.modals", (f"{TUI}.panes", f"{TUI}.screens", f"{TUI}.app")),
     "panes are parts of screens, not the other way round": (f"{TUI}.panes", (f"{TUI}.screens", f"{TUI}.app")),
     "screens ask the app through `tui/host.py`, never import it": (f"{TUI}.screens", (f"{TUI}.app",)),
+    **{
+        f"the app's `{family}/` is built of no dialog, pane or screen": (
+            f"{TUI}.{family}",
+            (f"{TUI}.modals", f"{TUI}.panes", f"{TUI}.screens", f"{TUI}.app"),
+        )
+        for family in ("keys", "terminal", "work", "review", "views", "admin")
+    },
     "the client knows neither Textual nor the server nor the app": (
         "queuedesk.api",
         ("textual", "textual_image", "queuedesk.server", "queuedesk.tui"),
@@ -124,7 +133,7 @@ RULES: dict[str, tuple[str, tuple[str, ...]]] = {
 
 def problems(src: Path) -> list[str]:
     edges = graph(src)
-    found = [f"a circle inside tui/: {' <-> '.join(group)}" for group in circles(edges, "queuedesk.tui")]
+    found = [f"a circle: {' <-> '.join(group)}" for group in circles(edges, "queuedesk")]
     for rule, (source, forbidden) in RULES.items():
         found += [f"{rule}: {crossing}" for crossing in crossings(edges, source, forbidden)]
     return found
@@ -151,7 +160,7 @@ def test_the_reader_sees_every_kind_of_import(tmp_path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     assert problems(tmp_path) == [
-        "a circle inside tui/: queuedesk.tui.app <-> queuedesk.tui.screens.queue",
+        "a circle: queuedesk.tui.app <-> queuedesk.tui.screens.queue",
         "widgets are plain parts, built of no dialog, pane or screen: "
         "queuedesk.tui.widgets.view -> queuedesk.tui.screens.queue",
         "screens ask the app through `tui/host.py`, never import it: queuedesk.tui.screens.queue -> queuedesk.tui.app",
@@ -162,6 +171,15 @@ def test_the_reader_sees_every_kind_of_import(tmp_path: Path) -> None:
 
 def test_the_package_keeps_its_rooms() -> None:
     assert problems(SRC) == []
+
+
+LOOSE_AT_MOST = 12
+
+
+def test_the_roots_of_the_app_and_the_server_hold_at_most_a_dozen_modules() -> None:
+    for room in ("tui", "server"):
+        loose = sorted(path.name for path in (SRC / "queuedesk" / room).glob("*.py"))
+        assert len(loose) <= LOOSE_AT_MOST, f"{room}/ has {len(loose)} loose modules: {loose}"
 
 
 if __name__ == "__main__":
