@@ -42,7 +42,7 @@ class CompletedMixin(QueuesMixin):
         check_page(offset, limit)
         what = f"Listing completed tasks of queue {queue_id}"
         wanted = Wanted.of(completed_by, start_date, end_date)
-        path = f"{await self._queue_path(queue_id)}/tasks/completed"
+        path = f"{await self._queue_path(queue_id, what)}/tasks/completed"
         if q is not None or order is not None or sort is not None:
             await self._require_extensions(what)
             extra = {"q": q, "order": order, "sort": sort}
@@ -105,7 +105,7 @@ class CompletedMixin(QueuesMixin):
             raise ValueError(f"page_size must be 1-1000, not {page_size}")
         what = f"Listing completed tasks of queue {queue_id}"
         wanted = Wanted.of(completed_by, start_date, end_date)
-        path = f"{await self._queue_path(queue_id)}/tasks/completed"
+        path = f"{await self._queue_path(queue_id, what)}/tasks/completed"
         on_server = await self._filters_on_server(wanted, what)
         unseen = Unseen()
         bound: datetime | None = None

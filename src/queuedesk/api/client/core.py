@@ -13,19 +13,22 @@ from queuedesk import __version__
 from queuedesk.api import models, plain_port
 from queuedesk.api.client.retries import DEFAULT_RETRY, NO_RETRY, RETRY_STATUSES, RetryPolicy
 from queuedesk.api.client.transport import body_of, maybe_json, transport_for
-from queuedesk.api.config import ENV_ORG, ENV_URL, Connection, config_path, resolve_connection
+from queuedesk.api.config import ENV_URL, Connection, config_path, resolve_connection
 from queuedesk.api.errors import (
     ConnectionFailed,
     Forbidden,
     NotConfigured,
     NotFound,
     NotSupported,
+    PlainHTTPPort,
     QueueDeskError,
     Timeout,
     UnexpectedResponse,
+    WrongAddress,
     WrongOrganization,
     error_for,
 )
+from queuedesk.api.setting_names import PYTHON, SettingNames
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 
@@ -44,6 +47,7 @@ class ClientCore:
         timeout: float | httpx.Timeout = 30.0,
         retry: RetryPolicy = DEFAULT_RETRY,
         transport: httpx.AsyncBaseTransport | None = None,
+        setting_names: SettingNames = PYTHON,
     ) -> None:
         """Arguments win over the environment, which wins over the profile (`profile`, else the
         configuration file's default). A ready `connection` (from `resolve_connection`) is used as it is.
@@ -75,6 +79,8 @@ class ClientCore:
         self._https = httpx.URL(self.base_url).scheme == "https"
         self._tls_answered = False
         self._review: bool | None = None
+        self.setting_names = setting_names  # how messages name the url, key and organization
+        self._own_queue_ids: set[int] = set()  # queues seen in the organization's list
 
     async def __aenter__(self) -> Self:
         return self
@@ -105,16 +111,14 @@ class ClientCore:
             try:
                 response = await self._send(method, path, json, query)
             except plain_port.PlainPort as exc:
-                raise ConnectionFailed(f"{what} failed: {exc}", hint="") from None
+                raise PlainHTTPPort(f"{what} failed: {exc}") from None
             except httpx.TimeoutException as exc:
                 failure: QueueDeskError = Timeout(
                     f"{what} failed: no answer from {self.base_url} ({type(exc).__name__})."
                 )
             except httpx.TransportError as exc:
                 if self._https and plain_port.looks_like_plain_http(exc):
-                    raise ConnectionFailed(
-                        f"{what} failed: {plain_port.advice(self._http.base_url)}", hint=""
-                    ) from None
+                    raise PlainHTTPPort(f"{what} failed: {plain_port.advice(self._http.base_url)}") from None
                 failure = ConnectionFailed(
                     f"{what} failed: cannot reach {self.base_url} ({exc or type(exc).__name__})."
                 )
@@ -125,7 +129,7 @@ class ClientCore:
                     await asyncio.sleep(policy.delay(attempt, response.headers.get("Retry-After")))
                     continue
                 error = error_for(response.status_code, maybe_json(response), response.text, what)
-                raise await self._explained(error, path)
+                raise self._named(await self._explained(error, path))
             if last:
                 raise failure
             await asyncio.sleep(policy.delay(attempt))
@@ -145,6 +149,13 @@ class ClientCore:
         self._tls_answered = True
         return response
 
+    def _named(self, error: QueueDeskError) -> QueueDeskError:
+        """The error with a hint that names the setting to check as the caller names it."""
+        hint = self.setting_names.hint_for(error) if "hint" not in vars(error) else None
+        if hint is not None:
+            error.hint = hint
+        return error
+
     async def _explained(self, error: QueueDeskError, path: str) -> QueueDeskError:
         """A 403 or 404 under /orgs/ may mean that the organization id is not the key's: say so."""
         if error.status not in (403, 404) or self.organization_id is None or not path.startswith("/orgs/"):
@@ -158,7 +169,7 @@ class ClientCore:
                 error.message,
                 status=error.status,
                 errors=error.errors,
-                hint=f"Check the organization id ({self.organization_id}; --org, {ENV_ORG}): this server "
+                hint=f"Check the organization id ({self.organization_id}; {self.setting_names.org}): this server "
                 "answers so when the key belongs to another organization. If the id is right, your "
                 "role does not allow this; ask an admin.",
             )
@@ -211,7 +222,16 @@ class ClientCore:
             raise NotSupported(f"{what} failed: the server has no /me.")
         try:
             data = await self._get("/me", what)
-        except NotFound:
+        except NotFound as exc:
+            path = httpx.URL(self.base_url).path.rstrip("/")
+            if isinstance(exc, WrongAddress) and path:  # the original has no /me, but at the root
+                raise self._named(
+                    WrongAddress(
+                        f"{what} failed: the server answered /me with a web page (404), and the address "
+                        f"has a path ({path}) where the API starts at the server's root.",
+                        status=exc.status,
+                    )
+                ) from None
             self._extensions = False
             raise NotSupported(f"{what} failed: the server has no /me.") from None
         self._me = self._parse(models.Me, data, what)
@@ -234,8 +254,7 @@ class ClientCore:
             except NotSupported:
                 raise NotConfigured(
                     "This server does not tell which organization the key belongs to: give the "
-                    f"organization id (--org or {ENV_ORG} on the command line, organization_id in Python, "
-                    "or org in the profile)."
+                    f"organization id ({self.setting_names.org})."
                 ) from None
         return self.organization_id
 
@@ -249,8 +268,27 @@ class ClientCore:
         kind = "queues" if await self.supports_extensions() else "workflows"
         return f"/orgs/{await self.org()}/{kind}"
 
-    async def _queue_path(self, queue_id: int) -> str:
+    async def _queue_path(self, queue_id: int, what: str) -> str:
+        """The path of one queue for a Part A call. The original service looks a queue up by its id
+        alone, whatever organization the path names (it would read, change or fill another
+        organization's queue): there the queue must be in the organization's own list first,
+        else NotFound with nothing sent. A QueueDesk server checks this itself."""
+        if queue_id not in self._own_queue_ids and not await self.supports_extensions():
+            await self._own_queues(what)
+            if queue_id not in self._own_queue_ids:
+                raise NotFound(
+                    f"{what} failed: queue {queue_id} is not a queue of organization {await self.org()}: "
+                    "nothing was sent (this server looks a queue up by its id alone, and would act on "
+                    "another organization's queue).",
+                    hint="Check the queue id: it is not among the organization's queues.",
+                )
         return f"{await self._queues_path()}/{queue_id}"
+
+    async def _own_queues(self, what: str) -> list[models.Queue]:
+        """The organization's queues (A3), each remembered as the organization's."""
+        listed = self._parse_list(models.Queue, await self._get(await self._queues_path(), what), what)
+        self._own_queue_ids.update(queue.id for queue in listed)
+        return listed
 
     async def _ext_queue_path(self, queue_id: int, what: str) -> str:
         await self._require_extensions(what)

@@ -6,6 +6,7 @@ from typing import Any
 from queuedesk.api import models
 from queuedesk.api.client.core import ClientCore
 from queuedesk.api.client.transport import body_of
+from queuedesk.api.wording import counted
 
 
 class ImportsMixin(ClientCore):
@@ -15,7 +16,7 @@ class ImportsMixin(ClientCore):
         self, queue_id: int, items: list[Mapping[str, Any]], source: str = "manual"
     ) -> models.ImportResult:
         """B8. All or nothing, at most 10,000 tasks and 1 MiB per call."""
-        what = f"Importing {len(items)} task(s) into queue {queue_id}"
+        what = f"Importing {counted(len(items), 'task')} into queue {queue_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/tasks/import"
         body = {"source": source, "tasks": [{"data": dict(item)} for item in items]}
         response = await self._request("POST", path, what, json=body, idempotent=False)
@@ -26,7 +27,7 @@ class ImportsMixin(ClientCore):
 
     async def open_import(self, queue_id: int, key: str, source: str, total: int) -> models.ImportSession:
         """Open the queue's import session with this key, or find the one already open (or committed)."""
-        what = f"Opening an import of {total} row(s) into queue {queue_id}"
+        what = f"Opening an import of {counted(total, 'row')} into queue {queue_id}"
         path = f"{await self._ext_queue_path(queue_id, what)}/imports"
         body = {"key": key, "source": source, "total": total}
         response = await self._request("POST", path, what, json=body, idempotent=True)

@@ -43,32 +43,29 @@ class QueuesMixin(ClientCore):
 
     async def queues(self) -> list[models.Queue]:
         """A3. The organization's queues, with pending counts and who is active."""
-        what = "Listing queues"
-        return self._parse_list(models.Queue, await self._get(await self._queues_path(), what), what)
+        return await self._own_queues("Listing queues")
 
     async def queue(self, queue_id: int) -> models.QueueDetail:
         """A4. One queue with its description and blocks."""
         what = f"Reading queue {queue_id}"
-        data = await self._get(await self._queue_path(queue_id), what)
+        data = await self._get(await self._queue_path(queue_id, what), what)
         detail = self._parse(models.QueueDetail, _blocks_with_string_ids(data), what)
         _mark_number_ids(detail, data)
         return detail
 
     async def _own_queue(self, queue_id: int, what: str) -> models.Queue:
         """The queue as the organization's list has it; NotFound when it is not the organization's."""
-        for queue in await self.queues():
+        await self._queue_path(queue_id, what)  # NotFound when it is not the organization's
+        for queue in await self._own_queues(what):
             if queue.id == queue_id:
                 return queue
-        raise NotFound(
-            f"{what} failed: queue {queue_id} is not a queue of organization {await self.org()} "
-            "(this server would take it even so, and put the task in another organization's queue).",
-            hint="Check the queue id: `queuedesk queues` lists the organization's queues.",
-        )
+        raise NotFound(f"{what} failed: queue {queue_id} is no longer among the organization's queues.")
 
     async def flush(self, queue_id: int) -> None:
         """A5. Deletes every task of the queue that is not completed."""
-        path = f"{await self._queue_path(queue_id)}/flush"
-        await self._request("PUT", path, f"Flushing queue {queue_id}", idempotent=True, ok=(200, 204))
+        what = f"Flushing queue {queue_id}"
+        path = f"{await self._queue_path(queue_id, what)}/flush"
+        await self._request("PUT", path, what, idempotent=True, ok=(200, 204))
 
     async def stats(
         self, queue_id: int, *, since: datetime | None = None, bucket_minutes: int | None = None

@@ -28,7 +28,7 @@ class ReviewsMixin(QueuesMixin):
 
     async def _review_path(self, queue_id: int, what: str) -> str:
         if not await self.supports_review(queue_id):
-            raise NoReview(f"{what} failed: this server has no review (B19).")
+            raise NoReview(f"{what} failed: this server has no review of work.")
         return f"/orgs/{await self.org()}/queues/{queue_id}"
 
     async def claim_review(self, queue_id: int, exclude: Sequence[int] = ()) -> ReviewClaim:

@@ -11,6 +11,7 @@ from queuedesk.api.client.transport import body_of
 from queuedesk.api.errors import (
     QueueDeskError,
 )
+from queuedesk.api.wording import counted
 
 BLOCKS_KEPT_SECONDS = 30.0  # how long the pre-check of creates on the original trusts a queue's blocks
 
@@ -22,19 +23,20 @@ class TasksMixin(QueuesMixin):
         """A1. Never retried: a repeated create would make a second task.
 
         On a server without QueueDesk's extensions (the original service) the queue must be one of
-        the organization's (that server looks it up by id alone), the data must pass what that
-        server is known to fail on (`original_rules`; `ValidationError` with nothing sent), and a
+        the organization's (that server looks it up by id alone), the data must pass the checks that
+        server lacks or fails on (`original_rules.task_problems`: keys that are no block, values
+        that do not fit, what it stores but cannot serve; `ValidationError` with nothing sent), and a
         failed answer says whether the task was probably saved all the same (`probably_saved`, from
         the queue's `n_tasks` before and after)."""
         what = f"Creating a task in queue {queue_id}"
         body = {"data": dict(data)}
         if await self.supports_extensions():
-            path = f"{await self._queue_path(queue_id)}/tasks/create"
+            path = f"{await self._queue_path(queue_id, what)}/tasks/create"
             response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 201))
             return self._parse(models.Task, body_of(response, what), what)
         before = await self._own_queue(queue_id, what)
         await self._precheck(queue_id, data, what)
-        path = f"{await self._queue_path(queue_id)}/tasks/create"
+        path = f"{await self._queue_path(queue_id, what)}/tasks/create"
         try:
             response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 201))
         except (errors.ServerError, errors.ConnectionFailed, errors.UnexpectedResponse) as exc:
@@ -47,11 +49,12 @@ class TasksMixin(QueuesMixin):
         if known is None or time.monotonic() - known[0] > BLOCKS_KEPT_SECONDS:
             known = (time.monotonic(), (await self.queue(queue_id)).data)
             self._blocks_for_checks[queue_id] = known
-        found = original_rules.refusals(known[1], data)
+        found = original_rules.task_problems(known[1], data)
         if found:
+            said = "; ".join(f"{(p.field or 'data').removeprefix('data.')}: {p.message}" for p in found)
             raise errors.ValidationError(
-                f"{what}: nothing was sent: " + "; ".join(map(str, found)),
-                errors=[models.ErrorItem(field=f"data.{r.block_id}", message=r.message) for r in found],
+                f"{what}: nothing was sent: {said}",
+                errors=[models.ErrorItem(field=p.field, message=p.message) for p in found],
                 hint="",
             )
 
@@ -69,12 +72,12 @@ class TasksMixin(QueuesMixin):
         exc.probably_saved = after.n_tasks > n_before
         if exc.probably_saved:
             exc.hint = (
-                f"The task was probably saved anyway: the queue holds {after.n_tasks} tasks, "
+                f"The task was probably saved anyway: the queue holds {counted(after.n_tasks, 'task')}, "
                 f"{n_before} before. Do not send it again."
             )
         else:
             exc.hint = (
-                f"The task was probably not saved: the queue still holds {after.n_tasks} tasks. "
+                f"The task was probably not saved: the queue still holds {counted(after.n_tasks, 'task')}. "
                 "It is safe to send it again once the server works."
             )
         return exc

@@ -2,7 +2,8 @@
 
 from typing import Literal
 
-from queuedesk.api import models
+from queuedesk.api import errors, models
+from queuedesk.api.blocks import is_http_url
 from queuedesk.api.client.queues import QueuesMixin
 from queuedesk.api.client.results import DeliverySort, check_page
 from queuedesk.api.client.transport import body_of
@@ -15,13 +16,24 @@ class WebhookMixin(QueuesMixin):
         """A6. `target` is "" when the queue has no webhook."""
         what = f"Reading the webhook of queue {queue_id}"
         return self._parse(
-            models.Webhook, await self._get(f"{await self._queue_path(queue_id)}/webhook", what), what
+            models.Webhook, await self._get(f"{await self._queue_path(queue_id, what)}/webhook", what), what
         )
 
     async def set_webhook(self, queue_id: int, target: str | None) -> None:
-        """A7. `""` or None removes the webhook."""
-        path = f"{await self._queue_path(queue_id)}/webhook"
+        """A7. `""` or None removes the webhook; a target must be an http(s) URL (ValidationError,
+        nothing sent: the original would store an ftp:// one, which no delivery can reach)."""
         what = f"Setting the webhook of queue {queue_id}"
+        if target and not is_http_url(target):
+            message = (
+                f"{target!r} is not an http(s) address: only http:// and https:// targets can be called, "
+                "e.g. https://hooks.example.com/queuedesk"
+            )
+            raise errors.ValidationError(
+                f"{what}: nothing was sent: {message}",
+                errors=[models.ErrorItem(field="target", message=message)],
+                hint="",
+            )
+        path = f"{await self._queue_path(queue_id, what)}/webhook"
         await self._request(
             "PUT", path, what, json={"target": target or ""}, idempotent=True, ok=(200, 201, 204)
         )
@@ -32,7 +44,9 @@ class WebhookMixin(QueuesMixin):
             await self.set_webhook(queue_id, "")
             return
         what = f"Removing the webhook of queue {queue_id}"
-        await self._request("DELETE", f"{await self._queue_path(queue_id)}/webhook", what, idempotent=True)
+        await self._request(
+            "DELETE", f"{await self._queue_path(queue_id, what)}/webhook", what, idempotent=True
+        )
 
     async def webhook_secret(self, queue_id: int) -> str:
         what = f"Reading the webhook secret of queue {queue_id}"
