@@ -10,6 +10,7 @@ plain string.
 
 import asyncio
 import gc
+import json
 import re
 import signal
 import socket
@@ -21,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from queuedesk.api import plain_port, setting_names
+from queuedesk.api import entities, plain_port, setting_names
 from queuedesk.api.client import QueueDeskClient
 from queuedesk.api.errors import ConnectionFailed, NotConfigured, NotFound, QueueDeskError, ValidationError
 from tests.api.test_original_service import (
@@ -137,8 +138,6 @@ async def test_a_list_of_objects_is_refused_before_it_breaks_the_history(further
 
 
 def test_cli_import_refuses_a_list_of_objects(further: OriginalService, tmp_path) -> None:
-    import json
-
     path = write_rows(
         tmp_path / "tags.csv",
         ["text", "tags", "ner"],
@@ -155,20 +154,21 @@ async def test_entities_as_the_original_takes_them_are_sent(further: OriginalSer
         marked = await qd.create_task(TAGGING, {"text": "x", "tags": [], "ner": NER})
         plain = await qd.create_task(TAGGING, {"text": "x", "tags": [], "ner": "Ada Lovelace"})
         labelled = {"text": "Ada", "entities": [{"start": 0, "end": 3, "label": "PER"}]}
+        renamed = await qd.create_task(TAGGING, {"text": "x", "tags": [], "ner": labelled})
+        unlabelled = {"text": "Ada", "entities": [{"start": 0, "end": 3}]}
         with pytest.raises(ValidationError) as caught:
-            await qd.create_task(TAGGING, {"text": "x", "tags": [], "ner": labelled})
+            await qd.create_task(TAGGING, {"text": "x", "tags": [], "ner": unlabelled})
     assert marked.data["ner"] == NER and plain.data["ner"] == "Ada Lovelace"
+    assert renamed.data["ner"]["entities"] == [{"start": 0, "end": 3, "category": "PER"}]  # as it takes it
     said = str(caught.value)
-    assert "entity 1 needs 'category' (it has 'label'" in said and "None" not in said
-    assert further.creates == 2
+    assert "entity 1 needs 'category'" in said and "None" not in said
+    assert further.creates == 3
     by_cli = cli(further, "tasks", "create", "Tagging", "--data", f'{{"tags": [], "ner": {_json(NER)}}}')
     assert by_cli.code == 0, by_cli
-    assert further.creates == 3
+    assert further.creates == 4
 
 
 def _json(value: Any) -> str:
-    import json
-
     return json.dumps(value)
 
 
@@ -356,3 +356,11 @@ async def test_a_wrong_address_is_named_with_or_without_an_organization(
     assert "Check the server URL" in str(caught.value) and "without /api" in str(caught.value)
     result = cli(original, "queues", QUEUEDESK_URL=original.url + "/api", QUEUEDESK_ORG=None)
     assert result.code == 4 and "Check the server URL (--url" in result.err, result
+
+
+def test_queuedesk_rules_name_the_originals_category_and_read_it() -> None:
+    """On a QueueDesk server an entity is `label`: one with the original's `category` is refused by
+    name (not as "label None"), and the app reads a task from the original with its categories."""
+    said = entities.check(NER, {})
+    assert said is not None and "'category'" in said and "None" not in said, said
+    assert [e.label for e in entities.entities_of(NER)] == ["PER"]

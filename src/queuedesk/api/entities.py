@@ -142,10 +142,23 @@ def original_check(value: Any) -> str | None:
         where = f"entity {index + 1}"
         if not isinstance(raw, dict) or not (_is_index(raw.get("start")) and _is_index(raw.get("end"))):
             return f"{where} must be an object with whole numbers start and end, and {ORIGINAL_LABEL}"
-        if not isinstance(raw.get(ORIGINAL_LABEL), str):
-            named = " (it has 'label', QueueDesk's name)" if "label" in raw else ""
+        if not isinstance(raw.get(ORIGINAL_LABEL, raw.get("label")), str):
             return (
-                f"{where} needs {ORIGINAL_LABEL!r}{named}: this server names an entity's label "
+                f"{where} needs {ORIGINAL_LABEL!r}: this server names an entity's label "
                 f"{ORIGINAL_LABEL!r} and answers 400 without it"
             )
     return None
+
+
+def in_original_form(value: Any) -> Any:
+    """A named-entity value as the original takes it: each entity's `label` (QueueDesk's name) sent
+    as `category` (the original's); anything else as it is."""
+    if not isinstance(value, dict) or not isinstance(value.get("entities"), list):
+        return value
+    renamed = [
+        {ORIGINAL_LABEL if key == "label" else key: item for key, item in raw.items()}
+        if isinstance(raw, dict) and "label" in raw and ORIGINAL_LABEL not in raw
+        else raw
+        for raw in value["entities"]
+    ]
+    return {**value, "entities": renamed}

@@ -135,6 +135,16 @@ def task_problems(blocks: list[Block], data: Any) -> list[Problem]:
     return [Problem("original_refuses", f"data.{r.block_id}", r.message) for r in refusals(blocks, data)]
 
 
+def in_original_form(blocks: Iterable[Block], data: Mapping[str, Any]) -> dict[str, Any]:
+    """The data as the original takes it: entities of named-entity blocks with `category`, not
+    QueueDesk's `label` (the original answers 400 to `label`)."""
+    kinds = {block.id: block.type for block in blocks}
+    return {
+        key: entities.in_original_form(value) if kinds.get(key) == "named_entity_recognition" else value
+        for key, value in data.items()
+    }
+
+
 def is_number_id(block: Block) -> bool:
     """True for a block the server named by a JSON number (the client reads it as a string)."""
     return block.number_id

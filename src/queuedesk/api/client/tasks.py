@@ -25,7 +25,8 @@ class TasksMixin(QueuesMixin):
         On a server without QueueDesk's extensions (the original service) the queue must be one of
         the organization's (that server looks it up by id alone), the data must pass the checks that
         server lacks or fails on (`original_rules.task_problems`: keys that are no block, values
-        that do not fit, what it stores but cannot serve; `ValidationError` with nothing sent), and a
+        that do not fit, what it stores but cannot serve; `ValidationError` with nothing sent), an
+        entity's `label` is sent as the original's `category`, and a
         failed answer says whether the task was probably saved all the same (`probably_saved`, from
         the queue's `n_tasks` before and after)."""
         what = f"Creating a task in queue {queue_id}"
@@ -35,7 +36,8 @@ class TasksMixin(QueuesMixin):
             response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 201))
             return self._parse(models.Task, body_of(response, what), what)
         before = await self._own_queue(queue_id, what)
-        await self._precheck(queue_id, data, what)
+        blocks = await self._precheck(queue_id, data, what)
+        body = {"data": original_rules.in_original_form(blocks, data)}
         path = f"{await self._queue_path(queue_id, what)}/tasks/create"
         try:
             response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 201))
@@ -43,7 +45,8 @@ class TasksMixin(QueuesMixin):
             raise await self._after_failed_create(exc, queue_id, before.n_tasks) from None
         return self._parse(models.Task, body_of(response, what), what)
 
-    async def _precheck(self, queue_id: int, data: Mapping[str, Any], what: str) -> None:
+    async def _precheck(self, queue_id: int, data: Mapping[str, Any], what: str) -> list[models.Block]:
+        """The queue's blocks, once the data passed the checks the original lacks or fails on."""
         # The blocks are read again after a while: the original's own app may change them meanwhile.
         known = self._blocks_for_checks.get(queue_id)
         if known is None or time.monotonic() - known[0] > BLOCKS_KEPT_SECONDS:
@@ -57,6 +60,7 @@ class TasksMixin(QueuesMixin):
                 errors=[models.ErrorItem(field=p.field, message=p.message) for p in found],
                 hint="",
             )
+        return known[1]
 
     async def _after_failed_create(self, exc: QueueDeskError, queue_id: int, n_before: int) -> QueueDeskError:
         """The create's failure, saying from the queue's count whether the task was probably saved."""
