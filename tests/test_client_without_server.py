@@ -139,6 +139,12 @@ def test_help_without_the_server(run: Run) -> None:
         assert "usage: queuedesk" in done.stdout
 
 
+def test_shell_completion_without_the_app(run: Run) -> None:
+    done = run("queuedesk", "completion", "bash")
+    assert done.returncode == 0, done.stderr
+    assert "export" in done.stdout and "complete" in done.stdout
+
+
 def test_building_the_parser_loads_nothing_of_the_server(run: Run) -> None:
     program = (
         "import sys; from queuedesk.cli import build_parser; build_parser(); "
