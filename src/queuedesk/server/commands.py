@@ -2,7 +2,6 @@
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import sys
 import time
@@ -32,6 +31,8 @@ from queuedesk.server.store.database import (
 )
 from queuedesk.server.store.schema import SchemaTooNew
 from queuedesk.server.store.schema_check import TriggerGaps, trigger_gaps
+
+log = logging.getLogger("queuedesk.server")
 
 
 def _fail(message: str) -> int:
@@ -78,8 +79,13 @@ def _limits(args: argparse.Namespace) -> dict[str, Any]:
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from queuedesk import __version__
     from queuedesk.server.app import create_app
     from queuedesk.server.http.connections import connection_options
+    from queuedesk.server.ops import logs
+    from queuedesk.server.ops.serving import DrainingServer, run
+    from queuedesk.server.settings import DRAIN_REQUESTS_SECONDS
+    from queuedesk.server.store.schema import LATEST
 
     settings = Settings(
         db_url=args.db or default_db_url(),
@@ -90,31 +96,44 @@ def serve(args: argparse.Namespace) -> int:
         allow_private_webhooks=args.allow_private_webhooks,
         db_pool_size=args.db_pool_size,
         retain_deliveries=getattr(args, "retain_deliveries", None),  # the demo keeps everything
+        metrics_token=getattr(args, "metrics_token", None) or None,
         **_limits(args),
     )
+    logs.configure(getattr(args, "log_format", "text"), getattr(args, "log_level", "info"))
     failed = _prepare(settings, args.seed)
     if failed is not None:
         return failed
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per webhook attempt is too many
-    print(
-        f"queuedesk: serving {describe(settings.db_url)} on http://{settings.host}:{settings.port}",
-        file=sys.stderr,
+    database = describe(settings.db_url)
+    log.info(
+        "queuedesk %s serving %s on http://%s:%d (schema version %d)",
+        __version__,
+        database,
+        settings.host,
+        settings.port,
+        LATEST,
+        extra={
+            "fields": {
+                "version": __version__,
+                "database": normalize_url(settings.db_url).split(":", 1)[0].split("+", 1)[0],
+                "address": f"{settings.host}:{settings.port}",
+                "schema_version": LATEST,
+                "metrics": settings.metrics_token is not None,
+            }
+        },
     )
+    app = create_app(settings)
     config = uvicorn.Config(
-        create_app(settings),
+        app,
         host=settings.host,
         port=settings.port,
         log_level="warning",
         access_log=False,
+        log_config=None,  # the handlers logs.configure set
         loop="auto",
-        timeout_graceful_shutdown=10,
+        timeout_graceful_shutdown=int(DRAIN_REQUESTS_SECONDS),
         **connection_options(settings),
     )
-    server = uvicorn.Server(config)
-    with contextlib.suppress(KeyboardInterrupt):
-        server.run()  # on uvloop where it is installed (loop="auto"), which asyncio.run would not use
-    return 0 if server.started else 2
+    return run(DrainingServer(config, app.state.readiness))
 
 
 def keys(args: argparse.Namespace) -> int:
