@@ -404,3 +404,26 @@ def test_failing_deliveries_are_logged_at_most_once_a_minute(
         assert len(failures) <= 2, failures
     finally:
         failing.stop()
+
+
+def test_doctor_finds_and_fixes_a_backlog_count_that_drifted(
+    ops_server: ServerProcess, admin_of: httpx.Client, org: int
+) -> None:
+    """The counts the gauges read are checked against their rows like every other counter, and a
+    missing trigger is reported and made again."""
+    from tests.support import execute_sql, run_cli
+
+    queue_id, _qpath = new_queue(admin_of, org)
+    execute_sql(
+        ops_server.db_url,
+        f"INSERT INTO queue_backlogs (queue_id, reviews_pending, webhook_pending) VALUES ({queue_id}, 7, 3)",
+    )
+    found = run_cli(["doctor", "--db", ops_server.db_url])
+    assert found.returncode == 1
+    assert (
+        f"queue {queue_id} counts 7 review(s) and 3 delivery(ies) waiting; its rows say 0 and 0"
+        in found.stderr
+    )
+    assert run_cli(["doctor", "--db", ops_server.db_url, "--fix"]).returncode == 1
+    assert run_cli(["doctor", "--db", ops_server.db_url]).returncode == 0
+    assert scrape(ops_server)[f"queuedesk_reviews_pending{labels(org, queue_id)}"] == 0

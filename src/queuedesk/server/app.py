@@ -25,7 +25,7 @@ from queuedesk.server.jobs.retention import DeliveryRetention
 from queuedesk.server.jobs.usage import UsageRecorder
 from queuedesk.server.ops.metrics import Metrics
 from queuedesk.server.ops.readiness import Readiness
-from queuedesk.server.ops.requests import RequestObserver
+from queuedesk.server.ops.requests import RequestObserver, access_log
 from queuedesk.server.queue_listings import QueueListings
 from queuedesk.server.settings import DRAIN_DISPATCHER_SECONDS, MAX_BODY_BYTES, Settings
 from queuedesk.server.store import imports
@@ -58,6 +58,8 @@ async def on_database_error(request: Request, exc: Exception) -> Response | None
 def create_app(settings: Settings) -> App:
     metrics = None if settings.metrics_token is None else Metrics(settings.metrics_token)
     readiness = Readiness()
+    access = access_log(settings.access_log, settings.log_format)
+    observer = None if metrics is None and access is None else RequestObserver(metrics, access)
 
     @asynccontextmanager
     async def lifespan(app: App) -> AsyncIterator[None]:
@@ -98,6 +100,8 @@ def create_app(settings: Settings) -> App:
             await app.state.dispatcher.stop(within=DRAIN_DISPATCHER_SECONDS)
             await app.state.usage.finish()
             await app.state.db.close()
+            if observer is not None:
+                observer.close()
 
     app = App(
         router(),
@@ -109,7 +113,7 @@ def create_app(settings: Settings) -> App:
         },
         max_body_bytes=MAX_BODY_BYTES,
         body_too_large=too_large,
-        observer=RequestObserver(metrics, settings.access_log) if metrics or settings.access_log else None,
+        observer=observer,
     )
     app.state.settings = settings
     app.state.metrics = metrics

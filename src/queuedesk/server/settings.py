@@ -57,6 +57,7 @@ class Settings:
     # GET /metrics answers to `Authorization: Bearer <metrics_token>`; None: /metrics is a 404.
     metrics_token: str | None = None
     access_log: bool = True  # a line per request (logger queuedesk.access, at info)
+    log_format: str = "text"  # text | json, for the access lines (server/ops/logs.py for the rest)
 
     @property
     def lease(self) -> timedelta:
