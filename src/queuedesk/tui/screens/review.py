@@ -25,27 +25,15 @@ from queuedesk.tui.clock import duration
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.present import block_value, short_time
+from queuedesk.tui.review import review_rules as said
+from queuedesk.tui.review.review_rules import VERDICT_KEYS, changes, review_applies
 from queuedesk.tui.review.review_session import ReviewSession, Verdict
-from queuedesk.tui.screens.work import WorkScreen, held_message
+from queuedesk.tui.screens.work import WorkScreen
 from queuedesk.tui.widgets.review_status import ReviewStatus
+from queuedesk.tui.work.task_rules import held_message
 
 COUNT_EVERY_TICKS = 15  # the reviews left are asked of the server every 15 s (and after each verdict)
-VERDICT_KEYS = {"accept": "“a”", "redo": "“x”", "edit": "“e”", "note": "“n”"}
-SAID: dict[Verdict, str] = {"accept": "accepted", "correct": "corrected", "redo": "sent back to be redone"}
 CHANGED = "-review-changed"
-
-
-def empty(value: Any) -> bool:
-    return value is None or value == "" or value == []
-
-
-def changes(values: dict[str, Any], original: dict[str, Any]) -> list[str]:
-    """The block ids whose value on screen differs from the worker's (an empty text is no change)."""
-    return [
-        block_id
-        for block_id, value in values.items()
-        if not (empty(value) and empty(original.get(block_id))) and value != original.get(block_id)
-    ]
 
 
 class ReviewScreen(WorkScreen):
@@ -177,12 +165,7 @@ class ReviewScreen(WorkScreen):
         lines = [
             f"Task {task.id} · done by {done.by}{took} · completed {short_time(task.completed_at, self.clock)}"
         ]
-        if self.editing and self.focused is None:
-            lines.append("Out of the fields: enter corrects · a, x and n act · tab goes back in.")
-        elif self.editing:
-            lines.append("Editing: enter corrects (ctrl+j in a long text) · escape leaves the field.")
-        else:
-            lines.append("Read-only: a accept · x redo (with a note) · e or tab edit · n note · s skip")
+        lines.append(said.keys_line(editing=self.editing, in_a_field=self.focused is not None))
         note = self.review.notes.get(task.id)
         if note:
             lines.append(f"Note: {note}")
@@ -200,19 +183,11 @@ class ReviewScreen(WorkScreen):
     # --- verdicts ----------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("release_draft", "toggle_submit_on_choice", "choice_key"):
-            return False  # a review keeps no draft, and a digit picks an option, never a verdict
-        if action in ("verdict", "edit", "note"):
-            if not self.editing:
-                return True
-            if action == "edit":
-                return False  # editing already: `e` is a letter for the field
-            key = "a" if parameters == ("accept",) else "x" if parameters == ("redo",) else "n"
-            focused = self.focused
-            return not (
-                self._in_text_field() or (isinstance(focused, OptionsEditor) and focused.takes_key(key))
-            )
-        return super().check_action(action, parameters)
+        return review_applies(self.rules, action, parameters, self, editing=self.editing)
+
+    def options_take(self, key: str) -> bool:
+        focused = self.focused
+        return isinstance(focused, OptionsEditor) and focused.takes_key(key)
 
     def action_verdict(self, verdict: Verdict) -> None:
         task = self.current
@@ -242,13 +217,7 @@ class ReviewScreen(WorkScreen):
             return
         from queuedesk.tui.modals.review_note import ReviewNoteScreen
 
-        if then == "redo":
-            title, explain = (
-                "Send back to be redone",
-                "Why? The worker reads this with the task. Enter sends it.",
-            )
-        else:
-            title, explain = "Note on this review", "The worker reads it with the verdict. Enter keeps it."
+        title, explain = said.note_dialog(then)
 
         def written(note: str | None) -> None:
             if note is not None:
@@ -260,7 +229,7 @@ class ReviewScreen(WorkScreen):
                 self._judge(task, then)
                 return
             if then is not None:
-                self.message = "Not sent back: a redo needs a note for the worker."
+                self.message = said.REDO_NEEDS_A_NOTE
             self._resume()
             self._show_meta()
             self._show_status()
@@ -274,7 +243,7 @@ class ReviewScreen(WorkScreen):
         form.commit_keys()
         if not changes(form.values(), task.data):
             self.submitted_at = None
-            self.message = "Nothing changed: e edits the answers, a accepts them as they are."
+            self.message = said.NOTHING_CHANGED
             self._resume()
             self._show_status()
             return
@@ -282,7 +251,7 @@ class ReviewScreen(WorkScreen):
         if problems:
             self.submitted_at = None
             form.show_problems(problems)
-            self.message = "Not corrected: fix the fields marked in red."
+            self.message = said.NOT_CORRECTED
             self._resume()
             self._show_status()
             return
@@ -296,7 +265,7 @@ class ReviewScreen(WorkScreen):
         form.commit_keys()
         values = form.values()
         if verdict == "accept" and changes(values, task.data):
-            self.message = "You changed answers: enter corrects them; undo your edits to accept."
+            self.message = said.CHANGED_BEFORE_ACCEPT
             self._resume()
             self._show_status()
             return
@@ -331,19 +300,15 @@ class ReviewScreen(WorkScreen):
         if not self.is_attached:
             return
         self._update_held_message()
-        message = self.message
-        if self.last_verdict is not None and message == held_message(self.last_verdict[0]):
-            task_id, verdict = self.last_verdict
-            message = f"Task {task_id} {SAID[verdict]}: sent in 5 s — u undoes."
         self.query_one(ReviewStatus).show(
             self.review,
             self.clock.now(),
             unsent=self.qd.outbox.unsent if self.qd.outbox is not None else 0,
-            message=" ".join(part for part in (message, self.refusal) if part),
+            message=said.verdict_said(self.rules, self.last_verdict),
         )
 
     def on_key(self, event: events.Key) -> None:
         super().on_key(event)
         if self.ready and not self.editing and event.is_printable:
-            self.refusal = f"“{event.key}” does nothing on a read-only review: e edits."
+            self.refusal = said.read_only_refusal(event.key)
             self._show_status()

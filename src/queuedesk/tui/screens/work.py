@@ -16,7 +16,7 @@ window, and the task would go unseen and empty; a third `enter` sends it as it i
 
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -40,35 +40,24 @@ from queuedesk.tui.widgets.steady_footer import SteadyFooter
 from queuedesk.tui.widgets.work_status import WorkStatus
 from queuedesk.tui.work.journal import Entry
 from queuedesk.tui.work.outbox import TASK_REMOVED, Outbox
+from queuedesk.tui.work.task_rules import (
+    CHOICE_KEYS,
+    SELECTION_TYPES,
+    TaskRules,
+    held_message,
+    not_sent,
+    undo_refused,
+)
 from queuedesk.tui.work.work_session import WorkSession
 
-SELECTION_TYPES = ("single_selection", "multiple_selection", "binary")
 EMPTY_POLL_SECONDS = 5.0
 MIN_HEARTBEAT_SECONDS = 5.0
-DOUBLE_ENTER_SECONDS = 0.3
 # How often the queue is read again while a task is on screen: an admin's change to its blocks
 # reaches the form (after each task shown too), so the next submit is made on the queue as it is.
 QUEUE_CHECK_SECONDS = 15.0
-# Shorter than anyone reads a task and decides to send it untouched; longer than a loaded machine
-# keeps a key typed after a submit's enter from the app (the typing fuzzer saw more than 0.3 s).
-UNSEEN_SECONDS = 1.0
-NOT_SENT = "Not sent:"
-# Keys that act on no task on screen (leave, undo the last submission, help, quit): never refused.
-KEYS_FOR_NO_TASK = frozenset(
-    {"escape", "u", "f7", "f1", "question_mark", "ctrl+q", "ctrl+c", "f2", "ctrl+up", "ctrl+down"}
-)
 # Annotation blocks the worker fills that this app has no editor for yet: said before any claim.
 NEEDS_ANOTHER_TOOL = {"bounding_boxes": "drawing boxes on the image"}
 INSTRUCTIONS_FOLDED_BELOW = 40  # terminal rows: on a smaller one the instructions start folded
-CHOICE_KEYS = (*"1234567890", "y", "n")
-
-
-def held_message(task_id: int) -> str:
-    return f"Task {task_id} sent in 5 s — u undoes."
-
-
-def retried_message(task_id: int) -> str:
-    return f"Task {task_id} not sent yet: the server did not answer; it is retried."
 
 
 class WorkScreen(AppScreen):
@@ -117,17 +106,8 @@ class WorkScreen(AppScreen):
         super().__init__()
         self.queue = queue
         self.detail: QueueDetail | None = None
-        self.needs_another_tool = False  # a block no editor here can fill: only back (and help) apply
         self._work: WorkSession | None = None
-        self.ready = False
-        self.message = ""
-        self.refusal = ""  # the last key refused (no task on screen for it), until the next decision
-        self.submitted_at: datetime | None = None
-        # The key read (KeysRead's own entry) that submitted last: the double-enter guard's first enter.
-        self.submit_key: tuple[str, float] | None = None
-        self.shown_at = 0.0  # when the task on screen was put there (on the keys' clock)
-        self._choice_by_key = False  # a choice key submits: its `Chosen` message is no second submit
-        self.submit_on_choice = False
+        self.rules = TaskRules()  # when keys apply, what is said (`tui/work/task_rules.py`)
         self.had_images = False
         self._refocus: Widget | None = None  # the field a decision took the focus from
         self._heartbeat: Cancellable | None = None
@@ -216,6 +196,62 @@ class WorkScreen(AppScreen):
     @property
     def form(self) -> TaskForm | None:
         return self._form
+
+    @property
+    def ready(self) -> bool:
+        return self.rules.ready
+
+    @ready.setter
+    def ready(self, value: bool) -> None:
+        self.rules.ready = value
+
+    @property
+    def message(self) -> str:
+        return self.rules.message
+
+    @message.setter
+    def message(self, value: str) -> None:
+        self.rules.message = value
+
+    @property
+    def refusal(self) -> str:
+        return self.rules.refusal
+
+    @refusal.setter
+    def refusal(self, value: str) -> None:
+        self.rules.refusal = value
+
+    @property
+    def shown_at(self) -> float:
+        return self.rules.shown_at
+
+    @shown_at.setter
+    def shown_at(self, value: float) -> None:
+        self.rules.shown_at = value
+
+    @property
+    def submit_on_choice(self) -> bool:
+        return self.rules.submit_on_choice
+
+    @submit_on_choice.setter
+    def submit_on_choice(self, value: bool) -> None:
+        self.rules.submit_on_choice = value
+
+    @property
+    def needs_another_tool(self) -> bool:
+        return self.rules.needs_another_tool
+
+    @needs_another_tool.setter
+    def needs_another_tool(self, value: bool) -> None:
+        self.rules.needs_another_tool = value
+
+    @property
+    def submitted_at(self) -> datetime | None:
+        return self.rules.submitted_at
+
+    @submitted_at.setter
+    def submitted_at(self, value: datetime | None) -> None:
+        self.rules.submitted_at = value
 
     # --- loading tasks -----------------------------------------------------------------------------
 
@@ -412,7 +448,7 @@ class WorkScreen(AppScreen):
         """A decision key was read: keys typed after it are not for this task (the focus goes), and
         `then` runs once the fields have handled every key typed before it."""
         self._refocus = self.focused
-        self.refusal = ""
+        self.rules.decided()
         self._set_ready(False)
         self.after_keys(then)
 
@@ -466,60 +502,55 @@ class WorkScreen(AppScreen):
         screen was put there, handled only now (a burst, a stall), was meant for the one before.
         Every key read counts as the worker's activity (`tab` too, which no field sees)."""
         self._worker_active()
-        if (
-            self.leaving
-            or self.current is None
-            or self.qd.keys_read.typed_by(event.time) >= self.shown_at
-            or event.key in KEYS_FOR_NO_TASK
+        on_task = not self.leaving and self.current is not None
+        if not self.rules.refuses_read_key(
+            event.key, self.qd.keys_read.typed_by(event.time), on_task=on_task
         ):
             return False
-        self.refusal = f"“{event.key}” was not applied: no task was on screen yet."
         self._show_status()
         return True
 
     def on_key(self, event: events.Key) -> None:
         # Keys reach the screen itself while no field has the focus: no task is on screen to take them.
-        if not self.ready and (event.is_printable or event.key == "enter") and not self.leaving:
+        if self.rules.refuses_unready_key(event.key, printable=event.is_printable, leaving=self.leaving):
             event.stop()
             event.prevent_default()
-            self.refusal = f"“{event.key}” was not applied: no task was on screen yet."
             self._show_status()
 
-    def _in_text_field(self) -> bool:
-        return isinstance(self.focused, Input | TextArea)
+    # --- what the rules ask of the screen (`TaskView`) -----------------------------------------------
+
+    def focus_kind(self) -> Literal["text", "multiline", "option_filter", "other"]:
+        focused = self.focused
+        if isinstance(focused, TextArea):
+            return "multiline"
+        if isinstance(focused, Input):
+            return "option_filter" if focused.has_class("option-filter") else "text"
+        return "other"
+
+    def one_selection(self) -> bool:
+        form = self.form
+        editors = form.editors() if form is not None else []
+        return len(editors) == 1 and editors[0].block.type in SELECTION_TYPES
+
+    def has_images(self) -> bool:
+        form = self.form
+        return form is not None and bool(form.image_urls())
+
+    def has_instructions(self) -> bool:
+        return self.detail is not None and bool(self.detail.description.strip())
+
+    def choice_takes(self, key: str) -> bool:
+        return (editor := self._choice_editor()) is not None and editor.takes_key(key)
 
     def _choice_editor(self) -> OptionsEditor | None:
         """The editor a choice key submits from ("submit on choice": the task's one selection)."""
-        form, focused = self.form, self.focused
-        if form is None or not self.ready or not isinstance(focused, OptionsEditor):
+        focused = self.focused
+        if not isinstance(focused, OptionsEditor) or not self.rules.submits_on_choice(self):
             return None
-        if not self._submits_on_choice(form) or focused.filtering or focused.count > 10:
-            return None
-        return focused
+        return None if focused.filtering or focused.count > 10 else focused
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.needs_another_tool and action not in ("escape", "toggle_instructions"):
-            return False
-        if action == "toggle_submit_on_choice":
-            form = self.form
-            editors = form.editors() if form is not None else []
-            return len(editors) == 1 and editors[0].block.type in SELECTION_TYPES
-        if action == "toggle_instructions":
-            return self.detail is not None and bool(self.detail.description.strip())
-        if action == "choice_key":
-            editor = self._choice_editor()
-            return editor is not None and editor.takes_key(str(parameters[0]))
-        if action == "submit" and isinstance(self.focused, TextArea | Input):
-            # A new line in a multi-line field; the options' filter picks with enter. (ctrl+j submits.)
-            return not (isinstance(self.focused, TextArea) or self.focused.has_class("option-filter"))
-        if action in ("zoom", "open_image") or (
-            action == "anywhere" and parameters and parameters[0] in ("zoom", "open_image")
-        ):
-            form = self.form
-            if form is None or not form.image_urls():
-                return False
-        # Letters are text inside a field; f6 to f9 do the same from anywhere.
-        return not (action in ("skip", "undo", "zoom", "open_image") and self._in_text_field())
+        return self.rules.applies(action, parameters, self)
 
     def action_scroll_task(self, direction: int) -> None:
         """A page of the task's content down (1) or up (-1): its own pane, else the form's."""
@@ -546,37 +577,11 @@ class WorkScreen(AppScreen):
         if not self.ready or form is None or task is None:
             self._not_applied("Enter")
             return
-        now = self.clock.now()
-        if self.submitted_at is not None and (second := self._second_enter()) is not None:
-            self.message = (
-                f"Enter again within {DOUBLE_ENTER_SECONDS:g} s of a submit: not applied to task {task.id}."
-                if second == "double"
-                else f"Enter right after a submit, before task {task.id} could be read: not applied; "
-                "press enter again to send it as it is."
-            )
+        if self.rules.refuses_enter(self.qd.keys_read, task.id):
             self._show_status()
             return
-        self.submitted_at = now
-        self.submit_key = self.qd.keys_read.last
+        self.rules.submitting(self.clock.now(), self.qd.keys_read)
         self._decide(lambda: self._submit(form, task))
-
-    def _second_enter(self) -> str | None:
-        """What the enter just read is: "double" when it follows the enter of a submit with no key between,
-        within `DOUBLE_ENTER_SECONDS` of it, or of this task being put on screen (after a stall both
-        come at once, whatever time the worker left between them), or with the app stopped between
-        the two (read apart by the stop, however close they were typed); "unseen" when it follows it
-        so within `UNSEEN_SECONDS` of this task being shown. An enter that submitted nothing here (it
-        kept a note in a dialog, say) is no first enter."""
-        keys = self.qd.keys_read
-        if not keys.repeated("enter") or keys.before is not self.submit_key:
-            return None
-        if (
-            keys.repeated_within("enter", DOUBLE_ENTER_SECONDS)
-            or keys.read_within(DOUBLE_ENTER_SECONDS, self.shown_at)
-            or keys.stopped_between()
-        ):
-            return "double"
-        return "unseen" if keys.read_within(UNSEEN_SECONDS, self.shown_at) else None
 
     def action_submit_anywhere(self) -> None:
         """ctrl+j: submit, also from a multi-line field (where enter is a new line)."""
@@ -590,7 +595,7 @@ class WorkScreen(AppScreen):
         def choose_and_submit() -> None:
             if self.current is not task:
                 return
-            self._choice_by_key = True
+            self.rules.choice_by_key = True
             editor.type_key(key)
             self.submitted_at = self.clock.now()
             self._submit(form, task)
@@ -605,15 +610,9 @@ class WorkScreen(AppScreen):
         values = form.values()
         problems = form.problems()
         if problems:
-            self.submitted_at = None
             self._resume()
             form.show_problems(problems)
-            missing = form.missing_required()
-            self.message = (
-                f"{NOT_SENT} {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} required."
-                if missing
-                else f"{NOT_SENT} fix the fields marked in red."
-            )
+            self.rules.submit_refused(not_sent(form.missing_required()))
             self._show_status()
             return
         self.work_session.submit(task, values, self.clock.now())
@@ -622,7 +621,7 @@ class WorkScreen(AppScreen):
 
     def _not_applied(self, key: str) -> None:
         """A key for the task on screen while there is none: said out loud, never dropped silently."""
-        self.refusal = f"{key} was not applied: no task was on screen yet."
+        self.rules.not_applied(key)
         self._show_status()
 
     def action_undo(self) -> None:
@@ -634,11 +633,7 @@ class WorkScreen(AppScreen):
         last = self.last_submission
         back = self.work_session.undo(self._entered())
         if back is None:
-            self.message = (
-                "Nothing to undo."
-                if last is None
-                else f"Too late to undo: task {last[1].id} was already sent."
-            )
+            self.message = undo_refused(None if last is None else last[1].id)
             self._show_status()
             self._resume()
             return
@@ -739,17 +734,12 @@ class WorkScreen(AppScreen):
             return []
         return [(editor.help_keys(), editor.block.name) for editor in form.editors() if editor.help_keys()]
 
-    def _submits_on_choice(self, form: TaskForm) -> bool:
-        editors = form.editors()
-        return self.submit_on_choice and len(editors) == 1 and editors[0].block.type in SELECTION_TYPES
-
     @on(BlockEditor.Chosen)
     def _chosen(self, event: BlockEditor.Chosen) -> None:
-        if self._choice_by_key:  # the choice key submitted already (`action_choice_key`)
-            self._choice_by_key = False
+        if self.rules.choice_by_key:  # the choice key submitted already (`action_choice_key`)
+            self.rules.choice_by_key = False
             return
-        form = self.form
-        if form is not None and self.submit_on_choice and self._submits_on_choice(form):
+        if self.submit_on_choice and self.one_selection():
             self.action_submit()  # a choice by other means (a click, more than ten options)
 
     def _image_url(self) -> str | None:
@@ -926,8 +916,7 @@ class WorkScreen(AppScreen):
         # A text field keeps the keys typed into it: its changes are the worker's activity.
         self._worker_active()
         form = self.form
-        if self.message.startswith(NOT_SENT) and form is not None and not form.problems():
-            self.message = ""  # fixed: the word about what was wrong goes with it
+        if form is not None and self.rules.typed(form.problems):
             self._show_status()
 
     def _idle(self, now: datetime) -> bool:
@@ -938,15 +927,7 @@ class WorkScreen(AppScreen):
         if self.last_submission is None or self.qd.outbox is None:
             return
         entry_id, task = self.last_submission
-        if self.message not in (held_message(task.id), retried_message(task.id)):
-            return
-        state = self.qd.outbox.state_of(entry_id)
-        if state is None:
-            self.message = f"Task {task.id} sent."
-        elif state == "unsent":
-            self.message = retried_message(task.id)
-        elif state == "failed":
-            self.message = ""  # the refusal is its own notification, with the values typed
+        self.rules.outbox_said(task.id, self.qd.outbox.state_of(entry_id))
 
     def _show_status(self) -> None:
         if not self.is_attached:
@@ -959,7 +940,7 @@ class WorkScreen(AppScreen):
             self.clock.now(),
             unsent=self.qd.outbox.unsent if self.qd.outbox is not None else 0,
             submit_on_choice=self.submit_on_choice,
-            message=" ".join(part for part in (self.message, self.refusal) if part),
+            message=self.rules.said(),
         )
 
 
