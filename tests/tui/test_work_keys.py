@@ -216,7 +216,7 @@ async def test_keys_typed_while_stopped_and_read_after_the_next_task_is_painted_
         await on_the_second_task(app, pilot, queue, first, second)
         continued = key_time()
         app.keys_read.continued(continued)  # what the SIGCONT handler records ...
-        work(app).shown_at = continued + 0.001  # ... then the main thread paints, then the key is read
+        work(app).rules.shown_at = continued + 0.001  # ... then the main thread paints, then the key is read
         await asyncio.sleep(0.02)
         await pilot.press("2")
         await settle(app, pilot)
@@ -229,7 +229,7 @@ async def test_keys_typed_while_stopped_and_read_after_the_next_task_is_painted_
         # Continued with nothing waiting in the terminal, then the task painted: the first key read
         # after it was typed after the paint, however soon, and counts.
         app.keys_read.continued(key_time(), keys_waiting=False)
-        work(app).shown_at = key_time()
+        work(app).rules.shown_at = key_time()
         await asyncio.sleep(0.02)
         await pilot.press("1")
         await settle(app, pilot)

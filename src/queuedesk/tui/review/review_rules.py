@@ -5,9 +5,13 @@ Tested in the fast tier (`tests/unit/test_review_rules.py`)."""
 
 from typing import Any, Protocol
 
+from queuedesk.api.models import Block
+from queuedesk.api.terminal_text import shown_on_one_line
+from queuedesk.tui.present import block_value
 from queuedesk.tui.review.review_session import Verdict
 from queuedesk.tui.work.task_rules import TaskRules, TaskView, held_message
 
+CHANGED = "-review-changed"  # the class of a field whose answer the reviewer changed
 VERDICT_KEYS = {"accept": "“a”", "redo": "“x”", "edit": "“e”", "note": "“n”"}
 SAID: dict[Verdict, str] = {"accept": "accepted", "correct": "corrected", "redo": "sent back to be redone"}
 NOTHING_CHANGED = "Nothing changed: e edits the answers, a accepts them as they are."
@@ -54,6 +58,16 @@ def review_applies(
     return rules.applies(action, parameters, view)
 
 
+def verdict_values(
+    verdict: Verdict, values: dict[str, Any], original: dict[str, Any]
+) -> dict[str, Any] | None:
+    """What is kept with a verdict: the values on screen for a correction, the worker's otherwise
+    (an undo shows them again); None for an accept with answers changed (it would drop the changes)."""
+    if verdict == "accept" and changes(values, original):
+        return None
+    return values if verdict == "correct" else {block_id: original.get(block_id) for block_id in values}
+
+
 def verdict_said(rules: TaskRules, last_verdict: tuple[int, Verdict] | None) -> str:
     """The status line's second line: "sent in 5 s" says which verdict was held."""
     message = rules.message
@@ -81,3 +95,26 @@ def note_dialog(then: Verdict | None) -> tuple[str, str]:
     if then == "redo":
         return "Send back to be redone", "Why? The worker reads this with the task. Enter sends it."
     return "Note on this review", "The worker reads it with the verdict. Enter keeps it."
+
+
+def details(
+    task_line: str,
+    *,
+    editing: bool,
+    in_a_field: bool,
+    note: str | None,
+    blocks: list[Block],
+    values: dict[str, Any],
+    original: dict[str, Any],
+) -> str:
+    """The lines above the form: who did the task (`task_line`), what the keys do now, the note
+    written, and each answer changed beside the worker's (text from outside shown on its own lines)."""
+    lines = [task_line, keys_line(editing=editing, in_a_field=in_a_field)]
+    if note:
+        lines.append(f"Note: {note}")
+    by_id = {block.id: block for block in blocks}
+    for block_id in changes(values, original):
+        block = by_id[block_id]
+        now, was = block_value(block, values[block_id]), block_value(block, original.get(block_id))
+        lines.append(f"Changed {block.name}: {now} (was {was})")
+    return shown_on_one_line("\n".join(lines)).replace("␊", "\n")
