@@ -17,6 +17,7 @@ from textual.worker import Worker
 from queuedesk.api import errors
 from queuedesk.api.models import AssignedTask, Queue, QueueDetail
 from queuedesk.tui.base import AppScreen
+from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.panes.task_pane import TaskPane
 from queuedesk.tui.widgets.instructions import Instructions
 from queuedesk.tui.work.journal import Entry
@@ -304,8 +305,6 @@ class TaskLoop:
         form, focused = self.pane.form, self.screen.focused
         if form is not None and self.pane.ready and form.leave_field():
             return
-        from queuedesk.tui.forms.options import OptionsEditor
-
         if isinstance(focused, OptionsEditor) and focused.filtering:
             self.screen.run_worker(focused.close_filter(), exit_on_error=False)
             return
