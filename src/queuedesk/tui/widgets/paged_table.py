@@ -377,10 +377,13 @@ class PagedTable(ScrollView, can_focus=True):
         current = self.item_at_cursor()
         cursor_key = self.key_of(current) if current is not None else None
         line = self._cursor - int(self.scroll_y)  # where the cursor is on screen: it stays there
+        # A list followed at its head (the cursor on its first row) stays at its head: rows that
+        # arrive there (a live log, newest first) are shown, not pushed up out of view.
+        at_head = offset == 0 and self.start == 0 and self._cursor == 0
         fresh = self._fresh(items, [])
         self._set_window(offset, fresh)
         keys = [self.key_of(item) for item in fresh]
-        row = keys.index(cursor_key) if cursor_key in keys else 0
+        row = keys.index(cursor_key) if cursor_key in keys and not at_head else 0
         self._cursor = row
         self.scroll_to(y=max(0, row - max(0, line)), animate=False)
         self._show_cursor()
