@@ -41,7 +41,7 @@ from queuedesk.tui.views.worker_pick import WorkerPick
 from queuedesk.tui.widgets.app_footer import AppFooter
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.instructions import Instructions
-from queuedesk.tui.widgets.paged_table import Page, PagedTable
+from queuedesk.tui.widgets.paged_table import Page, PagedTable, failure_line
 from queuedesk.tui.widgets.row_table import RowTable
 
 # s on the Completed tab: each sort's column (for its ▲/▼) and whether it starts ascending.
@@ -362,6 +362,11 @@ class QueueScreen(AppScreen):
                 "Not allowed: this key may not read completed tasks here (403), so none are shown. Ask an admin."
             )
             return
+        if self.history.failure is not None:
+            self.query_one("#history-note", Static).update(
+                f"Completed tasks {failure_line(self.history.failure)}"
+            )
+            return
         order = HISTORY_SORT_NOTES[self.history_sort][self.oldest_first]
         text = tasks(total) + (f" ({', '.join(parts)})" if parts else "") + order
         if self.history.items:
@@ -395,8 +400,8 @@ class QueueScreen(AppScreen):
 
     @on(PagedTable.Failed)
     def _failed(self, event: PagedTable.Failed) -> None:
-        if event.table.id == "history" and isinstance(event.error, errors.Forbidden):
-            self.history_forbidden = True
+        if event.table.id == "history":
+            self.history_forbidden = isinstance(event.error, errors.Forbidden)
             self._show_history_note()
         self.qd.report(event.error, doing="Loading tasks")
 
