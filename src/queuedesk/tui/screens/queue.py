@@ -470,6 +470,13 @@ class QueueScreen(AppScreen):
         """The session's role changed: the Stats and Webhook tabs and a worker's own history follow it."""
         tabs = self.query_one("#queue-tabs", TabbedContent)
         watching = self.session.can_watch
+        # A worker's own feedback and the reviews of everyone are two views: the tab is made anew,
+        # last (after the Stats and Webhook tabs, as the screen composes them).
+        feedback = self.query(FeedbackView).first(FeedbackView) if self.query(FeedbackView) else None
+        if feedback is not None and feedback.own == watching:
+            if tabs.active == "tab-feedback":
+                tabs.active = "tab-pending"
+            await tabs.remove_pane("tab-feedback")
         for pane, title, view in (
             ("tab-stats", "Stats", lambda: StatsView(self.queue.id, id="stats")),
             ("tab-webhook", "Webhook", lambda: WebhookView(self.queue.id, id="webhook")),
@@ -481,6 +488,15 @@ class QueueScreen(AppScreen):
                 await tabs.remove_pane(pane)
             elif watching and not present:
                 await tabs.add_pane(TabPane(title, view(), id=pane))
+        if feedback is not None and feedback.own == watching:
+            own = not watching
+            await tabs.add_pane(
+                TabPane(
+                    "Feedback" if own else "Reviews",
+                    FeedbackView(self.queue.id, own=own, id="feedback"),
+                    id="tab-feedback",
+                )
+            )
         worker = self.session.role == "worker"
         if worker != (self.filters.get("completed_by") == "me"):
             if worker:

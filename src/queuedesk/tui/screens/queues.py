@@ -62,12 +62,11 @@ class QueuesScreen(AppScreen):
         )
         self.poller.start()
         self.table.focus()
-        self.qd.outbox_changed_listeners.append(self.refresh_bindings)  # "Refused work" comes and goes
+        # "Refused work" comes and goes.
+        self.qd.outbox_changed.subscribe(self, lambda _: self.refresh_bindings(), immediate=True)
 
     def on_unmount(self) -> None:
         self.poller.stop()
-        if self.refresh_bindings in self.qd.outbox_changed_listeners:
-            self.qd.outbox_changed_listeners.remove(self.refresh_bindings)
 
     def on_screen_resume(self) -> None:
         if hasattr(self, "poller"):

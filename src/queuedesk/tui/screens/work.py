@@ -165,7 +165,7 @@ class WorkScreen(AppScreen):
     def on_mount(self) -> None:
         self.submit_on_choice = self.qd.settings.submit_on_choice
         self._waiting.display = False
-        self.qd.outbox_changed_listeners.append(self._show_status)
+        self.qd.outbox_changed.subscribe(self, lambda _: self._show_status(), immediate=True)
         self._tick()
         self._open()
 
@@ -173,8 +173,6 @@ class WorkScreen(AppScreen):
         for timer in (self._heartbeat, self._poll):
             if timer is not None:
                 timer.stop()
-        if self._show_status in self.qd.outbox_changed_listeners:
-            self.qd.outbox_changed_listeners.remove(self._show_status)
 
     @property
     def _outbox(self) -> Outbox:
