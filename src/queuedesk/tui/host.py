@@ -52,6 +52,9 @@ class AppHost(Protocol):
     def report(self, exc: BaseException, *, doing: str = "") -> None:
         """The one place failures become notifications."""
 
+    def server_answered(self) -> None:
+        """A refresh got an answer (the next outage is said again; the role is read again)."""
+
     async def connect(self, target: "Target") -> "Session": ...
 
     async def start_session(self, session: "Session") -> None: ...

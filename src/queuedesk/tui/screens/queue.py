@@ -165,7 +165,7 @@ class QueueScreen(AppScreen):
         if self.session.me is not None and self.session.me.role == "worker":
             self.filters["completed_by"] = "me"
         self.poller = Poller(
-            self, self.clock, self.qd.settings.refresh_seconds, self._fetch, self._show_status
+            self, self.qd, self.clock, self.qd.settings.refresh_seconds, self._fetch, self._show_status
         )
         self.poller.start()
         self.query_one(PendingView).start()

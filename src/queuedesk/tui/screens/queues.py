@@ -58,7 +58,7 @@ class QueuesScreen(AppScreen):
         self.query_one("#queues-empty").display = False
         self.table.loading = True
         self.poller = Poller(
-            self, self.clock, self.qd.settings.refresh_seconds, self._fetch, self._show_status
+            self, self.qd, self.clock, self.qd.settings.refresh_seconds, self._fetch, self._show_status
         )
         self.poller.start()
         self.table.focus()
