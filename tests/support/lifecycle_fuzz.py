@@ -179,14 +179,18 @@ def place(app: QueueDeskApp) -> str:
     return name
 
 
-def keys_offered(screen: Screen[Any]) -> list[str]:
-    """The keys the top screen binds now (its own, its focused widget's, the app's), one per binding."""
-    offered = []
+def keys_offered(screen: Screen[Any]) -> tuple[list[str], list[str]]:
+    """The keys the top screen binds now, one per binding: the app's own (bound by its screens,
+    dialogs, panes and the app: they open, switch and leave), then the widgets' (a table's cursor
+    keys, a field's), which the walk types less often."""
+    own: list[str] = []
+    widgets: list[str] = []
     for key, active in screen.active_bindings.items():
         if not active.enabled or key in NEVER or active.binding.action in NEVER_ACTIONS:
             continue
-        offered.append(key.split(",")[0])
-    return offered
+        ours = type(active.node).__module__.startswith("queuedesk.") or active.node is screen.app
+        (own if ours else widgets).append(key.split(",")[0])
+    return own, widgets
 
 
 class Fuzz:
@@ -196,6 +200,7 @@ class Fuzz:
         self.report = Report(seed)
         self.settings = settings or {}
         self.leads: dict[tuple[str, str], str] = {}  # (place, key) → where the key led last time
+        self.last: tuple[str, str] | None = None  # the last key typed, and where
 
     def app_for(self, role: str) -> QueueDeskApp:
         target = Target(self.env.url, self.env.keys[role], None, "fuzz")
@@ -228,12 +233,16 @@ class Fuzz:
     async def _episode(self, app: QueueDeskApp, role: str, steps: int, deadline: float | None) -> int:
         taken = 0
         quit_asked = False
+        self.last = None
         async with app.run_test(size=(self.rng.choice([80, 100, 120]), 30), notifications=True) as pilot:
             for _ in range(steps):
                 if deadline is not None and time.monotonic() > deadline:
                     break
                 self.check(app, "before a step")
                 here = place(app)
+                if self.last is not None:  # where the last key led, once its pause passed
+                    self.leads[self.last] = here
+                    self.last = None
                 self.report.transitions[here] += 1
                 taken += 1
                 self.report.steps += 1
@@ -264,18 +273,22 @@ class Fuzz:
             await self.quit(app, pilot)
             return "ctrl+q"
         screen = app.screen
-        offered = keys_offered(screen) if type(screen).__name__ not in LEAVE_ONLY else ["escape", "tab"]
-        key = self.choose(here, offered + list(EVERY_SCREEN_KEYS)) if offered else "escape"
-        if type(screen).__name__ in LEAVE_ONLY and key == "enter":
-            key = "escape"
+        if type(screen).__name__ in LEAVE_ONLY:
+            key = self.rng.choice(["escape", "escape", "tab"])
+        else:
+            own, widgets = keys_offered(screen)
+            key = self.choose(here, own + list(EVERY_SCREEN_KEYS), widgets)
         await self.press(app, pilot, key, here)
-        self.leads[here, key] = place(app)
+        self.last = (here, key)
         return "key"
 
-    def choose(self, here: str, keys: list[str]) -> str:
-        """Half the time any key; else one that led where the run has been least (or was never
-        tried here): a walk that reaches the screens a plain random one rarely does."""
-        if self.rng.random() < 0.5:
+    def choose(self, here: str, keys: list[str], others: list[str]) -> str:
+        """A tenth of the time a widget's key; else, a third of the time any of the app's keys, and
+        otherwise the one that led where the run has been least (one never tried here first): a walk
+        that reaches the screens a plain random one rarely does."""
+        if others and self.rng.random() < 0.1:
+            return self.rng.choice(others)
+        if self.rng.random() < 0.33:
             return self.rng.choice(keys)
 
         def visits(key: str) -> int:
