@@ -20,6 +20,7 @@ logged as failed).
 """
 
 import asyncio
+import copy
 import random
 import threading
 import time
@@ -107,7 +108,9 @@ def delays(seed: int, most: float) -> Callable[[], float]:
 
 
 def start_environment(db_dir: Path, seed: int, most_delay: float) -> Environment:
-    server = ServerProcess(db_dir / "fuzz.db", ["--allow-private-webhooks"], seed=ROLES_SEED).start()
+    seed_data = copy.deepcopy(ROLES_SEED)
+    seed_data["organizations"][0]["queues"] = []  # the run's queue alone: enter on the list opens it
+    server = ServerProcess(db_dir / "fuzz.db", ["--allow-private-webhooks"], seed=seed_data).start()
     proxy = DelayProxy(server.port, delays(seed, most_delay)).start()
     admin = server.client("admin")
     org = admin.get("/me").json()["organization_id"]
@@ -213,7 +216,7 @@ class Fuzz:
         while done < steps and (deadline is None or time.monotonic() < deadline):
             role = ROLES[episode % len(ROLES)]
             episode += 1
-            done += await self.episode(role, min(steps - done, self.rng.randint(20, 80)), deadline)
+            done += await self.episode(role, min(steps - done, self.rng.randint(40, 120)), deadline)
         return self.report
 
     async def episode(self, role: str, steps: int, deadline: float | None) -> int:
@@ -234,6 +237,7 @@ class Fuzz:
         taken = 0
         quit_asked = False
         self.last = None
+        on_connect = 0
         async with app.run_test(size=(self.rng.choice([80, 100, 120]), 30), notifications=True) as pilot:
             for _ in range(steps):
                 if deadline is not None and time.monotonic() > deadline:
@@ -246,12 +250,15 @@ class Fuzz:
                 self.report.transitions[here] += 1
                 taken += 1
                 self.report.steps += 1
+                on_connect = on_connect + 1 if here == "ConnectScreen" else 0
+                if on_connect > 3:  # the key was revoked: the next episode signs in with a new one
+                    break
                 event = await self.step(app, pilot, role, here)
                 self.report.events[event] += 1
                 if event == "ctrl+q":
                     quit_asked = True
                     break
-                await asyncio.sleep(self.rng.choice([0.0, 0.0, 0.05, 0.2, 0.5]))
+                await asyncio.sleep(self.rng.choice([0.0, 0.0, 0.0, 0.05, 0.3]))
             if not quit_asked:
                 await self.quit(app, pilot)
         self.check(app, "after quitting")
