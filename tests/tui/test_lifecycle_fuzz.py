@@ -6,12 +6,11 @@ QUEUEDESK_FUZZ_SEED=<seed>."""
 
 import os
 import random
-import time
 from pathlib import Path
 
 from tests.support.lifecycle_fuzz import Fuzz, start_environment
 
-SECONDS = 30.0  # the run's own time; the server's start comes on top
+STEPS = 30  # ≈12 s on a quiet machine, the server's start on top; steps, not seconds: no clock in it
 
 
 async def test_leaving_anything_at_any_moment_never_crashes_nor_freezes_the_app(tmp_path: Path) -> None:
@@ -21,10 +20,10 @@ async def test_leaving_anything_at_any_moment_never_crashes_nor_freezes_the_app(
     try:
         fuzz = Fuzz(env, seed)
         try:
-            report = await fuzz.run(steps=10_000, deadline=time.monotonic() + SECONDS)
+            report = await fuzz.run(steps=STEPS)
         finally:
             print(fuzz.report.summary())
-        assert report.steps >= 30, report.summary()
+        assert report.steps == STEPS, report.summary()
         assert not report.tracebacks and not report.frozen, report.summary()
     finally:
         env.admin.close()
