@@ -38,6 +38,7 @@ is not on a private network.
 
 PASSWORD_VARIABLE = "QUEUEDESK_WEB_PASSWORD"
 PAGE_TEMPLATES = Path(__file__).parent / "web_page"  # app_index.html, in place of textual-serve's
+SESSION_ENTRY = "queuedesk.tui.terminal.host_programs"  # the app, with no program run on the host
 LOCAL_SERVERS = ("http://127.0.0.1:8000", "http://localhost:8000")  # `queuedesk serve`'s default
 # This machine's connection: never handed to a browser session.
 HOST_CONNECTION_VARIABLES = (
@@ -125,7 +126,8 @@ def serve_web(
     environment = session_environment(dict(os.environ), demo_url, allowed_servers, image_origins)
     os.environ.clear()
     os.environ.update(environment)
-    command = f"{shlex.quote(sys.executable)} -m queuedesk"
+    # Each session's app starts behind the guard that refuses to start any program on this host.
+    command = f"{shlex.quote(sys.executable)} -m {SESSION_ENTRY}"
     where = (public_url or f"http://{host}:{port}").rstrip("/")
     secret = password or new_secret()
     address = f"{where}/" if password else f"{where}/?key={secret}"

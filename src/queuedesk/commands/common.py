@@ -98,8 +98,9 @@ def connection_from(args: argparse.Namespace) -> Connection:
 
 def client_from(args: argparse.Namespace) -> "QueueDeskClient":
     from queuedesk.api.client import QueueDeskClient
+    from queuedesk.api.setting_names import COMMAND_LINE
 
-    return QueueDeskClient(connection=connection_from(args))
+    return QueueDeskClient(connection=connection_from(args), setting_names=COMMAND_LINE)
 
 
 def fail(message: str, code: int) -> int:
