@@ -16,6 +16,7 @@ from sqlalchemy import Connection
 from queuedesk.api.blocks import first_problems, task_data_problems
 from queuedesk.server.http import serialize
 from queuedesk.server.rules import claiming
+from queuedesk.server.rules.read_only import changed_read_only_values
 from queuedesk.server.rules.refusals import (
     AlreadyCompleted,
     ClaimLimit,
@@ -125,6 +126,7 @@ def checked_completion(queue: QueueRecord, current: dict[str, Any], data: dict[s
     problems = first_problems(
         itertools.chain(
             task_data_problems(queue.blocks, data, allow_empty=True),
+            changed_read_only_values(queue.blocks, current, data),
             (
                 p
                 for p in task_data_problems(queue.blocks, merged, enforce_required=True, allow_empty=True)
