@@ -155,9 +155,8 @@ def complete(
     """B7: the holder completes the task with values that, merged over its own, fill every required block."""
     held = _held(conn, queue.id, task_id, principal)
     merged = checked_completion(queue, held.data, data)
-    tasks.mark_completed(conn, task_id, merged, principal.email, now)
+    row = tasks.mark_completed(conn, queue, task_id, held, merged, principal.email, now)
     drafts.drop_for_task(conn, task_id)
-    row = _found(conn, queue.id, task_id)
     # The count, the draw and the event are part of the completion: all commit, or nothing does.
     counted = tasks.count_completion(conn, queue.id)
     if drawn_for_review(task_id, counted.review_percent):
