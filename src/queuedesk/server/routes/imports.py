@@ -184,7 +184,8 @@ async def stage_chunk(request: Request, caller: QueueCaller) -> Response:
     if problems:
         raise invalid(problems)
     items = [item["data"] for item in body["tasks"]]
-    staged = await db.write(imports.stage, caller.queue, session_id, body["offset"], items, utcnow())
+    # Thousands of rows: a long write (on SQLite in the writer process, beside others' reads).
+    staged = await db.long_write(imports.stage, caller.queue, session_id, body["offset"], items, utcnow())
     if staged is None:
         raise _missing(session_id)
     if staged.status == "committed":
