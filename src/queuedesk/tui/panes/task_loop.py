@@ -54,14 +54,12 @@ class TaskLoop:
 
     def start(self) -> None:
         """The screen is mounted: the status line follows the outbox, the clock ticks, the queue opens."""
-        self.screen.qd.outbox_changed_listeners.append(self.pane.show_status)
+        self.screen.qd.outbox_changed.subscribe(self.pane, lambda _: self.pane.show_status(), immediate=True)
         self.tick()
         self.screen.run_worker(self._open(), group="work-open", exclusive=True)
 
     def stop(self) -> None:
         self.work.timers.stop_all()
-        if self.pane.show_status in self.screen.qd.outbox_changed_listeners:
-            self.screen.qd.outbox_changed_listeners.remove(self.pane.show_status)
 
     # --- loading tasks -------------------------------------------------------------------------------
 
