@@ -51,7 +51,7 @@ _KINDS: list[tuple[_Kind, str, str, str]] = [
         (errors.WrongOrganization, session.KeyNotInOrganization),  # the server's word, or /me's
         "Wrong organization",
         "error",
-        "Check the organization id of the profile (or --org).",
+        "Check the organization id you connected with (the profile's org).",
     ),
     (
         errors.Forbidden,
