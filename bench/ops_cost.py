@@ -77,7 +77,7 @@ def parent(args: argparse.Namespace) -> None:
         flush=True,
     )
     with tempfile.TemporaryDirectory() as tmp:
-        db_url, queue = prepare(sys.executable, Path(tmp) / "db")
+        db_url, queue = prepare(sys.executable, ROOT, Path(tmp) / "db")
         for round_ in range(1, args.rounds + 1):
             for mode in MODES if round_ % 2 else MODES[::-1]:
                 got = run_child(mode, db_url, queue, args, Path(tmp) / f"{mode}.log")
