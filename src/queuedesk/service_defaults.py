@@ -10,5 +10,9 @@ DEFAULT_BODY_TIMEOUT = 30.0  # seconds for a body (at most 1 MiB) once its heade
 DEFAULT_KEEP_ALIVE_TIMEOUT = 5.0  # seconds an idle kept-alive connection stays open
 DEFAULT_MAX_CONNECTIONS = 2048
 DEFAULT_RATE_LIMIT = 1000  # requests per second per API key (bursts of twice as many)
+# Requests in flight per API key: a worker holds at most 3 claims (a heartbeat, a completion, a draft
+# each at once) and the app reads a handful of lists in parallel; 8 leaves room for both and bounds
+# what one key makes the server hold (8 answers of at most 4 MiB each).
+DEFAULT_MAX_IN_FLIGHT = 8
 DEFAULT_AUTH_FAILURE_LIMIT = 10  # failed authentications per second per client address (bursts of 5N)
 DEFAULT_FORWARDED_ALLOW_IPS = "127.0.0.1,::1"  # proxies whose X-Forwarded-For names the client

@@ -161,6 +161,14 @@ def _add_limits(serve: argparse.ArgumentParser) -> list[argparse.Action]:
             help=f"requests per second per API key, bursts of 2N (default {defaults.DEFAULT_RATE_LIMIT})",
         ),
         limits.add_argument(
+            "--max-in-flight",
+            type=_rate,
+            default=defaults.DEFAULT_MAX_IN_FLIGHT,
+            metavar="off|N",
+            help="requests one API key may have being answered at once; beyond, 429 "
+            f"(default {defaults.DEFAULT_MAX_IN_FLIGHT})",
+        ),
+        limits.add_argument(
             "--auth-failure-limit",
             type=_positive,
             default=defaults.DEFAULT_AUTH_FAILURE_LIMIT,

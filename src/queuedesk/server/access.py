@@ -12,6 +12,7 @@ from starlette.requests import Request
 
 from queuedesk.server.access_cache import AccessCache
 from queuedesk.server.http.http_errors import forbidden, not_authenticated, not_found
+from queuedesk.server.http.in_flight import InFlight
 from queuedesk.server.http.plumbing import header
 from queuedesk.server.http.rate_limits import RateLimits, client_address
 from queuedesk.server.jobs.usage import UsageRecorder
@@ -108,7 +109,7 @@ async def _caller(
     request: Request, org_id: int | None, queue_id: int | None, task_id: int | None
 ) -> _Found | None:
     """The caller, within the rate limits (429): failed authentications per address, requests per
-    key. From the cache while the access version stands still, else from the database."""
+    key, requests in flight per key (the slot taken here is given back by the ASGI core). From the cache while the access version stands still, else from the database."""
     key_hash = accounts.hash_key(api_key(request))
     state = request.app.state
     limits: RateLimits = state.rate_limits
@@ -136,6 +137,9 @@ async def _caller(
         if usage.due_for(found.principal):  # once a minute per key
             await usage.record(db, found.principal)
     limits.settle(address, key_hash, found.principal.user_id if found is not None else None)
+    if found is not None:
+        in_flight: InFlight = state.in_flight
+        in_flight.enter(request.scope, key_hash)
     return found
 
 

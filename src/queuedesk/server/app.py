@@ -16,6 +16,7 @@ from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access_cache import AccessCache
 from queuedesk.server.http.asgi import App, envelope
 from queuedesk.server.http.http_errors import error
+from queuedesk.server.http.in_flight import InFlight
 from queuedesk.server.http.plumbing import too_large
 from queuedesk.server.http.rate_limits import RateLimits
 from queuedesk.server.http.route_table import router
@@ -70,6 +71,7 @@ def create_app(settings: Settings) -> App:
         app.state.usage = UsageRecorder()
         await app.state.db.write(imports.drop_expired, utcnow())  # and again whenever an import opens
         app.state.rate_limits = RateLimits(settings.rate_limit, settings.auth_failure_limit)
+        app.state.in_flight = InFlight(settings.max_in_flight)
         app.state.dispatcher = Dispatcher(
             app.state.db,
             allow_private=settings.allow_private_webhooks,

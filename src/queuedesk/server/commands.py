@@ -67,6 +67,7 @@ LIMITS = (
     "keep_alive_timeout",
     "max_connections",
     "rate_limit",
+    "max_in_flight",
     "auth_failure_limit",
     "forwarded_allow_ips",
 )

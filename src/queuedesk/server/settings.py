@@ -16,6 +16,7 @@ from queuedesk.service_defaults import (
     DEFAULT_KEEP_ALIVE_TIMEOUT,
     DEFAULT_LEASE_SECONDS,
     DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_PORT,
     DEFAULT_RATE_LIMIT,
 )
@@ -52,6 +53,7 @@ class Settings:
     keep_alive_timeout: float = DEFAULT_KEEP_ALIVE_TIMEOUT
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     rate_limit: int | None = DEFAULT_RATE_LIMIT  # requests per second per key; None: no limit
+    max_in_flight: int | None = DEFAULT_MAX_IN_FLIGHT  # requests being answered at once per key
     auth_failure_limit: int = DEFAULT_AUTH_FAILURE_LIMIT  # failed authentications per second per address
     forwarded_allow_ips: str = DEFAULT_FORWARDED_ALLOW_IPS
     # GET /metrics answers to `Authorization: Bearer <metrics_token>`; None: /metrics is a 404.

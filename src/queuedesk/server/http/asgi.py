@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from starlette.datastructures import State
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from queuedesk.server.http.http_errors import ServiceError, answer, error
+from queuedesk.server.http.in_flight import SLOT, release
 from queuedesk.server.http.plumbing import JSONResponse
 from queuedesk.server.ops.requests import UNMATCHED, RequestObserver, request_id
 from queuedesk.server.rules.refusals import DomainError
@@ -34,7 +35,10 @@ Lifespan = Callable[["App"], AbstractAsyncContextManager[None]]
 ID = None  # what an id segment becomes in a route's key: no path segment (a string) can equal it
 MAX_ID_DIGITS = 18  # ids fit a signed 64-bit column
 ROUTE_CACHE = 4096
-NO_PARAMS: dict[str, int] = {}  # paths recently matched (workers repeat the same few queue paths)
+NO_PARAMS: dict[str, int] = {}
+HELD_ABOVE = (
+    64 * 1024
+)  # the transport's high-water mark: a smaller answer never waits on its client  # paths recently matched (workers repeat the same few queue paths)
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,23 @@ class Router:
         return target.endpoint, {name: int(segments[i]) for i, name in target.params}, target.path
 
 
+def _until_taken(send: Send) -> Send:
+    """`send` for a request holding a key's slot: an answer too large for the transport's buffer
+    is handed over as all but its last byte, then the last byte, which the server sends once the
+    client has taken the rest (or is gone): the slot is held while the answer is."""
+
+    async def sending(message: Message) -> None:
+        body = message.get("body", b"")
+        if message["type"] != "http.response.body" or message.get("more_body") or len(body) <= HELD_ABOVE:
+            await send(message)
+            return
+        whole = memoryview(body)
+        await send({"type": "http.response.body", "body": whole[:-1], "more_body": True})
+        await send({"type": "http.response.body", "body": whole[-1:], "more_body": False})
+
+    return sending
+
+
 def envelope(exc: ServiceError) -> Response:
     return JSONResponse(exc.envelope(), status_code=exc.status, headers=exc.headers)
 
@@ -151,8 +172,9 @@ class App:
                 response = await self._on_error(request, exc)
             response.raw_headers.append((b"x-request-id", rid))
             status = response.status_code
-            await response(scope, receive, send)
+            await response(scope, receive, send if SLOT not in scope else _until_taken(send))
         finally:
+            release(scope)
             if self.observer is not None:
                 self.observer.finished(
                     scope["method"],
