@@ -104,21 +104,31 @@ class Router:
         return target.endpoint, {name: int(segments[i]) for i, name in target.params}, target.path
 
 
-def _until_taken(send: Send) -> Send:
-    """`send` for a request holding a key's slot: an answer too large for the transport's buffer
-    is handed over as all but its last byte, then the last byte, which the server sends once the
-    client has taken the rest (or is gone): the slot is held while the answer is."""
+class _HeldSend:
+    """`send` for a request holding a key's slot. A large answer's last message is handed over as
+    not the last; `finish` ends it once the transport has room again (the client took all but the
+    transport's low-water mark of it, or is gone), so the slot is held while the answer is, and
+    meanwhile the answer's bytes are held once (in the transport's buffer), not also by the Response."""
 
-    async def sending(message: Message) -> None:
-        body = message.get("body", b"")
-        if message["type"] != "http.response.body" or message.get("more_body") or len(body) <= HELD_ABOVE:
-            await send(message)
-            return
-        whole = memoryview(body)
-        await send({"type": "http.response.body", "body": whole[:-1], "more_body": True})
-        await send({"type": "http.response.body", "body": whole[-1:], "more_body": False})
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self._unfinished = False
 
-    return sending
+    async def send(self, message: Message) -> None:
+        if (
+            message["type"] == "http.response.body"
+            and not message.get("more_body")
+            and len(message.get("body", b"")) > HELD_ABOVE
+        ):
+            message = {**message, "more_body": True}
+            self._unfinished = True
+        await self._send(message)
+
+    async def finish(self) -> None:
+        if self._unfinished:
+            # The transport paused writing when the body went over its high-water mark: the server
+            # awaits its drain before this write (or the connection's loss).
+            await self._send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def envelope(exc: ServiceError) -> Response:
@@ -172,7 +182,13 @@ class App:
                 response = await self._on_error(request, exc)
             response.raw_headers.append((b"x-request-id", rid))
             status = response.status_code
-            await response(scope, receive, send if SLOT not in scope else _until_taken(send))
+            if SLOT not in scope:
+                await response(scope, receive, send)
+            else:
+                held = _HeldSend(send)
+                await response(scope, receive, held.send)
+                del response  # its body is in the transport's buffer now; not kept twice meanwhile
+                await held.finish()
         finally:
             release(scope)
             if self.observer is not None:
