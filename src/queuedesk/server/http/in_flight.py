@@ -1,9 +1,9 @@
 """Requests in flight per API key: how many answers one key may have the server working on at once.
 
 A key's request takes a slot once the key is known (after the rate limits) and gives it back when
-its answer has been sent: for an answer larger than the transport's buffer, once all but its last
-byte has left the buffer (the client took it, or the connection was lost or cut off by the send
-check), not when it was handed to the transport. So a key can make the server hold at most
+its answer has been sent: for an answer larger than the transport's buffer, once the buffer is
+back under its low-water mark (the client took the answer, or the connection was lost or cut off
+by the send check), not when it was handed to the transport. So a key can make the server hold at most
 `per_key` answers (each page at most 4 MiB) however many connections it opens, and a client that
 never reads holds its slot until the send check cuts it off. The slot is given back in the ASGI
 core's `finally`, on every path: an answer, an error, a client gone.
