@@ -33,7 +33,7 @@ def key_width(key: Any, *, compact: bool) -> int:
     shown = cell_len(key.key_display)
     described = cell_len(key.description) + 1 if key.description else 0
     if key.has_class("-command-palette"):
-        return 1 + 1 + shown + 1 + described + (0 if compact else 1)  # its left border, padding
+        return 1 + shown + described + 1  # its left border, its right padding (as Textual draws it)
     return shown + described + 1 if compact else 1 + shown + 1 + described
 
 
