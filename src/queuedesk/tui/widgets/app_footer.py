@@ -44,7 +44,7 @@ def fitted(widgets: list[Widget], width: int, kept: set[str], *, compact: bool) 
     used = sum(key_width(key, compact=compact) for key in keys)
     dropped: set[int] = set()
     for key in reversed(keys):
-        if used <= width:
+        if used - 1 <= width:  # the last key's trailing cell may be cut (or lie under the palette's border)
             break
         if key.action in kept or key.key in ALWAYS_SHOWN_KEYS or key.has_class("-command-palette"):
             continue
