@@ -174,7 +174,8 @@ class QueueScreen(AppScreen):
         self._show_history_note()
 
     def on_unmount(self) -> None:
-        self.poller.stop()
+        if hasattr(self, "poller"):  # taken down before it was mounted (the app quit while it opened)
+            self.poller.stop()
 
     def on_screen_resume(self) -> None:
         if hasattr(self, "poller"):
