@@ -2,7 +2,12 @@
 or the queue shown). Each opens another screen, so each is a priority binding: the screen opens as
 the key is read, and the keys typed after it go there (`opens_a_screen` in `tui/base.py`)."""
 
+from collections.abc import Callable
+
 from textual.binding import Binding, BindingType
+
+from queuedesk.api.models import Queue
+from queuedesk.tui.base import AppScreen, opens_a_screen
 
 
 def keys_for_a_queue(scope: str) -> list[BindingType]:
@@ -15,3 +20,43 @@ def keys_for_a_queue(scope: str) -> list[BindingType]:
         Binding("n", "create", "New task", id=f"{scope}.create", priority=True),
         Binding("F", "flush", "Flush", id=f"{scope}.flush", priority=True),
     ]
+
+
+class QueueKeys(AppScreen):
+    """The actions of `keys_for_a_queue` (and `E`) for a screen that says which queue is at hand: a
+    base of screens, like AppScreen, that composes nothing."""
+
+    def queue_at_hand(self) -> Queue | None:
+        raise NotImplementedError
+
+    def after_flush(self) -> None:
+        """What the screen reads again once the queue was flushed."""
+
+    def _open(self, opener: Callable[[Queue], None]) -> None:
+        queue = self.queue_at_hand()
+        if queue is not None:
+            opener(queue)
+
+    @opens_a_screen("w")
+    def action_work(self) -> None:
+        self._open(self.qd.open_work)
+
+    @opens_a_screen("w")
+    def action_no_claiming(self) -> None:
+        self._open(self.qd.open_work)  # on a basic server: says there is no claiming there
+
+    @opens_a_screen("v")
+    def action_review(self) -> None:
+        self._open(self.qd.open_review)
+
+    @opens_a_screen("n")
+    def action_create(self) -> None:
+        self._open(self.qd.open_create_task)
+
+    @opens_a_screen("E")
+    def action_edit_queue(self) -> None:
+        self._open(self.qd.open_queue_editor)
+
+    @opens_a_screen("F")
+    def action_flush(self) -> None:
+        self._open(lambda queue: self.qd.open_flush(queue, on_done=self.after_flush))
