@@ -288,7 +288,7 @@ def test_flush_needs_yes_then_deletes_pending_only(cli, admin, clients, org_id, 
 
     again = cli("flush", str(queue["id"]), "--yes")
     assert again.code == 0, again
-    assert "0 pending task(s) deleted" in again.out
+    assert "0 pending tasks deleted" in again.out
 
 
 def test_flush_forbidden_for_a_worker(cli, admin, org_id, queue) -> None:
@@ -324,6 +324,13 @@ def test_webhook_set_get_remove(cli, admin, org_id, queue) -> None:
     assert removed.code == 0, removed
     assert removed.json() == {"queue_id": queue["id"], "target": ""}
     assert admin.get(f"{qpath}/webhook").json() == {"target": ""}
+    admin.put(f"{qpath}/webhook", json={"target": target})
+    said = cli("webhook", "remove", str(queue["id"]))
+    assert (
+        said.out.strip() == f"Removed the webhook of queue {queue['id']} {queue['name']!r} (it was {target})."
+    )
+    again = cli("webhook", "remove", str(queue["id"]))
+    assert again.out.strip() == f"Queue {queue['id']} {queue['name']!r} had no webhook: nothing was removed."
     none = cli("webhook", "get", str(queue["id"]))
     assert none.out.strip() == f"(queue {queue['id']} {queue['name']!r} has no webhook)"
 
@@ -559,7 +566,7 @@ def read_export_csv(path: Path) -> list[dict[str, str]]:
 def test_export_csv_content(exports, admin, org_id) -> None:
     run = exports.runs[("csv", BIG)]
     assert run.result.code == 0, run.result
-    assert f"Exported {BIG} completed task(s) of queue {run.queue['id']}" in run.result.err
+    assert f"Exported {BIG:,} completed tasks of queue {run.queue['id']}" in run.result.err
     rows = read_export_csv(run.path)
     assert len(rows) == BIG
     assert list(rows[0]) == ["id", "status", "created_at", "completed_at", "completed_by", "source"] + [
@@ -634,7 +641,7 @@ def test_export_to_stdout_is_the_same_csv(exports, server, org_id) -> None:
     assert done.stdout == run.path.read_bytes()
     assert (
         done.stderr.decode()
-        == f"Exported {SMALL} completed task(s) of queue {run.queue['id']} 'Export Small'.\n"
+        == f"Exported {SMALL:,} completed tasks of queue {run.queue['id']} 'Export Small'.\n"
     )
 
 
@@ -780,7 +787,7 @@ def test_export_filters_on_a_queuedesk_server(cli, admin, clients, org_id, queue
     )  # fmt: skip
     assert result.code == 0, result
     assert [json.loads(line)["id"] for line in result.out.splitlines()] == [done[2]["id"]]
-    assert result.err.strip().startswith("Exported 1 completed task(s)")
+    assert result.err.strip().startswith("Exported 1 completed task of")
     bad = cli("export", str(queue["id"]), "--end-date", "soon")
     assert bad.code == 2 and "'soon' is not an ISO 8601 date" in bad.err, bad
 
@@ -831,7 +838,7 @@ def test_progress_is_a_rich_bar_on_a_terminal(server, admin, org_id, tmp_path) -
     assert "Exporting 'Progress Bar'" in text and "3000/3000" in text, text
     assert "tasks/s" in text and "━" in text, text
     assert TIME_LEFT.search(text), f"no time left shown: {text}"
-    assert "Exported 3000 completed task(s)" in text
+    assert "Exported 3,000 completed tasks" in text
 
 
 def test_import_progress_is_a_rich_bar_on_a_terminal(server, admin, org_id, queue, tmp_path) -> None:

@@ -57,5 +57,5 @@ def test_reimport_after_a_flush_says_the_tasks_are_gone_and_again_imports_anew(
     assert n_pending(admin, org_id, queue["id"]) == 0
 
     anew = cli(*command, "--again")
-    assert anew.code == 0 and "Imported 5 task(s)" in anew.out, anew
+    assert anew.code == 0 and "Imported 5 tasks" in anew.out, anew
     assert n_pending(admin, org_id, queue["id"]) == 5

@@ -68,7 +68,7 @@ def test_create_from_json_with_a_webhook(cli, admin, org_id, tmp_path) -> None:
     path = write(tmp_path, "receipts.json", json.dumps(document))
     result = cli("queue", "create", str(path))
     assert result.code == 0, result
-    assert "Created queue" in result.out and "'Receipts from JSON' with 1 block(s)" in result.out
+    assert "Created queue" in result.out and "'Receipts from JSON' with 1 block." in result.out
     queue_id = int(result.out.split()[2])
     assert detail(admin, org_id, queue_id)["data"] == document["blocks"]
     assert admin.get(f"/orgs/{org_id}/queues/{queue_id}/webhook").json()["target"] == document["webhook"]
@@ -127,9 +127,9 @@ def test_edit_of_a_queue_with_tasks_says_what_happens_and_needs_yes(cli, admin, 
 
     refused = cli("queue", "edit", queue["name"], str(path))
     assert refused.code == 2, refused
-    assert "has 1 task(s) (1 pending)" in refused.err
+    assert "has 1 task (1 pending)" in refused.err
     assert "Removed: Paragraph (paragraph)" in refused.err
-    assert "Category (category) loses option(s) red" in refused.err
+    assert "Category (category) loses option red" in refused.err
     assert "nothing was changed. Add --yes" in refused.err
     assert [b["id"] for b in detail(admin, org_id, queue["id"])["data"]] == [b["id"] for b in queue["data"]]
 

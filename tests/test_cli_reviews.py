@@ -50,7 +50,7 @@ def test_reviews_list_shows_verdicts_changes_and_notes(cli, admin, worker, org_i
     assert "corrected" in rows[ids[1]] and "category: 'red' -> 'blue'" in rows[ids[1]]
     assert "It is blue, clearly" in rows[ids[1]]
     assert "redone" in rows[ids[2]] and "Look again" in rows[ids[2]]
-    assert lines[-1] == f"3 review(s) in queue {queue['id']} {name!r}; shown: 1-3."
+    assert lines[-1] == f"3 reviews in queue {queue['id']} {name!r}; shown: 1-3."
     corrected = cli("reviews", "list", name, "--verdict", "correct", "--json")
     assert corrected.code == 0, corrected
     assert [t["id"] for t in corrected.json()["tasks"]] == [ids[1]]

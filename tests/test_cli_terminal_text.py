@@ -156,4 +156,4 @@ def test_an_error_naming_a_hostile_file_is_shown_as_symbols(hostile, tmp_path: P
     )
     assert code == 2, raw
     assert obeyed_in(raw) == [], raw
-    assert "tasks␛]0;pwned-title␇.csv: column(s) 'nope'" in raw.decode()
+    assert "tasks␛]0;pwned-title␇.csv: column 'nope'" in raw.decode()

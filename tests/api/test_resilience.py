@@ -22,8 +22,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from queuedesk.api import client as client_module
 from queuedesk.api.client import QueueDeskClient, RetryPolicy
+from queuedesk.api.client import retries as client_retries
 from queuedesk.api.errors import ConnectionFailed, RateLimited, ServerError, Timeout
 from tests.fill import fill_completed
 from tests.support import KEYS, ServerProcess
@@ -308,7 +308,7 @@ async def test_completed_tasks_survive_one_fault(proxy, server, org_id, queue, f
 
 async def test_retry_after_zero_is_honoured(proxy, org_id, queue, monkeypatch) -> None:
     """With Retry-After: 0 the client retries at once, not after its own (here 30 s) backoff."""
-    monkeypatch.setattr(client_module.random, "uniform", lambda _low, high: high)  # no lucky jitter
+    monkeypatch.setattr(client_retries.random, "uniform", lambda _low, high: high)  # no lucky jitter
     slow = RetryPolicy(attempts=2, base_delay=30, max_delay=30)
     async with connected(proxy, org_id, retry=slow) as qd:
         proxy.then(rate_limited("0"))

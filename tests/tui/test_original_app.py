@@ -27,6 +27,7 @@ from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
 from tests.support.pilot import settled_footer
 from tests.tui.test_app import (
+    connect_problem,
     home,
     notes,
     open_flush,
@@ -71,6 +72,7 @@ async def test_the_new_task_form_refuses_what_the_original_fails_on_before_sendi
         await settle(app, pilot)
         said = "\n".join(notes(app))
         assert "Nothing was sent" in said, said
+        assert "Do what each one says" in said and "Fill them" not in said, said  # not every fix fills
         assert "saves the task and then fails" in screen_text(app), screen_text(app)
     assert further.creates == 0
 
@@ -199,3 +201,18 @@ async def test_a_basic_server_is_not_described_as_queuedesk(
         and "delivery log" not in credentials
         and "webhook secret" not in credentials
     )
+
+
+async def test_connect_names_a_plain_http_port_and_puts_the_focus_on_the_address(
+    original: OriginalService,  # noqa: F811
+    clock: ManualClock,
+) -> None:
+    """https:// to the original's plain port: the cause named as the command line names it, and the
+    focus where the fix is typed (not left on the Connect button)."""
+    url = original.url.replace("http://", "https://")
+    app = QueueDeskApp(Target(url, BASIC_TOKEN, BASIC_ORG, "test"), clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        said = await connect_problem(app, pilot, "speaks plain HTTP")
+        assert "should start with http://, not https://" in said, said
+        await settle(app, pilot)
+        assert app.focused is app.screen.query_one("#url", Input), app.focused

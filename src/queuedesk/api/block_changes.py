@@ -62,7 +62,7 @@ def impact_lines(changes: BlockChanges) -> list[str]:
         )
     for block, lost in changes.options_removed:
         lines.append(
-            f"{block.name} ({block.id}) loses option(s) {', '.join(lost)}: tasks that hold one keep it; "
+            f"{block.name} ({block.id}) loses {'option' if len(lost) == 1 else 'options'} {', '.join(lost)}: tasks that hold one keep it; "
             "a worker must choose another before completing."
         )
     return lines

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
+from typing import Any, TypeAlias
 from urllib.parse import urlsplit
 
 from queuedesk.api import entities
@@ -361,6 +361,14 @@ def _validate_settings(kind: BlockType, settings: Any, where: str) -> list[Probl
     return problems
 
 
+BlockValueCheck: TypeAlias = Callable[[Block, Any], str | None]
+
+
+def value_problem(block: Block, value: Any) -> str | None:
+    """What is wrong with a block's (non-null) value by QueueDesk's rules; None when it fits."""
+    return block_type(block.type).check_value(value, block.settings)
+
+
 def validate_task_data(
     blocks: Sequence[Block],
     data: Any,
@@ -389,10 +397,11 @@ def task_data_problems(
     field_name: str = "data",
     allow_empty: bool = False,
     by_id: Mapping[str, Block] | None = None,
+    check_value: BlockValueCheck | None = None,
 ) -> Iterator[Problem]:
     """`validate_task_data`'s problems one at a time, so that a caller keeping only the first few
     never holds one per key of a huge object. `by_id` (the blocks by id) saves building it again
-    for each task of an import."""
+    for each task of an import. `check_value` replaces the block types' value rules (another server's)."""
     if not isinstance(data, dict) or (not data and not allow_empty):
         yield Problem("no_data", field_name, "must be a non-empty JSON object of block values")
         return
@@ -410,7 +419,7 @@ def task_data_problems(
         block = by_id.get(key)
         if block is None or value is None:
             continue
-        message = block_type(block.type).check_value(value, block.settings)
+        message = (check_value or value_problem)(block, value)
         if message is not None:
             yield Problem("invalid_value", f"{field_name}.{key}", f"block '{key}' ({block.type}): {message}")
     if enforce_required:

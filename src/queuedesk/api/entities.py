@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 DEFAULT_LABEL = "entity"
+ORIGINAL_LABEL = "category"  # the original service's name for an entity's label
 # A word (letters, digits, inner apostrophes and hyphens) or one other visible character.
 _TOKEN = re.compile(r"\w+(?:['\u2019-]\w+)*|[^\w\s]", re.UNICODE)
 
@@ -61,7 +62,7 @@ def entities_of(value: Any) -> list[Entity]:
     found = []
     for raw in value["entities"]:
         if isinstance(raw, dict) and _is_index(raw.get("start")) and _is_index(raw.get("end")):
-            label = raw.get("label")
+            label = raw.get("label", raw.get(ORIGINAL_LABEL))  # the original service says `category`
             found.append(Entity(raw["start"], raw["end"], label if isinstance(label, str) else ""))
     return sorted(found)
 
@@ -103,6 +104,11 @@ def check(value: Any, settings: Mapping[str, Any]) -> str | None:
             return f"{where}: start and end must be whole numbers of characters"
         if not 0 <= start < end <= length:
             return f"{where}: {start}..{end} is not a span of the text's {length} characters"
+        if label is None and ORIGINAL_LABEL in raw:
+            return (
+                f"{where} has {ORIGINAL_LABEL!r} (the original service's name for it): "
+                "this server names an entity's label 'label'"
+            )
         if not isinstance(label, str) or (known is not None and label not in known):
             allowed = ", ".join(sorted(known)) if known else "a string"
             return f"{where}: label {label!r} is not one of the block's labels ({allowed})"
@@ -116,3 +122,43 @@ def check(value: Any, settings: Mapping[str, Any]) -> str | None:
 
 def _is_index(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def original_check(value: Any) -> str | None:
+    """What the original service refuses, or cannot serve back, in a named-entity value; None when
+    it takes it: a plain string, or `{"text", "entities": [{"start", "end", "category"}, ...]}`."""
+    if isinstance(value, str):
+        return None
+    if not isinstance(value, dict):
+        return "must be a string or an object with 'text' and 'entities'"
+    if value.get("text") is not None and not isinstance(value.get("text"), str):
+        return "'text' must be a string"
+    raw_entities = value.get("entities")
+    if raw_entities is None:
+        return None
+    if not isinstance(raw_entities, list):
+        return "'entities' must be a list"
+    for index, raw in enumerate(raw_entities):
+        where = f"entity {index + 1}"
+        if not isinstance(raw, dict) or not (_is_index(raw.get("start")) and _is_index(raw.get("end"))):
+            return f"{where} must be an object with whole numbers start and end, and {ORIGINAL_LABEL}"
+        if not isinstance(raw.get(ORIGINAL_LABEL, raw.get("label")), str):
+            return (
+                f"{where} needs {ORIGINAL_LABEL!r}: this server names an entity's label "
+                f"{ORIGINAL_LABEL!r} and answers 400 without it"
+            )
+    return None
+
+
+def in_original_form(value: Any) -> Any:
+    """A named-entity value as the original takes it: each entity's `label` (QueueDesk's name) sent
+    as `category` (the original's); anything else as it is."""
+    if not isinstance(value, dict) or not isinstance(value.get("entities"), list):
+        return value
+    renamed = [
+        {ORIGINAL_LABEL if key == "label" else key: item for key, item in raw.items()}
+        if isinstance(raw, dict) and "label" in raw and ORIGINAL_LABEL not in raw
+        else raw
+        for raw in value["entities"]
+    ]
+    return {**value, "entities": renamed}

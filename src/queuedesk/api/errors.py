@@ -44,14 +44,18 @@ class ConnectionFailed(QueueDeskError):
     hint = "Check the server URL and that the server is running."
 
 
+class PlainHTTPPort(ConnectionFailed):
+    """An https:// address whose port speaks plain HTTP: the message names the port and the fix."""
+
+    hint = ""
+
+
 class Timeout(ConnectionFailed):
     hint = "The server did not answer in time; try again, or raise the timeout."
 
 
 class AuthenticationError(QueueDeskError):
-    hint = (
-        "Check the API key (--token, QUEUEDESK_TOKEN or the profile's token); it may be mistyped or revoked."
-    )
+    hint = "Check the API key; it may be mistyped or revoked."
 
 
 class Forbidden(QueueDeskError):
@@ -66,7 +70,7 @@ class WrongAddress(NotFound):
     """A 404 page instead of the API's answer: the server has no such path, so the URL is wrong."""
 
     hint = (
-        "Check the server URL (--url, QUEUEDESK_URL or the profile's url): the API's paths start at "
+        "Check the server URL: the API's paths start at "
         "the server's root, e.g. http://host:8000, without /api or another path."
     )
 
@@ -74,7 +78,7 @@ class WrongAddress(NotFound):
 class WrongOrganization(Forbidden):
     """The organization id is not the key's: QueueDesk answers 404 there, the original service 403."""
 
-    hint = "Check the organization id (--org, QUEUEDESK_ORG or the profile's org)."
+    hint = "Check the organization id."
 
 
 class NotConfigured(QueueDeskError):
@@ -120,7 +124,7 @@ class NotSupported(QueueDeskError):
 class NoReview(NotSupported):
     """The server has no review (B19): a QueueDesk server older than review, or the original service."""
 
-    hint = "Review needs a QueueDesk server with review (B19); upgrade the server to review work."
+    hint = "Review needs a QueueDesk server that reviews work; upgrade the server to review work."
 
 
 BY_STATUS: dict[int, type[QueueDeskError]] = {

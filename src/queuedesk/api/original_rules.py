@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from queuedesk.api import entities
+from queuedesk.api.blocks import Problem, task_data_problems, value_problem
 from queuedesk.api.csv_values import OBJECT_TYPES
 from queuedesk.api.models import Block
 
@@ -57,6 +59,10 @@ def refusals(blocks: Iterable[Block], data: Mapping[str, Any]) -> list[Refusal]:
                     )
                 )
             continue
+        said = _unservable(block, value)
+        if said is not None:
+            found.append(Refusal(block.id, said))
+            continue
         if block.type == "named_entity_recognition" and isinstance(value, dict) and "text" not in value:
             found.append(
                 Refusal(
@@ -85,6 +91,58 @@ def refusals(blocks: Iterable[Block], data: Mapping[str, Any]) -> list[Refusal]:
                 )
             )
     return found
+
+
+def _unservable(block: Block, value: Any) -> str | None:
+    """What in a value the original refuses, or stores and then cannot serve back."""
+    if block.type == "list" and isinstance(value, list):
+        odd = [item for item in value if not _scalar(item)]
+        if odd:
+            return (
+                f"this server takes only strings and numbers in a list, not {_shown(odd[0])}: it stores "
+                "the task, and once it is completed every page of completed tasks holding it fails "
+                "(500), for good"
+            )
+    if block.type == "named_entity_recognition":
+        return entities.original_check(value)
+    return None
+
+
+def _scalar(item: Any) -> bool:
+    return isinstance(item, str | int | float) and not isinstance(item, bool)
+
+
+def _shown(item: Any) -> str:
+    text = repr(item)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def value_rule(block: Block, value: Any) -> str | None:
+    """A value's check on the original: its own named-entity format (`refusals` says what is wrong
+    in one), QueueDesk's rule for every other block."""
+    if block.type == "named_entity_recognition":
+        return None
+    return value_problem(block, value)
+
+
+def task_problems(blocks: list[Block], data: Any) -> list[Problem]:
+    """Everything a create to the original would be refused for, fail on or lose: keys that are no
+    block (it drops them), values that do not fit (an option it does not offer is stored as it is),
+    and `refusals`. [] when the create is safe to send."""
+    found = list(task_data_problems(blocks, data, check_value=value_rule))
+    if found or not isinstance(data, Mapping):
+        return found
+    return [Problem("original_refuses", f"data.{r.block_id}", r.message) for r in refusals(blocks, data)]
+
+
+def in_original_form(blocks: Iterable[Block], data: Mapping[str, Any]) -> dict[str, Any]:
+    """The data as the original takes it: entities of named-entity blocks with `category`, not
+    QueueDesk's `label` (the original answers 400 to `label`)."""
+    kinds = {block.id: block.type for block in blocks}
+    return {
+        key: entities.in_original_form(value) if kinds.get(key) == "named_entity_recognition" else value
+        for key, value in data.items()
+    }
 
 
 def is_number_id(block: Block) -> bool:

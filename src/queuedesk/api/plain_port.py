@@ -81,8 +81,24 @@ async def send_watching(
             if watch.in_handshake and await answers_plain_http(url):
                 raise PlainPort(advice(url))
     finally:
-        if not sending.done():  # also when the caller is cancelled: the request goes with it
-            sending.cancel()
+        _let_go(sending)
+
+
+def _let_go(sending: "asyncio.Future[httpx.Response]") -> None:
+    """Nobody waits for the request any more (its port was named, or the caller was cancelled): it
+    is cancelled, and how it ends is taken here, so that no "Task exception was never retrieved"
+    traceback reaches the terminal (a one-worker port answers the probe only once the request
+    has timed out, so the request may already have failed)."""
+    if sending.done():
+        _taken(sending)
+        return
+    sending.cancel()
+    sending.add_done_callback(_taken)
+
+
+def _taken(task: "asyncio.Future[httpx.Response]") -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 def _result(

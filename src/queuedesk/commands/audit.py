@@ -74,7 +74,9 @@ async def show_audit(args: argparse.Namespace) -> int:
                 if page.next is None or not page.events:
                     break
         except errors.NotFound:
-            raise errors.NotFound("This server has no audit log (a QueueDesk older than B20).") from None
+            raise errors.NotFound(
+                "This server has no audit log (a QueueDesk server older than the audit log)."
+            ) from None
     if args.json:
         print_json([event.model_dump(mode="json") for event in events])
         return OK

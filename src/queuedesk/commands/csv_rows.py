@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from queuedesk.api import original_rules
 from queuedesk.api.blocks import validate_task_data
 from queuedesk.api.csv_values import TASK_COLUMNS, from_cell
 from queuedesk.api.models import Block
@@ -31,29 +32,33 @@ def report(path: Path, problems: list[str]) -> UsageError:
     return UsageError(f"{path.name}: nothing was imported:\n  " + "\n  ".join(shown) + more)
 
 
-def read_rows(path: Path, blocks: list[Block], start_row: int = 1) -> list[Row]:
-    """The rows from `start_row` on, checked with the block rules; UsageError naming the rows at fault."""
+def read_rows(path: Path, blocks: list[Block], start_row: int = 1, *, original: bool = False) -> list[Row]:
+    """The rows from `start_row` on, checked with the block rules (`original`: the original
+    service's, and what it fails on); UsageError naming the rows at fault."""
     try:
         handle = path.open(newline="", encoding="utf-8-sig")
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     try:
         with handle:
-            return _read_rows(path, csv.DictReader(handle), blocks, start_row)
+            return _read_rows(path, csv.DictReader(handle), blocks, start_row, original)
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path.name} is not UTF-8 text (byte {exc.start}): save it as UTF-8 CSV") from None
     except csv.Error as exc:
         raise UsageError(f"{path.name} is not a readable CSV file: {exc}") from None
 
 
-def _read_rows(path: Path, reader: "csv.DictReader[str]", blocks: list[Block], start_row: int) -> list[Row]:
+def _read_rows(
+    path: Path, reader: "csv.DictReader[str]", blocks: list[Block], start_row: int, original: bool
+) -> list[Row]:
     header = reader.fieldnames or []
     by_id = {b.id: b for b in blocks}
     unknown = [c for c in header if c not in by_id and c not in TASK_COLUMNS]
     if not header or unknown:
         valid = ", ".join(by_id) or "none"
         what = (
-            f"column(s) {', '.join(map(repr, unknown))} are not blocks"
+            f"{'column' if len(unknown) == 1 else 'columns'} {', '.join(map(repr, unknown))} "
+            f"{'is not a block' if len(unknown) == 1 else 'are not blocks'}"
             if unknown
             else "the file has no header row"
         )
@@ -66,7 +71,7 @@ def _read_rows(path: Path, reader: "csv.DictReader[str]", blocks: list[Block], s
         if number < start_row:
             continue
         row = Row(number, reader.line_num, {})
-        row_problems = _fill(row.data, cells, columns, by_id, blocks)
+        row_problems = _fill(row.data, cells, columns, by_id, blocks, original)
         rows.append(row)
         problems += [f"{row.where}: {p}" for p in row_problems]
     if problems:
@@ -83,6 +88,7 @@ def _fill(
     columns: list[str],
     by_id: dict[str, Block],
     blocks: list[Block],
+    original: bool,
 ) -> list[str]:
     problems: list[str] = []
     if None in cells:
@@ -95,6 +101,8 @@ def _fill(
     if not problems:
         problems += [
             f"{p.field.removeprefix('data.') if p.field else ''}: {p.message}"
-            for p in validate_task_data(blocks, data)
+            for p in (
+                original_rules.task_problems(blocks, data) if original else validate_task_data(blocks, data)
+            )
         ]
     return problems

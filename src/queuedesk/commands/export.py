@@ -12,6 +12,7 @@ from queuedesk import collector
 from queuedesk.api.models import TaskPage
 from queuedesk.api.numbers import plain_int
 from queuedesk.api.task_export import write_tasks
+from queuedesk.api.wording import counted
 from queuedesk.atomic_write import SHARED, atomic_write
 from queuedesk.commands.common import OK, UsageError, client_from, find_queue
 
@@ -58,7 +59,7 @@ async def export(args: argparse.Namespace) -> int:
             )
     target = f" to {args.output}" if args.output not in (None, "-") else ""
     print(
-        f"Exported {exported} completed task(s) of queue {queue.id} {queue.name!r}{target}.",
+        f"Exported {counted(exported, 'completed task')} of queue {queue.id} {queue.name!r}{target}.",
         file=sys.stderr,
     )
     return OK

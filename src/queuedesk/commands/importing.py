@@ -9,6 +9,7 @@ created (row numbers and task ids), which row failed, and how to resume (`--star
 """
 
 import argparse
+import asyncio
 import json
 import sys
 from collections.abc import Iterator, Sequence
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from queuedesk.api import errors
 from queuedesk.api.numbers import plain_int
+from queuedesk.api.wording import counted, id_span
 from queuedesk.commands.common import (
     OK,
     PARTIAL,
@@ -37,8 +39,16 @@ if TYPE_CHECKING:
 
 MAX_TASKS_PER_REQUEST = 10_000
 MAX_BYTES_PER_REQUEST = 900 * 1024  # under the server's 1 MiB, with room for the envelope
-# Failures after which the server may have created the row(s) anyway.
-UNSURE = (errors.ServerError, errors.ConnectionFailed, errors.UnexpectedResponse)
+COUNT_SECONDS = 10.0  # how long an interrupted import waits for the queue's count
+
+
+class ImportInterrupted(errors.QueueDeskError):
+    """Ctrl-C while a row was being created: whether it was is told by the queue's count."""
+
+
+INTERRUPTED = 130
+# Failures after which the server may have created the rows anyway.
+UNSURE = (errors.ServerError, errors.ConnectionFailed, errors.UnexpectedResponse, ImportInterrupted)
 
 
 @dataclass(eq=False)
@@ -52,6 +62,12 @@ class Stopped(Exception):
     @property
     def unsure(self) -> bool:
         return isinstance(self.error, UNSURE)
+
+    @property
+    def resume_row(self) -> int:
+        """The row to start again from: the one after the failed row when that was probably made."""
+        saved = self.unsure and self.error.probably_saved is True
+        return self.failed.number + 1 if saved else self.failed.number
 
 
 def batches(rows: "list[Row]", max_rows: int = MAX_TASKS_PER_REQUEST) -> "Iterator[list[Row]]":
@@ -87,14 +103,31 @@ async def _one_by_one(
     client: "QueueDeskClient", queue_id: int, rows: "list[Row]", progress: "Progress"
 ) -> list[tuple[int, int]]:
     created: list[tuple[int, int]] = []
+    count_before = await _count(client, queue_id)
     for row in rows:
         try:
             task = await client.create_task(queue_id, row.data)
         except errors.QueueDeskError as exc:
             raise Stopped(created, row, exc) from None
+        except asyncio.CancelledError:  # ctrl+c: say what was made and where to resume
+            interrupted = ImportInterrupted("interrupted (ctrl+c) while the row was being sent")
+            count = await _count(client, queue_id)
+            if count is not None and count_before is not None:
+                interrupted.probably_saved = count - count_before > len(created)
+            raise Stopped(created, row, interrupted) from None
         created.append((row.number, task.id))
         progress.advance(1)
     return created
+
+
+async def _count(client: "QueueDeskClient", queue_id: int) -> int | None:
+    """The queue's task count (what tells whether an interrupted create was made); None if unread."""
+    try:
+        async with asyncio.timeout(COUNT_SECONDS):
+            queues = await client.queues()
+    except (errors.QueueDeskError, TimeoutError):
+        return None
+    return next((queue.n_tasks for queue in queues if queue.id == queue_id), None)
 
 
 def spans(created: Sequence[tuple[int, int]]) -> str:
@@ -121,12 +154,11 @@ def spans(created: Sequence[tuple[int, int]]) -> str:
 
 def _stopped(args: argparse.Namespace, where: str, stop: Stopped) -> int:
     row = stop.failed
+    resume = stop.resume_row
+    code = INTERRUPTED if isinstance(stop.error, ImportInterrupted) else PARTIAL
     maybe = ""
     if stop.unsure and stop.error.probably_saved is True:
-        maybe = (
-            f"\n  row {row.number} was probably created anyway (the queue's count rose): look at the "
-            f"queue; if it is there, resume with --start-row {row.number + 1}"
-        )
+        maybe = f"\n  row {row.number} was probably created all the same (the queue's count rose)"
     elif stop.unsure and stop.error.probably_saved is False:
         maybe = f"\n  row {row.number} was probably not created (the queue's count did not change)"
     elif stop.unsure:
@@ -135,9 +167,9 @@ def _stopped(args: argparse.Namespace, where: str, stop: Stopped) -> int:
             "look at the queue before resuming"
         )
     if not stop.created:
-        return fail(
-            f"{row.where}: {stop.error}\n  nothing was imported before it{maybe}", exit_code(stop.error)
-        )
+        again = f"\n  to resume: run the same command with --start-row {resume}" if resume > 1 else ""
+        code = INTERRUPTED if isinstance(stop.error, ImportInterrupted) else exit_code(stop.error)
+        return fail(f"{row.where}: {stop.error}\n  nothing was imported before it{maybe}{again}", code)
     if args.json:
         print_json(
             {
@@ -148,15 +180,15 @@ def _stopped(args: argparse.Namespace, where: str, stop: Stopped) -> int:
                 "failed_line": row.line,
                 "error": str(stop.error),
                 "maybe_created": stop.unsure and stop.error.probably_saved is not False,
-                "start_row": row.number,
+                "start_row": resume,
             }
         )
     return fail(
         f"import into {where} stopped at {row.where}: {stop.error}\n"
-        f"  created before it: {len(stop.created)} task(s): {spans(stop.created)}\n"
-        f"  not created: row {row.number} and every row after it{maybe}\n"
-        f"  to resume: run the same command with --start-row {row.number}",
-        PARTIAL,
+        f"  created before it: {counted(len(stop.created), 'task')}: {spans(stop.created)}\n"
+        f"  not created: row {resume} and every row after it{maybe}\n"
+        f"  to resume: run the same command with --start-row {resume}",
+        code,
     )
 
 
@@ -191,25 +223,24 @@ def _committed(
     elif done.earlier and gone:
         print(
             f"Nothing imported: this file was imported into {where} before (import session {session.id}, "
-            f"ids {ids[0]}-{ids[-1]}), but those tasks are no longer there: flushed or deleted since. "
+            f"{id_span(ids)}), but those tasks are no longer there: flushed or deleted since. "
             "To import the file anew, run the same command with --again."
         )
     elif done.earlier:
         print(
-            f"Nothing new imported: {where} already has this file's {len(ids)} task(s) (ids {ids[0]}-{ids[-1]}), "
+            f"Nothing new imported: {where} already has this file's {counted(len(ids), 'task')} ({id_span(ids)}), "
             f"made by import session {session.id}. To import it once more as new tasks, add --again."
         )
     else:
         print(
-            f"Imported {len(ids)} task(s) into {where} (ids {ids[0]}-{ids[-1]}) in one commit "
+            f"Imported {counted(len(ids), 'task')} into {where} ({id_span(ids)}) in one commit "
             f"(import session {session.id})."
         )
     return OK
 
 
 async def import_csv(args: argparse.Namespace) -> int:
-    from queuedesk.api import original_rules
-    from queuedesk.commands.csv_rows import read_rows, report
+    from queuedesk.commands.csv_rows import read_rows
     from queuedesk.commands.progress import Progress
     from queuedesk.commands.staged_import import Interrupted, import_in_session, interrupted_message
 
@@ -219,19 +250,12 @@ async def import_csv(args: argparse.Namespace) -> int:
         queue = await find_queue(client, args.queue)
         where = f"queue {queue.id} {queue.name!r}"
         detail = await client.queue(queue.id)
-        rows = read_rows(path, detail.data, args.start_row)
         bulk = await client.supports_extensions()
+        rows = read_rows(path, detail.data, args.start_row, original=not bulk)
         if not bulk:
-            problems = [
-                f"{r.where}: {refusal}"
-                for r in rows
-                for refusal in original_rules.refusals(detail.data, r.data)
-            ]
-            if problems:
-                raise report(path, problems)
             source = "api"
             print(
-                f"queuedesk: this server has no bulk import: {len(rows):,} task(s) are created one at a "
+                f"queuedesk: this server has no bulk import: {counted(len(rows), 'task')} {'is' if len(rows) == 1 else 'are'} created one at a "
                 f"time, with source 'api' (not {path.name!r})",
                 file=sys.stderr,
             )
@@ -257,7 +281,7 @@ async def import_csv(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"queue_id": queue.id, "created": len(ids), "ids": ids, "source": source})
     else:
-        print(f"Imported {len(ids)} task(s) into {where} (ids {ids[0]}-{ids[-1]}).")
+        print(f"Imported {counted(len(ids), 'task')} into {where} ({id_span(ids)}).")
     return OK
 
 

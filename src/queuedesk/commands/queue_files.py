@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from queuedesk.api import errors
+from queuedesk.api.wording import counted
 from queuedesk.commands.common import OK, USAGE, UsageError, client_from, fail, find_queue, print_json
 
 # Building the parser (every start of the app too) imports only this module: the file formats and
@@ -40,7 +41,7 @@ def _report(queue: "QueueDetail", done: str, args: argparse.Namespace) -> None:
     if args.json:
         print_json(queue.model_dump(mode="json"))
     else:
-        print(f"{done} queue {queue.id} {queue.name!r} with {len(queue.data)} block(s).")
+        print(f"{done} queue {queue.id} {queue.name!r} with {counted(len(queue.data), 'block')}.")
 
 
 async def create(args: argparse.Namespace) -> int:
@@ -59,7 +60,7 @@ async def create(args: argparse.Namespace) -> int:
             queue = await client.queue(queue.id)
     _report(queue, "Created", args)
     if wanted.tasks and not args.json:
-        print(f"{len(wanted.tasks)} task(s) created in it.")
+        print(f"{counted(len(wanted.tasks), 'task')} created in it.")
     return OK
 
 
@@ -82,7 +83,7 @@ async def edit(args: argparse.Namespace) -> int:
             affected = await _tasks_holding_values(client, current) if changes.touches_values else 0
             if affected:
                 print(
-                    f"Queue {current.id} {current.name!r} has {affected} task(s) "
+                    f"Queue {current.id} {current.name!r} has {counted(affected, 'task')} "
                     f"({current.n_tasks} pending); changing its blocks:",
                     file=sys.stderr,
                 )

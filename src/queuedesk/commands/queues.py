@@ -4,6 +4,7 @@ import argparse
 import sys
 
 from queuedesk.api.blocks import is_http_url
+from queuedesk.api.wording import counted
 from queuedesk.commands.common import OK, USAGE, client_from, fail, find_queue, print_json, print_table
 
 BASIC_FLUSH_NOTE = (
@@ -44,13 +45,14 @@ async def flush(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"queue_id": queue.id, "flushed": True, "pending_before": queue.n_tasks})
     else:
-        print(f"Flushed queue {queue.id} {queue.name!r}: {queue.n_tasks} pending task(s) deleted.")
+        print(f"Flushed queue {queue.id} {queue.name!r}: {counted(queue.n_tasks, 'pending task')} deleted.")
     return OK
 
 
 async def webhook(args: argparse.Namespace) -> int:
     async with client_from(args) as client:
         queue = await find_queue(client, args.queue)
+        removed = ""
         if args.action == "set":
             if not args.target:
                 return fail("webhook set needs a TARGET URL", USAGE)
@@ -62,10 +64,17 @@ async def webhook(args: argparse.Namespace) -> int:
                 )
             await client.set_webhook(queue.id, args.target)
         elif args.action == "remove":
+            removed = (await client.webhook(queue.id)).target
             await client.remove_webhook(queue.id)
         target = (await client.webhook(queue.id)).target
     if args.json:
         print_json({"queue_id": queue.id, "target": target})
+    elif args.action == "remove":  # what was removed, or that there was nothing to remove
+        print(
+            f"Removed the webhook of queue {queue.id} {queue.name!r} (it was {removed})."
+            if removed
+            else f"Queue {queue.id} {queue.name!r} had no webhook: nothing was removed."
+        )
     else:
         print(target or f"(queue {queue.id} {queue.name!r} has no webhook)")
     return OK

@@ -3,6 +3,7 @@
 import argparse
 from typing import TYPE_CHECKING
 
+from queuedesk.api.wording import counted
 from queuedesk.commands.common import OK, client_from, find_queue, print_json, print_table
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ async def list_reviews(args: argparse.Namespace) -> int:
         )  # fmt: skip
     print_table(["task", "verdict", "completed by", "reviewer", "reviewed", "redo", "changed", "note"], rows)
     shown = f"{args.offset + 1}-{args.offset + len(page.tasks)}" if page.tasks else "none"
-    print(f"{page.count} review(s) in queue {queue.id} {queue.name!r}; shown: {shown}.")
+    print(f"{counted(page.count, 'review')} in queue {queue.id} {queue.name!r}; shown: {shown}.")
     return OK
 
 

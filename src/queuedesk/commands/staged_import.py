@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from queuedesk.api import errors
+from queuedesk.api.wording import counted
 
 if TYPE_CHECKING:
     from queuedesk.api.client import QueueDeskClient
@@ -84,8 +85,8 @@ async def import_in_session(
         )
     elif session.staged:
         _say(
-            f"resuming import session {session.id}: {session.staged:,} of {session.total:,} rows were "
-            "staged by an earlier run; sending the rest"
+            f"resuming import session {session.id}: {session.staged:,} of {counted(session.total, 'row')} "
+            f"{'was' if session.staged == 1 else 'were'} staged by an earlier run; sending the rest"
         )
     if session.status != "committed":
         progress.advance(session.next_offset)
@@ -138,7 +139,8 @@ def interrupted_message(where: str, stop: Interrupted) -> str:
         happened = (
             f"import into {where} stopped at {stop.chunk[0].where}: {stop.error}"
             f"{_rows_refused(stop) if isinstance(stop.error, errors.ValidationError) else ''}\n"
-            f"  nothing was imported: {stop.staged:,} of {stop.total:,} rows wait staged in import session "
+            f"  nothing was imported: {stop.staged:,} of {counted(stop.total, 'row')} "
+            f"{'waits' if stop.staged == 1 else 'wait'} staged in import session "
             f"{stop.session_id} (kept for 24 hours), invisible until the import commits"
         )
     if isinstance(stop.error, errors.ValidationError | errors.Forbidden | errors.AuthenticationError):

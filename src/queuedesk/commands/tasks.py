@@ -6,6 +6,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from queuedesk.api import original_rules
 from queuedesk.api.blocks import validate_task_data
 from queuedesk.commands.common import OK, UsageError, client_from, find_queue, print_json
 
@@ -20,13 +21,15 @@ async def create(args: argparse.Namespace) -> int:
     async with client_from(args) as client:
         queue = await find_queue(client, args.queue)
         detail = await client.queue(queue.id)
-        problems = validate_task_data(detail.data, data)
+        if await client.supports_extensions():
+            problems = validate_task_data(detail.data, data)
+        else:  # the original's own rules, and what it fails on (the client checks them too)
+            problems = original_rules.task_problems(detail.data, data)
         if problems:
             said = "; ".join(
                 f"{p.field.removeprefix('data.') if p.field else 'data'}: {p.message}" for p in problems
             )
             raise UsageError(f"nothing was sent: {said}")
-        # On the original service the client also refuses what that server fails on (original_rules).
         task = await client.create_task(queue.id, data)
     lost = dropped(data, task.data)
     if args.json:

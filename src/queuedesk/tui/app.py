@@ -240,10 +240,15 @@ class QueueDeskApp(App[None]):
 
     def _sent_late(self, entries: list[Entry], left_before: bool) -> None:
         """Work that had waited reached the server: said once, also on screens without the count."""
+        from queuedesk.tui.screens.review import ReviewScreen
         from queuedesk.tui.screens.work import WorkScreen
 
         screen = self.screen
-        if not left_before and isinstance(screen, WorkScreen) and screen.last_submission is not None:
+        if (
+            not left_before
+            and isinstance(screen, WorkScreen | ReviewScreen)
+            and screen.last_submission is not None
+        ):
             # The work screen's status line says "Task N sent." of its last submission itself.
             entries = [e for e in entries if e.id != screen.last_submission[0]]
         if not entries:
@@ -264,10 +269,11 @@ class QueueDeskApp(App[None]):
         )
 
     def _submission_refused(self, entry: Entry) -> None:
+        from queuedesk.tui.screens.review import ReviewScreen
         from queuedesk.tui.screens.work import WorkScreen
 
         for screen in self.screen_stack:
-            if isinstance(screen, WorkScreen) and screen.queue.id == entry.queue_id:
+            if isinstance(screen, WorkScreen | ReviewScreen) and screen.queue.id == entry.queue_id:
                 screen.take_back(entry)  # (the review screen is one: it takes back no verdict)
         self._tell_refused(entry)
 
@@ -337,10 +343,11 @@ class QueueDeskApp(App[None]):
         self.exit()
 
     async def _leave_work(self, *, send: bool) -> None:
+        from queuedesk.tui.screens.review import ReviewScreen
         from queuedesk.tui.screens.work import WorkScreen
 
         for screen in self.screen_stack:
-            if isinstance(screen, WorkScreen):
+            if isinstance(screen, WorkScreen | ReviewScreen):
                 await screen.leave(send=send)
 
     async def connect(self, target: Target) -> Session:

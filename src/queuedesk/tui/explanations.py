@@ -36,6 +36,12 @@ _KINDS: list[tuple[_Kind, str, str, str]] = [
         "It did not answer in time: try again (r); if it stays slow, tell an admin.",
     ),
     (
+        errors.PlainHTTPPort,
+        "Not an https:// port",
+        "error",
+        "The server answers plain HTTP at that port: connect with the http:// address the message names.",
+    ),
+    (
         errors.ConnectionFailed,
         "Server unreachable",
         "error",
@@ -51,7 +57,7 @@ _KINDS: list[tuple[_Kind, str, str, str]] = [
         (errors.WrongOrganization, session.KeyNotInOrganization),  # the server's word, or /me's
         "Wrong organization",
         "error",
-        "Check the organization id of the profile (or --org).",
+        "Check the organization id you connected with (the profile's org).",
     ),
     (
         errors.Forbidden,

@@ -66,7 +66,7 @@ _FIRST_SCREEN_NEEDS = (
     ASYNCIO_BACKEND,
     "h11",
     "sniffio",
-)  # not certifi: only https loads it, when its client is made (api/client.py)
+)  # not certifi: only https loads it, when its client is made (api/client/transport.py)
 _FIRST_SCREEN_NEEDS_TO_CONNECT = ("queuedesk.tui.screens.connect", *_FIRST_SCREEN_NEEDS)
 
 

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from queuedesk.api import errors
 from queuedesk.api.client import QueueDeskClient
 from queuedesk.api.models import Me
+from queuedesk.api.setting_names import APP
 
 ROLES_THAT_WORK = frozenset({"admin", "worker"})
 
@@ -14,7 +15,7 @@ class NeedsOrganization(errors.QueueDeskError):
 
 
 class KeyNotInOrganization(errors.QueueDeskError):
-    hint = "Check the organization id (--org, QUEUEDESK_ORG or the profile)."
+    hint = "Check the organization id you connected with (the profile's org)."
 
 
 class SessionEnded(errors.QueueDeskError):
@@ -71,7 +72,7 @@ class Session:
 
 async def open_session(url: str, token: str, org: int | None, *, timeout: float = 10.0) -> Session:
     """Connect and check the key and organization, or raise an error that says which is wrong."""
-    client = QueueDeskClient(url, token, org, timeout=timeout)
+    client = QueueDeskClient(url, token, org, timeout=timeout, setting_names=APP)
     try:
         try:
             me: Me | None = await client.me()

@@ -217,10 +217,7 @@ class WebhookView(AppAccess, Vertical):
         """The line under the target: its problem, else what was just done, else what the keys do."""
         if said is not None:
             self.said = said
-        found = self.query("#webhook-field-note").results(Static)
-        note = next(found, None)
-        if note is None:  # a redraw asked for by a blur while the screen's widgets were going
-            return
+        note = self.query_one("#webhook-field-note", Static)
         note.set_class(self.problem is not None, "problem")
         if self.problem is not None:
             note.update(Text(self.problem))

@@ -27,6 +27,8 @@ def why_not(exc: BaseException, url: str) -> str:
     """What failed and what to check, in the words of someone connecting."""
     if isinstance(exc, errors.AuthenticationError):
         return "The server refused this API key. Check it for typos, or ask an admin for a new one."
+    if isinstance(exc, errors.PlainHTTPPort):
+        return f"{exc.message.split(' failed: ', 1)[-1]} Change the address, then connect again."
     if isinstance(exc, errors.Timeout):
         return f"{url} did not answer in time. Check the address, or try again when the server is less busy."
     if isinstance(exc, errors.ConnectionFailed):
@@ -153,6 +155,14 @@ class ConnectScreen(KeysInOrder[None]):
         self.query_one("#connect-problem", Static).update(text)
         self._focus_first_empty()
 
+    def _field_at_fault(self, exc: BaseException) -> str:
+        """The field to change after a failed connect: the key, the organization, else the address."""
+        if isinstance(exc, errors.AuthenticationError):
+            return "token"
+        if self.needs_org and isinstance(exc, errors.WrongOrganization | KeyNotInOrganization):
+            return "org"
+        return "url"
+
     @work(exclusive=True, group="connect")
     async def _connect(self, target: Target, *, save: bool) -> None:
         self.query_one("#connect-waiting").display = True
@@ -168,8 +178,7 @@ class ConnectScreen(KeysInOrder[None]):
             return
         except Exception as exc:
             self._show_problem(why_not(exc, target.url))
-            if isinstance(exc, errors.AuthenticationError):
-                self.query_one("#token", Input).focus()  # the one thing to change
+            self.query_one(f"#{self._field_at_fault(exc)}", Input).focus()  # the one thing to change
             return
         finally:
             self.query_one("#connect-waiting").display = False

@@ -102,8 +102,9 @@ class CreateTaskScreen(AppScreen):
             if refused:
                 form.show_problems({r.block_id: r.message for r in refused})
                 self.notify(
-                    "Nothing was sent: this server fails on a task without the blocks marked in red "
-                    "(and may save it all the same). Fill them, then ctrl+s.",
+                    "Nothing was sent: this server cannot take the blocks marked in red as they are "
+                    "(it fails on them, and may save the task all the same). Do what each one says, "
+                    "then ctrl+s.",
                     title="Not created",
                     severity="warning",
                 )

@@ -150,9 +150,7 @@ class QueueScreen(QueueKeys):
 
     def _show_status(self) -> None:
         self.set_class(self.poller.stale, "-stale")
-        # A poll that ends while the screen is taken down (a key revoked: back to Connect) finds no bar.
-        for bar in self.query(ContextBar).results(ContextBar):
-            bar.show(freshness=self.poller.status(), stale=self.poller.stale)
+        self.query_one(ContextBar).show(freshness=self.poller.status(), stale=self.poller.stale)
 
     @on(PagedTable.Loaded)
     def _loaded(self, event: PagedTable.Loaded) -> None:
