@@ -11,7 +11,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, TabbedContent, TabPane
 
 from queuedesk.api import errors
-from queuedesk.api.models import Queue, QueueDetail
+from queuedesk.api.models import Queue, QueueDetail, Task
 from queuedesk.tui.base import opens_a_screen, styles
 from queuedesk.tui.modals.go_to import GoToScreen, Place
 from queuedesk.tui.panes.blocks_view import BlocksView
@@ -29,6 +29,22 @@ from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.instructions import Instructions
 from queuedesk.tui.widgets.paged_table import PagedTable
 from queuedesk.tui.widgets.queue_counts import QueueCounts
+
+# The widget that takes the focus when a tab is shown (the Webhook tab's log, on a QueueDesk server).
+FOCUS_IN_TAB = {
+    "tab-pending": "#pending",
+    "tab-completed": "#history",
+    "tab-blocks": "#blocks",
+    "tab-stats": "#stats-workers",
+    "tab-webhook": "#deliveries",
+    "tab-feedback": "#feedback-list",
+}
+# The tabs read again by each refresh only while shown.
+LIVE_TABS: dict[str, type[StatsView | WebhookView | FeedbackView]] = {
+    "tab-stats": StatsView,
+    "tab-webhook": WebhookView,
+    "tab-feedback": FeedbackView,
+}
 
 
 class QueueScreen(QueueKeys):
@@ -93,16 +109,13 @@ class QueueScreen(QueueKeys):
         self.poller.start()
         self.query_one(PendingView).start()
 
-    def on_unmount(self) -> None:
-        self.poller.stop()
-
-    def on_screen_resume(self) -> None:
-        if hasattr(self, "poller"):
-            self.poller.poll_now()  # back on top: fresh figures at once
-
     @property
     def pending(self) -> PagedTable:
         return self.query_one("#pending", PagedTable)
+
+    def _tab(self) -> str:
+        """The id of the tab shown."""
+        return self.query_one("#queue-tabs", TabbedContent).active
 
     @property
     def completed(self) -> HistoryView:
@@ -136,15 +149,9 @@ class QueueScreen(QueueKeys):
             await view.fetch()
 
     def _shown_view(self) -> StatsView | WebhookView | FeedbackView | None:
-        """The Stats or Webhook tab when it is the one shown: only then is it refreshed."""
-        active = self.query_one("#queue-tabs", TabbedContent).active
-        if active == "tab-stats":
-            return self.query_one(StatsView)
-        if active == "tab-webhook":
-            return self.query_one(WebhookView)
-        if active == "tab-feedback":
-            return self.query_one(FeedbackView)
-        return None
+        """The Stats, Webhook or review tab when it is the one shown: only then is it refreshed."""
+        kind = LIVE_TABS.get(self._tab())
+        return None if kind is None else self.query_one(kind)
 
     # --- rendering --------------------------------------------------------------------------------
 
@@ -155,8 +162,7 @@ class QueueScreen(QueueKeys):
     @on(PagedTable.Loaded)
     def _loaded(self, event: PagedTable.Loaded) -> None:
         # A table cannot take the focus while it loads: the shown tab's takes it once loaded.
-        active = self.query_one("#queue-tabs", TabbedContent).active
-        if self.focused is None and event.table is self._table_of(active):
+        if self.focused is None and event.table is self._table_of(self._tab()):
             self._focus_in_tab(event.table)
 
     @on(PagedTable.Failed)
@@ -166,27 +172,18 @@ class QueueScreen(QueueKeys):
     # --- actions ----------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        allowed = self.queue_key_allowed(action)
         session = self.qd.session
-        if session is None:
-            return True
-        if action in ("flush", "create", "edit_queue"):
-            return session.is_admin
-        if action == "work":
-            return session.can_work and session.extensions
-        if action == "no_claiming":
-            return not session.extensions
+        if allowed is not None or session is None:
+            return True if allowed is None else allowed
         if action == "export":
-            return self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
+            return self._tab() == "tab-completed"
         if action == "go_to":
-            tab = self.query_one("#queue-tabs", TabbedContent).active
-            return session.extensions and tab in ("tab-pending", "tab-completed")
-        if action in ("review", "no_review"):
-            return self._offers_review() == (action == "review")
+            return session.extensions and self._tab() in ("tab-pending", "tab-completed")
         if action == "pick":
             return self.completed.picking(self.focused)
         if action in ("filter", "oldest_first", "sort_history"):
-            on_history = self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
-            return on_history and (action == "filter" or session.extensions)
+            return self._tab() == "tab-completed" and (action == "filter" or session.extensions)
         if action == "tab" and parameters and parameters[0] in ("tab-stats", "tab-webhook"):
             return session.can_watch
         if action == "toggle_instructions":
@@ -200,14 +197,7 @@ class QueueScreen(QueueKeys):
 
     def _table_of(self, pane: str) -> Widget | None:
         """The widget that takes the focus when a tab is shown."""
-        table = {
-            "tab-pending": "#pending",
-            "tab-completed": "#history",
-            "tab-blocks": "#blocks",
-            "tab-stats": "#stats-workers",
-            "tab-webhook": "#deliveries" if self.session.extensions else "#webhook",
-            "tab-feedback": "#feedback-list",
-        }.get(pane)
+        table = FOCUS_IN_TAB.get(pane) if pane != "tab-webhook" or self.session.extensions else "#webhook"
         return None if table is None else self.query_one(table)
 
     @on(TabbedContent.TabActivated)
@@ -273,12 +263,8 @@ class QueueScreen(QueueKeys):
         self.poller.poll_now(asked=True)
         self.completed.reload()
 
-    def action_pause(self) -> None:
-        paused = self.poller.toggle_pause()
-        self.notify("Live refresh paused: p resumes." if paused else "Live refresh on.", timeout=3)
-
     def action_go_to(self) -> None:
-        on_history = self.query_one("#queue-tabs", TabbedContent).active == "tab-completed"
+        on_history = self._tab() == "tab-completed"
 
         def chosen(place: Place | None) -> None:
             if place is not None:
@@ -311,10 +297,7 @@ class QueueScreen(QueueKeys):
         pending = self.query_one(PendingView)
         if not show and not on_history and task.status != "completed" and pending.point_at(task.id):
             return
-        if self.detail is not None:
-            from queuedesk.tui.modals.task import TaskScreen
-
-            self.app.push_screen(TaskScreen(self.detail, task))
+        self._show_task(task)
 
     def open_task_by_id(self, task_id: int) -> None:
         """The palette's "Open task N" (on a server with the extensions, which reads one task)."""
@@ -353,7 +336,9 @@ class QueueScreen(QueueKeys):
     def _open_task(self, event: DataTable.RowSelected) -> None:
         table = event.data_table
         assert isinstance(table, PagedTable)
-        task = table.item_at_cursor()
+        self._show_task(table.item_at_cursor())
+
+    def _show_task(self, task: Task | None) -> None:
         if task is not None and self.detail is not None:
             from queuedesk.tui.modals.task import TaskScreen
 

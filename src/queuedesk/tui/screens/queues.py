@@ -65,13 +65,6 @@ class QueuesScreen(QueueKeys):
         # "Refused work" comes and goes.
         self.qd.outbox_changed.subscribe(self, lambda _: self.refresh_bindings(), immediate=True)
 
-    def on_unmount(self) -> None:
-        self.poller.stop()
-
-    def on_screen_resume(self) -> None:
-        if hasattr(self, "poller"):
-            self.poller.poll_now()  # back on top: fresh figures at once
-
     @property
     def table(self) -> QueueTable:
         return self.query_one(QueueTable)
@@ -137,17 +130,10 @@ class QueuesScreen(QueueKeys):
             return in_filter == (action == "filter_done")
         if action == "open":  # not `self.table`: asked also while the screen is being taken down
             return isinstance(self.focused, QueueTable)
+        allowed = self.queue_key_allowed(action)
         session = self.qd.session
-        if session is None:
-            return True
-        if action in ("flush", "create", "new_queue", "edit_queue"):
-            return session.is_admin
-        if action == "work":
-            return session.can_work and session.extensions
-        if action == "no_claiming":
-            return not session.extensions
-        if action in ("review", "no_review"):
-            return self._offers_review() == (action == "review")
+        if allowed is not None or session is None:
+            return True if allowed is None else allowed
         if action == "people":
             return session.extensions and session.can_watch  # supervisors: read only
         if action == "refused":  # in the footer only while there is some
@@ -192,10 +178,6 @@ class QueuesScreen(QueueKeys):
     @opens_a_screen("R")
     def action_refused(self) -> None:
         self.qd.open_refused()
-
-    def action_pause(self) -> None:
-        paused = self.poller.toggle_pause()
-        self.notify("Live refresh paused: p resumes." if paused else "Live refresh on.", timeout=3)
 
     def action_sort(self) -> None:
         index = SORTS.index(self.view.sort)

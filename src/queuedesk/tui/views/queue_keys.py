@@ -8,6 +8,7 @@ from textual.binding import Binding, BindingType
 
 from queuedesk.api.models import Queue
 from queuedesk.tui.base import AppScreen, opens_a_screen
+from queuedesk.tui.views.live import Poller
 
 
 def keys_for_a_queue(scope: str) -> list[BindingType]:
@@ -23,14 +24,46 @@ def keys_for_a_queue(scope: str) -> list[BindingType]:
 
 
 class QueueKeys(AppScreen):
-    """The actions of `keys_for_a_queue` (and `E`) for a screen that says which queue is at hand: a
-    base of screens, like AppScreen, that composes nothing."""
+    """The actions of `keys_for_a_queue` (and `E`) for a screen that says which queue is at hand, and
+    the live refresh such a screen runs (`poller`, made as it mounts): a base of the queue list and
+    the queue screen, like AppScreen, that composes nothing."""
+
+    poller: Poller
+
+    def on_unmount(self) -> None:
+        self.poller.stop()
+
+    def on_screen_resume(self) -> None:
+        if hasattr(self, "poller"):
+            self.poller.poll_now()  # back on top: fresh figures at once
+
+    def action_pause(self) -> None:
+        paused = self.poller.toggle_pause()
+        self.notify("Live refresh paused: p resumes." if paused else "Live refresh on.", timeout=3)
 
     def queue_at_hand(self) -> Queue | None:
         raise NotImplementedError
 
     def after_flush(self) -> None:
         """What the screen reads again once the queue was flushed."""
+
+    def _offers_review(self) -> bool:
+        raise NotImplementedError
+
+    def queue_key_allowed(self, action: str) -> bool | None:
+        """Whether the session's role and server allow one of these actions (None: not one of them)."""
+        session = self.qd.session
+        if session is None:
+            return True
+        if action in ("flush", "create", "new_queue", "edit_queue"):
+            return session.is_admin
+        if action == "work":
+            return session.can_work and session.extensions
+        if action == "no_claiming":
+            return not session.extensions
+        if action in ("review", "no_review"):
+            return self._offers_review() == (action == "review")
+        return None
 
     def _open(self, opener: Callable[[Queue], None]) -> None:
         queue = self.queue_at_hand()
