@@ -33,6 +33,9 @@ from queuedesk.api.setting_names import PYTHON, SettingNames
 M = TypeVar("M", bound=pydantic.BaseModel)
 
 
+PYTHON_ARGUMENTS = ("arguments", {"url": "base_url", "token": "token", "org": "organization_id"})
+
+
 class ClientCore:
     """Sending, reading and parsing; `me`, `org`, `health` and the paths every resource builds on."""
 
@@ -53,7 +56,9 @@ class ClientCore:
         configuration file's default). A ready `connection` (from `resolve_connection`) is used as it is.
         ValueError (a `ConfigError`) when no server is named or the configuration is wrong."""
         if connection is None:
-            connection = resolve_connection(url=base_url, token=token, org=organization_id, profile=profile)
+            connection = resolve_connection(
+                url=base_url, token=token, org=organization_id, profile=profile, given_as=PYTHON_ARGUMENTS
+            )
         if connection is None:
             raise ValueError(
                 f"No server URL: pass base_url, set {ENV_URL}, or save a profile in {config_path()}."
