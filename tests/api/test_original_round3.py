@@ -378,3 +378,9 @@ def test_python_is_told_of_its_arguments_not_of_the_command_lines_flags(
         assert not [flag for flag in FLAGS if flag in said], said
     assert "Pass base_url with token" in str(stray.value)
     assert str(bad_url.value).startswith("base_url: ")
+
+
+def test_the_app_is_told_of_its_fields() -> None:
+    with pytest.raises(ValueError) as bad_url:
+        QueueDeskClient("ftp://queues.example", TOKEN, ORG, setting_names=setting_names.APP)
+    assert str(bad_url.value).startswith("the address: "), str(bad_url.value)

@@ -33,9 +33,6 @@ from queuedesk.api.setting_names import PYTHON, SettingNames
 M = TypeVar("M", bound=pydantic.BaseModel)
 
 
-PYTHON_ARGUMENTS = ("arguments", {"url": "base_url", "token": "token", "org": "organization_id"})
-
-
 class ClientCore:
     """Sending, reading and parsing; `me`, `org`, `health` and the paths every resource builds on."""
 
@@ -57,7 +54,11 @@ class ClientCore:
         ValueError (a `ConfigError`) when no server is named or the configuration is wrong."""
         if connection is None:
             connection = resolve_connection(
-                url=base_url, token=token, org=organization_id, profile=profile, given_as=PYTHON_ARGUMENTS
+                url=base_url,
+                token=token,
+                org=organization_id,
+                profile=profile,
+                given_as=setting_names.given_as,
             )
         if connection is None:
             raise ValueError(
