@@ -5,6 +5,9 @@ only; its `queuedesk` then works against the suite's real server, and never load
 modules. Installing takes a while (the pip cache is reused); without a package index it is skipped.
 """
 
+import argparse
+import asyncio
+import gc
 import json
 import os
 import shutil
@@ -15,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from queuedesk.commands import common
 from tests.support import KEYS, ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,3 +164,20 @@ def test_the_service_commands_say_how_to_install_the_server(run: Run) -> None:
     done = run("queuedesk", "serve", "--port", "1")
     assert done.returncode == 2
     assert "pip install 'queuedesk[server]'" in done.stderr
+
+
+def test_a_task_nobody_awaited_is_said_in_one_line_not_a_traceback(capsys) -> None:
+    async def command(_args: argparse.Namespace) -> int:
+        async def fails() -> None:
+            raise RuntimeError("boom")
+
+        task = asyncio.ensure_future(fails())
+        for _ in range(3):
+            await asyncio.sleep(0)
+        del task
+        gc.collect()
+        return 0
+
+    assert common.run(command, argparse.Namespace()) == 0
+    said = capsys.readouterr().err
+    assert "Traceback" not in said and "never retrieved: RuntimeError: boom" in said, said
