@@ -13,8 +13,16 @@ by wrk's request count), which the shared machine's load moves less than the req
 
     .venv/bin/python bench/compare.py cec24a6 [--rounds 5] [--duration 5] [--connections 16]
         [--pending 1000000] [--json bench/results/compare.json]
+    .venv/bin/python bench/compare.py 45c8d9b 95abda4      # several revisions, all in each round
 
-Needs `wrk` (Debian: apt-get install wrk).
+With several revisions every round runs each of them, the order turned by one every round. Then
+the app's two figures (leave them out with `--no-app`): the worker's submit → next task painted
+(`bench/tui_work.py --tasks --app-tasks`, each revision's own copy of the script on its own code,
+in this environment, one run each a round, the order turned as above) and the start to the first
+painted queue list beside a bare Textual app (`bench/tui_start.py --runs ROUNDS` with each
+revision's `src` as a `--before-src`, its rounds interleaved in the same way).
+
+Needs `wrk` (Debian: apt-get install wrk) and, for the start, tmux.
 """
 
 import argparse
@@ -265,6 +273,124 @@ def wrk(target: Target, scenario: Scenario, connections: int, duration: float) -
     }
 
 
+def turned(targets: list[Target], round_: int) -> list[Target]:
+    """Round 1 in the given order, then each round begun by the next target (two: swapped)."""
+    shift = (round_ - 1) % len(targets)
+    return targets[shift:] + targets[:shift]
+
+
+# --- the app: submit → next, start -------------------------------------------------------------------
+
+
+def app_work(target: Target, tasks: int) -> dict[str, Any]:
+    """One `bench/tui_work.py` run: the target's own copy of the script on the target's own code, in
+    this environment (whose libraries the scratch builds share; it has the tests' support)."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        env = {**os.environ, "PYTHONPATH": str(target.tree / "src")}
+        command = [sys.executable, str(target.tree / "bench" / "tui_work.py"), "--tasks", str(tasks)]
+        done = subprocess.run([*command, "--json", out.name], capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            raise RuntimeError(f"{target.name}: tui_work failed:\n{done.stdout}{done.stderr[-3000:]}")
+        got: dict[str, Any] = json.loads(Path(out.name).read_text())
+    return got
+
+
+def app_start(targets: list[Target], rounds: int) -> dict[str, Any]:
+    """`bench/tui_start.py`: this checkout's app, the bare app and each other target's code, in turn."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        command = [sys.executable, str(ROOT / "bench" / "tui_start.py"), "--runs", str(rounds)]
+        for target in targets:
+            command += ["--before-src", str(target.tree / "src")]
+        done = subprocess.run([*command, "--json", out.name], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"tui_start failed:\n{done.stdout}{done.stderr[-3000:]}")
+        got: dict[str, Any] = json.loads(Path(out.name).read_text())
+    starts = {"now": got["app_s"], "bare": got["bare_s"]}
+    for target in targets:
+        starts[target.name] = got["befores"][str(target.tree / "src")]["before_s"]
+    return {"seconds": starts, "load_1min": got["load_1min"]}
+
+
+def app_figures(targets: list[Target], rounds: int, tasks: int) -> dict[str, Any]:
+    """Submit → next per target and round (medians and p95 of each run), then the starts."""
+    print(
+        f"\n{'round':5} {'app: submit -> next':22} {'target':8} {'median ms':>9} {'p95 ms':>7} load",
+        flush=True,
+    )
+    work: dict[str, list[dict[str, Any]]] = {t.name: [] for t in targets}
+    for round_ in range(1, rounds + 1):
+        for target in turned(targets, round_):
+            got = app_work(target, tasks)
+            got["load_average"] = round(os.getloadavg()[0], 2)
+            work[target.name].append(got)
+            print(
+                f"{round_:<5} {'':22} {target.name:8} {got['submit_to_next_median_ms']:9.1f} "
+                f"{got['submit_to_next_p95_ms']:7.1f} {got['load_average']:.1f}",
+                flush=True,
+            )
+    start = app_start([t for t in targets if t.name != "now"], rounds)
+    return {"submit_to_next": work, "start": start}
+
+
+def print_app(app: dict[str, Any], now: str, revs: list[str]) -> dict[str, Any]:
+    work, starts = app["submit_to_next"], app["start"]["seconds"]
+
+    def medians(name: str, key: str) -> list[float]:
+        return [run[key] for run in work[name]]
+
+    ratios: dict[str, Any] = {}
+    print(f"\n{'the app':28} {'now':30} " + " ".join(f"{rev:30}" for rev in revs))
+    for key, label in (
+        ("submit_to_next_median_ms", "submit -> next, median ms"),
+        ("submit_to_next_p95_ms", "submit -> next, p95 ms"),
+    ):
+        cells = []
+        for name in (now, *revs):
+            values = medians(name, key)
+            cells.append(f"{statistics.median(values):.1f} ({min(values):.1f}-{max(values):.1f})")
+        print(f"{label:28} " + " ".join(f"{cell:30}" for cell in cells))
+    for rev in revs:
+        # the rate's ratio: now is faster when the reference's milliseconds are more
+        median_ratio = [
+            round(b / a, 3)
+            for a, b in zip(
+                medians(now, "submit_to_next_median_ms"),
+                medians(rev, "submit_to_next_median_ms"),
+                strict=True,
+            )
+        ]
+        p95_share = [
+            round(a / b, 3)
+            for a, b in zip(
+                medians(now, "submit_to_next_p95_ms"), medians(rev, "submit_to_next_p95_ms"), strict=True
+            )
+        ]
+        ratios[f"submit_to_next vs {rev}"] = {
+            "speed_per_round": median_ratio,
+            "p95_now_over_rev_per_round": p95_share,
+        }
+        print(
+            f"submit -> next vs {rev}: now {statistics.median(median_ratio):.2f}x as fast at the median "
+            f"(per round {min(median_ratio):.2f}-{max(median_ratio):.2f}); p95 now / {rev} "
+            f"{statistics.median(p95_share):.2f} (per round {min(p95_share):.2f}-{max(p95_share):.2f})"
+        )
+    bare = starts["bare"]
+    cells = []
+    for name in (now, *revs, "bare"):
+        values = starts[name]
+        over = [round(a - b, 3) for a, b in zip(values, bare, strict=True)]
+        ratios[f"start {name}"] = {"seconds": values, "over_bare_per_round": over}
+        extra = (
+            ""
+            if name == "bare"
+            else f", over bare {statistics.median(over):+.3f} s ({min(over):+.3f} to {max(over):+.3f})"
+        )
+        cells.append(f"{name} {statistics.median(values):.3f} s ({min(values):.3f}-{max(values):.3f}){extra}")
+    print("start -> first painted list: " + "; ".join(cells))
+    print(f"load average (1 min) around the starts: {app['start']['load_1min']}")
+    return ratios
+
+
 # --- the report --------------------------------------------------------------------------------------
 
 
@@ -363,7 +489,9 @@ def print_table(summaries: list[Summary], runs: list[Run], now: str, rev: str) -
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("rev", help="the git revision to compare with (e.g. cec24a6)")
+    parser.add_argument(
+        "revs", nargs="+", metavar="rev", help="the git revisions to compare with (e.g. cec24a6)"
+    )
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
     parser.add_argument("--duration", type=float, default=5, help="seconds per wrk run (default 5)")
     parser.add_argument("--connections", type=int, default=16, help="wrk connections (default 16)")
@@ -372,6 +500,8 @@ def main() -> None:
         "--only", help="only the scenarios whose name contains one of these (comma-separated)"
     )
     parser.add_argument("--no-floor", action="store_true", help="leave the floor app out")
+    parser.add_argument("--no-app", action="store_true", help="leave the app's figures out")
+    parser.add_argument("--app-tasks", type=int, default=60, help="tasks per tui_work run (default 60)")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "queuedesk-compare")
     parser.add_argument("--json", type=Path, help="also write every run and the summary to this file")
     args = parser.parse_args()
@@ -382,17 +512,18 @@ def main() -> None:
     head = git("rev-parse", "--short", "HEAD")
     dirty = " + uncommitted changes" if git("status", "--porcelain", "--untracked-files=no", "src") else ""
     now = Target("now", sys.executable, ROOT)
-    rev = build(args.rev, args.cache)
+    revs = [build(rev, args.cache) for rev in args.revs]
     scenarios = [
         s for s in SCENARIOS if not args.only or any(part in s.name for part in args.only.split(","))
     ]
     runs: list[Run] = []
     load_before = os.getloadavg()
-    print(f"now = {head}{dirty}; {args.rev} = {git('rev-parse', '--short', args.rev)}", flush=True)
+    shown = "; ".join(f"{rev} = {git('rev-parse', '--short', rev)}" for rev in args.revs)
+    print(f"now = {head}{dirty}; {shown}", flush=True)
     print(f"load average before: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
-        targets = [now, rev]
+        targets = [now, *revs]
         floor_process = None
         try:
             for target in targets:
@@ -415,7 +546,7 @@ def main() -> None:
                 flush=True,
             )
             for round_ in range(1, args.rounds + 1):
-                order = targets if round_ % 2 else targets[::-1]
+                order = turned(targets, round_)
                 for scenario in scenarios:
                     for target in (*order, floor) if floor and scenario.name == "create" else order:
                         if target is None:
@@ -449,15 +580,18 @@ def main() -> None:
             if floor_process is not None:
                 floor_process.terminate()
                 floor_process.wait(timeout=30)
+    app = None if args.no_app else app_figures([now, *revs], args.rounds, args.app_tasks)
     load_after = os.getloadavg()
-    summaries = summarize(runs, ["now", args.rev, "floor"])
-    ratios = print_table(summaries, runs, "now", args.rev)
+    summaries = summarize(runs, ["now", *args.revs, "floor"])
+    ratios = {rev: print_table(summaries, runs, "now", rev) for rev in args.revs}
+    if app is not None:
+        ratios["app"] = print_app(app, "now", args.revs)
     print(f"load average after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         report = {
             "now": head + dirty,
-            "rev": args.rev,
+            "revs": args.revs,
             "rounds": args.rounds,
             "duration_seconds": args.duration,
             "connections": args.connections,
@@ -467,6 +601,7 @@ def main() -> None:
             "summary": [asdict(s) for s in summaries],
             "ratios": ratios,
             "runs": [asdict(r) for r in runs],
+            "app": app,
         }
         args.json.write_text(json.dumps(report, indent=2) + "\n")
 

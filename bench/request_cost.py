@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -24,9 +25,31 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+WORKER_KEY = "bench-worker-{n:02d}-0123456789abcdef"  # bench/compare.py's seed: one key per worker
 CREATE_BODY = b'{"data": {"paragraph": "The printer is on fire", "category": "red"}}'
-SCENARIOS = ("create", "/me", "list queues")
+SCENARIOS = ("create", "/me", "list queues", "worker cycle")
 QUEUES = 100
+COMPLETE_BODY = b'{"data": {"category": "red"}}'
+PENDING = 30_000  # new tasks in the work queue for the worker cycle: more than a run completes
+
+
+def worker_key(n: int) -> str:
+    return WORKER_KEY.format(n=n)
+
+
+def claim_bytes(key: str, queue_path: str) -> bytes:
+    return (
+        f"POST {queue_path}/tasks/next HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n"
+        f"Authorization: Token {key}\r\nContent-Length: 0\r\n\r\n"
+    ).encode()
+
+
+def complete_bytes(key: str, queue_path: str, task_id: bytes) -> bytes:
+    return (
+        f"POST {queue_path}/tasks/{task_id.decode()}/complete HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n"
+        f"Authorization: Token {key}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(COMPLETE_BODY)}\r\n\r\n"
+    ).encode() + COMPLETE_BODY
 
 
 def request_bytes(scenario: str, key: str, queue_path: str) -> bytes:
@@ -46,19 +69,26 @@ def request_bytes(scenario: str, key: str, queue_path: str) -> bytes:
 class Transport(asyncio.Transport):
     """Keeps count of the answers written; enough of a socket's transport for uvicorn."""
 
-    def __init__(self) -> None:
+    def __init__(self, tally: "Transport | None" = None) -> None:
         super().__init__()
         self.answers = 0
         self.statuses: set[bytes] = set()
         self.closing = False
+        self.tally = tally  # a connection's own transport also counts in the shared one
+        self.written = b""  # what this connection was sent since its last request (the worker cycle)
+        self.last_request = b""
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
         return {"peername": ("127.0.0.1", 50000), "sockname": ("127.0.0.1", 8000)}.get(name, default)
 
     def write(self, data: bytes) -> None:  # type: ignore[override]
+        self.written += data
         if data.startswith(b"HTTP/1.1 "):
             self.answers += 1
             self.statuses.add(data[9:12])
+            if self.tally is not None:
+                self.tally.answers += 1
+                self.tally.statuses.add(data[9:12])
 
     def is_closing(self) -> bool:
         return self.closing
@@ -126,17 +156,38 @@ async def measure(
     state = ServerState()
     transport = Transport()
     protocols = []
+    own: list[Transport] = []
     for _ in range(connections):
         protocol = config.http_protocol_class(config=config, server_state=state, app_state={})  # type: ignore[call-arg]
-        protocol.connection_made(transport)
+        own.append(Transport(transport) if scenario == "worker cycle" else transport)
+        protocol.connection_made(own[-1])
         protocols.append(protocol)
-    raw = request_bytes(scenario, key, queue_path)
+    raw = b"" if scenario == "worker cycle" else request_bytes(scenario, key, queue_path)
+    # The worker cycle: connection n is worker n (its own key), claiming, then completing what it got.
+    worker_keys = [worker_key(n) for n in range(connections)]
+
+    def cycle_request(n: int) -> bytes:
+        found = (
+            re.search(rb'"id":(\d+)', own[n].written) if own[n].written.startswith(b"HTTP/1.1 200") else None
+        )
+        claimed = found is not None and b"/next " in own[n].last_request
+        own[n].written = b""
+        if claimed:
+            assert found is not None
+            request = complete_bytes(worker_keys[n], queue_path, found.group(1))
+        else:
+            request = claim_bytes(worker_keys[n], queue_path)
+        own[n].last_request = request
+        return request
+
+    for mine in own:
+        mine.last_request = b""
 
     async def one_each() -> None:
         """One request on every connection at once, as wrk keeps each connection busy."""
         answers = transport.answers
-        for protocol in protocols:
-            protocol.data_received(raw)
+        for n, protocol in enumerate(protocols):
+            protocol.data_received(cycle_request(n) if scenario == "worker cycle" else raw)
         while transport.answers < answers + connections:
             await asyncio.sleep(0)
         while state.tasks:  # a request's task finishes after its answer is written
@@ -186,13 +237,26 @@ def child(args: argparse.Namespace) -> None:
 # --- the parent ---------------------------------------------------------------------------------------
 
 
-def prepare(python: str, directory: Path) -> tuple[str, str]:
-    """A seeded database with 100 queues, made by that revision's own server."""
+FILL = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from tests.fill import fill_new
+fill_new(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
+         lambda n: {"paragraph": f"todo {n}", "category": None, "photo": None})
+"""
+
+
+def prepare(python: str, tree: Path, directory: Path) -> tuple[str, str]:
+    """A seeded database with 100 queues, made by that revision's own server, and PENDING new tasks
+    in the first (filled by that revision's own `tests/fill.py`)."""
     import httpx
 
     sys.path.insert(0, str(ROOT))
     from bench.compare import limits_off, seed
+    from bench.compare import worker_key as seeded_worker_key
     from tests.support import CORE_BLOCKS, KEYS, free_port
+
+    assert seeded_worker_key(3) == worker_key(3)
 
     directory.mkdir()
     (directory / "seed.json").write_text(json.dumps(seed()))
@@ -221,10 +285,12 @@ def prepare(python: str, directory: Path) -> tuple[str, str]:
                 json={"name": f"queue {n}", "data": CORE_BLOCKS},
                 headers={"Authorization": f"Token {KEYS['admin']}"},
             ).raise_for_status()
-        return db_url, f"/orgs/1/queues/{made.json()['id']}"
     finally:
         server.terminate()
         server.wait(timeout=30)
+    queue_id = str(made.json()["id"])
+    subprocess.run([python, "-c", FILL, str(tree), db_url, queue_id, str(PENDING)], cwd=directory, check=True)
+    return db_url, f"/orgs/1/queues/{queue_id}"
 
 
 def run_child(
@@ -250,28 +316,33 @@ def parent(args: argparse.Namespace) -> None:
 
     rev = build(args.rev, args.cache)
     pythons = {"now": sys.executable, args.rev: rev.python}
+    trees = {"now": ROOT, args.rev: rev.tree}
+    scenarios = [s for s in SCENARIOS if not args.only or any(part in s for part in args.only.split(","))]
     figures: dict[tuple[str, str], list[float]] = {}
     load_before = os.getloadavg()
     print(
         f"now = {git('rev-parse', '--short', 'HEAD')}; load average before: {load_before[0]:.2f}", flush=True
     )
     with tempfile.TemporaryDirectory() as tmp:
-        databases = {name: prepare(python, Path(tmp) / name) for name, python in pythons.items()}
+        databases = {
+            name: prepare(python, trees[name], Path(tmp) / name.replace("/", "_"))
+            for name, python in pythons.items()
+        }
         names = list(pythons)
         for round_ in range(1, args.rounds + 1):
-            for scenario in SCENARIOS:
+            for scenario in scenarios:
                 for name in names if round_ % 2 else names[::-1]:
                     db_url, queue = databases[name]
                     got = run_child(pythons[name], db_url, queue, scenario, args.requests, args.connections)
                     figures.setdefault((scenario, name), []).append(got["cpu_us"])
                     print(
-                        f"{round_:<3} {scenario:8} {name:10} {got['cpu_us']:7.1f} µs CPU/request "
+                        f"{round_:<3} {scenario:12} {name:10} {got['cpu_us']:7.1f} µs CPU/request "
                         f"(wall {got['wall_us']:.1f})  load {os.getloadavg()[0]:.1f}",
                         flush=True,
                     )
     load_after = os.getloadavg()
     summary: dict[str, Any] = {}
-    for scenario in SCENARIOS:
+    for scenario in scenarios:
         now, then = figures[(scenario, "now")], figures[(scenario, args.rev)]
         paired = [round(b / a, 3) for a, b in zip(now, then, strict=True)]
         summary[scenario] = {
@@ -309,6 +380,9 @@ def main() -> None:
     )
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "queuedesk-compare")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--only", help="only the scenarios whose name contains one of these (comma-separated)"
+    )
     parser.add_argument("--profile", help="(with --child) write the timed requests' cProfile stats here")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--db", help=argparse.SUPPRESS)

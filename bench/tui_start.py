@@ -9,6 +9,8 @@ Both run with their modules compiled, after one unmeasured start each (see --no-
 
 With --before-src, a third program runs in each round: the same `queuedesk`, with that checkout's
 `src` first on PYTHONPATH (the code before a change), so before and after meet the same load.
+`--before-src` may be given more than once (one more program a round each; `bench/compare.py` runs
+it so with the revisions it compares).
 """
 
 import argparse
@@ -96,7 +98,9 @@ def main() -> None:
     parser.add_argument(
         "--before-src",
         type=Path,
-        help="also run `queuedesk` with this src directory first on PYTHONPATH, interleaved",
+        action="append",
+        default=[],
+        help="also run `queuedesk` with this src directory first on PYTHONPATH, interleaved (repeatable)",
     )
     args = parser.parse_args()
     if shutil.which("tmux") is None:
@@ -116,22 +120,24 @@ def main() -> None:
         env |= {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": str(work / "pycache")}
     bare = f"{BIN / 'python'} {Path(__file__).with_name('bare_app.py')}"
     app = str(BIN / "queuedesk")
-    app_times, bare_times, before_times = [], [], []
-    before_env = env | {"PYTHONPATH": str(args.before_src.resolve())} if args.before_src else None
+    app_times: list[tuple[float, float]] = []
+    bare_times: list[tuple[float, float]] = []
+    befores = {src: env | {"PYTHONPATH": str(src.resolve())} for src in args.before_src}
+    before_times: dict[Path, list[tuple[float, float]]] = {src: [] for src in befores}
     load_before = os.getloadavg()
     try:
         subprocess.run([*TMUX, "new-session", "-d", "-s", "keeper", "sleep 86400"], check=True)
         if not args.no_bytecode_cache:
             time_to_text(bare, "Categorization ready", env, timeout=120)
             time_to_text(app, "Categorization", env, timeout=120)
-            if before_env:
+            for before_env in befores.values():
                 time_to_text(app, "Categorization", before_env, timeout=120)
             load_before = os.getloadavg()
         for _ in range(args.runs):
             bare_times.append(time_to_text(bare, "Categorization ready", env))
             app_times.append(time_to_text(app, "Categorization", env))
-            if before_env:
-                before_times.append(time_to_text(app, "Categorization", before_env))
+            for src, before_env in befores.items():
+                before_times[src].append(time_to_text(app, "Categorization", before_env))
     finally:
         server.stop()
         subprocess.run([*TMUX, "kill-server"], capture_output=True)
@@ -154,22 +160,23 @@ def main() -> None:
         # 1-minute load average before and after: the machine is shared, and load moves the figures
         "load_1min": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
     }
-    if before_times:
-        before_wall = [wall for wall, _cpu in before_times]
-        result |= {
-            "before_src": str(args.before_src),
+    result["befores"] = {}
+    for src, times in before_times.items():
+        before_wall = [wall for wall, _cpu in times]
+        result["befores"][str(src)] = {
             "before_median_s": round(statistics.median(before_wall), 3),
             "before_s": [round(t, 3) for t in before_wall],
-            "before_cpu_median_s": round(statistics.median(cpu for _wall, cpu in before_times), 2),
+            "before_cpu_median_s": round(statistics.median(cpu for _wall, cpu in times), 2),
         }
+    if before_times:  # the first one also as before (the form of the results kept so far)
+        result |= {"before_src": str(args.before_src[0]), **result["befores"][str(args.before_src[0])]}
     print(f"queuedesk to first queue list: median {result['app_median_s']} s (max {result['app_max_s']} s)")
     print(f"bare Textual app, same way:     median {result['bare_median_s']} s")
     print(f"difference:                     {result['difference_s']} s")
     print(f"CPU time until then (median):   queuedesk {app_cpu:.2f} s, bare {bare_cpu:.2f} s")
-    if before_times:
+    for src, before in result["befores"].items():
         print(
-            f"before ({args.before_src}): median {result['before_median_s']} s, "
-            f"CPU {result['before_cpu_median_s']:.2f} s"
+            f"before ({src}): median {before['before_median_s']} s, CPU {before['before_cpu_median_s']:.2f} s"
         )
     print(f"load average (1 min), before and after: {result['load_1min']}")
     if args.json:

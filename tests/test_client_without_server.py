@@ -1,8 +1,12 @@
-"""`pip install queuedesk` without the `server` extra runs every client command.
+"""`pip install queuedesk` (no extra) is the client and the command line, and runs every client command.
 
 A fresh virtual environment (no system site packages) gets the package and its plain dependencies
-only; its `queuedesk` then works against the suite's real server, and never loads the server's
-modules. Installing takes a while (the pip cache is reused); without a package index it is skipped.
+only: neither the app's libraries (Textual, textual-serve with aiohttp, Pillow) nor the server's.
+Its `queuedesk` then works against the suite's real server and never loads the server's modules;
+the app and the service's commands say what to install; and it takes a pydantic of another 2.x
+minor than the one pip chose. Installing takes a while (pip's cache and the machine's configured
+indexes are used as they are, nothing is compiled ahead); without a package index it is skipped.
+`pip install '.[app,server]'` running the demo is the README's first command (.ci/run).
 """
 
 import argparse
@@ -22,7 +26,8 @@ from queuedesk.commands import common
 from tests.support import KEYS, ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVER_ONLY = ("sqlalchemy", "starlette", "uvicorn", "asyncpg")
+SERVER_ONLY = ("sqlalchemy", "starlette", "uvicorn", "asyncpg", "orjson")
+APP_ONLY = ("textual", "textual_image", "textual_serve", "aiohttp", "PIL")
 OFFLINE = (
     "No matching distribution found",
     "Could not find a version that satisfies",
@@ -46,7 +51,7 @@ Run = Callable[..., subprocess.CompletedProcess[str]]
 def _copy_sources(to: Path) -> Path:
     """The package's sources alone, so that building it leaves nothing in the checkout."""
     to.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, to / name)
     shutil.copytree(
         ROOT / "src", to / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
@@ -73,6 +78,7 @@ def client_only(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "install",
             "--quiet",
             "--disable-pip-version-check",
+            "--no-compile",
             sources,
         ],
         capture_output=True,
@@ -113,9 +119,11 @@ def run(client_only: Path, server: ServerProcess, org_id: int) -> Run:
     return run
 
 
-def test_the_fresh_environment_has_no_server_dependencies(run: Run) -> None:
+def test_the_fresh_environment_has_neither_the_app_nor_the_server(run: Run) -> None:
     found = run(
-        "python", "-c", f"import importlib.util as u; print([m for m in {SERVER_ONLY!r} if u.find_spec(m)])"
+        "python",
+        "-c",
+        f"import importlib.util as u; print([m for m in {(*SERVER_ONLY, *APP_ONLY)!r} if u.find_spec(m)])",
     )
     assert found.returncode == 0, found.stderr
     assert found.stdout.strip() == "[]"
@@ -123,11 +131,22 @@ def test_the_fresh_environment_has_no_server_dependencies(run: Run) -> None:
     assert "site-packages" in where.stdout, where.stdout  # the installed package, not the checkout
 
 
+def test_the_client_imports(run: Run) -> None:
+    done = run("python", "-c", "import queuedesk.api, queuedesk.api.client, queuedesk.api.models")
+    assert done.returncode == 0, done.stderr
+
+
 def test_help_without_the_server(run: Run) -> None:
-    for args in ([], ["queues"], ["tasks", "create"], ["import"], ["export"], ["serve"]):
+    for args in ([], ["queues"], ["tasks", "create"], ["import"], ["export"], ["serve"], ["web"]):
         done = run("queuedesk", *args, "--help")
         assert done.returncode == 0, (args, done.stderr)
         assert "usage: queuedesk" in done.stdout
+
+
+def test_shell_completion_without_the_app(run: Run) -> None:
+    done = run("queuedesk", "completion", "bash")
+    assert done.returncode == 0, done.stderr
+    assert "export" in done.stdout and "complete" in done.stdout
 
 
 def test_building_the_parser_loads_nothing_of_the_server(run: Run) -> None:
@@ -160,10 +179,46 @@ def test_a_client_command_never_imports_the_server(run: Run, queue: dict) -> Non
     assert queue["id"] in [q["id"] for q in json.loads(done.stdout)]
 
 
-def test_the_service_commands_say_how_to_install_the_server(run: Run) -> None:
-    done = run("queuedesk", "serve", "--port", "1")
-    assert done.returncode == 2
-    assert "pip install 'queuedesk[server]'" in done.stderr
+@pytest.mark.parametrize(
+    ("args", "extras"),
+    [
+        (["serve", "--port", "1"], "server"),
+        (["prune", "--dry-run"], "server"),
+        ([], "app"),
+        (["--profile", "work"], "app"),
+        (["web"], "app"),
+        (["demo"], "app,server"),
+        (["demo", "--no-app"], "server"),
+    ],
+)
+def test_the_app_and_the_service_say_what_to_install(run: Run, args: list[str], extras: str) -> None:
+    done = run("queuedesk", *args)
+    assert done.returncode == 2, done.stderr
+    assert f"pip install 'queuedesk[{extras}]'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_another_pydantic_minor(client_only: Path, run: Run, queue: dict) -> None:
+    """The client takes any pydantic 2.x from 2.13 (an integrator's own): the minor pip did not
+    choose is installed into the same environment, and the client works on it."""
+    asked = run("python", "-c", "import pydantic; print(pydantic.VERSION)")
+    now = tuple(int(part) for part in asked.stdout.strip().split(".")[:2])
+    other = (2, 13) if now != (2, 13) else (2, 14)
+    wanted = f"pydantic>={other[0]}.{other[1]},<{other[0]}.{other[1] + 1}"
+    installed = subprocess.run(
+        [str(client_only / "python"), "-m", "pip", "install", "--quiet", "--no-compile", wanted],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=_env(),
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    asked = run("python", "-c", "import pydantic; print(pydantic.VERSION)")
+    assert asked.stdout.startswith(f"{other[0]}.{other[1]}."), asked.stdout
+    listed = run("queuedesk", "queues", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert queue["id"] in [q["id"] for q in json.loads(listed.stdout)]
+    test_the_client_imports(run)
 
 
 def test_a_task_nobody_awaited_is_said_in_one_line_not_a_traceback(capsys) -> None:

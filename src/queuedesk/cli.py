@@ -1,6 +1,7 @@
 """The `queuedesk` command."""
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -16,6 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     from queuedesk import web
     from queuedesk.commands import (
         audit,
+        completion,
         config,
         export,
         importing,
@@ -44,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     connection = connection_options()
     for module in (queues, queue_files, tasks, reviews, importing, export, config, users, audit):
         module.add_parsers(commands, connection)
+    completion.add_parser(commands)
     return parser
 
 
@@ -64,18 +67,50 @@ def app_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     with collector.off_while_starting():
-        return _run(argv)
+        try:
+            code = _run(argv)
+            sys.stdout.flush()  # a reader gone before the last output shows here, not at exit
+        except BaseException as error:
+            if not _reader_gone(error):
+                raise
+            _quiet_standard_output()
+            return 0
+        return code
+
+
+def _reader_gone(error: BaseException) -> bool:
+    """Whether `error` is only the reader of our output having gone (`queuedesk ... | head`)."""
+    if isinstance(error, BaseExceptionGroup):
+        return all(_reader_gone(inner) for inner in error.exceptions)
+    return isinstance(error, BrokenPipeError)
+
+
+def _quiet_standard_output() -> None:
+    """What is still buffered for the gone reader goes nowhere: without this, Python's last flush
+    at exit fails again and prints "Exception ignored ... BrokenPipeError"."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.__stdout__):
+        try:
+            os.dup2(devnull, stream.fileno())  # type: ignore[union-attr]
+        except (AttributeError, OSError, ValueError):
+            continue
+    os.close(devnull)
 
 
 def _run(argv: Sequence[str] | None) -> int:
+    from queuedesk.commands import extras
+
     lean_start.without_httpx_cli()
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:  # the app: what the whole parser gives for no arguments, without its commands
+        if extras.missing(("app",)):
+            print(extras.install_hint("queuedesk (the terminal app)", ("app",)), file=sys.stderr)
+            print("  Without it, `queuedesk --help` lists the commands of the command line.", file=sys.stderr)
+            return extras.HINT_EXIT
         lean_start.without_pydantic_plugin_search()
         from queuedesk.tui.main import run_app
 
         return run_app(app_parser().parse_args(argv))
-    from queuedesk.commands.common import run
     from queuedesk.commands.users import MOVED, database_keys_usage
 
     if database_keys_usage(argv):  # the old name of `admin-keys`, kept working
@@ -83,6 +118,21 @@ def _run(argv: Sequence[str] | None) -> int:
         argv[0] = "admin-keys"
     parser = build_parser()
     args = parser.parse_args(argv)
+    what, needed = extras.needed(args)
+    if missing := extras.missing(needed):
+        print(extras.install_hint(what, missing), file=sys.stderr)
+        return extras.HINT_EXIT
+    try:
+        return _dispatch(parser, args)
+    except ModuleNotFoundError as error:
+        extra = extras.extra_for(error)
+        if extra is None:
+            raise
+        print(extras.install_hint(f"{what} ({error.name} is missing)", (extra,)), file=sys.stderr)
+        return extras.HINT_EXIT
+
+
+def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command is None:
         from queuedesk.tui.main import run_app
 
@@ -96,7 +146,12 @@ def _run(argv: Sequence[str] | None) -> int:
         from queuedesk import web
 
         return web.run(args)
+    if getattr(args, "completion_shell", None):
+        from queuedesk.commands import completion
+
+        return completion.run(args.completion_shell, parser)
     if getattr(args, "client_command", None) is not None:
+        from queuedesk.commands.common import run
         from queuedesk.commands.terminal_streams import shown_streams
 
         with shown_streams():  # on a terminal, every line by the display rule (api/terminal_text.py)

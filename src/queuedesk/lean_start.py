@@ -2,7 +2,9 @@
 
 Every import on the app's start path counts toward the time from typing `queuedesk` to the first
 painted queue list (bench/tui_start.py). Both steps below change what is imported, never behaviour:
-each leaves the library's own code in place whenever it could matter.
+each leaves the library's own code in place whenever it could matter. Each is taken only on the
+library versions it was checked on (`VERSIONS` in its compat module); on any other the library is
+imported as it is, so neither binds the version pyproject.toml accepts.
 """
 
 import os
@@ -15,9 +17,11 @@ def without_httpx_cli() -> None:
     httpx imports it with itself, used or not: ≈45 ms of the app's start. Marked as absent, httpx
     falls back to a stub `httpx.main` that QueueDesk never calls.
     """
-    from queuedesk.compat.httpx_private import without_command_line
+    from queuedesk.compat import written_for
+    from queuedesk.compat.httpx_private import VERSIONS, without_command_line
 
-    without_command_line()
+    if "httpx" not in sys.modules and written_for("httpx", VERSIONS):
+        without_command_line()
 
 
 def pydantic_plugins_may_exist() -> bool:
@@ -71,8 +75,9 @@ def without_pydantic_plugin_search() -> None:
     `queuedesk export`'s peak-memory growth from 2,000 to 20,000 tasks went from 2.3 to 9.8 MiB in
     an earlier measurement, for a reason not found, and a command's start time is not measured.
     """
-    from queuedesk.compat.pydantic_private import PLUGIN_LOADER, answer_no_plugins
+    from queuedesk.compat import written_for
+    from queuedesk.compat.pydantic_private import PLUGIN_LOADER, VERSIONS, answer_no_plugins
 
-    if PLUGIN_LOADER in sys.modules or pydantic_plugins_may_exist():
+    if PLUGIN_LOADER in sys.modules or not written_for("pydantic", VERSIONS) or pydantic_plugins_may_exist():
         return
     answer_no_plugins()

@@ -11,6 +11,7 @@ import argparse
 import os
 import shlex
 import sys
+from pathlib import Path
 
 from queuedesk.tui.terminal.browser_rules import ALLOWED_SERVERS_VARIABLE, IMAGE_ORIGINS_VARIABLE
 
@@ -36,6 +37,8 @@ is not on a private network.
 """
 
 PASSWORD_VARIABLE = "QUEUEDESK_WEB_PASSWORD"
+PAGE_TEMPLATES = Path(__file__).parent / "web_page"  # app_index.html, in place of textual-serve's
+SESSION_ENTRY = "queuedesk.tui.terminal.host_programs"  # the app, with no program run on the host
 LOCAL_SERVERS = ("http://127.0.0.1:8000", "http://localhost:8000")  # `queuedesk serve`'s default
 # This machine's connection: never handed to a browser session.
 HOST_CONNECTION_VARIABLES = (
@@ -123,7 +126,8 @@ def serve_web(
     environment = session_environment(dict(os.environ), demo_url, allowed_servers, image_origins)
     os.environ.clear()
     os.environ.update(environment)
-    command = f"{shlex.quote(sys.executable)} -m queuedesk"
+    # Each session's app starts behind the guard that refuses to start any program on this host.
+    command = f"{shlex.quote(sys.executable)} -m {SESSION_ENTRY}"
     where = (public_url or f"http://{host}:{port}").rstrip("/")
     secret = password or new_secret()
     address = f"{where}/" if password else f"{where}/?key={secret}"
@@ -131,7 +135,7 @@ def serve_web(
         f"queuedesk web: the app on {address} (each browser session signs in; stop with Ctrl+C)",
         file=sys.stderr,
     )
-    GuardedServer(
+    server = GuardedServer(
         command,
         host=host,
         port=port,
@@ -139,7 +143,9 @@ def serve_web(
         secret=secret,
         password_given=password is not None,
         max_sessions=max_sessions,
-    ).serve()
+    )
+    server.templates_path = PAGE_TEMPLATES  # our page: it loads nothing from outside this server
+    server.serve()
     return 0
 
 

@@ -3,17 +3,23 @@
 textual-serve starts an app process for every WebSocket to `/ws`, from any page, for anyone. Here a
 WebSocket is refused (403, before any process starts) unless its `Origin` is the page's own and it
 carries the cookie the page set once its secret was given: the per-start key in the address
-`queuedesk web` prints, or the `--password` typed on the sign-in page. At most `max_sessions` run at
-once; beyond that the page says so (503) and further WebSockets are refused.
+`queuedesk web` prints, or the `--password` typed on the sign-in page. The cookie is a random token
+of that sign-in, never the secret, and wrong secrets are limited per client (web_sign_in.py). At
+most `max_sessions` run at once; beyond that the page says so (503) and further WebSockets are
+refused.
 """
 
 import hmac
 import html
+import ipaddress
+import math
 import secrets
 from urllib.parse import urlsplit
 
 from aiohttp import web
 from textual_serve.server import Server
+
+from queuedesk.web_sign_in import GuessLimit, SessionTokens
 
 COOKIE = "queuedesk_web"
 DEFAULT_MAX_SESSIONS = 8
@@ -61,6 +67,8 @@ class GuardedServer(Server):
         self.max_sessions = max_sessions
         self.origins = page_origins(host, port, public_url)
         self.sessions = 0
+        self.tokens = SessionTokens()
+        self.guesses = GuessLimit()
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
@@ -68,7 +76,25 @@ class GuardedServer(Server):
         return app
 
     def _signed_in(self, request: web.Request) -> bool:
-        return hmac.compare_digest(request.cookies.get(COOKIE, ""), self.secret)
+        return self.tokens.valid(request.cookies.get(COOKIE))
+
+    def _client(self, request: web.Request) -> str:
+        """Who is guessing: the peer, or behind a reverse proxy on this machine (a public address
+        given), the address the proxy last added to `X-Forwarded-For`."""
+        peer = request.remote or ""
+        forwarded = request.headers.get("X-Forwarded-For", "").rpartition(",")[2].strip()
+        if self.public_url and forwarded and _is_loopback(peer):
+            return forwarded
+        return peer
+
+    def _too_many_guesses(self, request: web.Request) -> web.Response | None:
+        wait = self.guesses.wait(self._client(request))
+        if wait <= 0:
+            return None
+        seconds = math.ceil(wait)
+        answer = self._page(429, f"<p>Too many wrong tries from here: try again in {seconds} s.</p>")
+        answer.headers["Retry-After"] = str(seconds)
+        return answer
 
     def _page(self, status: int, body: str) -> web.Response:
         return web.Response(status=status, text=PAGE.format(body=body), content_type="text/html")
@@ -87,14 +113,22 @@ class GuardedServer(Server):
         """Back to the page, with the cookie that signs this browser in."""
         redirect = web.HTTPSeeOther("/")
         secure = (self.public_url or "").startswith("https:")
-        redirect.set_cookie(COOKIE, self.secret, httponly=True, samesite="Strict", secure=secure, path="/")
+        redirect.set_cookie(
+            COOKIE, self.tokens.new(), httponly=True, samesite="Strict", secure=secure, path="/"
+        )
         return redirect
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
         given = request.query.get("key")
-        if given is not None and hmac.compare_digest(given, self.secret):
-            # Keep the key out of the address bar and history: the cookie carries it from here.
-            raise self._signed_in_redirect()
+        if given is not None:
+            refused = self._too_many_guesses(request)
+            if refused is not None:
+                return refused
+            if hmac.compare_digest(given.encode(), self.secret.encode()):
+                self.guesses.right(self._client(request))
+                # Keep the key out of the address bar and history: the cookie stands for it from here.
+                raise self._signed_in_redirect()
+            self.guesses.wrong(self._client(request))
         if not self._signed_in(request):
             if self.password_given:
                 return self._sign_in_page(401, "This QueueDesk asks for its password.")
@@ -110,12 +144,17 @@ class GuardedServer(Server):
     async def handle_sign_in(self, request: web.Request) -> web.StreamResponse:
         if request.headers.get("Origin", "").lower() not in self.origins:
             return self._page(403, "<p>Sign in from this QueueDesk's own page.</p>")
+        refused = self._too_many_guesses(request)
+        if refused is not None:
+            return refused  # not even checked: the right password waits too
         form = await request.post()
         password = form.get("password")
         if not self.password_given or not isinstance(password, str):
             return self._sign_in_page(400, "Give the password.")
-        if not hmac.compare_digest(password, self.secret):
+        if not hmac.compare_digest(password.encode(), self.secret.encode()):
+            self.guesses.wrong(self._client(request))
             return self._sign_in_page(401, "That is not the password.")
+        self.guesses.right(self._client(request))
         raise self._signed_in_redirect()
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
@@ -132,6 +171,13 @@ class GuardedServer(Server):
             return await super().handle_websocket(request)
         finally:
             self.sessions -= 1
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 def new_secret() -> str:

@@ -2,13 +2,14 @@
 
 The terminal in the page draws on a canvas, so its text is read from xterm.js's buffer: the test
 patches textual-serve's script to keep the terminal object on `window` (and asserts the patch
-applied, so an upgrade that moves it fails here instead of passing blind). Web fonts cannot be
-fetched here; that request is aborted.
+applied, so an upgrade that moves it fails here instead of passing blind). Every request for
+another host than `queuedesk web`'s own is aborted and recorded: the page must render without any.
 """
 
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -42,6 +43,14 @@ def test_browser_signs_in_with_a_demo_key_and_sees_the_queues(web: WebProcess) -
     from playwright.sync_api import Route, sync_playwright
 
     patched: list[bool] = []
+    outside: list[str] = []
+
+    def only_its_own_server(route: Route) -> None:
+        if urlsplit(route.request.url).netloc == urlsplit(web.origin).netloc:
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
 
     def keep_terminal(route: Route) -> None:
         response = route.fetch()
@@ -55,8 +64,8 @@ def test_browser_signs_in_with_a_demo_key_and_sees_the_queues(web: WebProcess) -
         )
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 800})
-            page.route("**/fonts.googleapis.com/**", lambda route: route.abort())
-            page.route("**/static/js/textual.js", keep_terminal)
+            page.route("**/*", only_its_own_server)
+            page.route("**/static/js/textual.js", keep_terminal)  # the later route is asked first
             page.goto(web.address)  # with this run's key, as `queuedesk web` printed it
 
             def screen() -> str:
@@ -92,6 +101,7 @@ def test_browser_signs_in_with_a_demo_key_and_sees_the_queues(web: WebProcess) -
             queues = shows("Photo moderation")
             for name in ("Support triage", "Receipt checks", "Alex Admin (admin)"):
                 assert name in queues
+            assert outside == [], "the page asked other hosts"
         finally:
             browser.close()
 

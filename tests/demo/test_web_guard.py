@@ -107,3 +107,46 @@ def test_a_password_instead_of_the_key(tmp_path: Path) -> None:
             assert client.get("/").status_code == 200
     finally:
         web.stop()
+
+
+def test_password_guesses_are_limited_and_the_cookie_is_never_the_password(tmp_path: Path) -> None:
+    """Issue 43, finding 8: guesses were unlimited (486 to 999 a second) and the cookie was the password.
+    After 5 wrong guesses the client must wait, and meanwhile even the right password is refused
+    unchecked (429 with Retry-After); the cookie is a random token that alone signs in, and the
+    password as a cookie signs in nothing."""
+    password = "open sesame 42"
+    web = start_web(tmp_path, "--password", password)
+    try:
+        with httpx.Client(base_url=web.origin, timeout=20) as client:
+            origin = {"Origin": web.origin}
+            # A guess that is not ASCII is a wrong guess, never a server error.
+            wrong = [
+                client.post("/sign-in", data={"password": f"guess ✓{n}"}, headers=origin) for n in range(5)
+            ]
+            assert [answer.status_code for answer in wrong] == [401] * 5
+            limited = client.post("/sign-in", data={"password": "guess 6"}, headers=origin)
+            assert limited.status_code == 429 and int(limited.headers["Retry-After"]) >= 1
+            held = client.post("/sign-in", data={"password": password}, headers=origin)
+            assert held.status_code == 429 and "queuedesk_web" not in client.cookies
+            assert client.get("/", params={"key": "a guess"}).status_code == 429
+        forged = {"queuedesk_web": password}
+        with httpx.Client(base_url=web.origin, timeout=20, cookies=forged) as visitor:
+            assert visitor.get("/").status_code == 401
+            assert asyncio.run(_websocket(web, web.origin, forged)) == 403
+        # The operator's own browser, through a reverse proxy on this machine, is another client.
+        (tmp_path / "behind").mkdir()
+        behind = start_web(tmp_path / "behind", "--password", password, "--public-url", "http://q.example")
+        try:
+            with httpx.Client(base_url=behind.origin, timeout=20) as proxied:
+                guessing = {"Origin": "http://q.example", "X-Forwarded-For": "203.0.113.9"}
+                for n in range(6):
+                    proxied.post("/sign-in", data={"password": f"guess {n}"}, headers=guessing)
+                mine = {"Origin": "http://q.example", "X-Forwarded-For": "198.51.100.7"}
+                signed = proxied.post("/sign-in", data={"password": password}, headers=mine)
+                assert signed.status_code == 303, signed.text
+                token = signed.cookies["queuedesk_web"]
+                assert password not in token and len(token) >= 40
+        finally:
+            behind.stop()
+    finally:
+        web.stop()

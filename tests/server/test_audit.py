@@ -335,3 +335,61 @@ def test_the_log_reads_from_either_end_and_sorts_by_action_or_actor(
     for name, value in (("sort", "queue"), ("order", "up")):
         refused = admin.get(f"/orgs/{org}/audit", params={name: value})
         assert refused.status_code == 400 and refused.json()["errors"][0]["field"] == name
+
+
+def test_a_change_of_the_review_share_is_a_queue_update_with_its_old_and_new_value(admin, org) -> None:
+    """Switching review on, changing it and switching it off are each logged (issue 43, finding 7);
+    setting the share it already has is no change."""
+    queue = _new_queue(admin, org, "Reviewed share")
+    qpath = f"/orgs/{org}/queues/{queue['id']}"
+    for percent in (30, 30, 5, 0):
+        body_of(admin.patch(qpath, json={"review_percent": percent}))
+    updates = _events(admin, org, queue_id=queue["id"], action="queue.update")
+    assert [event["detail"] for event in reversed(updates)] == [
+        {"fields": ["review_percent"], "review_percent": {"from": 0, "to": 30}},
+        {"fields": ["review_percent"], "review_percent": {"from": 30, "to": 5}},
+        {"fields": ["review_percent"], "review_percent": {"from": 5, "to": 0}},
+    ]
+    assert all(event["actor"] == ADA for event in updates)
+
+
+def test_an_audit_prune_leaves_a_trace_in_each_organization_it_pruned(
+    own_server: ServerProcess, admin, org
+) -> None:
+    """`prune --audit-older-than` writes one `audit.prune` event in each organization whose events it
+    removed, with how many and the cutoff, in the transactions that removed them (batches of 2 here:
+    the count grows with each batch); an organization it did not touch gets none."""
+    with own_server.client("other_admin") as other:
+        other_org = body_of(other.get("/me"))["organization_id"]
+        removed: dict[int, list[int]] = {org: [], other_org: []}
+        for client, organization, updates in ((admin, org, 4), (other, other_org, 2)):
+            queue = _new_queue(client, organization, f"Old history {organization}")
+            for n in range(updates):
+                body_of(
+                    client.patch(f"/orgs/{organization}/queues/{queue['id']}", json={"description": f"v{n}"})
+                )
+            removed[organization] = [
+                event["id"] for event in _events(client, organization, queue_id=queue["id"])
+            ]
+        assert [len(ids) for ids in removed.values()] == [5, 3]
+        every = [event_id for ids in removed.values() for event_id in ids]
+        execute_sql(
+            own_server.db_url, f"UPDATE audit_events SET at = 0 WHERE id IN ({', '.join(map(str, every))})"
+        )
+        earlier = {
+            e["id"]
+            for c, o in ((admin, org), (other, other_org))
+            for e in _events(c, o, action="audit.prune")
+        }
+        done = run_cli(["prune", "--db", own_server.db_url, "--audit-older-than", "30d", "--batch-size", "2"])
+        assert done.returncode == 0, done.stderr
+        for client, organization in ((admin, org), (other, other_org)):
+            traces = [
+                e for e in _events(client, organization, action="audit.prune") if e["id"] not in earlier
+            ]
+            assert len(traces) == 1, traces
+            (trace,) = traces
+            assert trace["actor"] is None and trace["queue_id"] is None and trace["subject"] == {}
+            assert trace["detail"]["removed"] == len(removed[organization]), trace
+            assert trace["detail"]["before"] < trace["at"]
+            assert not {event["id"] for event in _events(client, organization)} & set(removed[organization])

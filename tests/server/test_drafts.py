@@ -83,3 +83,22 @@ def test_a_flush_drops_the_drafts_of_the_tasks_it_deleted(
     assert query_value(server.db_url, drafts_of_queue) == 1
     assert_empty_200(admin.put(f"{qpath}/flush"))
     assert query_value(server.db_url, drafts_of_queue) == 0
+
+
+def test_a_draft_over_64_kib_is_refused_and_the_earlier_one_kept(admin, worker, queue, qpath) -> None:
+    """Issue 43, finding 2: ~0.9 MiB drafts on 60 tasks made one worker's pages of tasks megabytes
+    each. A draft of at most 64 KiB of JSON is kept; one byte more is a 400 on `data` and changes
+    nothing (the task stays held, the earlier draft stays)."""
+    create(admin, qpath, paragraph="the text")
+    task_id = claim(worker, qpath)["id"]
+    framing = len('{"paragraph":""}')
+    largest = {"paragraph": "x" * (64 * 1024 - framing)}
+    assert _release(worker, qpath, task_id, largest)["draft"] == largest
+    claim(worker, qpath)
+    over = {"paragraph": "x" * (64 * 1024 - framing + 1)}
+    refused = worker.post(f"{qpath}/tasks/{task_id}/release", json={"data": over})
+    assert refused.status_code == 400, refused.text
+    (error,) = refused.json()["errors"]
+    assert error["field"] == "data" and "64 KiB" in error["message"]
+    still = body_of(worker.get(f"{qpath}/tasks/{task_id}"))
+    assert still["status"] == "in_progress" and still["draft"] == largest

@@ -156,3 +156,47 @@ def test_pings_held_by_a_tarpit_do_not_hold_up_deliveries(tmp_path, backend: str
         tarpit.stop()
         receiver.stop()
         server.stop()
+
+
+@pytest.mark.parametrize(
+    ("target", "shown"),
+    [
+        ("http://tok3n-user-only@127.0.0.1:9/hook", "http://***@127.0.0.1:9/hook"),
+        (
+            "http://127.0.0.1:9/hook?token=tok3n-query&channel=ops",
+            "http://127.0.0.1:9/hook?token=***&channel=***",
+        ),
+    ],
+)
+def test_a_token_as_user_name_or_query_value_is_masked_for_supervisors_and_in_the_audit_log(
+    clients: dict[str, httpx.Client], org_id: int, target: str, shown: str
+) -> None:
+    """Issue 43, finding 9: only `user:password@` was masked; a token as the user name or in the query
+    was shown to supervisors (A6, B10) and written into the audit log as set."""
+    admin, supervisor, worker = clients["admin"], clients["supervisor"], clients["worker"]
+    queue = make_queue(admin, org_id)
+    base = f"/orgs/{org_id}/queues/{queue['id']}"
+    assert admin.put(f"{base}/webhook", json={"target": target}).status_code == 200
+    admin.post(f"{base}/tasks/create", json={"data": {"paragraph": "p"}})
+    task = worker.post(f"{base}/tasks/next").json()["id"]
+    assert worker.post(f"{base}/tasks/{task}/complete", json={"data": {"category": "red"}}).status_code == 200
+    assert admin.delete(f"{base}/webhook").status_code == 200
+
+    assert (
+        admin.get(f"{base}/webhook/deliveries").json()["deliveries"][0]["target"] == target
+    )  # admins see it
+    seen = [supervisor.get(f"{base}/webhook/deliveries").text]
+    (delivery,) = supervisor.get(f"{base}/webhook/deliveries").json()["deliveries"]
+    assert delivery["target"] == shown
+    seen.append(supervisor.get(f"{base}/webhook/deliveries/{delivery['id']}").text)
+    events = admin.get(f"/orgs/{org_id}/audit", params={"queue_id": queue["id"], "limit": 100}).json()[
+        "events"
+    ]
+    by_action = {event["action"]: event for event in events}
+    assert by_action["webhook.set"]["detail"]["target"] == shown
+    assert by_action["webhook.remove"]["detail"]["previous"] == shown
+    seen.append(str(events))
+    assert admin.put(f"{base}/webhook", json={"target": target}).status_code == 200
+    assert supervisor.get(f"{base}/webhook").json() == {"target": shown}
+    seen.append(supervisor.get(f"{base}/webhook").text)
+    assert not [text for text in seen if "tok3n" in text]

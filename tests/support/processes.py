@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from queuedesk.service_environment import cleared
 from tests.support.loopback import loopback_client
 from tests.support.postgres import postgres_database
 from tests.support.seeds import KEYS
@@ -46,6 +47,8 @@ class ServerProcess:
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[str] | None = None
     log_path: Path | None = None
+    # QUEUEDESK_ variables the server is given on purpose; those of the shell are cleared.
+    environment: dict[str, str] = field(default_factory=dict)
 
     @property
     def url(self) -> str:
@@ -73,7 +76,7 @@ class ServerProcess:
             stdout=log,
             stderr=subprocess.STDOUT,
             text=True,
-            env=os.environ.copy(),
+            env={**cleared(os.environ), **self.environment},
         )
         deadline = time.monotonic() + timeout
         with loopback_client(self.url, timeout=1) as probe:

@@ -10,7 +10,7 @@ from types import ModuleType
 import pytest
 
 import queuedesk.compat
-from queuedesk.compat import PrivateName
+from queuedesk.compat import PrivateName, installed_minor, written_for
 
 
 def compat_modules() -> list[ModuleType]:
@@ -52,7 +52,40 @@ def missing(name: PrivateName) -> str | None:
 @pytest.mark.parametrize("name", listed(), ids=lambda name: name.path)
 def test_each_listed_private_name_is_still_there(name: PrivateName) -> None:
     assert name.why and name.used_in
+    library = name.path.split(".")[0]
+    if name.versions and not written_for(library, name.versions):
+        pytest.skip(
+            f"{library} {installed_minor(library)} is not one of {name.versions}: "
+            f"its shortcut ({name.used_in}) is not taken"
+        )
     assert missing(name) is None, f"{missing(name)} (used in {name.used_in}: {name.why})"
+
+
+def test_a_library_named_with_versions_is_not_pinned() -> None:
+    """A library whose names list the versions they were checked on is installed in a range (more
+    than one minor); every other library with a listed name is pinned to one minor."""
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(queuedesk.__file__).parents[2] / "pyproject.toml").read_text())["project"]
+    requirements = [
+        *project["dependencies"],
+        *(r for e in project["optional-dependencies"].values() for r in e),
+    ]
+
+    def requirement(library: str) -> str:
+        normal = library.replace("_", "-")
+        [found] = {r.split(";")[0] for r in requirements if re.match(rf"{re.escape(normal)}\b(?!-)", r)}
+        return found
+
+    for name in listed():
+        library = name.path.split(".")[0]
+        pinned = re.fullmatch(r"[\w-]+>=(\d+)\.(\d+)(?:\.\d+)?,<(\d+)\.(\d+)", requirement(library))
+        one_minor = pinned is not None and (int(pinned[1]), int(pinned[2]) + 1) == (
+            int(pinned[3]),
+            int(pinned[4]),
+        )
+        assert one_minor != bool(name.versions), (name.path, requirement(library))
 
 
 def test_a_renamed_name_is_caught() -> None:
@@ -90,8 +123,9 @@ def test_the_packages_code_reaches_into_no_private_module_unlisted() -> None:
     assert {(module, where) for module, where in found if module not in listed_modules} == set()
 
 
-# Names with a leading underscore that are public API: SQLAlchemy's Row._mapping, namedtuple's methods.
-PUBLIC_UNDERSCORED = frozenset({"_mapping", "_replace", "_asdict", "_fields", "_make"})
+# Names with a leading underscore that are public API: SQLAlchemy's Row._mapping, namedtuple's
+# methods, os._exit.
+PUBLIC_UNDERSCORED = frozenset({"_mapping", "_replace", "_asdict", "_fields", "_make", "_exit"})
 
 
 def test_the_packages_code_reads_no_private_attribute_unlisted() -> None:

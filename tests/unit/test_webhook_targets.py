@@ -24,6 +24,7 @@ from queuedesk.server.rules.webhook_targets import (
     address_problem,
     checked_address,
     is_public,
+    masked,
     pinned,
     shape_problem,
 )
@@ -250,3 +251,47 @@ def test_a_target_at_an_address_is_left_as_it_is(target):
 
 def test_a_fragment_is_not_sent():
     assert pinned("https://hooks.example.com/x#part", address("1.1.1.1")).url == "https://1.1.1.1/x"
+
+
+# --- what supervisors and the audit log see of a target ------------------------------------------
+
+MASKED = [
+    ("http://hook-user:hunter2@host/in", "http://hook-user:***@host/in"),
+    ("https://tok3n@host/", "https://***@host/"),
+    ("https://tok3n:@host/", "https://tok3n:***@host/"),
+    ("https://host/in?token=tok3n", "https://host/in?token=***"),
+    ("https://host/in?channel=ops&access_token=tok3n", "https://host/in?channel=***&access_token=***"),
+    ("https://host/in?tok3n", "https://host/in?***"),
+    ("https://host/in?a=1&&tok3n", "https://host/in?a=***&&***"),
+    ("https://u:p@host:8443/in?sig=tok3n#tok3n", "https://u:***@host:8443/in?sig=***#***"),
+    ("https://host/in", "https://host/in"),
+    ("https://[2001:db8::1]:8443/in?k=tok3n", "https://[2001:db8::1]:8443/in?k=***"),
+]
+
+
+@pytest.mark.parametrize(("target", "shown"), MASKED)
+def test_every_credential_a_url_can_carry_is_masked(target: str, shown: str) -> None:
+    assert masked(target) == shown
+
+
+# A secret begins with what no name, host or path here holds, so finding it means it leaked.
+SECRET = st.text(string.ascii_letters + string.digits, min_size=6, max_size=24).map(lambda s: f"S3{s}")
+
+
+@PROPERTY
+@given(
+    secret=SECRET,
+    place=st.sampled_from(["user", "password", "query value", "bare query", "fragment"]),
+    name=st.text(string.ascii_lowercase, min_size=1, max_size=8),
+)
+def test_a_credential_anywhere_but_the_host_and_path_never_shows(secret: str, place: str, name: str) -> None:
+    target = {
+        "user": f"https://{secret}@hooks.example.com/in",
+        "password": f"https://{name}:{secret}@hooks.example.com/in",
+        "query value": f"https://hooks.example.com/in?{name}={secret}",
+        "bare query": f"https://hooks.example.com/in?x=1&{secret}",
+        "fragment": f"https://hooks.example.com/in#{secret}",
+    }[place]
+    shown = masked(target)
+    assert secret not in shown, (target, shown)
+    assert urlsplit(shown).hostname == "hooks.example.com" and urlsplit(shown).path == "/in"

@@ -233,6 +233,7 @@ AUDIT_ACTIONS = (
     "key.create",
     "key.revoke",
     "review.verdict",
+    "audit.prune",
 )
 
 

@@ -163,15 +163,15 @@ def print_json(value: Any) -> None:
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """A table on standard output; piped, it is plain text that never wraps (use --json to parse)."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     from queuedesk.api.terminal_text import shown
+    from queuedesk.commands.terminal_streams import console as command_console
     from queuedesk.commands.terminal_streams import terminal_of
 
     wide = None if sys.stdout.isatty() else 10_000
-    console = Console(file=terminal_of(sys.stdout), width=wide, highlight=False, soft_wrap=False)
+    console = command_console(file=terminal_of(sys.stdout), width=wide, highlight=False, soft_wrap=False)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
     for header in headers:
         table.add_column(header, overflow="fold")

@@ -9,7 +9,6 @@ import time
 from types import TracebackType
 from typing import TextIO
 
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -23,7 +22,7 @@ from rich.progress import Task as RichTask
 from rich.text import Text
 
 from queuedesk.api.terminal_text import shown
-from queuedesk.commands.terminal_streams import terminal_of
+from queuedesk.commands.terminal_streams import console, terminal_of
 
 PLAIN_INTERVAL_SECONDS = 10.0
 
@@ -69,7 +68,7 @@ class Progress:
                 MofNCompleteColumn(),
                 RateColumn(unit),
                 TimeRemainingColumn(),
-                console=Console(file=terminal_of(self.stream)),
+                console=console(file=terminal_of(self.stream)),
             )
 
     def __enter__(self) -> "Progress":

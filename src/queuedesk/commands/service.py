@@ -6,16 +6,23 @@ how to install it. Every other command is a client of some server and never impo
 """
 
 import argparse
+import os
 import sys
 
 from queuedesk import service_defaults as defaults
 from queuedesk.api.numbers import plain_int, positive_seconds
 from queuedesk.commands.durations import duration_argument
 from queuedesk.service_defaults import DEFAULT_DB_POOL_SIZE, DEFAULT_HOST, DEFAULT_LEASE_SECONDS, DEFAULT_PORT
+from queuedesk.service_environment import read_environment
+
+LOG_FORMATS = ("text", "json")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+# Besides `serve` (all of its options), the commands that read QUEUEDESK_DB.
+DB_FROM_ENVIRONMENT = ("doctor", "prune", "backup")
 
 
-def _add_db(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+def _add_db(parser: argparse.ArgumentParser) -> argparse.Action:
+    return parser.add_argument(
         "--db",
         metavar="URL",
         help="database URL: sqlite:///path/file.db or postgresql://user@host:5432/name (default: a SQLite file in your data directory)",
@@ -28,47 +35,75 @@ def _command(
     parser = commands.add_parser(name, help=help)
     parser.set_defaults(service_command=name)
     if db:
-        _add_db(parser)
+        option = _add_db(parser)
+        if name in DB_FROM_ENVIRONMENT:
+            read_environment(parser, [option], os.environ)
     return parser
 
 
 def _add_serve(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    serve = _command(commands, "serve", "run the QueueDesk service")
-    serve.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})")
-    serve.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})"
+    serve = _command(
+        commands,
+        "serve",
+        "run the QueueDesk service (every option also reads QUEUEDESK_<OPTION>, e.g. QUEUEDESK_DB; the flag wins)",
+        db=False,
     )
-    serve.add_argument(
-        "--seed", metavar="FILE", help="TOML or JSON file of organizations, users and queues to create"
-    )
-    serve.add_argument(
-        "--public-url", metavar="URL", help="scheme and host used in paging links (behind a proxy)"
-    )
-    serve.add_argument(
-        "--lease-seconds",
-        type=int,
-        default=DEFAULT_LEASE_SECONDS,
-        help=f"how long a claim lasts without a heartbeat (default {DEFAULT_LEASE_SECONDS})",
-    )
-    serve.add_argument(
-        "--db-pool-size",
-        type=int,
-        default=DEFAULT_DB_POOL_SIZE,
-        metavar="N",
-        help=f"PostgreSQL connections per process (default {DEFAULT_DB_POOL_SIZE}); SQLite ignores it",
-    )
-    serve.add_argument(
-        "--allow-private-webhooks",
-        action="store_true",
-        help="allow webhook targets on loopback or private addresses (development, tests)",
-    )
-    serve.add_argument(
-        "--retain-deliveries",
-        type=duration_argument,
-        metavar="DURATION",
-        help="prune finished webhook deliveries older than this (e.g. 30d) daily; default: keep them all",
-    )
-    _add_limits(serve)
+    add = serve.add_argument
+    options = [
+        _add_db(serve),
+        add("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})"),
+        add("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})"),
+        add("--seed", metavar="FILE", help="TOML or JSON file of organizations, users and queues to create"),
+        add("--public-url", metavar="URL", help="scheme and host used in paging links (behind a proxy)"),
+        add(
+            "--lease-seconds",
+            type=int,
+            default=DEFAULT_LEASE_SECONDS,
+            help=f"how long a claim lasts without a heartbeat (default {DEFAULT_LEASE_SECONDS})",
+        ),
+        add(
+            "--db-pool-size",
+            type=int,
+            default=DEFAULT_DB_POOL_SIZE,
+            metavar="N",
+            help=f"PostgreSQL connections per process (default {DEFAULT_DB_POOL_SIZE}); SQLite ignores it",
+        ),
+        add(
+            "--allow-private-webhooks",
+            action="store_true",
+            help="allow webhook targets on loopback or private addresses (development, tests)",
+        ),
+        add(
+            "--retain-deliveries",
+            type=duration_argument,
+            metavar="DURATION",
+            help="prune finished webhook deliveries older than this (e.g. 30d) daily; default: keep them all",
+        ),
+    ]
+    options += _add_observability(serve)
+    options += _add_limits(serve)
+    read_environment(serve, options, os.environ)
+
+
+def _add_observability(serve: argparse.ArgumentParser) -> list[argparse.Action]:
+    """Metrics and logs (docs/operations.md)."""
+    group = serve.add_argument_group("operations")
+    return [
+        group.add_argument(
+            "--metrics-token",
+            metavar="TOKEN",
+            help="serve GET /metrics (Prometheus) to 'Authorization: Bearer TOKEN'; without it, /metrics is 404",
+        ),
+        group.add_argument(
+            "--log-format",
+            choices=LOG_FORMATS,
+            default="text",
+            help="text lines or JSON lines (default text)",
+        ),
+        group.add_argument(
+            "--log-level", choices=LOG_LEVELS, default="info", help="the least level logged (default info)"
+        ),
+    ]
 
 
 def _rate(value: str) -> int | None:
@@ -91,46 +126,56 @@ def _positive(value: str, expected: str = "expected a positive whole number") ->
     return number
 
 
-def _add_limits(serve: argparse.ArgumentParser) -> None:
+def _add_limits(serve: argparse.ArgumentParser) -> list[argparse.Action]:
     """Slow clients, connections and rate limits (see the README's production section)."""
     limits = serve.add_argument_group("limits")
+    options = []
     for flag, default, what in (
         ("--header-timeout", defaults.DEFAULT_HEADER_TIMEOUT, "for a request line and headers"),
         ("--body-timeout", defaults.DEFAULT_BODY_TIMEOUT, "for a body once its headers are in"),
         ("--keep-alive-timeout", defaults.DEFAULT_KEEP_ALIVE_TIMEOUT, "an idle connection stays open"),
     ):
-        limits.add_argument(
-            flag, type=_seconds, default=default, metavar="S", help=f"seconds {what} (default {default:g})"
+        options.append(
+            limits.add_argument(
+                flag,
+                type=_seconds,
+                default=default,
+                metavar="S",
+                help=f"seconds {what} (default {default:g})",
+            )
         )
-    limits.add_argument(
-        "--max-connections",
-        type=_positive,
-        default=defaults.DEFAULT_MAX_CONNECTIONS,
-        metavar="N",
-        help=f"open connections at most; beyond, 503 (default {defaults.DEFAULT_MAX_CONNECTIONS})",
-    )
-    limits.add_argument(
-        "--rate-limit",
-        type=_rate,
-        default=defaults.DEFAULT_RATE_LIMIT,
-        metavar="off|N",
-        help=f"requests per second per API key, bursts of 2N (default {defaults.DEFAULT_RATE_LIMIT})",
-    )
-    limits.add_argument(
-        "--auth-failure-limit",
-        type=_positive,
-        default=defaults.DEFAULT_AUTH_FAILURE_LIMIT,
-        metavar="N",
-        help="failed authentications per second per client address, bursts of 5N; beyond, 429 before "
-        f"the key is looked up (default {defaults.DEFAULT_AUTH_FAILURE_LIMIT})",
-    )
-    limits.add_argument(
-        "--forwarded-allow-ips",
-        default=defaults.DEFAULT_FORWARDED_ALLOW_IPS,
-        metavar="IPS",
-        help="comma-separated proxies (or networks, or *) whose X-Forwarded-For names the client "
-        f"(default {defaults.DEFAULT_FORWARDED_ALLOW_IPS})",
-    )
+    return [
+        *options,
+        limits.add_argument(
+            "--max-connections",
+            type=_positive,
+            default=defaults.DEFAULT_MAX_CONNECTIONS,
+            metavar="N",
+            help=f"open connections at most; beyond, 503 (default {defaults.DEFAULT_MAX_CONNECTIONS})",
+        ),
+        limits.add_argument(
+            "--rate-limit",
+            type=_rate,
+            default=defaults.DEFAULT_RATE_LIMIT,
+            metavar="off|N",
+            help=f"requests per second per API key, bursts of 2N (default {defaults.DEFAULT_RATE_LIMIT})",
+        ),
+        limits.add_argument(
+            "--auth-failure-limit",
+            type=_positive,
+            default=defaults.DEFAULT_AUTH_FAILURE_LIMIT,
+            metavar="N",
+            help="failed authentications per second per client address, bursts of 5N; beyond, 429 before "
+            f"the key is looked up (default {defaults.DEFAULT_AUTH_FAILURE_LIMIT})",
+        ),
+        limits.add_argument(
+            "--forwarded-allow-ips",
+            default=defaults.DEFAULT_FORWARDED_ALLOW_IPS,
+            metavar="IPS",
+            help="comma-separated proxies (or networks, or *) whose X-Forwarded-For names the client "
+            f"(default {defaults.DEFAULT_FORWARDED_ALLOW_IPS})",
+        ),
+    ]
 
 
 def _add_keys(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:

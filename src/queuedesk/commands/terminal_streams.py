@@ -6,14 +6,20 @@ that every write shows control characters as symbols. Where they are files or pi
 wrapped: a CSV or JSON-lines export to a file stays byte-exact.
 
 Rich writes its own escape sequences (bold headers, the progress bar), so a Rich console is given
-the terminal underneath (`terminal_of`) and only literal, already-shown `Text`.
+the terminal underneath (`terminal_of`) and only literal, already-shown `Text`. Every command's Rich
+console is made by `console()`: one whose reader has gone (`| head`) raises BrokenPipeError like
+any other write, which `queuedesk` ends quietly (cli.main), where Rich's own would exit with 1.
 """
 
+import functools
 import io
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 from queuedesk.api.terminal_text import shown
 
@@ -53,6 +59,23 @@ def terminal_of(stream: TextIO) -> TextIO:
     """The stream under a `ShownStream`, for a writer that applies the rule itself (Rich, given
     `Text`); any other stream as it is."""
     return stream.terminal if isinstance(stream, ShownStream) else stream
+
+
+def console(**options: Any) -> "Console":
+    """A Rich console for a command's output (Rich's own options)."""
+    return _console_class()(**options)
+
+
+@functools.cache
+def _console_class() -> "type[Console]":
+    from rich.console import Console
+
+    class CommandConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return CommandConsole
 
 
 def _shown_if_terminal(stream: TextIO) -> TextIO:

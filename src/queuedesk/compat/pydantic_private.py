@@ -1,4 +1,4 @@
-"""pydantic's private names QueueDesk relies on (pydantic 2.14)."""
+"""pydantic's private names QueueDesk relies on (pydantic 2.13 and 2.14; other versions go without the shortcut)."""
 
 import sys
 import types
@@ -6,6 +6,8 @@ import types
 from queuedesk.compat import PrivateName
 
 PLUGIN_LOADER = "pydantic.plugin._loader"
+# Each asks `get_plugins()` of this module for the `pydantic` entry-point group's plugins.
+VERSIONS = ("2.13", "2.14")
 
 PRIVATE_NAMES = (
     PrivateName(
@@ -15,6 +17,7 @@ PRIVATE_NAMES = (
         "installed distribution's entry points (≈25-35 ms of the app's start); when none can exist "
         "a stand-in module answers the same empty tuple without the search (lean_start.py).",
         "lean_start.py without_pydantic_plugin_search",
+        versions=VERSIONS,
     ),
 )
 

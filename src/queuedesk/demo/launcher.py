@@ -22,6 +22,7 @@ from typing import IO
 
 from queuedesk.demo.options import KEYS
 from queuedesk.demo.state import DemoFiles, Running, running_demo
+from queuedesk.service_environment import cleared
 
 START_TIMEOUT_SECONDS = 60.0
 STOP_TIMEOUT_SECONDS = 15.0
@@ -71,6 +72,9 @@ class DemoService:
                 stdout=subprocess.PIPE,
                 stderr=log,
                 start_new_session=True,  # the terminal's ctrl+c reaches this command only; it stops the service in order
+                env=cleared(
+                    os.environ
+                ),  # the user's QUEUEDESK_DB, _PORT... configure their own servers, not the demo's
             )
         assert process.stdout is not None
         meanwhile()

@@ -125,7 +125,8 @@ async def _caller(
     found = _cached(cache, key_hash, org_id, queue_id)
     if found is not None:
         if found.queue is not None and task_id is not None:
-            found = found._replace(task_found=await db.read(tasks.task_exists, found.queue.id, task_id))
+            # One statement: SQLite's autocommit makes it atomic without a BEGIN and a COMMIT.
+            found = found._replace(task_found=await db.statement(tasks.task_exists, found.queue.id, task_id))
     else:
         read_at, found = await db.read(_lookup, key_hash, org_id, queue_id, task_id)
         if found is not None:

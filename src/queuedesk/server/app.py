@@ -23,8 +23,11 @@ from queuedesk.server.jobs.creations import Creations
 from queuedesk.server.jobs.dispatcher import Dispatcher
 from queuedesk.server.jobs.retention import DeliveryRetention
 from queuedesk.server.jobs.usage import UsageRecorder
+from queuedesk.server.ops.metrics import Metrics
+from queuedesk.server.ops.readiness import Readiness
+from queuedesk.server.ops.requests import RequestObserver, access_log
 from queuedesk.server.queue_listings import QueueListings
-from queuedesk.server.settings import MAX_BODY_BYTES, Settings
+from queuedesk.server.settings import DRAIN_DISPATCHER_SECONDS, MAX_BODY_BYTES, Settings
 from queuedesk.server.store import imports
 from queuedesk.server.store.database import DatabaseUnavailable, is_connection_error, open_database
 
@@ -53,6 +56,11 @@ async def on_database_error(request: Request, exc: Exception) -> Response | None
 
 
 def create_app(settings: Settings) -> App:
+    metrics = None if settings.metrics_token is None else Metrics(settings.metrics_token)
+    readiness = Readiness()
+    access = access_log(settings.access_log, settings.log_format)
+    observer = None if metrics is None and access is None else RequestObserver(metrics, access)
+
     @asynccontextmanager
     async def lifespan(app: App) -> AsyncIterator[None]:
         app.state.db = await open_database(settings.db_url, pool_size=settings.db_pool_size)
@@ -62,7 +70,11 @@ def create_app(settings: Settings) -> App:
         app.state.usage = UsageRecorder()
         await app.state.db.write(imports.drop_expired, utcnow())  # and again whenever an import opens
         app.state.rate_limits = RateLimits(settings.rate_limit, settings.auth_failure_limit)
-        app.state.dispatcher = Dispatcher(app.state.db, allow_private=settings.allow_private_webhooks)
+        app.state.dispatcher = Dispatcher(
+            app.state.db,
+            allow_private=settings.allow_private_webhooks,
+            on_attempt=None if metrics is None else metrics.delivery,
+        )
         await app.state.dispatcher.start()
         retention = None
         if settings.retain_deliveries is not None:
@@ -77,15 +89,19 @@ def create_app(settings: Settings) -> App:
         long_work = asyncio.get_running_loop().call_later(
             START_LONG_WORK_AFTER_SECONDS, app.state.db.start_long_work
         )
+        readiness.started()
         try:
             yield
         finally:
+            readiness.drain()
             long_work.cancel()
             if retention is not None:
                 await retention.stop()
-            await app.state.dispatcher.stop()
+            await app.state.dispatcher.stop(within=DRAIN_DISPATCHER_SECONDS)
             await app.state.usage.finish()
             await app.state.db.close()
+            if observer is not None:
+                observer.close()
 
     app = App(
         router(),
@@ -97,6 +113,9 @@ def create_app(settings: Settings) -> App:
         },
         max_body_bytes=MAX_BODY_BYTES,
         body_too_large=too_large,
+        observer=observer,
     )
     app.state.settings = settings
+    app.state.metrics = metrics
+    app.state.readiness = readiness
     return app

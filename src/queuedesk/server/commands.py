@@ -2,7 +2,6 @@
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import sys
 import time
@@ -20,7 +19,7 @@ from queuedesk.server.backup import BackupError, postgres_advice
 from queuedesk.server.jobs.retention import Pruned, prune_audit, prune_completed, prune_deliveries
 from queuedesk.server.seed import SeedError, apply_seed, load_seed
 from queuedesk.server.settings import Settings, default_db_url
-from queuedesk.server.store import access_version, accounts, audit, rollups
+from queuedesk.server.store import access_version, accounts, audit, backlogs, rollups
 from queuedesk.server.store import retention as retention_store
 from queuedesk.server.store.database import (
     DatabaseUnavailable,
@@ -32,6 +31,8 @@ from queuedesk.server.store.database import (
 )
 from queuedesk.server.store.schema import SchemaTooNew
 from queuedesk.server.store.schema_check import TriggerGaps, trigger_gaps
+
+log = logging.getLogger("queuedesk.server")
 
 
 def _fail(message: str) -> int:
@@ -51,11 +52,12 @@ def _prepare(settings: Settings, seed: str | None) -> int | None:
     except SQLAlchemyError as exc:
         return _fail(f"cannot open the database {describe(settings.db_url)}: {exc.__cause__ or exc}")
     for line in report.created:
-        print(f"seed: created {line}", file=sys.stderr)
+        log.info("seed: created %s", line)
     for email, key in report.generated_keys:
+        # Printed, never logged: the one place a key is shown, and logs are kept and shipped.
         print(f"seed: API key for {email}: {key}  (shown once; store it now)", file=sys.stderr)
     if not report.created and not report.generated_keys:
-        print("seed: nothing to create; everything already exists", file=sys.stderr)
+        log.info("seed: nothing to create; everything already exists")
     return None
 
 
@@ -78,8 +80,13 @@ def _limits(args: argparse.Namespace) -> dict[str, Any]:
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from queuedesk import __version__
     from queuedesk.server.app import create_app
     from queuedesk.server.http.connections import connection_options
+    from queuedesk.server.ops import logs
+    from queuedesk.server.ops.serving import DrainingServer, run
+    from queuedesk.server.settings import DRAIN_REQUESTS_SECONDS
+    from queuedesk.server.store.schema import LATEST
 
     settings = Settings(
         db_url=args.db or default_db_url(),
@@ -90,31 +97,45 @@ def serve(args: argparse.Namespace) -> int:
         allow_private_webhooks=args.allow_private_webhooks,
         db_pool_size=args.db_pool_size,
         retain_deliveries=getattr(args, "retain_deliveries", None),  # the demo keeps everything
+        metrics_token=getattr(args, "metrics_token", None) or None,
+        log_format=getattr(args, "log_format", "text"),
         **_limits(args),
     )
+    logs.configure(settings.log_format, getattr(args, "log_level", "info"))
     failed = _prepare(settings, args.seed)
     if failed is not None:
         return failed
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per webhook attempt is too many
-    print(
-        f"queuedesk: serving {describe(settings.db_url)} on http://{settings.host}:{settings.port}",
-        file=sys.stderr,
+    database = describe(settings.db_url)
+    log.info(
+        "queuedesk %s serving %s on http://%s:%d (schema version %d)",
+        __version__,
+        database,
+        settings.host,
+        settings.port,
+        LATEST,
+        extra={
+            "fields": {
+                "version": __version__,
+                "database": normalize_url(settings.db_url).split(":", 1)[0].split("+", 1)[0],
+                "address": f"{settings.host}:{settings.port}",
+                "schema_version": LATEST,
+                "metrics": settings.metrics_token is not None,
+            }
+        },
     )
+    app = create_app(settings)
     config = uvicorn.Config(
-        create_app(settings),
+        app,
         host=settings.host,
         port=settings.port,
         log_level="warning",
         access_log=False,
+        log_config=None,  # the handlers logs.configure set
         loop="auto",
-        timeout_graceful_shutdown=10,
+        timeout_graceful_shutdown=int(DRAIN_REQUESTS_SECONDS),
         **connection_options(settings),
     )
-    server = uvicorn.Server(config)
-    with contextlib.suppress(KeyboardInterrupt):
-        server.run()  # on uvloop where it is installed (loop="auto"), which asyncio.run would not use
-    return 0 if server.started else 2
+    return run(DrainingServer(config, app.state.readiness))
 
 
 def keys(args: argparse.Namespace) -> int:
@@ -203,9 +224,10 @@ def _doctor(conn: Connection, fix: bool) -> int:
         _reinstall_triggers(conn, gaps)
         print("doctor: the triggers were made again and the stats rollups recounted; fixed", file=sys.stderr)
     drifts = [row for row in conn.execute(text(COUNTERS)) if row[2] != row[3] or row[4] != row[5]]
+    backlog_drifts = _backlog_drifts(conn, fix)
     if not drifts:
         print("doctor: every queue's counters match its tasks", file=sys.stderr)
-        return 1 if missing else 0
+        return 1 if missing or backlog_drifts else 0
     print(f"{'queue':>6}  {'name':30} {'n_tasks':>10} {'recount':>10} {'completed':>10} {'recount':>10}")
     for queue_id, name, pending, recount, completed, done in drifts:
         print(f"{queue_id:>6}  {name[:30]:30} {pending:>10} {recount:>10} {completed:>10} {done:>10}")
@@ -216,6 +238,21 @@ def _doctor(conn: Connection, fix: bool) -> int:
             )
     print(f"doctor: {len(drifts)} queue(s) drifted" + ("; fixed" if fix else ""), file=sys.stderr)
     return 1
+
+
+def _backlog_drifts(conn: Connection, fix: bool) -> bool:
+    """The metrics' counts of reviews and webhook deliveries waiting, against their rows."""
+    drifted = backlogs.drifts(conn)
+    for queue_id, reviews, webhooks, reviews_found, webhooks_found in drifted:
+        print(
+            f"doctor: queue {queue_id} counts {reviews} review(s) and {webhooks} delivery(ies) waiting; "
+            f"its rows say {reviews_found} and {webhooks_found}",
+            file=sys.stderr,
+        )
+    if drifted and fix:
+        backlogs.rebuild(conn)
+        print("doctor: the waiting reviews and deliveries were recounted; fixed", file=sys.stderr)
+    return bool(drifted)
 
 
 def _reinstall_triggers(conn: Connection, gaps: TriggerGaps) -> None:
@@ -232,6 +269,10 @@ def _reinstall_triggers(conn: Connection, gaps: TriggerGaps) -> None:
         rollups.drop_triggers(conn)
         rollups.install(conn)
         rollups.rebuild(conn)
+    if gaps.backlogs:
+        backlogs.drop_triggers(conn)
+        backlogs.install(conn)
+        backlogs.rebuild(conn)
 
 
 # --- retention and backup -------------------------------------------------------------------------

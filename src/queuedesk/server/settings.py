@@ -21,6 +21,11 @@ from queuedesk.service_defaults import (
 )
 
 MAX_BODY_BYTES = 1024 * 1024
+# The drain on SIGTERM (Part C: exit 0 within 30 s whatever is left): the requests in flight get
+# this long, then the dispatcher's attempts in flight this long; past EXIT_WITHIN the process ends.
+DRAIN_REQUESTS_SECONDS = 10.0
+DRAIN_DISPATCHER_SECONDS = 12.0
+EXIT_WITHIN_SECONDS = 28.0
 
 
 def default_data_directory() -> Path:
@@ -49,6 +54,10 @@ class Settings:
     rate_limit: int | None = DEFAULT_RATE_LIMIT  # requests per second per key; None: no limit
     auth_failure_limit: int = DEFAULT_AUTH_FAILURE_LIMIT  # failed authentications per second per address
     forwarded_allow_ips: str = DEFAULT_FORWARDED_ALLOW_IPS
+    # GET /metrics answers to `Authorization: Bearer <metrics_token>`; None: /metrics is a 404.
+    metrics_token: str | None = None
+    access_log: bool = True  # a line per request (logger queuedesk.access, at info)
+    log_format: str = "text"  # text | json, for the access lines (server/ops/logs.py for the rest)
 
     @property
     def lease(self) -> timedelta:

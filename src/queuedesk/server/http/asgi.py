@@ -9,6 +9,7 @@ Handlers still take Starlette's `Request` and return its `Response`.
 
 import functools
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from starlette.types import Receive, Scope, Send
 
 from queuedesk.server.http.http_errors import ServiceError, answer, error
 from queuedesk.server.http.plumbing import JSONResponse
+from queuedesk.server.ops.requests import UNMATCHED, RequestObserver, request_id
 from queuedesk.server.rules.refusals import DomainError
 
 log = logging.getLogger("queuedesk.server")
@@ -31,7 +33,8 @@ Lifespan = Callable[["App"], AbstractAsyncContextManager[None]]
 
 ID = None  # what an id segment becomes in a route's key: no path segment (a string) can equal it
 MAX_ID_DIGITS = 18  # ids fit a signed 64-bit column
-ROUTE_CACHE = 4096  # paths recently matched (workers repeat the same few queue paths)
+ROUTE_CACHE = 4096
+NO_PARAMS: dict[str, int] = {}  # paths recently matched (workers repeat the same few queue paths)
 
 
 @dataclass(frozen=True)
@@ -75,15 +78,16 @@ class Router:
             (method, target.path) for methods in self._shapes.values() for method, target in methods.items()
         )
 
-    def match(self, method: str, path: str) -> tuple[Endpoint, dict[str, int]]:
-        """The endpoint and its path parameters; a 404 or 405 ServiceError when there is none.
+    def match(self, method: str, path: str) -> tuple[Endpoint, dict[str, int], str]:
+        """The endpoint, its path parameters and the route's template; a 404 or 405 ServiceError
+        when there is none.
 
         The parameters are shared between requests to the same path: read them, never change them.
         """
         return self._match(method, path)
 
     @functools.lru_cache(maxsize=ROUTE_CACHE)  # noqa: B019 -- one Router per process, kept for good
-    def _match(self, method: str, path: str) -> tuple[Endpoint, dict[str, int]]:
+    def _match(self, method: str, path: str) -> tuple[Endpoint, dict[str, int], str]:
         segments = path.split("/")
         methods = self._shapes.get(tuple(_segment_key(s) for s in segments))
         if methods is None:
@@ -93,7 +97,7 @@ class Router:
             refusal = error(405, "method_not_allowed", f'Method "{method}" not allowed.')
             refusal.headers["Allow"] = ", ".join(sorted(methods))
             raise refusal
-        return target.endpoint, {name: int(segments[i]) for i, name in target.params}
+        return target.endpoint, {name: int(segments[i]) for i, name in target.params}, target.path
 
 
 def envelope(exc: ServiceError) -> Response:
@@ -110,8 +114,10 @@ class App:
         error_handlers: dict[type[Exception], ErrorHandler],
         max_body_bytes: int,
         body_too_large: Callable[[], ServiceError],
+        observer: RequestObserver | None = None,
     ) -> None:
         self.router = router
+        self.observer = observer
         self.state = State()
         self._lifespan = lifespan
         self._error_handlers = error_handlers
@@ -126,26 +132,43 @@ class App:
             await self._run_lifespan(receive, send)
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = time.perf_counter()
         scope["app"] = self
+        scope["route"] = UNMATCHED
         request = Request(scope, receive)
+        status = 499  # the client went away before its answer
+        rid = request_id(scope["headers"])
         try:
-            response = await self._respond(request, scope)
-        except ServiceError as exc:
-            response = envelope(exc)
-        except DomainError as exc:
-            response = envelope(answer(exc))
-        except ClientDisconnect:
-            return  # nobody is left to answer
-        except Exception as exc:
-            response = await self._on_error(request, exc)
-        await response(scope, receive, send)
+            try:
+                response = await self._respond(request, scope)
+            except ServiceError as exc:
+                response = envelope(exc)
+            except DomainError as exc:
+                response = envelope(answer(exc))
+            except ClientDisconnect:
+                return  # nobody is left to answer
+            except Exception as exc:
+                response = await self._on_error(request, exc)
+            response.raw_headers.append((b"x-request-id", rid))
+            status = response.status_code
+            await response(scope, receive, send)
+        finally:
+            if self.observer is not None:
+                self.observer.finished(
+                    scope["method"],
+                    scope["route"],
+                    scope.get("path_params") or NO_PARAMS,
+                    status,
+                    time.perf_counter() - started,
+                    rid,
+                )
 
     async def _respond(self, request: Request, scope: Scope) -> Response:
         for name, value in scope["headers"]:
             # A declared body over the limit is refused before routing or reading it.
             if name == b"content-length" and value.isdigit() and int(value) > self._max_body:
                 raise self._too_large()
-        endpoint, params = self.router.match(scope["method"], scope["path"])
+        endpoint, params, scope["route"] = self.router.match(scope["method"], scope["path"])
         scope["path_params"] = params
         return await endpoint(request)
 

@@ -25,6 +25,8 @@ from queuedesk.server.http.route_spec import (
     routes,
     signed_in,
 )
+from queuedesk.server.ops.metrics import metrics
+from queuedesk.server.ops.readiness import readyz
 from queuedesk.server.routes import (
     account,
     audit,
@@ -178,6 +180,12 @@ async def serve_openapi(request: Request) -> Response:
 ROUTE_TABLE: tuple[RouteSpec, ...] = (
     public("/healthz", account.healthz, Doc("B14 Health", models.Health, auth=False)),
     public("/openapi.json", serve_openapi, None),
+    public(
+        "/readyz",
+        readyz,
+        Doc("Part C Readiness: 200 ready, 503 starting or draining", models.Health, auth=False),
+    ),
+    public("/metrics", metrics, None),  # the Prometheus text format, not JSON (docs/operations.md)
     signed_in("/me", GET, account.me, Doc("B1 Who am I", models.Me)),
     # Part A
     in_org(

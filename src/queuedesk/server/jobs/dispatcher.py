@@ -15,7 +15,7 @@ import random
 import secrets
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -41,6 +41,7 @@ MAX_IN_FLIGHT = 200
 PING_CONNECTIONS = 8
 PING_POOL_WAIT = 2.0
 IDLE_POLL = 5.0
+FAILURES_LOGGED_EVERY = 60.0  # seconds: attempts that fail are logged one a minute, with a count of the rest
 REAP_EVERY = 10.0  # seconds between looks for rows claimed by processes of this host that died
 JITTER = 0.1
 
@@ -79,6 +80,7 @@ class Dispatcher:
         allow_private: bool,
         retry_delays: tuple[float, ...] = RETRY_DELAYS,
         attempt_timeout: float = ATTEMPT_TIMEOUT,
+        on_attempt: Callable[[str], None] | None = None,
     ) -> None:
         self.db = db
         self.allow_private = allow_private
@@ -92,6 +94,10 @@ class Dispatcher:
         self._client: httpx.AsyncClient | None = None
         self._ping_client: httpx.AsyncClient | None = None
         self._last_reap = 0.0
+        # Told what came of each attempt: delivered, failed (for good) or retried (the metrics).
+        self._on_attempt = on_attempt
+        self._failures_logged_at = -FAILURES_LOGGED_EVERY
+        self._failures_unlogged = 0
 
     async def _reap(self) -> None:
         """Give back the rows of processes of this host that died; other hosts' lapse after CLAIM_HOLD."""
@@ -124,15 +130,28 @@ class Dispatcher:
     def wake(self) -> None:
         self._wake.set()
 
-    async def stop(self) -> None:
-        """Let attempts in flight finish (each is bounded); what cannot finish stays pending."""
+    @property
+    def running(self) -> bool:
+        return self._loop is not None and not self._loop.done() and not self._stopping
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._in_flight)
+
+    async def stop(self, within: float | None = None) -> None:
+        """Let attempts in flight finish (each is bounded, and all of them by `within` seconds when
+        given); what cannot finish stays pending, for the next process."""
         self._stopping = True
         self._wake.set()
         if self._loop is not None:
             await self._loop
         pending = list(self._in_flight.values())
         if pending:
-            _done, unfinished = await asyncio.wait(pending, timeout=self.attempt_timeout + 1)
+            log.info("dispatcher: finishing %d delivery attempt(s) in flight", len(pending))
+            wait = self.attempt_timeout + 1 if within is None else min(within, self.attempt_timeout + 1)
+            _done, unfinished = await asyncio.wait(pending, timeout=wait)
+            if unfinished:
+                log.warning("dispatcher: %d attempt(s) cut short; they stay pending", len(unfinished))
             for task in unfinished:
                 task.cancel()
             await asyncio.gather(*unfinished, return_exceptions=True)
@@ -150,7 +169,7 @@ class Dispatcher:
                     await self._reap()
                 claimed = await self._claim()
             except Exception:
-                log.exception("could not read the webhook outbox; retrying shortly")
+                self._failed("could not read the webhook outbox; retrying shortly", exc_info=True)
                 claimed = -1
             if claimed == BATCH:
                 continue  # more may be due right now
@@ -280,8 +299,27 @@ class Dispatcher:
             )
         except Exception:
             log.exception("could not record the attempt of delivery %s; it will be retried", row["id"])
-        if outcome.get("status") == "failed":
+        status = outcome.get("status") or "retried"
+        if self._on_attempt is not None:
+            self._on_attempt(status)
+        if status == "failed":
             log.warning("delivery %s to %s failed for good: %s", row["event_id"], row["target"], error)
+        elif error is not None:
+            self._failed(
+                f"delivery {row['event_id']} to queue {row['queue_id']}'s webhook: {error}; retried later"
+            )
+
+    def _failed(self, message: str, *, exc_info: bool = False) -> None:
+        """A failure that may repeat many times a second (a receiver down, the database away): one
+        line a minute at most, saying how many were not logged meanwhile."""
+        now = time.monotonic()
+        if now - self._failures_logged_at < FAILURES_LOGGED_EVERY:
+            self._failures_unlogged += 1
+            return
+        unlogged, self._failures_unlogged = self._failures_unlogged, 0
+        self._failures_logged_at = now
+        more = f" (and {unlogged} other failure(s) since the last line)" if unlogged else ""
+        log.warning("%s%s", message, more, exc_info=exc_info)
 
     def _outcome(self, row: dict[str, Any], status_code: int | None, now: datetime) -> dict[str, Any]:
         return attempt_outcome(status_code, row["retry_step"], now, self.retry_delays)

@@ -112,9 +112,11 @@ async def prune_audit(
     done = Pruned()
     started = time.perf_counter()
     after = 0
+    traces: dict[int, audit.PruneTrace] = {}  # each organization's `audit.prune` event of this prune
+    now = utcnow()
     while ids := await db.scan(audit.old_events, cutoff, after, batch):
         began = time.perf_counter()
-        removed = await db.write(audit.delete_events, after, ids[-1], cutoff)
+        removed, traces = await db.write(audit.delete_events, after, ids[-1], cutoff, traces, now)
         took = time.perf_counter() - began
         after = ids[-1]
         await _batch_done(done, started, removed, took, progress)

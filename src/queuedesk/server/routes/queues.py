@@ -128,8 +128,9 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
     db = db_of(request)
 
     def change(conn: Connection) -> None:
+        percent_before = queues.current_review_percent(conn, caller.queue.id)
         queues.update_queue(conn, caller.queue.id, changes)
-        detail = _changed(caller.queue, changes)
+        detail = _changed(caller.queue, changes, percent_before)
         if detail["fields"]:
             audit.record(
                 conn, caller.principal, "queue.update", caller.queue.id, {"queue_id": caller.queue.id}, detail
@@ -145,9 +146,9 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
     return JSONResponse(serialize.queue_detail(detail))
 
 
-def _changed(queue: QueueRecord, changes: dict[str, Any]) -> dict[str, Any]:
-    """What an update changed, for the audit log: the fields, the name's old and new value, the
-    blocks added and removed (the description's text is not repeated)."""
+def _changed(queue: QueueRecord, changes: dict[str, Any], percent_before: int) -> dict[str, Any]:
+    """What an update changed, for the audit log: the fields, the name's and the review share's old
+    and new value, the blocks added and removed (the description's text is not repeated)."""
     detail: dict[str, Any] = {"fields": []}
     if "name" in changes and changes["name"] != queue.name:
         detail["fields"].append("name")
@@ -160,6 +161,9 @@ def _changed(queue: QueueRecord, changes: dict[str, Any]) -> dict[str, Any]:
         after = [block["id"] for block in changes["blocks"]]
         detail["blocks_added"] = [block for block in after if block not in before]
         detail["blocks_removed"] = [block for block in before if block not in after]
+    if "review_percent" in changes and changes["review_percent"] != percent_before:
+        detail["fields"].append("review_percent")
+        detail["review_percent"] = {"from": percent_before, "to": changes["review_percent"]}
     return detail
 
 

@@ -14,6 +14,7 @@ from queuedesk.server.access import QueueCaller
 from queuedesk.server.http import serialize
 from queuedesk.server.http.http_errors import error, invalid
 from queuedesk.server.http.plumbing import JSONResponse, header, json_object, read_json
+from queuedesk.server.jobs.turn_writes import TurnWrites
 from queuedesk.server.routes import db_of, settings_of
 from queuedesk.server.rules import work
 from queuedesk.server.rules.claiming import MAX_EXCLUDE
@@ -74,6 +75,15 @@ Claim = Callable[
 ]
 
 
+def turn_writes(request: Request) -> TurnWrites:
+    """The app's writer of the claims and completions of a turn, made on first use."""
+    state = request.app.state
+    writes: TurnWrites | None = getattr(state, "turn_writes", None)
+    if writes is None:
+        writes = state.turn_writes = TurnWrites(db_of(request))
+    return writes
+
+
 async def claimed(request: Request, caller: QueueCaller, claim: Claim, held_header: str) -> Response:
     """B4's and B19's claim: the caller's own claim again, or the next one; else 204 saying in
     `held_header` how many others hold."""
@@ -83,7 +93,7 @@ async def claimed(request: Request, caller: QueueCaller, claim: Claim, held_head
         if header(request, b"content-length") == "0"
         else claim_exclude(await read_json(request, required=False))
     )
-    row, held = await db_of(request).write(
+    row, held = await turn_writes(request).write(
         claim,
         caller.queue.id,
         caller.principal.user_id,
@@ -123,7 +133,7 @@ async def release(request: Request, caller: QueueCaller) -> Response:
 async def complete(request: Request, caller: QueueCaller) -> Response:
     body = json_object(await read_json(request), allowed=("data",), required=("data",))
     data = _data_object(body)
-    completion = await db_of(request).write(
+    completion: work.Completion = await turn_writes(request).write(
         work.complete, caller.queue, request.path_params["task"], caller.principal, data, utcnow()
     )
     if completion.event_written:

@@ -62,11 +62,29 @@ async def address_problem(target: str) -> str | None:
     return None
 
 
+HIDDEN = "***"
+
+
 def masked(target: str) -> str:
-    """The target with any password in it replaced by `***` (`user:***@host`), for non-admins."""
-    parts = urlsplit(target)
+    """The target as non-admins and the audit log see it: every place a URL carries a credential
+    hidden. A password (`user:***@host`), a user name alone (a token: `***@host`), each query
+    value (`?token=***&channel=***`, a bare `?abc123` as `?***`) and a fragment; the scheme, host,
+    port, path and query names stay. A target that does not parse is hidden whole."""
+    try:
+        parts = urlsplit(target)
+    except ValueError:
+        return HIDDEN
     userinfo, at, hostport = parts.netloc.rpartition("@")
-    if not at or ":" not in userinfo:
-        return target
-    user = userinfo.partition(":")[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{hostport}"))
+    if at:
+        user, colon, _ = userinfo.partition(":")
+        userinfo = f"{user}:{HIDDEN}" if colon else HIDDEN
+        parts = parts._replace(netloc=f"{userinfo}@{hostport}")
+    if parts.query:
+        pieces = (piece.partition("=") for piece in parts.query.split("&"))
+        query = "&".join(
+            f"{name}={HIDDEN}" if equals else (HIDDEN if name else "") for name, equals, _ in pieces
+        )
+        parts = parts._replace(query=query)
+    if parts.fragment:
+        parts = parts._replace(fragment=HIDDEN)
+    return urlunsplit(parts)

@@ -16,6 +16,7 @@ from sqlalchemy import Connection
 from queuedesk.api.blocks import first_problems, task_data_problems
 from queuedesk.server.http import serialize
 from queuedesk.server.rules import claiming
+from queuedesk.server.rules.read_only import changed_read_only_values
 from queuedesk.server.rules.refusals import (
     AlreadyCompleted,
     ClaimLimit,
@@ -125,6 +126,7 @@ def checked_completion(queue: QueueRecord, current: dict[str, Any], data: dict[s
     problems = first_problems(
         itertools.chain(
             task_data_problems(queue.blocks, data, allow_empty=True),
+            changed_read_only_values(queue.blocks, current, data),
             (
                 p
                 for p in task_data_problems(queue.blocks, merged, enforce_required=True, allow_empty=True)
@@ -153,9 +155,8 @@ def complete(
     """B7: the holder completes the task with values that, merged over its own, fill every required block."""
     held = _held(conn, queue.id, task_id, principal)
     merged = checked_completion(queue, held.data, data)
-    tasks.mark_completed(conn, task_id, merged, principal.email, now)
+    row = tasks.mark_completed(conn, queue, task_id, held, merged, principal.email, now)
     drafts.drop_for_task(conn, task_id)
-    row = _found(conn, queue.id, task_id)
     # The count, the draw and the event are part of the completion: all commit, or nothing does.
     counted = tasks.count_completion(conn, queue.id)
     if drawn_for_review(task_id, counted.review_percent):

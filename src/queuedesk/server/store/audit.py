@@ -13,7 +13,7 @@ import orjson
 from sqlalchemy import Connection
 
 from queuedesk.api.models import AUDIT_ACTIONS
-from queuedesk.api.timestamps import utcnow
+from queuedesk.api.timestamps import format_timestamp, utcnow
 from queuedesk.server.rules.webhook_targets import masked
 from queuedesk.server.store import accounts
 from queuedesk.server.store.embedded import embedded
@@ -235,5 +235,52 @@ def old_events(conn: Connection, cutoff: datetime, after: int, limit: int) -> li
     return [row[0] for row in rows(conn, OLD_IDS, cutoff=to_micros(cutoff), after=after, limit=limit)]
 
 
-def delete_events(conn: Connection, after: int, last: int, cutoff: datetime) -> int:
-    return run(conn, DELETE_RANGE, after=after, last=last, cutoff=to_micros(cutoff))
+OLD_BY_ORGANIZATION = Sql(
+    """SELECT organization_id, count(*) FROM audit_events WHERE id > :after AND id <= :last AND at < :cutoff
+    GROUP BY organization_id"""
+)
+INSERT_RETURNING = Sql(INSERT.source + " RETURNING id")
+SET_DETAIL = Sql("UPDATE audit_events SET detail = :detail WHERE id = :event_id")
+
+
+class PruneTrace(NamedTuple):
+    """The `audit.prune` event a prune left in one organization's log, and how many it removed there."""
+
+    event_id: int
+    removed: int
+
+
+def delete_events(
+    conn: Connection, after: int, last: int, cutoff: datetime, traces: dict[int, PruneTrace], now: datetime
+) -> tuple[int, dict[int, PruneTrace]]:
+    """Remove a batch of old events, and say so in each organization's log in the same transaction:
+    one `audit.prune` event per organization and prune (written at the first batch there, its count
+    kept up to date by the next), so that no event goes without a trace, even when the prune is
+    stopped half way. The traces as they stand after this batch (`traces` is not changed)."""
+    counted = rows(conn, OLD_BY_ORGANIZATION, after=after, last=last, cutoff=to_micros(cutoff))
+    removed = run(conn, DELETE_RANGE, after=after, last=last, cutoff=to_micros(cutoff))
+    now_traces = dict(traces)
+    for organization_id, count in counted:
+        before = now_traces.get(organization_id)
+        total = count + (before.removed if before else 0)
+        detail = orjson.dumps({"before": format_timestamp(cutoff), "removed": total}).decode()
+        if before is not None:
+            run(conn, SET_DETAIL, detail=detail, event_id=before.event_id)
+            now_traces[organization_id] = PruneTrace(before.event_id, total)
+            continue
+        found = one(
+            conn,
+            INSERT_RETURNING,
+            org_id=organization_id,
+            at=to_micros(now),
+            actor_id=None,
+            actor_email=None,
+            actor_name=None,
+            action="audit.prune",
+            queue_id=None,
+            subject="{}",
+            detail=detail,
+        )
+        assert found is not None
+        now_traces[organization_id] = PruneTrace(int(found[0]), total)
+    return removed, now_traces

@@ -154,6 +154,14 @@ def update_queue(conn: Connection, queue_id: int, changes: dict[str, Any]) -> No
 
 
 CURRENT_TARGET = Sql("SELECT webhook_target FROM queues WHERE id = :queue_id {lock}")
+CURRENT_REVIEW_PERCENT = Sql("SELECT review_percent FROM queues WHERE id = :queue_id {lock}")
+
+
+def current_review_percent(conn: Connection, queue_id: int) -> int:
+    """The queue's review share as the database has it now (locked on PostgreSQL until the
+    transaction ends): an update's audit event says what it was."""
+    found = one(conn, CURRENT_REVIEW_PERCENT, queue_id=queue_id)
+    return int(found[0]) if found else 0
 
 
 def current_target(conn: Connection, queue_id: int) -> str | None:

@@ -4,11 +4,12 @@ Each upgrade step takes a database from version N-1 to N and runs in the same tr
 version bump, so a crash mid-upgrade leaves the database at N-1, never half-way.
 """
 
+import logging
 from collections.abc import Callable
 
 from sqlalchemy import Connection, inspect, select, update
 
-from queuedesk.server.store import access_version, rollups
+from queuedesk.server.store import access_version, backlogs, rollups
 from queuedesk.server.store.tables import metadata, schema_version
 from queuedesk.server.store.upgrade_v12 import v12_import_progress
 from queuedesk.server.store.upgrade_v13 import v13_stats_rollups
@@ -25,6 +26,7 @@ from queuedesk.server.store.upgrades import (
     v11_review,
 )
 
+log = logging.getLogger("queuedesk.schema")
 Upgrade = Callable[[Connection], None]
 
 # Version N is reached by UPGRADES[N]; version 1 is the first schema and has no upgrade step.
@@ -41,6 +43,7 @@ UPGRADES: dict[int, Upgrade] = {
     11: v11_review,
     12: v12_import_progress,
     13: v13_stats_rollups,
+    14: backlogs.v14_queue_backlogs,
 }
 LATEST = 1 + len(UPGRADES)
 
@@ -68,9 +71,12 @@ def upgrade(conn: Connection) -> tuple[int, int]:
         metadata.create_all(conn)
         access_version.install(conn)
         rollups.install(conn)
+        backlogs.install(conn)
         conn.execute(schema_version.insert().values(version=LATEST))
+        log.info("schema: created at version %d", LATEST, extra={"fields": {"schema_version": LATEST}})
         return found, LATEST
     for version in sorted(v for v in UPGRADES if v > found):
         UPGRADES[version](conn)
         conn.execute(update(schema_version).values(version=version))
+        log.info("schema: upgraded to version %d", version, extra={"fields": {"schema_version": version}})
     return found, LATEST

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, inspect, text
 
-from queuedesk.server.store import access_version, rollups
+from queuedesk.server.store import access_version, backlogs, rollups
 from queuedesk.server.store.tables import metadata
 
 SQLITE_TRIGGERS = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
@@ -21,9 +21,10 @@ class TriggerGaps:
     access: list[str]  # the access version's triggers missing
     rollups: list[str]  # the stats rollups' triggers missing
     access_row_missing: bool
+    backlogs: list[str]  # the metrics' backlog counts' triggers missing
 
     def described(self) -> list[str]:
-        said = [f"trigger {name} is missing" for name in [*self.access, *self.rollups]]
+        said = [f"trigger {name} is missing" for name in [*self.access, *self.rollups, *self.backlogs]]
         return said + (["the access version's row is missing"] if self.access_row_missing else [])
 
 
@@ -38,6 +39,7 @@ def trigger_gaps(conn: Connection) -> TriggerGaps:
         access=[name for name in access_version.trigger_names(dialect) if name not in found],
         rollups=[name for name in rollups.TRIGGER_NAMES if name not in found],
         access_row_missing=row != 1,
+        backlogs=[name for name in backlogs.TRIGGER_NAMES if name not in found],
     )
 
 

@@ -162,6 +162,8 @@ deliveries = Table(
     Column("claimed_until", Timestamp),
     Index("ix_deliveries_due", "status", "next_attempt_at"),
     Index("ix_deliveries_queue", "queue_id", "id"),
+    # The metrics' oldest pending delivery of each queue (version 14).
+    Index("ix_deliveries_queue_status_id", "queue_id", "status", "id"),
 )
 
 delivery_attempts = Table(
@@ -303,4 +305,14 @@ work_seconds = Table(
     Column("seconds", BigInteger, primary_key=True, autoincrement=False),
     Column("n", BigInteger, nullable=False),
     sqlite_with_rowid=False,
+)
+
+# Version 14: each queue's reviews waiting for a verdict and webhook deliveries not yet done, kept by
+# triggers (store/backlogs.py) for the metrics. No foreign key, as for the rollups.
+queue_backlogs = Table(
+    "queue_backlogs",
+    metadata,
+    Column("queue_id", Id, primary_key=True, autoincrement=False),
+    Column("reviews_pending", BigInteger, nullable=False, server_default="0"),
+    Column("webhook_pending", BigInteger, nullable=False, server_default="0"),
 )

@@ -354,18 +354,25 @@ class HeldState(NamedTuple):
     status: str
     assigned_to: int | None
     data: dict[str, Any]
+    created_at: int  # as stored (microseconds)
+    source: str
 
 
-HELD = Sql("SELECT status, assigned_to, data FROM tasks WHERE id = :task_id AND queue_id = :queue_id {lock}")
+HELD = Sql(
+    """SELECT status, assigned_to, data, created_at, source FROM tasks
+    WHERE id = :task_id AND queue_id = :queue_id {lock}"""
+)
 
 
 def held_state(conn: Connection, queue_id: int, task_id: int) -> HeldState | None:
-    """The task's status, holder and data, locked for the rest of the transaction (PostgreSQL)."""
+    """The task's status, holder, data and what a completion leaves as it is, locked for the rest of
+    the transaction (PostgreSQL)."""
     row = one(conn, HELD, task_id=task_id, queue_id=queue_id)
     if row is None:
         return None
-    status, assigned_to, data = row
-    return HeldState(status, assigned_to, orjson.loads(data) if isinstance(data, str | bytes) else data)
+    status, assigned_to, data, created_at, source = row
+    decoded = orjson.loads(data) if isinstance(data, str | bytes) else data
+    return HeldState(status, assigned_to, decoded, created_at, source)
 
 
 SET_DATA = Sql("UPDATE tasks SET data = :data WHERE id = :task_id")
@@ -397,8 +404,31 @@ COUNT_COMPLETION = Sql(
 )
 
 
-def mark_completed(conn: Connection, task_id: int, data: dict[str, Any], email: str, now: datetime) -> None:
-    run(conn, COMPLETE, data=orjson.dumps(data).decode(), now=to_micros(now), email=email, task_id=task_id)
+def mark_completed(
+    conn: Connection,
+    queue: QueueRecord,
+    task_id: int,
+    held: HeldState,
+    data: dict[str, Any],
+    email: str,
+    now: datetime,
+) -> dict[str, Any]:
+    """The held task completed with `data` by `email`: its row for `serialize.task` (Part A's shape,
+    no assignment), made from what was written and `held` rather than read back."""
+    text = orjson.dumps(data).decode()
+    completed_at = to_micros(now)
+    run(conn, COMPLETE, data=text, now=completed_at, email=email, task_id=task_id)
+    return {
+        "id": task_id,
+        "status": "completed",
+        "created_at": held.created_at,
+        "completed_at": completed_at,
+        "completed_by": email,
+        "queue_name": queue.name,
+        "queue_id": queue.id,
+        "data": embedded(text),
+        "source": held.source,
+    }
 
 
 class Counted(NamedTuple):

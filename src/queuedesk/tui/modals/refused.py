@@ -92,12 +92,19 @@ class RefusedScreen(AppModal[None]):
         self.query_one("#refused-values", Static).update(shown(text))
 
     async def action_copy(self) -> None:
-        from queuedesk.tui.terminal.clipboard import copy_confirmed
+        from queuedesk.tui.settings import web_session
+        from queuedesk.tui.terminal.clipboard import IN_THE_BROWSER, copy_confirmed
 
         entry = self._selected()
         if entry is None:
             return
         body = json.dumps(entry.data, ensure_ascii=False, indent=1)
+        if web_session():  # the browser's clipboard, never a program on the host
+            self.app.copy_to_clipboard(body)
+            self.notify(
+                IN_THE_BROWSER, title=f"Values of task {entry.task_id} copied to the browser", timeout=6
+            )
+            return
         where = await asyncio.to_thread(copy_confirmed, body)
         if where is None:
             self.notify(

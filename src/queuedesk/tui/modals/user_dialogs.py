@@ -249,7 +249,8 @@ class IssuedKeyScreen(AppModal[None]):
     @on(Button.Pressed, "#issued-copy")
     @work(exclusive=True, group="copy-key")
     async def action_copy(self) -> None:
-        from queuedesk.tui.terminal.clipboard import copy_confirmed
+        from queuedesk.tui.settings import web_session
+        from queuedesk.tui.terminal.clipboard import IN_THE_BROWSER, copy_confirmed
 
         where = await asyncio.to_thread(copy_confirmed, self.issued.key)
         self.app.copy_to_clipboard(self.issued.key)  # the terminal's clipboard too, where it takes it
@@ -257,6 +258,9 @@ class IssuedKeyScreen(AppModal[None]):
             self.notify(f"The key is in {where}.", title="Copied", timeout=6)
             return
         self.query_one("#issued-key-hint", Static).update(SELECT_TO_COPY)
+        if web_session():
+            self.notify(IN_THE_BROWSER, title="Copied to the browser", timeout=10)
+            return
         self.notify(
             "The key was handed to the terminal's clipboard, which cannot say whether it took it (tmux "
             "and many terminals drop it). If pasting gives nothing, select the key shown here to copy it.",
