@@ -198,7 +198,7 @@ CORE = [
 def test_a_column_that_is_no_block_is_refused_with_the_blocks_named(tmp_path):
     path = write_csv(tmp_path / "t.csv", ["paragraph", "colour"], [["x", "red"]])
     with pytest.raises(
-        UsageError, match=r"'colour' are not blocks of this queue \(blocks: paragraph, category"
+        UsageError, match=r"column 'colour' is not a block of this queue \(blocks: paragraph, category"
     ):
         read_rows(path, CORE)
 
