@@ -66,6 +66,21 @@ class TimedReviewScreen(ReviewScreen):
         WATCH.stop_after_paint(self)
 
 
+def timed_loop(screen: ReviewScreen) -> None:
+    """Where the screen's task loop puts a review on screen (`TaskLoop.show`), the stopwatch stops
+    after the next paint (before the loop was composed, `_show` above did it)."""
+    loop = getattr(screen, "loop", None)
+    if loop is None:
+        return
+    show = loop.show
+
+    def timed_show(task: Any, values: dict[str, Any] | None = None, seconds: float = 0.0) -> None:
+        show(task, values, seconds)
+        WATCH.stop_after_paint(screen)
+
+    loop.show = timed_show
+
+
 def milliseconds(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
     return {
@@ -94,9 +109,10 @@ async def review_in_app(server: ServerProcess, queue_id: int, reviews: int, refe
         app.push_screen(TimedReviewScreen(next(q for q in app.known_queues if q.id == queue_id)))
         screen = app.screen
         assert isinstance(screen, TimedReviewScreen)
+        timed_loop(screen)
         began = time.perf_counter()
         for n in range(reviews):
-            while not screen.ready or (not screen.ahead and n < reviews - 1):
+            while not screen.ready or (not screen.review.ahead and n < reviews - 1):
                 await asyncio.sleep(0.001)  # a reviewer reads for seconds: the claim ahead is in
             previous = screen.current.id if screen.current else None
             await pilot.press("a")

@@ -26,7 +26,7 @@ from queuedesk.commands import common
 from tests.support import KEYS, ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVER_ONLY = ("sqlalchemy", "starlette", "uvicorn", "asyncpg", "orjson")
+SERVER_ONLY = ("sqlalchemy", "starlette", "uvicorn", "asyncpg", "orjson", "prometheus_client")
 APP_ONLY = ("textual", "textual_image", "textual_serve", "aiohttp", "PIL")
 OFFLINE = (
     "No matching distribution found",

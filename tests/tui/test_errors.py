@@ -14,6 +14,11 @@ KINDS: list[tuple[errors.QueueDeskError, str, str]] = [
         "unreachable",
     ),
     (errors.Timeout("Listing queues failed: no answer in 10 s"), "did not answer in time", "slow"),
+    (
+        errors.PlainHTTPPort("Listing queues failed: port 8000 of 127.0.0.1 answers plain HTTP"),
+        "connect with the http://",
+        "https://",
+    ),
     (errors.AuthenticationError("Listing queues failed: bad key", status=401), "API key", "Key refused"),
     (errors.Forbidden("Flushing queue 3 failed: not allowed", status=403), "Your role", "Not allowed"),
     (

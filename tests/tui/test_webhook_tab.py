@@ -416,7 +416,8 @@ async def test_a_basic_server_offers_the_target_only(
 
 async def test_a_blur_while_the_tab_is_torn_down_does_not_crash_the_app(make_app: MakeApp, fresh) -> None:
     """Leaving the queue while the target field has the focus blurs the field as the screen's
-    widgets go; the note's redraw, asked for by the blur, then finds no note (a crash seen in tmux)."""
+    widgets go; the note's redraw, asked for by the blur, then finds no note (a crash seen in tmux).
+    Textual runs that redraw after a refresh of whatever screen is on top by then."""
     queue = fresh("Left")
     app = make_app("admin")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -424,6 +425,7 @@ async def test_a_blur_while_the_tab_is_torn_down_does_not_crash_the_app(make_app
         await pilot.press("e")
         await view.query_one("#webhook-field-note", Static).remove()  # as the screen's teardown does
         view.on_descendant_blur()
+        view.remove()  # the tab goes, its redraw still to come
         await settle(app, pilot)
         await pilot.press("escape", "escape")
         await settle(app, pilot)

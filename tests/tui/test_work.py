@@ -20,13 +20,14 @@ from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.modals.task import TaskScreen
-from queuedesk.tui.screens import work as work_screen
 from queuedesk.tui.screens.create import CreateTaskScreen
-from queuedesk.tui.screens.work import EMPTY_POLL_SECONDS, WorkScreen
+from queuedesk.tui.screens.review import ReviewScreen
+from queuedesk.tui.screens.work import WorkScreen
 from queuedesk.tui.settings import Target
 from queuedesk.tui.widgets.image_view import ImageView
 from queuedesk.tui.work.journal import data_dir
 from queuedesk.tui.work.outbox import UNDO_SECONDS
+from queuedesk.tui.work.work_session import EMPTY_POLL_SECONDS, QUEUE_CHECK_SECONDS
 from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import QUEUE as BASIC_QUEUE
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
@@ -108,8 +109,8 @@ def pending(admin: httpx.Client, org: int, queue: dict) -> dict[int, dict]:
 # --- the app --------------------------------------------------------------------------------------
 
 
-def work(app: QueueDeskApp) -> WorkScreen:
-    assert isinstance(app.screen, WorkScreen), type(app.screen)
+def work(app: QueueDeskApp) -> WorkScreen | ReviewScreen:
+    assert isinstance(app.screen, WorkScreen | ReviewScreen), type(app.screen)
     return app.screen
 
 
@@ -140,7 +141,7 @@ def journal_entries() -> list[dict]:
 def on_screen(app: QueueDeskApp, task_id: int | None = None) -> bool:
     screen = app.screen
     return (
-        isinstance(screen, WorkScreen)
+        isinstance(screen, WorkScreen | ReviewScreen)
         and screen.ready
         and screen.current is not None
         and (task_id is None or screen.current.id == task_id)
@@ -992,7 +993,7 @@ async def test_a_queue_edit_reaches_the_open_form_and_what_was_typed_in_a_remove
         priority = {"id": "priority", "name": "Priority", "type": "binary"}
         edited = admin.patch(qpath(org_id, queue), json={"data": [MESSAGE, CATEGORY, priority]})
         assert edited.status_code == 200, edited.text
-        await advance(app, pilot, clock, work_screen.QUEUE_CHECK_SECONDS)  # the next look at the queue
+        await advance(app, pilot, clock, QUEUE_CHECK_SECONDS)  # the next look at the queue
         await until(app, pilot, lambda: "priority" in form_of(app).values(), "the form has the new field")
         assert form_of(app).values() == {"category": "red", "priority": None}
         assert on_screen(app, first)

@@ -80,8 +80,8 @@ async def test_at_80_columns_a_refused_key_is_named_where_it_can_be_read(
             assert await shown_task(app, pilot, task_id) == task_id
         clock.advance(90)  # a rate per hour joins the counts line
         await settle(app, pilot)
-        work(app).refusal = "“2” was not applied: no task was on screen yet."
-        work(app)._show_status()
+        work(app).rules.refusal = "“2” was not applied: no task was on screen yet."
+        work(app).pane.show_status()
         await settle(app, pilot)
         screen = screen_text(app)
         assert "“2” was not applied" in screen, screen

@@ -13,9 +13,9 @@ from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.keys.keys_read import key_time
-from queuedesk.tui.screens import work as work_screen
 from queuedesk.tui.screens.connect import ConnectScreen
 from queuedesk.tui.screens.queues import QueuesScreen
+from queuedesk.tui.work import task_rules
 from tests.conftest import make_queue
 from tests.support import KEYS, ServerProcess
 from tests.support.pilot import settle, until
@@ -163,9 +163,9 @@ async def test_a_second_enter_right_after_a_submit_never_submits_the_next_task(
         await on_the_second_task(app, pilot, queue, first, second)
         if second_enter == "within_the_window":
             # A window of a minute: the test's own pace does not matter; the next task is painted.
-            monkeypatch.setattr(work_screen, "DOUBLE_ENTER_SECONDS", 60.0)
+            monkeypatch.setattr(task_rules, "DOUBLE_ENTER_SECONDS", 60.0)
         else:
-            await asyncio.sleep(work_screen.DOUBLE_ENTER_SECONDS)  # the stop: longer than the window
+            await asyncio.sleep(task_rules.DOUBLE_ENTER_SECONDS)  # the stop: longer than the window
             app.keys_read.continued(key_time())  # what the app's SIGCONT handler records
         await pilot.press("enter")
         await settle(app, pilot)
@@ -186,13 +186,13 @@ async def test_a_second_enter_read_late_by_a_starved_app_asks_before_sending_the
     than `DOUBLE_ENTER_SECONDS` after it and after the next task was painted, with no stop between
     (the typing fuzzer's task 60 of seed 41, sent empty and unseen). Not applied; a third enter
     sends the task as it is."""
-    monkeypatch.setattr(work_screen, "UNSEEN_SECONDS", 60.0)  # the test's own pace does not matter
+    monkeypatch.setattr(task_rules, "UNSEEN_SECONDS", 60.0)  # the test's own pace does not matter
     queue = make_queue(admin, org_id, [MESSAGE, KIND], label="Work")
     first, second, third = add_tasks(admin, org_id, queue, [{"message": m} for m in "abc"])
     app = make_app("worker")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await on_the_second_task(app, pilot, queue, first, second)
-        await asyncio.sleep(work_screen.DOUBLE_ENTER_SECONDS + 0.05)  # read late, no stop between
+        await asyncio.sleep(task_rules.DOUBLE_ENTER_SECONDS + 0.05)  # read late, no stop between
         await pilot.press("enter")
         await settle(app, pilot)
         assert on_screen(app, second), "the late second enter submitted the next task unseen"
@@ -216,7 +216,7 @@ async def test_keys_typed_while_stopped_and_read_after_the_next_task_is_painted_
         await on_the_second_task(app, pilot, queue, first, second)
         continued = key_time()
         app.keys_read.continued(continued)  # what the SIGCONT handler records ...
-        work(app).shown_at = continued + 0.001  # ... then the main thread paints, then the key is read
+        work(app).rules.shown_at = continued + 0.001  # ... then the main thread paints, then the key is read
         await asyncio.sleep(0.02)
         await pilot.press("2")
         await settle(app, pilot)
@@ -229,7 +229,7 @@ async def test_keys_typed_while_stopped_and_read_after_the_next_task_is_painted_
         # Continued with nothing waiting in the terminal, then the task painted: the first key read
         # after it was typed after the paint, however soon, and counts.
         app.keys_read.continued(key_time(), keys_waiting=False)
-        work(app).shown_at = key_time()
+        work(app).rules.shown_at = key_time()
         await asyncio.sleep(0.02)
         await pilot.press("1")
         await settle(app, pilot)

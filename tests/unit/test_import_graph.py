@@ -120,7 +120,7 @@ RULES: dict[str, tuple[str, tuple[str, ...]]] = {
             f"{TUI}.{family}",
             (f"{TUI}.modals", f"{TUI}.panes", f"{TUI}.screens", f"{TUI}.app"),
         )
-        for family in ("keys", "terminal", "work", "review", "views", "admin")
+        for family in ("keys", "terminal", "work", "review", "views", "admin", "nodes")
     },
     "the client knows neither Textual nor the server nor the app": (
         "queuedesk.api",

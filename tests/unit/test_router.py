@@ -63,13 +63,13 @@ def codes(exc: ServiceError) -> list[str]:
 
 
 def test_a_literal_path_matches_without_parameters():
-    assert ROUTER.match("GET", "/me") == (ME, {})
+    assert ROUTER.match("GET", "/me") == (ME, {}, "/me")
 
 
 @PROPERTY
 @given(ids, ids, ids)
 def test_ids_become_integer_parameters_by_name(org, queue, task):
-    found, params = ROUTER.match("POST", f"/orgs/{org}/queues/{queue}/tasks/{task}/complete")
+    found, params, _ = ROUTER.match("POST", f"/orgs/{org}/queues/{queue}/tasks/{task}/complete")
     assert found is COMPLETE
     assert params == {"org": org, "queue": queue, "task": task}
     assert all(type(v) is int for v in params.values())
@@ -82,6 +82,7 @@ def test_a_literal_segment_beats_an_id_in_the_same_place(org, queue):
     assert ROUTER.match("POST", f"/orgs/{org}/queues/{queue}/tasks/next") == (
         CLAIM,
         {"org": org, "queue": queue},
+        "/orgs/{org}/queues/{queue}/tasks/next",
     )
     assert refusal("POST", f"/orgs/{org}/queues/{queue}/tasks/{queue}").status == 405
 
@@ -94,7 +95,11 @@ def test_the_method_chooses_between_routes_of_one_path():
 
 
 def test_head_goes_with_get_and_only_with_get():
-    assert ROUTER.match("HEAD", "/orgs/1/queues/2") == (GET_QUEUE, {"org": 1, "queue": 2})
+    assert ROUTER.match("HEAD", "/orgs/1/queues/2") == (
+        GET_QUEUE,
+        {"org": 1, "queue": 2},
+        "/orgs/{org}/queues/{queue}",
+    )
     assert refusal("HEAD", "/orgs/1/queues/2/tasks/next").status == 405
 
 
@@ -172,7 +177,7 @@ def test_each_405_has_headers_of_its_own():
 def test_any_path_is_a_match_a_404_or_a_405(segments, method):
     path = "/" + "/".join(segments)
     try:
-        found, params = ROUTER.match(method, path)
+        found, params, _ = ROUTER.match(method, path)
     except ServiceError as exc:
         assert exc.status in (404, 405)
         assert (exc.status == 405) == ("Allow" in exc.headers)
@@ -202,5 +207,5 @@ def test_a_get_route_claims_head_too():
 
 def test_parameter_names_come_from_their_own_route():
     router = Router([Route("/a/{first}", ME, ("GET",)), Route("/a/{second}", GET_TASK, ("POST",))])
-    assert router.match("GET", "/a/3") == (ME, {"first": 3})
-    assert router.match("POST", "/a/3") == (GET_TASK, {"second": 3})
+    assert router.match("GET", "/a/3") == (ME, {"first": 3}, "/a/{first}")
+    assert router.match("POST", "/a/3") == (GET_TASK, {"second": 3}, "/a/{second}")

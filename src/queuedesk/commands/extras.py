@@ -14,7 +14,7 @@ from importlib.util import find_spec
 # the extra runs.
 PROBES = {
     "app": ("textual", "textual_image", "textual_serve"),
-    "server": ("uvicorn", "starlette", "sqlalchemy", "orjson"),
+    "server": ("uvicorn", "starlette", "sqlalchemy", "orjson", "prometheus_client"),
     "postgres": ("asyncpg",),
 }
 
@@ -31,6 +31,7 @@ PROVIDED_BY = {
     "starlette": "server",
     "sqlalchemy": "server",
     "orjson": "server",
+    "prometheus_client": "server",
     "httptools": "server",
     "uvloop": "server",
     "asyncpg": "postgres",

@@ -104,3 +104,87 @@ def app_is_running() -> bool:
     except ImportError:  # pragma: no cover - the test of PRIVATE_NAMES says so first
         return False
     return active_app.get(None) is not None
+
+
+# The lifecycle rule (tui/nodes/lifecycle.py, issue 40): a node's own work stops at its first DOM step
+# once the node is gone. Textual says publicly only whether a node is attached, which stays true
+# while its children are already removed.
+PRIVATE_NAMES += (
+    *(
+        PrivateName(
+            f"textual.{where}.{name}",
+            2,
+            "Whether a node is on its way out of the DOM (pruned with its screen, its messages "
+            "closing or closed): its children may already be gone while it is still attached.",
+            "tui/nodes/lifecycle.py is_gone",
+            on_instances=True,
+        )
+        for where, name in (
+            ("dom.DOMNode", "_pruning"),
+            ("message_pump.MessagePump", "_closing"),
+            ("message_pump.MessagePump", "_closed"),
+        )
+    ),
+    PrivateName(
+        "textual._context.active_message_pump",
+        2,
+        "The node whose handler runs now: a gone node's own handler stops at its first DOM step, "
+        "live code that asks a gone node still gets NoMatches.",
+        "compat/textual_private.py dispatching_node",
+    ),
+    *(
+        PrivateName(
+            f"textual.{where}._task",
+            2,
+            "The asyncio task a node's messages (or a worker) run in: a gone node's work is ended "
+            "(a CancelledError) only in its own task, never in a callback another screen runs.",
+            "tui/nodes/lifecycle.py ends_here",
+            on_instances=True,
+        )
+        for where in ("message_pump.MessagePump", "worker.Worker")
+    ),
+    *(
+        PrivateName(
+            f"textual.widgets._footer.FooterKey.{name}",
+            3,
+            "What a footer key shows and does: the app's footer leaves out the screen's last keys "
+            "when they are too many for the width, so that ^q Quit and f1 Keys always show.",
+            "tui/widgets/app_footer.py fitted",
+            on_instances=True,
+        )
+        for name in ("key", "key_display", "description", "action")
+    ),
+    PrivateName(
+        "textual.message_pump.MessagePump._dispatch_message",
+        2,
+        "Wrapped so that a handler of a node that is gone ends at its first DOM step (NodeGone) "
+        "instead of stopping the app.",
+        "tui/nodes/lifecycle.py Lifecycle._dispatch_message",
+    ),
+)
+
+
+def is_leaving(node: object) -> bool:
+    """Whether Textual is removing `node` (pruning it, or closing its messages)."""
+    return bool(
+        getattr(node, "_pruning", False)
+        or getattr(node, "_closing", False)
+        or getattr(node, "_closed", False)
+    )
+
+
+def dispatching_node() -> object | None:
+    """The node (or app) whose message handler runs in this context, or None."""
+    from textual._context import active_message_pump
+
+    return active_message_pump.get(None)
+
+
+def pump_task(node: object) -> object:
+    """The asyncio task `node`'s messages are processed in (None before it started)."""
+    return getattr(node, "_task", None)
+
+
+def worker_task(worker: object) -> object:
+    """The asyncio task a Textual worker runs in (None for a thread worker not started)."""
+    return getattr(worker, "_task", None)

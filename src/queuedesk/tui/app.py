@@ -2,6 +2,7 @@
 
 import contextlib
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
@@ -9,6 +10,7 @@ from textual.app import App, InvalidThemeError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.signal import Signal
 
 from queuedesk import collector
 from queuedesk.api import errors
@@ -68,13 +70,16 @@ class QueueDeskApp(App[None]):
         self.session: Session | None = None
         self.known_queues: list[Queue] = []  # the last list the queues screen saw (for the palette)
         self.outbox: Outbox | None = None  # submissions on their way (servers with claiming only)
-        self.outbox_changed_listeners: list[Callable[[], None]] = []
+        # What waits in the outbox changed: the widgets that show it subscribe (and are dropped
+        # when they go), the outbox knows none of them.
+        self.outbox_changed: Signal[None] = Signal(self, "outbox_changed")
         # The last two keys, as the app read them (the work screen's double enter).
         self.keys_read = KeysRead()
         self.said = SaidLog()  # every notification, for the palette's "Messages" after its toast went
         self._failed_at_start: tuple[Target, Exception] | None = None
         self._losing_key = False  # going back to Connect after a 401: said once
-        self._checking_role = False  # reading /me again after a 403
+        self._checking_role = False  # reading /me again (after a 403, or once a refresh)
+        self._role_read_at: datetime | None = None  # when /me was last read for a changed role
         self._unreachable_said = False  # "Server unreachable" said, until the server answers again
         self._theme_problem = ""
         if self.settings.theme:
@@ -215,8 +220,8 @@ class QueueDeskApp(App[None]):
             self._submission_refused,
             on_sent_late=self._sent_late,
             on_key_refused=lambda exc: self.report(exc, doing="Sending your work"),
+            on_change=self._outbox_changed,
         )
-        self.outbox.on_change.append(self._outbox_changed)
         self.outbox.resume()  # what a crash or a closed app left behind goes now (refusals: `_tell_refused`)
         failed = journal.in_state("failed")
         if failed:
@@ -228,18 +233,22 @@ class QueueDeskApp(App[None]):
             )
 
     def _outbox_changed(self) -> None:
-        for listener in list(self.outbox_changed_listeners):
-            listener()
+        self.outbox_changed.publish(None)
 
     def outbox_task_ids(self, queue_id: int) -> list[int]:
         return self.outbox.task_ids(queue_id) if self.outbox is not None else []
 
     def _sent_late(self, entries: list[Entry], left_before: bool) -> None:
         """Work that had waited reached the server: said once, also on screens without the count."""
+        from queuedesk.tui.screens.review import ReviewScreen
         from queuedesk.tui.screens.work import WorkScreen
 
         screen = self.screen
-        if not left_before and isinstance(screen, WorkScreen) and screen.last_submission is not None:
+        if (
+            not left_before
+            and isinstance(screen, WorkScreen | ReviewScreen)
+            and screen.last_submission is not None
+        ):
             # The work screen's status line says "Task N sent." of its last submission itself.
             entries = [e for e in entries if e.id != screen.last_submission[0]]
         if not entries:
@@ -260,10 +269,11 @@ class QueueDeskApp(App[None]):
         )
 
     def _submission_refused(self, entry: Entry) -> None:
+        from queuedesk.tui.screens.review import ReviewScreen
         from queuedesk.tui.screens.work import WorkScreen
 
         for screen in self.screen_stack:
-            if isinstance(screen, WorkScreen) and screen.queue.id == entry.queue_id:
+            if isinstance(screen, WorkScreen | ReviewScreen) and screen.queue.id == entry.queue_id:
                 screen.take_back(entry)  # (the review screen is one: it takes back no verdict)
         self._tell_refused(entry)
 
@@ -333,10 +343,11 @@ class QueueDeskApp(App[None]):
         self.exit()
 
     async def _leave_work(self, *, send: bool) -> None:
+        from queuedesk.tui.screens.review import ReviewScreen
         from queuedesk.tui.screens.work import WorkScreen
 
         for screen in self.screen_stack:
-            if isinstance(screen, WorkScreen):
+            if isinstance(screen, WorkScreen | ReviewScreen):
                 await screen.leave(send=send)
 
     async def connect(self, target: Target) -> Session:
@@ -367,8 +378,19 @@ class QueueDeskApp(App[None]):
         self._tell(exc, doing)
 
     def server_answered(self) -> None:
-        """A refresh got an answer: the next outage is said again."""
+        """A refresh got an answer: the next outage is said again, and the role is read again once
+        a refresh interval (an admin may have changed it: no 403 tells of a promotion)."""
         self._unreachable_said = False
+        session = self.session
+        if session is None or not session.extensions or self._checking_role:
+            return
+        now = self.clock.now()
+        last = self._role_read_at
+        if last is not None and (now - last).total_seconds() < self.settings.refresh_seconds:
+            return
+        self._role_read_at = now
+        self._checking_role = True
+        self.run_worker(self._check_role(None, "Refreshing"), group="role", exit_on_error=False)
 
     def _tell(self, exc: BaseException, doing: str) -> None:
         if isinstance(exc, errors.ConnectionFailed) and doing in LOADING:
@@ -381,8 +403,9 @@ class QueueDeskApp(App[None]):
         title = f"{doing}: {explanation.title}" if doing else explanation.title
         self.notify(explanation.message, title=title, severity=explanation.severity, timeout=8)  # type: ignore[arg-type]
 
-    async def _check_role(self, refused: errors.Forbidden, doing: str) -> None:
-        """A 403: read /me again; a changed role is said and the open screens follow it."""
+    async def _check_role(self, refused: errors.Forbidden | None, doing: str) -> None:
+        """Read /me again (after the 403 `refused`, or once a refresh); a changed role is said and the
+        open screens follow it."""
         session = self.session
         try:
             if session is None:
@@ -393,14 +416,16 @@ class QueueDeskApp(App[None]):
                 self.report(exc)
                 return
             except errors.QueueDeskError:
-                self._tell(refused, doing)
-                return
+                if refused is not None:
+                    self._tell(refused, doing)
+                return  # a refresh's own read: the refresh says what is wrong with the server
             if session is not self.session:
                 return
             before = session.me
             session.me = me
             if before is not None and before.role == me.role:
-                self._tell(refused, doing)
+                if refused is not None:
+                    self._tell(refused, doing)
                 return
             self.notify(
                 f"Your role is now {me.role} (an admin changed it): the screens show what a {me.role} may do.",

@@ -35,6 +35,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from queuedesk.tui.clock import Clock
+from queuedesk.tui.nodes.lifecycle import Lifecycle
 from queuedesk.tui.session import Session, SessionEnded
 
 if TYPE_CHECKING:
@@ -56,7 +57,10 @@ FOCUS_STEPS = {"tab": 1, "shift+tab": -1}
 HeldEvent = events.Key | events.Paste
 
 
-class AppAccess:
+class AppAccess(Lifecycle):
+    """What every screen, dialog and pane shares: the app, its session and clock, typed; and the
+    lifecycle rule (`tui/nodes/lifecycle.py`): its work stops at its first DOM step once it is gone."""
+
     @property
     def qd(self) -> "AppHost":
         return cast("AppHost", self.app)  # type: ignore[attr-defined]

@@ -42,6 +42,12 @@ _KINDS: list[tuple[_Kind, str, str, str]] = [
         "It did not answer in time: try again (r); if it stays slow, tell an admin.",
     ),
     (
+        errors.PlainHTTPPort,
+        "Not an https:// port",
+        "error",
+        "The server answers plain HTTP at that port: connect with the http:// address the message names.",
+    ),
+    (
         errors.ConnectionFailed,
         "Server unreachable",
         "error",

@@ -6,10 +6,11 @@ one circle of imports.
 """
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
+    from textual.signal import Signal
 
     from queuedesk.api.config import AppSettings
     from queuedesk.api.models import Queue
@@ -20,13 +21,20 @@ if TYPE_CHECKING:
     from queuedesk.tui.work.outbox import Outbox
 
 
+@runtime_checkable
+class KeepsTime(Protocol):
+    """An app whose clock the widgets' timers follow (QueueDeskApp; a bare test app has none)."""
+
+    clock: "Clock"
+
+
 class AppHost(Protocol):
     settings: "AppSettings"
     clock: "Clock"
     session: "Session | None"
     outbox: "Outbox | None"
     known_queues: "list[Queue]"  # the last list the queues screen saw (for the palette)
-    outbox_changed_listeners: list[Callable[[], None]]
+    outbox_changed: "Signal[None]"  # published when what waits in the outbox changed
     save_profile: "SaveProfile | None"
     profile_name: str  # the name the Connect screen offers for saving the connection
     keys_read: "KeysRead"  # the last keys read from the terminal (the work screen's double enter)
@@ -43,6 +51,9 @@ class AppHost(Protocol):
 
     def report(self, exc: BaseException, *, doing: str = "") -> None:
         """The one place failures become notifications."""
+
+    def server_answered(self) -> None:
+        """A refresh got an answer (the next outage is said again; the role is read again)."""
 
     async def connect(self, target: "Target") -> "Session": ...
 

@@ -94,24 +94,29 @@ class CompletedMixin(QueuesMixin):
         completed_by: str | None = None,
         start_date: Moment | None = None,
         end_date: Moment | None = None,
+        q: str | None = None,
     ) -> AsyncIterator[models.TaskPage]:
         """Every page of completed tasks, newest first, each task exactly once.
 
         The walk is bounded by the first page's newest completion, so tasks completed while paging
         stay out, and repeats that offset paging brings (when completions push the list down) are
         dropped, on every server. Where the server lacks a filter the pages carry only the matching
-        tasks, and `count` is the server's (what it could filter)."""
+        tasks, and `count` is the server's (what it could filter). `q` (text in any block's value,
+        as `completed_tasks`) needs a QueueDesk server (`NotSupported` otherwise)."""
         if not 1 <= page_size <= 1000:
             raise ValueError(f"page_size must be 1-1000, not {page_size}")
         what = f"Listing completed tasks of queue {queue_id}"
         wanted = Wanted.of(completed_by, start_date, end_date)
         path = f"{await self._queue_path(queue_id, what)}/tasks/completed"
+        if q is not None:
+            await self._require_extensions(what)
         on_server = await self._filters_on_server(wanted, what)
         unseen = Unseen()
         bound: datetime | None = None
         offset = 0
         while True:
-            page = await self._completed_page(path, offset, page_size, wanted.params(on_server, bound), what)
+            params = {**wanted.params(on_server, bound), "q": q}
+            page = await self._completed_page(path, offset, page_size, params, what)
             stamps = [t.completed_at for t in page.tasks if t.completed_at is not None]
             if bound is None and stamps:
                 bound = max(stamps)

@@ -23,6 +23,7 @@ from textual.widgets import Input, Static
 
 from queuedesk.api.models import Block
 from queuedesk.tui.forms.base import BlockEditor
+from queuedesk.tui.host import KeepsTime
 
 DIGITS = "1234567890"
 DASH = "\u2013"  # an en dash, for ranges of numbers
@@ -320,9 +321,9 @@ class OptionsEditor(BlockEditor):
 
     def _wait_for_digit(self) -> None:
         self._stop_timer()
-        clock = getattr(self.app, "clock", None)
-        if clock is not None and hasattr(clock, "call_later"):
-            self._typed_timer = clock.call_later(self, self.DIGIT_WINDOW, self._commit_typed)
+        app = self.app
+        if isinstance(app, KeepsTime):  # the app's clock (a test's stands still); else real time
+            self._typed_timer = app.clock.call_later(self, self.DIGIT_WINDOW, self._commit_typed)
         else:
             self._typed_timer = self.set_timer(self.DIGIT_WINDOW, self._commit_typed)
         self.refresh_hint()

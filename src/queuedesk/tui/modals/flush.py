@@ -134,8 +134,8 @@ class FlushScreen(AppModal[bool]):
             return
         finally:
             self.flushing = False
+            self.query_one("#flush-loading").display = False  # first: on a gone dialog, this ends it
             run.label = "Flush"
-            self.query_one("#flush-loading").display = False
             self._update_button()
         self.notify(f"Deleted {tasks(before.n_tasks)} from {self.queue.name}.", title="Queue flushed")
         self.dismiss(True)

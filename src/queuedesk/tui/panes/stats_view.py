@@ -84,8 +84,6 @@ class StatsView(AppAccess, Vertical):
         yield Static("", id="stats-note")
 
     def on_mount(self) -> None:
-        if not self.query("#stats-workers"):
-            return  # its screen went (the app closing, or the queue left) before it was mounted
         self._add_columns(WORKER_COLUMNS)
         self._show_period()
 

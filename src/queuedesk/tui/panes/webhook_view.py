@@ -25,7 +25,7 @@ from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.modals.delivery import DeliveryScreen, ask_where, status_text
 from queuedesk.tui.present import short_time, when
 from queuedesk.tui.views.sort_cycle import next_sort
-from queuedesk.tui.widgets.paged_table import Page, PagedTable
+from queuedesk.tui.widgets.paged_table import Page, PagedTable, failure_line
 
 
 def delivery_columns(zone: str) -> list[tuple[str, str, int]]:
@@ -217,10 +217,7 @@ class WebhookView(AppAccess, Vertical):
         """The line under the target: its problem, else what was just done, else what the keys do."""
         if said is not None:
             self.said = said
-        found = self.query("#webhook-field-note").results(Static)
-        note = next(found, None)
-        if note is None:  # a redraw asked for by a blur while the screen's widgets were going
-            return
+        note = self.query_one("#webhook-field-note", Static)
         note.set_class(self.problem is not None, "problem")
         if self.problem is not None:
             note.update(Text(self.problem))
@@ -263,6 +260,11 @@ class WebhookView(AppAccess, Vertical):
 
     def _show_log_note(self) -> None:
         table = self.deliveries
+        if table.failure is not None:
+            self.query_one("#webhook-log-note", Static).update(
+                Text(f"Deliveries {failure_line(table.failure)}")
+            )
+            return
         text = Text(f"Deliveries: {table.total:,}, {LOG_SORT_NOTES[self.log_sort][self.oldest_first]}")
         if table.items:
             text.append(" · enter shows the attempts")
@@ -284,6 +286,7 @@ class WebhookView(AppAccess, Vertical):
     @on(PagedTable.Failed)
     def _log_failed(self, event: PagedTable.Failed) -> None:
         event.stop()
+        self._show_log_note()
         self.qd.report(event.error, doing="Reading the delivery log")
 
     # --- the target ----------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from queuedesk.tui.work.work_session import Submissions, WorkSession
 
 Verdict = Literal["accept", "correct", "redo"]
 VERDICTS: tuple[Verdict, ...] = ("accept", "correct", "redo")
+COUNT_EVERY_TICKS = 15  # the reviews left are asked of the server every 15 s (and after each verdict)
 
 
 def review_claim(review: Review | None) -> Assignment:
@@ -74,6 +75,8 @@ class ReviewSession(WorkSession):
         self.notes: dict[int, str] = {}  # task id -> the note written for its verdict
         self.waiting: int | None = None  # the server's reviews without a verdict, at the last count
         self.given_since_count = 0
+        self.last_verdict: tuple[int, Verdict] | None = None  # (task id, verdict) of the last one given
+        self.count_due = True  # the reviews left are to be asked of the server (`recount`)
 
     def work_done(self, task: AssignedTask) -> WorkDone:
         worked = self.claims.work_of.get(task.id)
@@ -86,6 +89,14 @@ class ReviewSession(WorkSession):
 
     # --- verdicts ----------------------------------------------------------------------------------
 
+    def write_note(self, task_id: int, note: str | None) -> None:
+        """The note written for the verdict on `task_id` (None: the dialog was closed, the note kept;
+        empty: none)."""
+        if note:
+            self.notes[task_id] = note
+        elif note is not None:
+            self.notes.pop(task_id, None)
+
     def give(self, task: AssignedTask, verdict: Verdict, values: dict[str, Any], now: datetime) -> Entry:
         """Hold the verdict on `task` in the outbox (the corrected `values` sent with `correct` only;
         kept in every case, so an undo shows what was on screen); the task leaves the screen."""
@@ -93,6 +104,8 @@ class ReviewSession(WorkSession):
         entry = self.submit(task, values, now, extra={REVIEW: {"verdict": verdict, "note": note}})
         self.verdicts[verdict] += 1
         self.given_since_count += 1
+        self.last_verdict = (task.id, verdict)
+        self.count_due = True
         return entry
 
     def _taken_back(self, entry: Entry) -> None:
@@ -122,6 +135,24 @@ class ReviewSession(WorkSession):
     def accept_rate(self) -> float | None:
         """Accepted / reviewed in this session; None before the first verdict."""
         return self.verdicts["accept"] / self.reviewed if self.reviewed else None
+
+    def tick(self) -> bool:
+        if self.ticks % COUNT_EVERY_TICKS == 0:
+            self.count_due = True
+        return super().tick()
+
+    async def recount(self) -> None:
+        """Ask the server how many reviews are left, if it is time (`count_due`); a failure waits for
+        the next time (the count is a nicety)."""
+        if not self.count_due:
+            return
+        self.count_due = False
+        given_before = self.given_since_count
+        try:
+            stats = await self.claims.client.stats(self.queue_id)
+        except Exception:
+            return
+        self.counted(stats.reviews_pending, given_before)
 
     def counted(self, waiting: int | None, given_before: int) -> None:
         """The server counted `waiting` reviews without a verdict; `given_before` verdicts had been

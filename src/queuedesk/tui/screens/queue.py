@@ -41,7 +41,7 @@ from queuedesk.tui.views.worker_pick import WorkerPick
 from queuedesk.tui.widgets.app_footer import AppFooter
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.instructions import Instructions
-from queuedesk.tui.widgets.paged_table import Page, PagedTable
+from queuedesk.tui.widgets.paged_table import Page, PagedTable, failure_line
 from queuedesk.tui.widgets.row_table import RowTable
 
 # s on the Completed tab: each sort's column (for its ▲/▼) and whether it starts ascending.
@@ -165,7 +165,7 @@ class QueueScreen(AppScreen):
         if self.session.me is not None and self.session.me.role == "worker":
             self.filters["completed_by"] = "me"
         self.poller = Poller(
-            self, self.clock, self.qd.settings.refresh_seconds, self._fetch, self._show_status
+            self, self.qd, self.clock, self.qd.settings.refresh_seconds, self._fetch, self._show_status
         )
         self.poller.start()
         self.query_one(PendingView).start()
@@ -362,6 +362,11 @@ class QueueScreen(AppScreen):
                 "Not allowed: this key may not read completed tasks here (403), so none are shown. Ask an admin."
             )
             return
+        if self.history.failure is not None:
+            self.query_one("#history-note", Static).update(
+                f"Completed tasks {failure_line(self.history.failure)}"
+            )
+            return
         order = HISTORY_SORT_NOTES[self.history_sort][self.oldest_first]
         text = tasks(total) + (f" ({', '.join(parts)})" if parts else "") + order
         if self.history.items:
@@ -380,9 +385,7 @@ class QueueScreen(AppScreen):
 
     def _show_status(self) -> None:
         self.set_class(self.poller.stale, "-stale")
-        # A poll that ends while the screen is taken down (a key revoked: back to Connect) finds no bar.
-        for bar in self.query(ContextBar).results(ContextBar):
-            bar.show(freshness=self.poller.status(), stale=self.poller.stale)
+        self.query_one(ContextBar).show(freshness=self.poller.status(), stale=self.poller.stale)
 
     @on(PagedTable.Loaded)
     def _loaded(self, event: PagedTable.Loaded) -> None:
@@ -395,8 +398,8 @@ class QueueScreen(AppScreen):
 
     @on(PagedTable.Failed)
     def _failed(self, event: PagedTable.Failed) -> None:
-        if event.table.id == "history" and isinstance(event.error, errors.Forbidden):
-            self.history_forbidden = True
+        if event.table.id == "history":
+            self.history_forbidden = isinstance(event.error, errors.Forbidden)
             self._show_history_note()
         self.qd.report(event.error, doing="Loading tasks")
 
@@ -465,6 +468,13 @@ class QueueScreen(AppScreen):
         """The session's role changed: the Stats and Webhook tabs and a worker's own history follow it."""
         tabs = self.query_one("#queue-tabs", TabbedContent)
         watching = self.session.can_watch
+        # A worker's own feedback and the reviews of everyone are two views: the tab is made anew,
+        # last (after the Stats and Webhook tabs, as the screen composes them).
+        feedback = self.query(FeedbackView).first(FeedbackView) if self.query(FeedbackView) else None
+        if feedback is not None and feedback.own == watching:
+            if tabs.active == "tab-feedback":
+                tabs.active = "tab-pending"
+            await tabs.remove_pane("tab-feedback")
         for pane, title, view in (
             ("tab-stats", "Stats", lambda: StatsView(self.queue.id, id="stats")),
             ("tab-webhook", "Webhook", lambda: WebhookView(self.queue.id, id="webhook")),
@@ -476,6 +486,15 @@ class QueueScreen(AppScreen):
                 await tabs.remove_pane(pane)
             elif watching and not present:
                 await tabs.add_pane(TabPane(title, view(), id=pane))
+        if feedback is not None and feedback.own == watching:
+            own = not watching
+            await tabs.add_pane(
+                TabPane(
+                    "Feedback" if own else "Reviews",
+                    FeedbackView(self.queue.id, own=own, id="feedback"),
+                    id="tab-feedback",
+                )
+            )
         worker = self.session.role == "worker"
         if worker != (self.filters.get("completed_by") == "me"):
             if worker:

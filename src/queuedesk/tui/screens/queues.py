@@ -58,16 +58,15 @@ class QueuesScreen(AppScreen):
         self.query_one("#queues-empty").display = False
         self.table.loading = True
         self.poller = Poller(
-            self, self.clock, self.qd.settings.refresh_seconds, self._fetch, self._show_status
+            self, self.qd, self.clock, self.qd.settings.refresh_seconds, self._fetch, self._show_status
         )
         self.poller.start()
         self.table.focus()
-        self.qd.outbox_changed_listeners.append(self.refresh_bindings)  # "Refused work" comes and goes
+        # "Refused work" comes and goes.
+        self.qd.outbox_changed.subscribe(self, lambda _: self.refresh_bindings(), immediate=True)
 
     def on_unmount(self) -> None:
         self.poller.stop()
-        if self.refresh_bindings in self.qd.outbox_changed_listeners:
-            self.qd.outbox_changed_listeners.remove(self.refresh_bindings)
 
     def on_screen_resume(self) -> None:
         if hasattr(self, "poller"):

@@ -1,349 +1,300 @@
 """Review: a completed task's inputs on one side, the worker's answers in their own form on the
 other, who did it and how long it took above; one key per verdict, the next review already there.
 
-It is the worker's loop (`WorkScreen`) on review claims (`tui/review/review_session.py`): the claim ahead,
-the key discipline (`tui/keys/ordered_keys.py`, `tui/base.py`), the journal and the undo grace are that
-screen's. What differs: a review opens read-only, with nothing focused, and the verdict keys live —
-`a` accepts, `x` sends it back to be redone (asking for a note), `n` writes a note for any verdict,
-`e` or `tab` starts editing. Editing, the worker's key rules apply (letters are text in a field, a
-digit picks an option; `escape` leaves the field, and the verdict keys act again); `enter` after a
-change corrects, the changed fields marked and the worker's values beside them.
+It composes the work screen's parts on review claims (`tui/review/review_session.py`): the task pane
+and its loop (`panes/task_pane.py`, `panes/task_loop.py`). A review opens read-only, nothing focused:
+`a` accepts, `x` sends it back to be redone (asking for a note), `n` writes a note, `e` or `tab` edits.
+Editing, the worker's keys apply (`escape` leaves the field, and the verdict keys act again); `enter`
+after a change corrects. Which key applies when, and what is said: `tui/review/review_rules.py`.
 """
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widget import Widget
 from textual.widgets import Static
 
-from queuedesk.api.models import AssignedTask, Block
-from queuedesk.api.terminal_text import shown_on_one_line
-from queuedesk.tui.base import styles
+from queuedesk.api.models import AssignedTask, Queue
+from queuedesk.tui.base import AppScreen, styles
 from queuedesk.tui.clock import duration
 from queuedesk.tui.forms.form import TaskForm
-from queuedesk.tui.forms.options import OptionsEditor
-from queuedesk.tui.present import block_value, short_time
+from queuedesk.tui.panes.task_loop import TaskLoop, outbox_of
+from queuedesk.tui.panes.task_pane import TASK_KEYS, TaskPane, keys_over
+from queuedesk.tui.present import short_time
+from queuedesk.tui.review import review_rules as said
 from queuedesk.tui.review.review_session import ReviewSession, Verdict
-from queuedesk.tui.screens.work import WorkScreen, held_message
+from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.review_status import ReviewStatus
-
-COUNT_EVERY_TICKS = 15  # the reviews left are asked of the server every 15 s (and after each verdict)
-VERDICT_KEYS = {"accept": "“a”", "redo": "“x”", "edit": "“e”", "note": "“n”"}
-SAID: dict[Verdict, str] = {"accept": "accepted", "correct": "corrected", "redo": "sent back to be redone"}
-CHANGED = "-review-changed"
+from queuedesk.tui.widgets.steady_footer import SteadyFooter
+from queuedesk.tui.work.journal import Entry
+from queuedesk.tui.work.task_rules import TaskRules, held_message
 
 
-def empty(value: Any) -> bool:
-    return value is None or value == "" or value == []
-
-
-def changes(values: dict[str, Any], original: dict[str, Any]) -> list[str]:
-    """The block ids whose value on screen differs from the worker's (an empty text is no change)."""
-    return [
-        block_id
-        for block_id, value in values.items()
-        if not (empty(value) and empty(original.get(block_id))) and value != original.get(block_id)
-    ]
-
-
-class ReviewScreen(WorkScreen):
+class ReviewScreen(AppScreen):
     STYLE_FILES: ClassVar = styles("editing.tcss", "forms.tcss", "review.tcss")
     AUTO_FOCUS = ""  # read-only until `e`: nothing takes the focus by itself (a modal closing)
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "verdict('accept')", "Accept", priority=True, id="review.accept"),
-        Binding("x", "verdict('redo')", "Redo", priority=True, id="review.redo"),
-        Binding("e", "edit", "Edit", priority=True, id="review.edit"),
-        Binding("n", "note", "Note", priority=True, id="review.note"),
-        # Said on screen where they apply (the details above the form), kept out of a full footer:
-        Binding("enter", "submit", "Correct", show=False, priority=True, id="review.correct"),
-        Binding("s", "skip", "Skip", show=False, priority=True, id="review.skip"),
-        Binding("escape", "escape", "Back", show=False, priority=True, id="review.back"),
-    ]
+    # The work screen's keys (`TASK_KEYS`), with the verdicts' over them; those that do not apply to a
+    # review (keep draft, submit on choice, the choice keys) are turned off by `check_action`.
+    BINDINGS: ClassVar[list[BindingType]] = keys_over(
+        TASK_KEYS,
+        [
+            Binding("a", "verdict('accept')", "Accept", priority=True, id="review.accept"),
+            Binding("x", "verdict('redo')", "Redo", priority=True, id="review.redo"),
+            Binding("e", "edit", "Edit", priority=True, id="review.edit"),
+            Binding("n", "note", "Note", priority=True, id="review.note"),
+            # Said on screen where they apply (the details above the form), kept out of a full footer:
+            Binding("enter", "submit", "Correct", show=False, priority=True, id="review.correct"),
+            Binding("s", "skip", "Skip", show=False, priority=True, id="review.skip"),
+            Binding("escape", "escape", "Back", show=False, priority=True, id="review.back"),
+        ],
+    )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.editing = False
-        self.last_verdict: tuple[int, Verdict] | None = None
-        self._ticks = 0
+    def __init__(self, queue: Queue) -> None:
+        super().__init__()
+        self.queue = queue
+        client, now = self.session.client, self.clock.now()
+        self.review = ReviewSession(client, queue.id, queue.name, outbox_of(self), now)
+        self.status = ReviewStatus("", id="work-status")
+        self.pane = TaskPane(
+            self, self.review, self.status, opens_read_only=True, on_shown=self._mark_changes
+        )
+        self.meta = self.pane.beside = Static("", id="review-meta", markup=False)
+        self.loop = TaskLoop(self, queue, self.review, self.pane)
 
-    LOOP = "review"
+    def compose(self) -> ComposeResult:
+        yield ContextBar(f"{self.queue.name} / review", id="context")
+        yield self.loop.instructions
+        yield self.pane
+        yield self.status
+        yield SteadyFooter()
 
-    def compose_beside_the_task(self) -> ComposeResult:
-        yield Static("", id="review-meta", markup=False)
+    def on_mount(self) -> None:
+        self.loop.start()
 
-    def status_line(self) -> Widget:
-        return ReviewStatus("", id="work-status")
+    def on_unmount(self) -> None:
+        self.loop.stop()
 
     @property
-    def work_session(self) -> ReviewSession:
-        if self._work is None:
-            self._work = ReviewSession(
-                self.session.client, self.queue.id, self.queue.name, self._outbox, self.clock.now()
-            )
-        assert isinstance(self._work, ReviewSession)
-        return self._work
+    def rules(self) -> TaskRules:
+        return self.pane.rules
 
     @property
-    def review(self) -> ReviewSession:
-        return self.work_session
+    def form(self) -> TaskForm | None:
+        return self.pane.form
 
-    # --- the review on screen ----------------------------------------------------------------------
+    @property
+    def ready(self) -> bool:
+        return self.pane.ready
 
-    def _show(self, task: AssignedTask, values: dict[str, Any] | None = None, seconds: float = 0.0) -> None:
-        # A review opens read-only; one brought back by undo with a correction opens editing.
-        self.editing = values is not None and bool(changes(values, task.data))
-        self.query_one("#review-meta").display = False  # shown with the task's keys live (`_painted`)
-        super()._show(task, values, seconds)
+    @property
+    def current(self) -> AssignedTask | None:
+        return self.review.current
 
-    def _painted(self, task: AssignedTask) -> None:
-        super()._painted(task)
-        if self.ready and self.current is task:
-            self.query_one("#review-meta").display = True
-            self._mark_changes()
+    @property
+    def last_submission(self) -> tuple[str, AssignedTask] | None:
+        return self.review.last_submission
 
-    def _wait(self, text: str) -> None:
-        self.query_one("#review-meta").display = False
-        super()._wait(text)
+    def take_back(self, entry: Entry) -> None:
+        self.loop.take_back(entry)
 
-    def _focus_form(self) -> None:
-        if self.editing:
-            super()._focus_form()
-        else:
-            self.set_focus(None)  # read-only: keys go to the screen, where the verdict keys are
-            self._show_meta()
+    async def leave(self, *, send: bool = True) -> None:
+        await self.loop.leave(send=send)
 
-    def _resume(self) -> None:
-        # Back where the reviewer was: out of the fields (read-only, or after escape) stays so.
-        if self._refocus is None and self.current is not None and not self.leaving:
-            self.ready = True
-            self._show_meta()
-            return
-        super()._resume()
+    def field_keys(self) -> list[tuple[str, str]]:
+        return self.pane.field_keys()
 
-    def _start_editing(self) -> None:
-        self.editing = True
-        self._show_meta()
-        super()._focus_form()
-        self._show_status()
+    def refuses_key(self, event: events.Key) -> bool:
+        return self.loop.refuses_key(event)
+
+    def on_key(self, event: events.Key) -> None:
+        self.pane.refuses_unready_key(event)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return said.review_applies(self.rules, action, parameters, self.pane, editing=self.pane.editing)
 
     def move_focus(self, step: int) -> None:
-        if self.ready and not self.editing and self.current is not None:
+        if self.ready and not self.pane.editing and self.current is not None:
             self._start_editing()  # `tab` on a read-only review: edit, at its first field
-            return
-        super().move_focus(step)
+        elif not self.ready:  # no review on screen: `tab` would focus the form of the one just judged
+            self.pane.not_applied("“tab”" if step > 0 else "“shift+tab”")
+        else:
+            super().move_focus(step)
 
-    def action_escape(self) -> None:
-        """`escape` in a field: out of it, edits kept, the verdict keys live again (a worker's
-        `escape` on a choice would leave the screen); elsewhere as on the work screen."""
-        form, focused = self.form, self.focused
-        in_form = form is not None and focused is not None and (focused is form or form in focused.ancestors)
-        if self.ready and self.editing and in_form:
-            self.set_focus(None)
-            self._show_meta()
-            return
-        super().action_escape()
+    def on_screen_suspend(self) -> None:
+        self.loop.suspended()
+
+    def on_screen_resume(self) -> None:
+        self.loop.resumed()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        if self.ready and not self.editing and self.form is not None and self.form in event.widget.ancestors:
-            self.editing = True  # a click in a field
+        if (
+            self.ready
+            and not self.pane.editing
+            and self.form is not None
+            and self.form in event.widget.ancestors
+        ):
+            self.pane.editing = True  # a click in a field
         if self.ready:
             self._show_meta()
 
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.submit_on_choice = False  # a choice here is an edit, never a verdict
-
     @on(TaskForm.Changed)
     def _edited(self) -> None:
+        self.loop.worker_active()
+        form = self.form
+        if form is not None and self.rules.typed(form.problems):
+            self.pane.show_status()
         self._mark_changes()
 
     def _mark_changes(self) -> None:
         form, task = self.form, self.current
         if form is None or task is None:
             return
-        changed = set(changes(form.values(), task.data))
+        changed = set(said.changes(form.values(), task.data))
         for editor in form.editors():
-            editor.set_class(editor.block.id in changed, CHANGED)
+            editor.set_class(editor.block.id in changed, said.CHANGED)
         self._show_meta()
 
     def _show_meta(self) -> None:
-        task, form = self.current, self.form
-        if task is None or self.detail is None or not self.is_attached:
+        task, form, detail = self.current, self.form, self.pane.detail
+        if task is None or detail is None or not self.is_attached:
             return
         done = self.review.work_done(task)
         took = "" if done.seconds is None else f" in {duration(done.seconds)}"
-        lines = [
-            f"Task {task.id} · done by {done.by}{took} · completed {short_time(task.completed_at, self.clock)}"
-        ]
-        if self.editing and self.focused is None:
-            lines.append("Out of the fields: enter corrects · a, x and n act · tab goes back in.")
-        elif self.editing:
-            lines.append("Editing: enter corrects (ctrl+j in a long text) · escape leaves the field.")
-        else:
-            lines.append("Read-only: a accept · x redo (with a note) · e or tab edit · n note · s skip")
-        note = self.review.notes.get(task.id)
-        if note:
-            lines.append(f"Note: {note}")
-        if form is not None:
-            blocks = {block.id: block for block in self.detail.data}
-            values = form.values()
-            for block_id in changes(values, task.data):
-                lines.append(self._change_line(blocks[block_id], values[block_id], task.data.get(block_id)))
-        self.query_one("#review-meta", Static).update(shown_on_one_line("\n".join(lines)).replace("␊", "\n"))
+        completed = short_time(task.completed_at, self.clock)
+        text = said.details(
+            f"Task {task.id} · done by {done.by}{took} · completed {completed}",
+            editing=self.pane.editing,
+            in_a_field=self.focused is not None,
+            note=self.review.notes.get(task.id),
+            blocks=detail.data,
+            values=form.values() if form is not None else {},
+            original=task.data,
+        )
+        self.meta.update(text)
 
-    @staticmethod
-    def _change_line(block: Block, now: Any, was: Any) -> str:
-        return f"Changed {block.name}: {block_value(block, now)} (was {block_value(block, was)})"
-
-    # --- verdicts ----------------------------------------------------------------------------------
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("release_draft", "toggle_submit_on_choice", "choice_key"):
-            return False  # a review keeps no draft, and a digit picks an option, never a verdict
-        if action in ("verdict", "edit", "note"):
-            if not self.editing:
-                return True
-            if action == "edit":
-                return False  # editing already: `e` is a letter for the field
-            key = "a" if parameters == ("accept",) else "x" if parameters == ("redo",) else "n"
-            focused = self.focused
-            return not (
-                self._in_text_field() or (isinstance(focused, OptionsEditor) and focused.takes_key(key))
-            )
-        return super().check_action(action, parameters)
+    def _start_editing(self) -> None:
+        self.pane.editing = True
+        self._show_meta()
+        self.pane.focus_task()
+        self.pane.show_status()
 
     def action_verdict(self, verdict: Verdict) -> None:
         task = self.current
         if not self.ready or task is None:
-            self._not_applied(VERDICT_KEYS[verdict])
-            return
-        if verdict == "redo" and not self.review.notes.get(task.id):
-            self._decide(lambda: self._ask_note(task, then=verdict))
-            return
-        self._decide(lambda: self._judge(task, verdict))
+            self.pane.not_applied(said.VERDICT_KEYS[verdict])
+        elif verdict == "redo" and not self.review.notes.get(task.id):
+            self.pane.decide(lambda: self._ask_note(task, then=verdict))
+        else:
+            self.pane.decide(lambda: self._judge(task, verdict))
 
     def action_edit(self) -> None:
         if not self.ready or self.current is None:
-            self._not_applied(VERDICT_KEYS["edit"])
-            return
-        self._start_editing()
+            self.pane.not_applied(said.VERDICT_KEYS["edit"])
+        else:
+            self._start_editing()
 
     def action_note(self) -> None:
         task = self.current
         if not self.ready or task is None:
-            self._not_applied(VERDICT_KEYS["note"])
-            return
-        self._decide(lambda: self._ask_note(task, then=None))
+            self.pane.not_applied(said.VERDICT_KEYS["note"])
+        else:
+            self.pane.decide(lambda: self._ask_note(task, then=None))
 
     def _ask_note(self, task: AssignedTask, then: Verdict | None) -> None:
-        if self.current is not task or self.leaving:
+        if self.current is not task or self.review.leaving:
             return
         from queuedesk.tui.modals.review_note import ReviewNoteScreen
 
-        if then == "redo":
-            title, explain = (
-                "Send back to be redone",
-                "Why? The worker reads this with the task. Enter sends it.",
-            )
-        else:
-            title, explain = "Note on this review", "The worker reads it with the verdict. Enter keeps it."
-
         def written(note: str | None) -> None:
-            if note is not None:
-                if note:
-                    self.review.notes[task.id] = note
-                else:
-                    self.review.notes.pop(task.id, None)
+            self.review.write_note(task.id, note)
             if then is not None and note:
                 self._judge(task, then)
                 return
             if then is not None:
-                self.message = "Not sent back: a redo needs a note for the worker."
-            self._resume()
+                self.rules.message = said.REDO_NEEDS_A_NOTE
+            self.pane.resume()
             self._show_meta()
-            self._show_status()
+            self.pane.show_status()
 
+        title, explain = said.note_dialog(then)
         self.app.push_screen(ReviewNoteScreen(title, explain, self.review.notes.get(task.id, "")), written)
 
-    def _submit(self, form: TaskForm, task: AssignedTask) -> None:
+    def action_submit(self) -> None:
         """`enter`: correct, once a value was changed."""
-        if self.current is not task or self.leaving:
+        form, task = self.form, self.current
+        if not self.ready or form is None or task is None:
+            self.pane.not_applied("Enter")
+        elif not self.rules.refuses_enter(self.qd.keys_read, task.id):
+            self.rules.submitting(self.clock.now(), self.qd.keys_read)
+            self.pane.decide(lambda: self._correct(form, task))
+        else:
+            self.pane.show_status()
+
+    def _correct(self, form: TaskForm, task: AssignedTask) -> None:
+        if self.current is not task or self.review.leaving:
             return
         form.commit_keys()
-        if not changes(form.values(), task.data):
-            self.submitted_at = None
-            self.message = "Nothing changed: e edits the answers, a accepts them as they are."
-            self._resume()
-            self._show_status()
-            return
-        problems = form.problems()
-        if problems:
-            self.submitted_at = None
-            form.show_problems(problems)
-            self.message = "Not corrected: fix the fields marked in red."
-            self._resume()
-            self._show_status()
+        changed = said.changes(form.values(), task.data)
+        problems = form.problems() if changed else {}
+        if not changed or problems:
+            self.rules.submit_refused(said.NOT_CORRECTED if problems else said.NOTHING_CHANGED)
+            if problems:
+                form.show_problems(problems)
+            self.pane.resume()
+            self.pane.show_status()
             return
         self._judge(task, "correct")
 
     def _judge(self, task: AssignedTask, verdict: Verdict) -> None:
         """Hold the verdict (sent after the undo grace); the next review is shown."""
         form = self.form
-        if self.current is not task or self.leaving or form is None:
+        if self.current is not task or self.review.leaving or form is None:
             return
         form.commit_keys()
-        values = form.values()
-        if verdict == "accept" and changes(values, task.data):
-            self.message = "You changed answers: enter corrects them; undo your edits to accept."
-            self._resume()
-            self._show_status()
+        shown = said.verdict_values(verdict, form.values(), task.data)
+        if shown is None:
+            self.rules.message = said.CHANGED_BEFORE_ACCEPT
+            self.pane.resume()
+            self.pane.show_status()
             return
-        shown = values if verdict == "correct" else {block_id: task.data.get(block_id) for block_id in values}
         self.review.give(task, verdict, shown, self.clock.now())
-        self.last_verdict = (task.id, verdict)
-        self.message = held_message(task.id)
-        self._advance()
-        self._count_left()
+        self.rules.message = held_message(task.id)
+        self.loop.advance()
+        self.loop.recount()
 
-    # --- reviews left ------------------------------------------------------------------------------
+    def action_submit_anywhere(self) -> None:
+        self.action_submit()
 
-    def _tick(self) -> None:
-        if self._ticks % COUNT_EVERY_TICKS == 0:
-            self._count_left()
-        self._ticks += 1
-        super()._tick()
+    def action_skip(self, key: str = "“s”") -> None:
+        self.loop.skip(key)
 
-    @work(group="review-count", exclusive=True, exit_on_error=False)
-    async def _count_left(self) -> None:
-        given_before = self.review.given_since_count
-        try:
-            stats = await self.session.client.stats(self.queue.id)
-        except Exception:  # the count is a nicety: the next tick asks again
-            return
-        self.review.counted(stats.reviews_pending, given_before)
-        self._show_status()
+    def action_undo(self) -> None:
+        self.loop.undo()
 
-    # --- status ------------------------------------------------------------------------------------
+    def action_escape(self) -> None:
+        """`escape` in a field: out of it, edits kept, the verdict keys live again (a worker's
+        `escape` on a choice would leave the screen); elsewhere as on the work screen."""
+        if self.ready and self.pane.editing and self.pane.in_form():
+            self.set_focus(None)
+            self._show_meta()
+        else:
+            self.loop.escape()
 
-    def _show_status(self) -> None:
-        if not self.is_attached:
-            return
-        self._update_held_message()
-        message = self.message
-        if self.last_verdict is not None and message == held_message(self.last_verdict[0]):
-            task_id, verdict = self.last_verdict
-            message = f"Task {task_id} {SAID[verdict]}: sent in 5 s — u undoes."
-        self.query_one(ReviewStatus).show(
-            self.review,
-            self.clock.now(),
-            unsent=self.qd.outbox.unsent if self.qd.outbox is not None else 0,
-            message=" ".join(part for part in (message, self.refusal) if part),
-        )
+    def action_zoom(self) -> None:
+        self.pane.zoom()
 
-    def on_key(self, event: events.Key) -> None:
-        super().on_key(event)
-        if self.ready and not self.editing and event.is_printable:
-            self.refusal = f"“{event.key}” does nothing on a read-only review: e edits."
-            self._show_status()
+    def action_open_image(self) -> None:
+        self.pane.open_image()
+
+    def action_scroll_task(self, direction: int) -> None:
+        self.pane.scroll_task(direction)
+
+    def action_toggle_instructions(self) -> None:
+        self.loop.instructions.toggle()
+
+    def action_anywhere(self, action: str) -> None:
+        """f6 to f9: the single-letter actions, also from inside a text field."""
+        {"skip": lambda: self.action_skip("Skip"), "undo": self.action_undo, "zoom": self.action_zoom}.get(
+            action, self.action_open_image
+        )()

@@ -6,10 +6,15 @@ The "updated N s ago" text and the staleness warning come from the same clock as
 
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
+from textual.screen import Screen
 from textual.widget import Widget
 
 from queuedesk.tui.clock import Cancellable, Clock, seconds_ago
+
+if TYPE_CHECKING:
+    from queuedesk.tui.host import AppHost
 
 MISSED_BEFORE_STALE = 2
 
@@ -18,12 +23,14 @@ class Poller:
     def __init__(
         self,
         owner: Widget,
+        host: "AppHost",
         clock: Clock,
         interval: float,
         fetch: Callable[[], Awaitable[None]],
         on_status: Callable[[], None],
     ) -> None:
         self.owner = owner
+        self.host = host  # told when the server answered, and of the first failure of an outage
         self.clock = clock
         self.interval = interval
         self.fetch = fetch
@@ -73,14 +80,14 @@ class Poller:
     async def _poll(self) -> None:
         asked, self._asked = self._asked, False
         try:
-            if getattr(self.owner, "is_current", True) is False:
+            if isinstance(self.owner, Screen) and not self.owner.is_current:
                 return  # a screen under another one: nobody looks at it, and its errors would be noise
             await self.fetch()
         except Exception as exc:
             self.failures += 1
             self.last_error = exc
             if self.failures == 1:
-                self.owner.app.call_later(self._report, exc)  # once per outage, not every interval
+                self.owner.app.call_later(self.host.report, exc, doing="Refreshing")  # once per outage
             elif asked:  # r in an outage already said: the key answers, with what it found
                 self.owner.notify(
                     f"Tried again: still no answer ({exc}). "
@@ -102,19 +109,12 @@ class Poller:
             self.polls += 1
             self.last_error = None
             self.last_success = self.clock.now()
-            answered = getattr(self.owner.app, "server_answered", None)
-            if answered is not None:
-                answered()
+            self.host.server_answered()
         finally:
             self.running = False
             if not self.paused and self.owner.is_attached:
                 self._next = self.clock.call_later(self.owner, self.interval, self.poll_now)
             self.on_status()
-
-    def _report(self, exc: BaseException) -> None:
-        report = getattr(self.owner.app, "report", None)
-        if report is not None:
-            report(exc, doing="Refreshing")
 
     def _tick(self) -> None:
         self.on_status()

@@ -2,18 +2,16 @@
 much finished work has not reached the server yet ("2 unsent", in the app name's place: first, so
 it is never cut off)."""
 
-from collections.abc import Callable
-
 from rich.text import Text
 from textual.widgets import Static
 
 from queuedesk.api.terminal_text import shown
-from queuedesk.tui.session import Session
+from queuedesk.tui.base import AppAccess
 
 BASIC_API = "basic API: no claiming, pending list, stats or delivery log on this server"
 
 
-class ContextBar(Static):
+class ContextBar(AppAccess, Static):
     def __init__(self, where: str = "", *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.where = where
@@ -21,22 +19,12 @@ class ContextBar(Static):
         self.stale = False
 
     def on_mount(self) -> None:
-        listeners = self._outbox_listeners()
-        if listeners is not None:
-            listeners.append(self.render_bar)
+        self.qd.outbox_changed.subscribe(self, lambda _: self.render_bar(), immediate=True)
         self.render_bar()
 
-    def on_unmount(self) -> None:
-        listeners = self._outbox_listeners()
-        if listeners is not None and self.render_bar in listeners:
-            listeners.remove(self.render_bar)
-
-    def _outbox_listeners(self) -> "list[Callable[[], None]] | None":
-        return getattr(self.app, "outbox_changed_listeners", None)
-
     def _unsent(self) -> int:
-        outbox = getattr(self.app, "outbox", None)
-        return int(outbox.unsent) if outbox is not None else 0
+        outbox = self.qd.outbox
+        return outbox.unsent if outbox is not None else 0
 
     def on_resize(self) -> None:
         self.render_bar()
@@ -61,7 +49,7 @@ class ContextBar(Static):
         self.update(fitting[0] if fitting else candidates[-1])
 
     def _line(self, *, address: bool, notice: str) -> Text:
-        session: Session | None = getattr(self.app, "session", None)
+        session = self.qd.session
         text = Text(no_wrap=True, overflow="ellipsis")
         unsent = self._unsent()
         if unsent:

@@ -28,7 +28,9 @@ from textual.widget import Widget
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
+from queuedesk.api import errors
 from queuedesk.api.terminal_text import shown
+from queuedesk.tui.explanations import explain
 
 PAGE_SIZE = 100
 WINDOW_PAGES = 5
@@ -142,6 +144,9 @@ class PagedTable(ScrollView, can_focus=True):
         self._cursor_at: int | None = None  # after a jump: the row of the whole list the cursor goes to
         self._told: Any | None = None  # the item CursorMoved last named
         self.sorted_by: tuple[str, bool] | None = None  # (column key, ascending): marked in the header
+        # Why the last page was not read (cleared when one is): said in the table and by its pane,
+        # which would otherwise read an empty table as "0 tasks" once the notification is gone.
+        self.failure: BaseException | None = None
 
     def focus(self, scroll_visible: bool = True) -> Self:
         if self.loading:
@@ -335,10 +340,13 @@ class PagedTable(ScrollView, can_focus=True):
             if generation == self.generation:
                 self.busy = False
                 self.loading = False
+                self.failure = exc
+                self.refresh()
                 self.post_message(self.Failed(self, exc))
             return
         if generation != self.generation:
             return
+        self.failure = None
         self.total = page.count
         if replace and self._cursor_at is not None:
             self._set_window(offset, self._fresh(list(page.items), []))
@@ -377,10 +385,13 @@ class PagedTable(ScrollView, can_focus=True):
         current = self.item_at_cursor()
         cursor_key = self.key_of(current) if current is not None else None
         line = self._cursor - int(self.scroll_y)  # where the cursor is on screen: it stays there
+        # A list followed at its head (the cursor on its first row) stays at its head: rows that
+        # arrive there (a live log, newest first) are shown, not pushed up out of view.
+        at_head = offset == 0 and self.start == 0 and self._cursor == 0
         fresh = self._fresh(items, [])
         self._set_window(offset, fresh)
         keys = [self.key_of(item) for item in fresh]
-        row = keys.index(cursor_key) if cursor_key in keys else 0
+        row = keys.index(cursor_key) if cursor_key in keys and not at_head else 0
         self._cursor = row
         self.scroll_to(y=max(0, row - max(0, line)), animate=False)
         self._show_cursor()
@@ -535,6 +546,9 @@ class PagedTable(ScrollView, can_focus=True):
         else:
             row = y - 1 + scroll_y
             if row >= len(self.items):
+                if row == 0 and self.failure is not None:
+                    said = set_cell_size(" Rows " + failure_line(self.failure), width)
+                    return Strip([Segment(said, self.rich_style)], width)
                 return Strip.blank(width, self.rich_style)
             cached = self._lines[row]
             if cached is None:
@@ -575,3 +589,10 @@ class PagedTable(ScrollView, can_focus=True):
             # As a DataTable: the cursor's foreground wins over a cell's own colour, its background not.
             return pre + cursor_style, Style.from_color(color=cursor_style.color)
         return pre, Style()
+
+
+def failure_line(exc: BaseException) -> str:
+    """What an empty table says when its rows could not be read: why, and what to do."""
+    status = exc.status if isinstance(exc, errors.QueueDeskError) and exc.status else None
+    why = explain(exc).title + (f" ({status})" if status else "")
+    return f"not read: {why}. r tries again."

@@ -7,19 +7,12 @@ from textual.content import Content
 from textual.widgets import Static
 
 from queuedesk.tui.clock import duration
+from queuedesk.tui.work.task_rules import TaskRules
 from queuedesk.tui.work.work_session import WorkSession
 
 
 class WorkStatus(Static):
-    def show(
-        self,
-        work: WorkSession,
-        now: datetime,
-        *,
-        unsent: int,
-        submit_on_choice: bool,
-        message: str,
-    ) -> None:
+    def show(self, work: WorkSession, now: datetime, *, unsent: int, rules: TaskRules) -> None:
         parts: list[str | Content] = [work.queue_name]
         if work.current is not None:
             on_task = "idle" if work.time.idle(now) else duration(work.time.task_seconds)
@@ -35,9 +28,9 @@ class WorkStatus(Static):
             parts.append(f"{work.open_left:,} more in the queue")
         if unsent:
             parts.append(Content.styled(f" {unsent} unsent ", "bold reverse"))
-        if submit_on_choice:
+        if rules.submit_on_choice:
             parts.append("submit on choice")
         line = Content(" · ").join(parts)  # the queue's name and the message are never markup
-        if message:
+        if message := rules.said():
             line += f"\n{message}"
         self.update(line)

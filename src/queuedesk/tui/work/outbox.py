@@ -45,6 +45,7 @@ class Outbox:
         on_refused: Callable[[Entry], None],
         on_sent_late: Callable[[list[Entry], bool], None] | None = None,
         on_key_refused: Callable[[errors.AuthenticationError], None] | None = None,
+        on_change: Callable[[], None] | None = None,
     ) -> None:
         self.app = app
         self.client = client
@@ -56,7 +57,8 @@ class Outbox:
         self.on_sent_late = on_sent_late
         # Told when the server stops accepting the key: what waits is kept for the next session.
         self.on_key_refused = on_key_refused
-        self.on_change: list[Callable[[], None]] = []
+        # Told when what waits changed (the count "2 unsent"); the app publishes it to the widgets.
+        self.on_change = on_change
         self._timers: dict[str, Cancellable] = {}
         self._sending: set[str] = set()
         self.closed = False
@@ -252,5 +254,5 @@ class Outbox:
         self.on_refused(entry)
 
     def _changed(self) -> None:
-        for listener in list(self.on_change):
-            listener()
+        if self.on_change is not None:
+            self.on_change()

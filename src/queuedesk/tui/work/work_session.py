@@ -10,12 +10,16 @@ those given back from here (skip, keep draft), the latest first.
 
 A worker away (no key) for half a lease gives the claims ahead back to the queue, for others to
 work on, and claims none ahead until back; the task on screen stays theirs.
+
+Timers: the session keeps its own (`Timers`: the heartbeat, the look for a task while none is open,
+the second's tick), started on the screen's clock through the `schedule` it is given; leaving stops
+them all.
 """
 
 import asyncio
 import contextlib
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -28,6 +32,50 @@ from queuedesk.tui.work.journal import Entry
 IDLE_AFTER_SECONDS = 120
 EXCLUDE_AT_MOST = 10  # the server's limit on `exclude`
 CLAIM_TRIES = 3
+EMPTY_POLL_SECONDS = 5.0  # no task to show: the queue is asked again this often
+MIN_HEARTBEAT_SECONDS = 5.0
+# How often the queue is read again while a task is on screen: an admin's change to its blocks
+# reaches the form (after each task shown too), so the next submit is made on the queue as it is.
+QUEUE_CHECK_SECONDS = 15
+
+
+class Stoppable(Protocol):
+    def stop(self) -> None: ...
+
+
+Schedule = Callable[[float, Callable[[], object]], Stoppable]
+"""Run a callback once, after so many seconds (the screen's clock: `Clock.call_later`)."""
+
+
+class Timers:
+    """The session's timers by name: one of each at a time (a new one stops the one before)."""
+
+    def __init__(self) -> None:
+        self.schedule: Schedule | None = None  # given by the screen that shows the session
+        self._running: dict[str, Stoppable] = {}
+
+    def start(self, name: str, delay: float, callback: Callable[[], object]) -> None:
+        self.stop(name)
+        if self.schedule is None:
+            return
+
+        def fire() -> None:
+            self._running.pop(name, None)
+            callback()
+
+        self._running[name] = self.schedule(delay, fire)
+
+    def stop(self, name: str) -> None:
+        timer = self._running.pop(name, None)
+        if timer is not None:
+            timer.stop()
+
+    def running(self, name: str) -> bool:
+        return name in self._running
+
+    def stop_all(self) -> None:
+        for name in list(self._running):
+            self.stop(name)
 
 
 class Claims(Protocol):
@@ -102,6 +150,33 @@ class WorkSession:
         self.lease_seconds: float | None = None  # the shortest lease a claim here was given
         self.away_gave_back = 0  # claims ahead given back while the worker was away (told on return)
         self._claiming = asyncio.Lock()
+        self.timers = Timers()
+        self.ticks = 0
+        self.count_due = False  # what is left is to be counted again (`recount`)
+
+    # --- timers ------------------------------------------------------------------------------------
+
+    def tick(self) -> bool:
+        """A second went by: whether the queue is to be read again now (`QUEUE_CHECK_SECONDS`, while a
+        task is on screen)."""
+        self.ticks += 1
+        return self.ticks % QUEUE_CHECK_SECONDS == 0 and self.current is not None
+
+    def beat_later(self, now: datetime, beat: Callable[[], object]) -> None:
+        """The next heartbeat for the task on screen (`heartbeat_delay`); none without a lease."""
+        delay = self.heartbeat_delay(now, MIN_HEARTBEAT_SECONDS)
+        if delay is None:
+            self.timers.stop("heartbeat")
+        else:
+            self.timers.start("heartbeat", delay, beat)
+
+    def poll_later(self, poll: Callable[[], object]) -> None:
+        """No task to show: look again in `EMPTY_POLL_SECONDS`."""
+        self.timers.start("poll", EMPTY_POLL_SECONDS, poll)
+
+    async def recount(self) -> None:
+        """Count again what is left to do, for the status line (the review's count asks the server;
+        the work's is counted after each claim ahead)."""
 
     # --- claims ------------------------------------------------------------------------------------
 
@@ -337,6 +412,7 @@ class WorkSession:
         worker quitting) and give back every task held here (the one on screen with `draft` kept on
         it); each task given back with a draft, and what went wrong keeping it."""
         self.leaving = True
+        self.timers.stop("poll")
         current = self.current
         if send:
             await self.outbox.send_held_now()

@@ -1,0 +1,370 @@
+"""The lifecycle fuzzer: the app, as each role, against a real server behind a proxy that delays
+every answer at random, opens screens, tabs and dialogs and leaves them at random moments; it fails
+on any traceback and on a frozen app (one that no longer answers a key, `ctrl+q` included).
+
+What it types comes from the app itself: at every step it picks among the keys the top screen binds
+now (`Screen.active_bindings`: the screen's, its focused widget's and the app's), plus a few keys
+every screen reads (escape, enter, tab, arrows); the tabs are the screen's own `tab(...)` bindings.
+Beside keys, at random moments: the server goes away and comes back (the proxy cuts and refuses
+every connection, then takes them again), the user's role is changed (and later changed back), the
+user's key is revoked (a new key is issued and the app started again with it), and `ctrl+q`.
+
+Everything random comes from one seed (`Fuzz.seed`), printed by the callers and replayable; the
+proxy's delays too. Where it is, every step, is counted per screen, tab and dialog
+(`Report.transitions`): the run's figures.
+
+The data it runs on (`prepare`): an organization of the seed's, the app's user of each role made
+for the run (so that its role and keys can change), a queue with every core block, pending and
+completed tasks, every completion drawn for review, a webhook whose target refuses (deliveries
+logged as failed).
+"""
+
+import asyncio
+import copy
+import random
+import threading
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from textual.screen import Screen
+from textual.widgets import TabbedContent
+
+from queuedesk.api.config import AppSettings
+from queuedesk.tui.app import QueueDeskApp
+from queuedesk.tui.clock import SystemClock
+from queuedesk.tui.settings import Target
+from tests.support.delay_proxy import DelayProxy
+from tests.support.processes import ServerProcess, free_port
+from tests.support.seeds import CORE_BLOCKS, KEYS, ROLES_SEED
+
+ROLES = ("worker", "supervisor", "admin")
+EVERY_SCREEN_KEYS = ("escape", "escape", "enter", "tab", "down", "up")
+# Dialogs whose enter would change what the run stands on (the app's own role, key or user):
+# left only by escape, tab or ctrl+q. They are still opened and left at random moments.
+LEAVE_ONLY = frozenset({"ConfirmScreen", "RoleScreen"})
+# Keys that would change the server's data for good, or leave the terminal: never typed.
+NEVER = frozenset({"ctrl+q", "ctrl+c", "ctrl+z", "ctrl+p"})  # ctrl+q is an event of its own
+# Actions that leave the terminal (a browser or viewer started): never run.
+NEVER_ACTIONS = frozenset({"open_image", "open_externally", "suspend_process", "command_palette"})
+STEP_SECONDS = 10.0  # a key not handled within this is a frozen app
+QUIT_SECONDS = 10.0
+
+
+class Frozen(AssertionError):
+    pass
+
+
+@dataclass
+class Report:
+    seed: int
+    transitions: Counter[str] = field(default_factory=Counter)
+    events: Counter[str] = field(default_factory=Counter)
+    steps: int = 0
+    tracebacks: list[str] = field(default_factory=list)
+    frozen: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        places = ", ".join(f"{name} {count}" for name, count in sorted(self.transitions.items()))
+        events = ", ".join(f"{name} {count}" for name, count in sorted(self.events.items()))
+        return (
+            f"seed {self.seed}: {self.steps} steps, {sum(self.transitions.values())} transitions, "
+            f"{len(self.tracebacks)} tracebacks, {len(self.frozen)} frozen\n"
+            f"  per screen/tab/dialog: {places}\n  events: {events}"
+        )
+
+
+@dataclass
+class Environment:
+    """The run's server, the proxy in front of it, and the admin's client beside the app."""
+
+    server: ServerProcess
+    proxy: DelayProxy
+    admin: httpx.Client
+    org: int
+    users: dict[str, int]  # role → the id of the app's user of that role
+    keys: dict[str, str]  # role → that user's key now
+    roles_now: dict[str, str]  # role → the role that user has now
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.proxy.port}"
+
+
+def delays(seed: int, most: float) -> Callable[[], float]:
+    """A delay of 0..`most` seconds per answer, from a generator of its own (the proxy's threads)."""
+    rng, lock = random.Random(seed ^ 0x5EED), threading.Lock()
+
+    def next_delay() -> float:
+        with lock:
+            return rng.uniform(0.0, most)
+
+    return next_delay
+
+
+def start_environment(db_dir: Path, seed: int, most_delay: float) -> Environment:
+    seed_data = copy.deepcopy(ROLES_SEED)
+    seed_data["organizations"][0]["queues"] = []  # the run's queue alone: enter on the list opens it
+    server = ServerProcess(db_dir / "fuzz.db", ["--allow-private-webhooks"], seed=seed_data).start()
+    proxy = DelayProxy(server.port, delays(seed, most_delay)).start()
+    admin = server.client("admin")
+    org = admin.get("/me").json()["organization_id"]
+    env = Environment(server, proxy, admin, org, {}, {}, {})
+    prepare(env)
+    return env
+
+
+def prepare(env: Environment) -> None:
+    admin, org = env.admin, env.org
+    for role in ROLES:
+        made = admin.post(
+            f"/orgs/{org}/users",
+            json={"email": f"fuzz-{role}@acme.test", "name": f"Fuzz {role}", "role": role},
+        )
+        assert made.status_code == 200, made.text
+        env.users[role] = made.json()["id"]
+        env.roles_now[role] = role
+        env.keys[role] = issue_key(env, role)
+    queue = admin.post(
+        f"/orgs/{org}/queues", json={"name": "Fuzzed", "data": CORE_BLOCKS, "review_percent": 100}
+    ).json()
+    path = f"/orgs/{org}/queues/{queue['id']}"
+    target = f"http://127.0.0.1:{free_port()}/hook"  # nobody listens: every delivery fails, logged
+    assert admin.put(f"{path}/webhook", json={"target": target}).status_code == 200
+    for i in range(40):
+        admin.post(
+            f"{path}/tasks/create",
+            json={"data": {"paragraph": f"report {i}", "photo": "http://127.0.0.1:9/p.png"}},
+        )
+    with httpx.Client(base_url=env.server.url, headers={"Authorization": f"Bearer {KEYS['worker']}"}) as wes:
+        for _ in range(12):
+            task = wes.post(f"{path}/tasks/next")
+            if task.status_code != 200:
+                break
+            wes.post(f"{path}/tasks/{task.json()['id']}/complete", json={"data": {"category": "red"}})
+
+
+def issue_key(env: Environment, role: str) -> str:
+    made = env.admin.post(f"/orgs/{env.org}/users/{env.users[role]}/keys")
+    assert made.status_code == 200, made.text
+    return str(made.json()["key"])
+
+
+def revoke_keys(env: Environment, role: str) -> None:
+    path = f"/orgs/{env.org}/users/{env.users[role]}/keys"
+    for key in env.admin.get(path).json():
+        env.admin.delete(f"{path}/{key['id']}")
+
+
+def change_role(env: Environment, role: str, rng: random.Random) -> None:
+    """The app's user gets another role, or its own back."""
+    now = env.roles_now[role]
+    new = role if now != role else rng.choice([r for r in ROLES if r != role])
+    answer = env.admin.patch(f"/orgs/{env.org}/users/{env.users[role]}", json={"role": new})
+    if answer.status_code == 200:
+        env.roles_now[role] = new
+
+
+def place(app: QueueDeskApp) -> str:
+    """Where the app is: the top screen's class, with its active tab where it has tabs."""
+    screen = app.screen
+    name = type(screen).__name__
+    if name == "Screen":
+        return "(starting)"  # Textual's default screen, before the app's first one
+    tabs = list(screen.query(TabbedContent).results(TabbedContent))
+    if tabs and tabs[0].active:
+        return f"{name}:{tabs[0].active}"
+    return name
+
+
+def keys_offered(screen: Screen[Any]) -> tuple[list[str], list[str]]:
+    """The keys the top screen binds now, one per binding: the app's own (bound by its screens,
+    dialogs, panes and the app: they open, switch and leave), then the widgets' (a table's cursor
+    keys, a field's), which the walk types less often."""
+    own: list[str] = []
+    widgets: list[str] = []
+    for key, active in screen.active_bindings.items():
+        if not active.enabled or key in NEVER or active.binding.action in NEVER_ACTIONS:
+            continue
+        ours = type(active.node).__module__.startswith("queuedesk.") or active.node is screen.app
+        (own if ours else widgets).append(key.split(",")[0])
+    return own, widgets
+
+
+class Fuzz:
+    def __init__(self, env: Environment, seed: int, *, settings: dict[str, Any] | None = None) -> None:
+        self.env, self.seed = env, seed
+        self.rng = random.Random(seed)
+        self.report = Report(seed)
+        self.settings = settings or {}
+        self.leads: dict[tuple[str, str], str] = {}  # (place, key) → where the key led last time
+        self.last: tuple[str, str] | None = None  # the last key typed, and where
+
+    def app_for(self, role: str) -> QueueDeskApp:
+        target = Target(self.env.url, self.env.keys[role], None, "fuzz")
+        return QueueDeskApp(target, settings=AppSettings(**self.settings), clock=SystemClock(utc=True))
+
+    async def run(self, steps: int, *, deadline: float | None = None) -> Report:
+        """`steps` steps or until `deadline` (monotonic), over the roles in turn, an app per episode."""
+        done = 0
+        episode = 0
+        while done < steps and (deadline is None or time.monotonic() < deadline):
+            role = ROLES[episode % len(ROLES)]
+            episode += 1
+            done += await self.episode(role, min(steps - done, self.rng.randint(40, 120)), deadline)
+        return self.report
+
+    async def episode(self, role: str, steps: int, deadline: float | None) -> int:
+        app = self.app_for(role)
+        taken = 0
+        try:
+            taken = await self._episode(app, role, steps, deadline)
+        except Frozen:
+            raise
+        except Exception as error:
+            if not self.report.tracebacks:
+                text = "".join(traceback.format_exception(error))
+                self.report.tracebacks.append(f"seed {self.seed}:\n{text}")
+            raise
+        return taken
+
+    async def _episode(self, app: QueueDeskApp, role: str, steps: int, deadline: float | None) -> int:
+        taken = 0
+        quit_asked = False
+        self.last = None
+        on_connect = 0
+        async with app.run_test(size=(self.rng.choice([80, 100, 120]), 30), notifications=True) as pilot:
+            for _ in range(steps):
+                if deadline is not None and time.monotonic() > deadline:
+                    break
+                self.check(app, "before a step")
+                here = place(app)
+                if self.last is not None:  # where the last key led, once its pause passed
+                    self.leads[self.last] = here
+                    self.last = None
+                self.report.transitions[here] += 1
+                taken += 1
+                self.report.steps += 1
+                on_connect = on_connect + 1 if here == "ConnectScreen" else 0
+                if on_connect > 3:  # the key was revoked: the next episode signs in with a new one
+                    break
+                event = await self.step(app, pilot, role, here)
+                self.report.events[event] += 1
+                if event == "ctrl+q":
+                    quit_asked = True
+                    break
+                await asyncio.sleep(self.rng.choice([0.0, 0.0, 0.0, 0.05, 0.3]))
+            if not quit_asked:
+                await self.quit(app, pilot)
+        self.check(app, "after quitting")
+        return taken
+
+    async def step(self, app: QueueDeskApp, pilot: Any, role: str, here: str) -> str:
+        roll = self.rng.random()
+        if roll < 0.015:
+            await self.outage()
+            return "server stopped and started"
+        if roll < 0.025:
+            change_role(self.env, role, self.rng)
+            return "role changed"
+        if roll < 0.03:
+            revoke_keys(self.env, role)
+            self.env.keys[role] = issue_key(self.env, role)  # the next episode signs in with it
+            return "key revoked"
+        if roll < 0.045:
+            await self.quit(app, pilot)
+            return "ctrl+q"
+        screen = app.screen
+        if type(screen).__name__ in LEAVE_ONLY:
+            key = self.rng.choice(["escape", "escape", "tab"])
+        else:
+            own, widgets = keys_offered(screen)
+            key = self.choose(here, own + list(EVERY_SCREEN_KEYS), widgets)
+        await self.press(app, pilot, key, here)
+        self.last = (here, key)
+        return "key"
+
+    def choose(self, here: str, keys: list[str], others: list[str]) -> str:
+        """A tenth of the time a widget's key; else, a third of the time any of the app's keys, and
+        otherwise the one that led where the run has been least (one never tried here first): a walk
+        that reaches the screens a plain random one rarely does."""
+        if others and self.rng.random() < 0.1:
+            return self.rng.choice(others)
+        if self.rng.random() < 0.33:
+            return self.rng.choice(keys)
+
+        def visits(key: str) -> int:
+            led = self.leads.get((here, key))
+            return -1 if led is None else self.report.transitions[led]
+
+        fewest = min(visits(key) for key in keys)
+        return self.rng.choice([key for key in keys if visits(key) == fewest])
+
+    async def press(self, app: QueueDeskApp, pilot: Any, key: str, here: str) -> None:
+        try:
+            await asyncio.wait_for(pilot.press(key), STEP_SECONDS)
+        except TimeoutError:
+            self.report.frozen.append(f"{key!r} on {here} not handled in {STEP_SECONDS:g} s")
+            raise Frozen(self.report.frozen[-1]) from None
+
+    async def outage(self) -> None:
+        self.env.proxy.stop()
+        await asyncio.sleep(self.rng.uniform(0.0, 1.5))
+        self.env.proxy.start()
+
+    async def quit(self, app: QueueDeskApp, pilot: Any) -> None:
+        """ctrl+q, and whatever the app asks before it quits (unsent work: keep it for next start)."""
+        here = place(app)
+        started = time.monotonic()
+        while app.is_running:
+            if time.monotonic() - started > QUIT_SECONDS:
+                self.report.frozen.append(f"ctrl+q on {here}: still running after {QUIT_SECONDS:g} s")
+                raise Frozen(self.report.frozen[-1])
+            key = "k" if type(app.screen).__name__ == "QuitUnsentScreen" else "ctrl+q"
+            try:
+                await asyncio.wait_for(pilot.press(key), QUIT_SECONDS)
+            except TimeoutError:
+                self.report.frozen.append(f"ctrl+q on {here} not handled in {QUIT_SECONDS:g} s")
+                raise Frozen(self.report.frozen[-1]) from None
+            await asyncio.sleep(0.05)
+
+    def check(self, app: QueueDeskApp, when: str) -> None:
+        error = app._exception
+        if error is not None:
+            text = "".join(traceback.format_exception(error))
+            self.report.tracebacks.append(f"{when}, seed {self.seed}:\n{text}")
+            raise AssertionError(self.report.tracebacks[-1])
+
+
+def every_place() -> set[str]:
+    """Every screen and dialog of the app (each of its classes of Textual's `Screen`) and every tab (a
+    screen's `tab('...')` bindings), read from the app's own modules: what a run should reach."""
+    import importlib
+    import pkgutil
+    import re
+
+    import queuedesk.tui
+    from queuedesk.tui.base import AppModal, AppScreen, KeysInOrder
+
+    for info in pkgutil.walk_packages(queuedesk.tui.__path__, "queuedesk.tui."):
+        if info.name.rsplit(".", 1)[-1] not in ("main", "__main__"):
+            importlib.import_module(info.name)
+    found: set[str] = set()
+    stack: list[type] = [Screen]
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if cls in (AppScreen, AppModal, KeysInOrder) or not cls.__module__.startswith("queuedesk."):
+            continue
+        tabs = [
+            match.group(1)
+            for binding in getattr(cls, "BINDINGS", [])
+            if (match := re.fullmatch(r"tab\('([^']+)'\)", getattr(binding, "action", "")))
+        ]
+        found.update(f"{cls.__name__}:{tab}" for tab in tabs) if tabs else found.add(cls.__name__)
+    return found
