@@ -33,11 +33,6 @@ KINDS: list[tuple[errors.QueueDeskError, str, str]] = [
     ),
     (errors.NotFound("Reading queue 3 failed", status=404), "may have been deleted", "Not found"),
     (errors.WrongAddress("Listing queues failed", status=404), "server's root", "Wrong address"),
-    (
-        errors.PlainHTTPPort("Listing queues failed: 127.0.0.1:8000 speaks plain HTTP, not TLS"),
-        "start with http://",
-        "Plain HTTP",
-    ),
     (errors.Conflict("Completing task 4 failed: already completed", status=409), "refresh (r)", "changed"),
     (errors.ValidationError("Creating a task failed: name: required", status=400), "Correct", "refused"),
     (errors.PayloadTooLarge("Creating a task failed", status=413), "1 MiB", "Too large"),

@@ -30,12 +30,6 @@ _KINDS: list[tuple[_Kind, str, str, str]] = [
         "This server offers only the basic Task Queue API; this needs a QueueDesk server.",
     ),
     (
-        errors.PlainHTTPPort,
-        "Plain HTTP port",
-        "error",
-        "The address should start with http://, not https://: connect again with it.",
-    ),
-    (
         errors.Timeout,
         "The server is slow",
         "warning",
