@@ -19,7 +19,6 @@ from queuedesk.api.models import Queue
 from queuedesk.api.terminal_text import shown
 from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
-from queuedesk.tui.explanations import explain
 from queuedesk.tui.keys import escape_prefix
 from queuedesk.tui.keys.keys_read import KeysRead, key_time
 from queuedesk.tui.said import Said, SaidLog
@@ -399,6 +398,8 @@ class QueueDeskApp(App[None]):
             if self._unreachable_said:
                 return
             self._unreachable_said = True
+        from queuedesk.tui.explanations import explain  # only when something failed
+
         explanation = explain(exc)
         title = f"{doing}: {explanation.title}" if doing else explanation.title
         self.notify(explanation.message, title=title, severity=explanation.severity, timeout=8)  # type: ignore[arg-type]
