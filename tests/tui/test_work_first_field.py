@@ -10,7 +10,10 @@ from typing import Any
 
 import httpx
 import pytest
+from textual.content import Content
+from textual.widgets import Static
 
+from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
 from tests.conftest import make_queue
 from tests.support.pilot import until
@@ -24,6 +27,7 @@ from tests.tui.test_work import (
     add_tasks,
     advance,
     completed,
+    form_of,
     shown_task,
     start_work,
     work,
@@ -99,3 +103,35 @@ async def test_ctrl_n_in_a_burst_breaks_the_line_where_it_was_typed_and_only_on_
         await advance(app, pilot, clock, PAST_GRACE)
         done = completed(admin, org_id, queue)
     assert {task_id: done[task_id]["data"]["note"] for task_id in done} == {one: "ab\ncd\n\ne", two: "single"}
+
+
+def cursor_shown(app: QueueDeskApp) -> bool:
+    """Whether the entity editor's text shows its word cursor (the span in reverse)."""
+    text = form_of(app).query_one(".ner-text", Static).visual
+    return isinstance(text, Content) and any("reverse" in str(span.style) for span in text.spans)
+
+
+async def test_the_entity_cursor_shows_at_once_and_starts_on_each_tasks_first_word(
+    make_app: MakeApp, clock: ManualClock, admin: httpx.Client, org_id: int
+) -> None:
+    """The word cursor was drawn only once moved, and two tasks in a row with the same text kept it
+    where the first left it: `1` labelled "Bob" instead of "Alice"."""
+    first = FIRST_FIELDS["named_entity_recognition"][0]
+    queue = make_queue(admin, org_id, [MESSAGE, first], label="Entities")
+    value = {"text": ENTITY_TEXT, "entities": []}
+    one, two = add_tasks(admin, org_id, queue, [{"message": m, "first": value} for m in "ab"])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert await start_work(app, pilot, queue) == one
+        await until(app, pilot, lambda: cursor_shown(app), "the word cursor is shown")
+        burst(app, "right", "right", "1", "ctrl+j")  # Bob
+        assert await shown_task(app, pilot, two) == two
+        await until(app, pilot, lambda: cursor_shown(app), "the word cursor is shown")
+        burst(app, "1", "ctrl+j")  # Alice: the first word of this task
+        await until(app, pilot, lambda: work(app).current is None, "the second task is sent")
+        await advance(app, pilot, clock, PAST_GRACE)
+        done = completed(admin, org_id, queue)
+    assert [done[task_id]["data"]["first"]["entities"] for task_id in (one, two)] == [
+        [{"start": 10, "end": 13, "label": "PER"}],
+        [{"start": 0, "end": 5, "label": "PER"}],
+    ]
