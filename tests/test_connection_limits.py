@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support import ROLES_SEED, ServerProcess, assert_envelope
+from tests.support import KEYS, ROLES_SEED, ServerProcess, assert_envelope
 
 HEADER_TIMEOUT = 1.0
 BODY_TIMEOUT = 2.0
@@ -314,3 +314,44 @@ def test_a_nul_in_a_header_is_a_400_with_the_envelope(plain: ServerProcess) -> N
 def test_after_the_refusals_the_server_still_serves(plain: ServerProcess) -> None:
     _send_then_answer(plain, b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\n\r\n")
     assert httpx.get(f"{plain.url}/healthz").status_code == 200
+
+
+def test_an_answer_the_client_does_not_read_is_dropped_within_the_send_check(timeouts: ServerProcess) -> None:
+    """Issue 43, finding 2: 12 connections that never read held 620 MiB of answers for as long as
+    their client kept them open. A client that takes less than 16 KiB a second of a held-up answer
+    is cut off at the next check (every 10 s), its buffered answer dropped: it never gets the rest."""
+    from queuedesk.server.http.connections import SEND_CHECK
+
+    with timeouts.client("admin") as admin:
+        org = admin.get("/me").json()["organization_id"]
+        blocks = [{"id": "text", "name": "Text", "type": "text", "text": {}}]
+        made = admin.post(f"/orgs/{org}/queues", json={"name": "Large answers", "data": blocks}).json()
+        path = f"/orgs/{org}/queues/{made['id']}/tasks"
+        for n in range(9):
+            assert (
+                admin.post(f"{path}/create", json={"data": {"text": f"{n}" + "x" * 400_000}}).status_code
+                == 200
+            )
+        whole = len(admin.get(path, params={"limit": 1000}).content)
+    assert whole > 3_000_000
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connecting: a small window
+    sock.connect(("127.0.0.1", timeouts.port))
+    sock.sendall(
+        f"GET {path}?limit=1000 HTTP/1.1\r\nHost: x\r\nAuthorization: Token {KEYS['admin']}\r\n\r\n".encode()
+    )
+    time.sleep(2 * SEND_CHECK + SLACK)  # never reading meanwhile
+    received = 0
+    sock.settimeout(5)
+    try:
+        while data := sock.recv(65536):
+            received += len(data)
+    except TimeoutError:
+        pytest.fail(
+            f"the connection is still open after {2 * SEND_CHECK + SLACK:.0f} s, {received} bytes read"
+        )
+    except OSError:
+        pass  # reset: the server aborted it
+    finally:
+        sock.close()
+    assert received < whole, (received, whole)

@@ -10,6 +10,12 @@ noted as plain numbers in case it does not. Beyond `max_connections` a new conne
 is answered 503 with the error envelope and `Retry-After`, and closed; well beyond it (the
 `overflow`), it is closed at once, so the process never runs out of file descriptors.
 
+An answer is written to a client that reads it: while the transport's buffer is over its high-water
+mark (the client is not taking what was sent), the client must take at least `SEND_MIN_RATE` bytes a
+second, checked every `SEND_CHECK` seconds; one that does not is cut off (the connection aborted, its
+buffered answer dropped at once). Twelve connections that never read once held 620 MiB of answers
+for as long as their client kept them open.
+
 The request head is bounded while it is read, so that one connection never holds more than about
 72 KiB of it: a request line over 8 KiB is answered 414, headers over 64 KiB in all or more than 100
 of them 431, and whatever the parser refuses (a duplicate `Content-Length`, a NUL) 400, each with
@@ -37,6 +43,8 @@ MAX_HEADER_BYTES = 64 * 1024  # names, values and their separators, all headers 
 MAX_HEADERS = 100
 HEAD_BUDGET = MAX_REQUEST_LINE + MAX_HEADER_BYTES + 64  # the most of one head ever fed to the parser
 LINE_OVERHEAD = len("OPTIONS  HTTP/1.1")  # the request line around its target, at the longest
+SEND_CHECK = 10.0  # seconds between checks of an answer the client is not reading
+SEND_MIN_RATE = 16 * 1024  # bytes a second a client must take of an answer while it is held up
 
 URI_TOO_LONG = envelope_answer(
     414, "uri_too_long", f"The request line is over {MAX_REQUEST_LINE} bytes; shorten the address."
@@ -92,6 +100,8 @@ def guarded_protocol(
         _head_since = 0.0  # when the head's clock started (the connection, or a request's first byte)
         _body_since = 0.0  # when the headers were complete
         _head_bytes = 0
+        _send_check: asyncio.TimerHandle | None = None
+        _send_left = 0  # bytes still buffered at the last check of a held-up answer
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -218,8 +228,38 @@ def guarded_protocol(
             self._forget_deadline()
             super().on_message_complete()
 
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            self._watch_send()
+
+        def resume_writing(self) -> None:
+            self._forget_send_check()
+            super().resume_writing()
+
+        def _watch_send(self) -> None:
+            self._forget_send_check()
+            self._send_left = self.transport.get_write_buffer_size()
+            self._send_check = self.loop.call_later(SEND_CHECK, self._check_send)
+
+        def _check_send(self) -> None:
+            """The client is still not taking the answer: cut it off unless it took enough since."""
+            self._send_check = None
+            if self.transport.is_closing() and self.transport.get_write_buffer_size() == 0:
+                return
+            taken = self._send_left - self.transport.get_write_buffer_size()
+            if taken < SEND_MIN_RATE * SEND_CHECK:
+                self.transport.abort()  # drops the buffered answer; close() would wait to send it
+                return
+            self._watch_send()
+
+        def _forget_send_check(self) -> None:
+            if self._send_check is not None:
+                self._send_check.cancel()
+                self._send_check = None
+
         def connection_lost(self, exc: Exception | None) -> None:
             self._forget_deadline()
+            self._forget_send_check()
             super().connection_lost(exc)
 
     return GuardedProtocol

@@ -260,10 +260,14 @@ def search_parameter(params: Mapping[str, str]) -> str | None:
     return raw
 
 
+MAX_PAGE_BYTES = 4 * 1024 * 1024  # of a page's items as JSON; the first item is always sent
+
+
 def page_links(
-    request: Request, settings: Settings, offset: int, limit: int, count: int
+    request: Request, settings: Settings, offset: int, limit: int, count: int, shown: int | None = None
 ) -> tuple[str | None, str | None]:
-    """Absolute `next` and `previous` URLs that keep every other query parameter."""
+    """Absolute `next` and `previous` URLs that keep every other query parameter; `next` follows the
+    last item `shown` when the page holds fewer than `limit` (its bytes were capped)."""
     if settings.public_url:
         base = settings.public_url.rstrip("/") + request.url.path
     else:
@@ -273,7 +277,8 @@ def page_links(
     def link(at: int) -> str:
         return f"{base}?{urlencode([*kept, ('limit', limit), ('offset', at)])}"
 
-    following = link(offset + limit) if offset + limit < count else None
+    after = offset + (limit if shown is None else shown)
+    following = link(after) if after < count else None
     preceding = link(max(offset - limit, 0)) if offset > 0 else None
     return following, preceding
 
@@ -281,5 +286,22 @@ def page_links(
 def page_body(
     request: Request, settings: Settings, offset: int, limit: int, count: int, key: str, items: list[Any]
 ) -> dict[str, Any]:
-    following, preceding = page_links(request, settings, offset, limit, count)
-    return {"next": following, "previous": preceding, "count": count, key: items}
+    """A page of `items`, at most `MAX_PAGE_BYTES` of them as JSON (at least one): a page over it
+    ends early, and its `next` starts after its last item. Each item is serialized once, here."""
+    kept, shown = capped_items(items)
+    following, preceding = page_links(request, settings, offset, limit, count, shown)
+    return {"next": following, "previous": preceding, "count": count, key: kept}
+
+
+def capped_items(items: list[Any], cap: int = MAX_PAGE_BYTES) -> tuple[list[orjson.Fragment], int | None]:
+    """The items as JSON fragments, as many as fit in `cap` bytes (the first always), and how many
+    when they did not all fit (None when they did)."""
+    kept: list[orjson.Fragment] = []
+    total = 0
+    for item in items:
+        encoded = orjson.dumps(item)
+        total += len(encoded) + 1  # and its comma
+        if kept and total > cap:
+            return kept, len(kept)
+        kept.append(orjson.Fragment(encoded))
+    return kept, None

@@ -6,6 +6,7 @@ makes every staged row a task in one transaction (committing again answers the s
 `GET .../imports/{id}` says where it stands.
 """
 
+import asyncio
 import logging
 import re
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ from queuedesk.server.store.database import Database
 from queuedesk.server.store.imports import CommitOutcome, Session
 
 log = logging.getLogger("queuedesk.imports")
+_sweeps: dict[int, "asyncio.Task[None]"] = {}  # the running sweep of expired sessions, per database
 MAX_SESSION_ROWS = 1_000_000
 KEY = re.compile(r"[A-Za-z0-9_.:-]{1,128}")  # fullmatch: `$` would let a final newline through
 
@@ -97,7 +99,27 @@ async def open_import(request: Request, caller: QueueCaller) -> Response:
             f"Import {session.id} already has the key {session.key!r}, with source {session.source!r} "
             f"and {session.total} rows: use another key for another import.",
         )
+    _sweep_soon(db_of(request))
     return JSONResponse(session_body(session))
+
+
+def _sweep_soon(db: Database) -> None:
+    """Remove expired sessions and their staged rows after this answer, beside the requests: one
+    sweep at a time per database, a batch of rows per transaction in the work processes."""
+    running = _sweeps.get(id(db))
+    if running is None or running.done():
+        _sweeps[id(db)] = asyncio.get_running_loop().create_task(_sweep_expired(db))
+
+
+async def _sweep_expired(db: Database) -> None:
+    try:
+        now = utcnow()
+        for session_id, total in await db.read(imports.expired_sessions, now):
+            for start in range(0, total, imports.DROP_BATCH):
+                await db.long_write(imports.drop_rows, session_id, start, start + imports.DROP_BATCH)
+            await db.long_write(imports.drop_expired_session, session_id, now)
+    except Exception:
+        log.exception("expired imports: the sweep stopped; the next session opened sweeps again")
 
 
 async def get_import(request: Request, caller: QueueCaller) -> Response:
@@ -162,7 +184,8 @@ async def stage_chunk(request: Request, caller: QueueCaller) -> Response:
     if problems:
         raise invalid(problems)
     items = [item["data"] for item in body["tasks"]]
-    staged = await db.write(imports.stage, caller.queue, session_id, body["offset"], items, utcnow())
+    # Thousands of rows: a long write (on SQLite in the writer process, beside others' reads).
+    staged = await db.long_write(imports.stage, caller.queue, session_id, body["offset"], items, utcnow())
     if staged is None:
         raise _missing(session_id)
     if staged.status == "committed":

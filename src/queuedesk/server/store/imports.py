@@ -19,7 +19,7 @@ from sqlalchemy import Connection, text
 from queuedesk.server.store import upgrade_v12
 from queuedesk.server.store.embedded import embedded
 from queuedesk.server.store.records import QueueRecord
-from queuedesk.server.store.sql import Sql, one, run
+from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.tasks import count_pending, full_data
 from queuedesk.server.store.types import from_micros, to_micros
 
@@ -64,6 +64,16 @@ CREATE = Sql(
     ON CONFLICT (queue_id, key) DO NOTHING"""
 )
 DROP_EXPIRED = Sql("DELETE FROM import_sessions WHERE expires_at <= :now")
+# An expired session's key is freed for a new session by renaming it (one short row), never by
+# deleting its staged rows in the request: a million of them once stopped the server for 1.39 s.
+# `~` is never in a key a client gives.
+RETIRED_KEY = "~expired~"
+RETIRE_EXPIRED_KEY = Sql(
+    """UPDATE import_sessions SET key = :retired || CAST(id AS VARCHAR(20))
+    WHERE queue_id = :queue_id AND key = :key AND expires_at <= :now"""
+)
+EXPIRED = Sql("SELECT id, total FROM import_sessions WHERE expires_at <= :now ORDER BY id LIMIT :limit")
+DROP_EXPIRED_SESSION = Sql("DELETE FROM import_sessions WHERE id = :session_id AND expires_at <= :now")
 STAGED_IN = Sql(
     """SELECT count(*) FROM import_rows WHERE session_id = :session_id
     AND position >= :start AND position < :stop"""
@@ -129,16 +139,29 @@ def _session(row: tuple[Any, ...]) -> Session:
 
 
 def drop_expired(conn: Connection, now: datetime) -> int:
-    """Delete staged sessions past their time, and committed ones whose answer is no longer kept."""
+    """Delete staged sessions past their time, and committed ones whose answer is no longer kept
+    (with their rows, in one transaction: at the server's start only)."""
     return run(conn, DROP_EXPIRED, now=to_micros(now))
+
+
+def expired_sessions(conn: Connection, now: datetime, limit: int = 100) -> list[tuple[int, int]]:
+    """(id, total) of sessions past their time, oldest first: their rows go a batch at a time
+    (`drop_rows`), then the session (`drop_expired_session`)."""
+    return [(row[0], row[1]) for row in rows(conn, EXPIRED, now=to_micros(now), limit=limit)]
+
+
+def drop_expired_session(conn: Connection, session_id: int, now: datetime) -> int:
+    """The expired session's row, once its staged rows are gone (whatever is left goes with it)."""
+    return run(conn, DROP_EXPIRED_SESSION, session_id=session_id, now=to_micros(now))
 
 
 def open_session(
     conn: Connection, queue_id: int, key: str, source: str, total: int, now: datetime
 ) -> Session:
-    """The queue's live session with this key, made now if there is none (an expired one is dropped
-    first). The caller compares its source and total with what it asked for."""
-    drop_expired(conn, now)
+    """The queue's live session with this key, made now if there is none (an expired one with the
+    key is renamed out of the way, left for `expired_sessions`). The caller compares its source and
+    total with what it asked for."""
+    run(conn, RETIRE_EXPIRED_KEY, retired=RETIRED_KEY, queue_id=queue_id, key=key, now=to_micros(now))
     run(
         conn,
         CREATE,
@@ -277,5 +300,5 @@ def _move_rows(conn: Connection, queue_id: int, source: str, now: datetime, sess
 
 
 def drop_rows(conn: Connection, session_id: int, start: int, stop: int) -> int:
-    """Remove a committed session's staged rows at positions [start, stop); how many went."""
+    """Remove a committed or expired session's staged rows at positions [start, stop); how many went."""
     return run(conn, DROP_ROWS, session_id=session_id, start=start, stop=stop)
