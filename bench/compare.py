@@ -306,9 +306,11 @@ def app_start(targets: list[Target], rounds: int) -> dict[str, Any]:
             raise RuntimeError(f"tui_start failed:\n{done.stdout}{done.stderr[-3000:]}")
         got: dict[str, Any] = json.loads(Path(out.name).read_text())
     starts = {"now": got["app_s"], "bare": got["bare_s"]}
+    cpu = {"now": got["app_cpu_s"], "bare": got["bare_cpu_s"]}
     for target in targets:
-        starts[target.name] = got["befores"][str(target.tree / "src")]["before_s"]
-    return {"seconds": starts, "load_1min": got["load_1min"]}
+        before = got["befores"][str(target.tree / "src")]
+        starts[target.name], cpu[target.name] = before["before_s"], before["before_cpu_s"]
+    return {"seconds": starts, "cpu_seconds": cpu, "load_1min": got["load_1min"]}
 
 
 def app_figures(targets: list[Target], rounds: int, tasks: int) -> dict[str, Any]:
@@ -387,6 +389,18 @@ def print_app(app: dict[str, Any], now: str, revs: list[str]) -> dict[str, Any]:
         )
         cells.append(f"{name} {statistics.median(values):.3f} s ({min(values):.3f}-{max(values):.3f}){extra}")
     print("start -> first painted list: " + "; ".join(cells))
+    cpu = app["start"].get("cpu_seconds")
+    if cpu:  # the CPU the start took until the list was painted: the machine's load moves it less
+        shown = [
+            f"{name} {statistics.median(cpu[name]):.3f} s"
+            + (
+                ""
+                if name == "bare"
+                else f" ({statistics.median(cpu[name]) - statistics.median(cpu['bare']):+.3f})"
+            )
+            for name in (now, *revs, "bare")
+        ]
+        print("  CPU until then, median (over bare): " + "; ".join(shown))
     print(f"load average (1 min) around the starts: {app['start']['load_1min']}")
     return ratios
 

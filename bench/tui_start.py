@@ -157,6 +157,8 @@ def main() -> None:
         "bare_s": [round(t, 3) for t in bare_wall],
         "app_cpu_median_s": round(app_cpu, 2),
         "bare_cpu_median_s": round(bare_cpu, 2),
+        "app_cpu_s": [round(cpu, 3) for _wall, cpu in app_times],
+        "bare_cpu_s": [round(cpu, 3) for _wall, cpu in bare_times],
         # 1-minute load average before and after: the machine is shared, and load moves the figures
         "load_1min": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
     }
@@ -167,6 +169,7 @@ def main() -> None:
             "before_median_s": round(statistics.median(before_wall), 3),
             "before_s": [round(t, 3) for t in before_wall],
             "before_cpu_median_s": round(statistics.median(cpu for _wall, cpu in times), 2),
+            "before_cpu_s": [round(cpu, 3) for _wall, cpu in times],
         }
     if before_times:  # the first one also as before (the form of the results kept so far)
         result |= {"before_src": str(args.before_src[0]), **result["befores"][str(args.before_src[0])]}

@@ -9,6 +9,9 @@ indexes are used as they are, nothing is compiled ahead); without a package inde
 `pip install '.[app,server]'` running the demo is the README's first command (.ci/run).
 """
 
+import argparse
+import asyncio
+import gc
 import json
 import os
 import shutil
@@ -19,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from queuedesk.commands import common
 from tests.support import KEYS, ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -215,3 +219,20 @@ def test_another_pydantic_minor(client_only: Path, run: Run, queue: dict) -> Non
     assert listed.returncode == 0, listed.stderr
     assert queue["id"] in [q["id"] for q in json.loads(listed.stdout)]
     test_the_client_imports(run)
+
+
+def test_a_task_nobody_awaited_is_said_in_one_line_not_a_traceback(capsys) -> None:
+    async def command(_args: argparse.Namespace) -> int:
+        async def fails() -> None:
+            raise RuntimeError("boom")
+
+        task = asyncio.ensure_future(fails())
+        for _ in range(3):
+            await asyncio.sleep(0)
+        del task
+        gc.collect()
+        return 0
+
+    assert common.run(command, argparse.Namespace()) == 0
+    said = capsys.readouterr().err
+    assert "Traceback" not in said and "never retrieved: RuntimeError: boom" in said, said

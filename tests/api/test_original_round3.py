@@ -364,3 +364,23 @@ def test_queuedesk_rules_name_the_originals_category_and_read_it() -> None:
     said = entities.check(NER, {})
     assert said is not None and "'category'" in said and "None" not in said, said
     assert [e.label for e in entities.entities_of(NER)] == ["PER"]
+
+
+def test_python_is_told_of_its_arguments_not_of_the_command_lines_flags(
+    original: OriginalService, monkeypatch
+) -> None:
+    monkeypatch.setenv("QUEUEDESK_URL", original.url)
+    with pytest.raises(ValueError) as stray:
+        QueueDeskClient(token=TOKEN)  # a key for no server named beside it
+    with pytest.raises(ValueError) as bad_url:
+        QueueDeskClient("ftp://queues.example", TOKEN, ORG)
+    for said in (str(stray.value), str(bad_url.value)):
+        assert not [flag for flag in FLAGS if flag in said], said
+    assert "Pass base_url with token" in str(stray.value)
+    assert str(bad_url.value).startswith("base_url: ")
+
+
+def test_the_app_is_told_of_its_fields() -> None:
+    with pytest.raises(ValueError) as bad_url:
+        QueueDeskClient("ftp://queues.example", TOKEN, ORG, setting_names=setting_names.APP)
+    assert str(bad_url.value).startswith("the address: "), str(bad_url.value)

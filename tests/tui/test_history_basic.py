@@ -83,4 +83,4 @@ async def test_without_a_filter_a_basic_server_pages_on_the_server(
         await settle(app, pilot)
         asked = filtered_walks(original)  # page by page, never the whole list at once
         assert len(asked) >= 2 and all(q["limit"] == ["100"] for q in asked), asked
-        assert screen.local_history is None
+        assert screen.completed.local_history is None

@@ -238,7 +238,10 @@ async def test_the_history_filter_row_takes_a_burst_from_the_key_that_opens_it(
         ]
         burst(app, "enter")
         await settle(app, pilot)
-        assert screen.filters["completed_by"] == "wes@acme.test" and screen.filters["q"] == "printer"
+        assert (
+            screen.completed.filters["completed_by"] == "wes@acme.test"
+            and screen.completed.filters["q"] == "printer"
+        )
 
 
 async def test_the_pending_search_takes_a_burst_from_the_slash_that_opens_it(

@@ -318,3 +318,22 @@ async def test_a_long_queue_name_gives_way_on_the_status_line_at_80_columns(
         assert len(first_line) <= 80 - 2, first_line  # the status line's padding
         assert first_line.startswith("Moderation of") and "… / review · task" in first_line, first_line
         assert first_line.endswith("left 2"), first_line
+
+
+async def test_quitting_sends_the_verdict_held_and_gives_the_review_on_screen_back(
+    make_app: MakeApp, for_review: ForReview, admin: httpx.Client, org_id: int
+) -> None:
+    """The app leaves a review screen as it leaves a work screen when it quits (`_leave_work`): the
+    verdict waiting out its grace is sent, and the review held is given back for others."""
+    queue, ids = for_review("Quit while reviewing", ["red", "red"])
+    app = make_app("supervisor")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(app, pilot, queue)
+        await shown_review(app, pilot, ids[0])
+        await pilot.press("a")
+        await shown_review(app, pilot, ids[1])
+        await pilot.press("ctrl+q")
+        await until(app, pilot, lambda: not app.is_running, "the app quits")
+    assert reviews_on_server(admin, org_id, queue)[ids[0]]["review"]["state"] == "accepted"
+    claimed = admin.post(f"{qpath(org_id, queue)}/reviews/next")
+    assert claimed.status_code == 200 and claimed.json()["id"] == ids[1], claimed.text

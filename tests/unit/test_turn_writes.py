@@ -96,3 +96,15 @@ async def test_units_of_later_turns_get_transactions_of_their_own(database: SQLi
     second = await writes.write(unit, "c", "ok")
     assert first == [["a"], ["a", "b"]]
     assert second == ["a", "b", "c"]
+
+
+async def test_a_unit_whose_request_went_away_before_its_turn_ended_is_not_run(
+    database: SQLiteDatabase,
+) -> None:
+    writes = TurnWrites(database)
+    gone = asyncio.ensure_future(writes.write(unit, "gone", "ok"))
+    kept = asyncio.ensure_future(writes.write(unit, "kept", "ok"))
+    await asyncio.sleep(0)  # both are waiting for the end of the turn
+    gone.cancel()
+    assert await kept == ["kept"]
+    assert await database.read(lambda conn: [row[0] for row in rows(conn, MARKS)]) == ["kept"]

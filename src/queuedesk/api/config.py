@@ -306,7 +306,11 @@ def _chosen_then_default(config: ConfigFile, named: str | None) -> list[str]:
     return [name for name in dict.fromkeys((named, config.default_profile)) if name in config.profiles]
 
 
-_URL_OF = {FLAGS: "--url", ENVIRONMENT: ENV_URL}
+COMMAND_LINE_FLAGS = {"url": "--url", "token": "--token", "org": "--org"}
+
+
+def _named(origin: str) -> str:
+    return origin[origin.index("(") + 1 : -1]  # "flags (--token)" -> "--token"
 
 
 def _no_stray_values(above: list[_Layer], chosen: _Layer) -> None:
@@ -315,15 +319,14 @@ def _no_stray_values(above: list[_Layer], chosen: _Layer) -> None:
     for layer in above:
         if layer.token is None or not layer.token.get_secret_value():  # --token "" asks for no key
             continue
-        holder = layer.origins["token"]
-        name = holder[holder.index("(") + 1 : -1]  # "flags (--token)" -> "--token"
+        name, url_name = _named(layer.origins["token"]), _named(layer.origins["url"])
         given, fix = (
-            ("gives", f"Pass --url with {name}, or leave {name} out")
+            ("gives", f"Pass {url_name} with {name}, or leave {name} out")
             if layer.source == FLAGS
-            else ("holds", f"Set {ENV_URL} with {name}, or unset {name}")
+            else ("holds", f"Set {url_name} with {name}, or unset {name}")
         )
         raise ConfigError(
-            f"{name} {given} a key without a server URL ({_URL_OF[layer.source]}), and a key goes "
+            f"{name} {given} a key without a server URL ({url_name}), and a key goes "
             f"only to the server it is given for; the server in force is "
             f"{chosen.url} ({chosen.origins['url']}). {fix}."
         )
@@ -347,8 +350,12 @@ def resolve_connection(
     profile: str | None = None,
     environ: Mapping[str, str] | None = None,
     path: Path | None = None,
+    given_as: tuple[str, Mapping[str, str]] = ("flags", COMMAND_LINE_FLAGS),
 ) -> Connection | None:
     """The connection in force, or None when no layer names a server at all.
+
+    `given_as` says how messages name the first three arguments: the command line's flags, or
+    (from Python) the client's arguments.
 
     `token=""` is a flag too: explicitly no key. An unknown profile name is a ConfigError that lists
     the profiles there are; so is a key (or organization) given without its server's URL above the
@@ -358,10 +365,10 @@ def resolve_connection(
     layers = [
         _Layer(
             FLAGS,
-            _url_of(url, "--url"),
+            _url_of(url, given_as[1]["url"]),
             SecretStr(token) if isinstance(token, str) else token,
             org,
-            {"url": "flags (--url)", "token": "flags (--token)", "org": "flags (--org)"},
+            {key: f"{given_as[0]} ({given_as[1][key]})" for key in ("url", "token", "org")},
         ),
         _Layer(
             ENVIRONMENT,

@@ -6,10 +6,11 @@ them as its caller does (never a command-line flag in Python or in the app). The
 gives its client `COMMAND_LINE`, the app `APP`; Python gets `PYTHON` unless it says otherwise.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from queuedesk.api import errors
-from queuedesk.api.config import ENV_ORG, ENV_TOKEN, ENV_URL
+from queuedesk.api.config import COMMAND_LINE_FLAGS, ENV_ORG, ENV_TOKEN, ENV_URL
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,8 @@ class SettingNames:
     url: str
     token: str
     org: str
+    # What the caller gave the address, key and organization as: ("flags", {"url": "--url", ...}).
+    given_as: tuple[str, Mapping[str, str]]
     generic_hints: bool = True  # False: the caller says what to check itself (the app's advice line)
 
     def hint_for(self, error: errors.QueueDeskError) -> str | None:
@@ -39,15 +42,18 @@ PYTHON = SettingNames(
     url=f"base_url, {ENV_URL} or the profile's url",
     token=f"token, {ENV_TOKEN} or the profile's token",
     org=f"organization_id, {ENV_ORG} or the profile's org",
+    given_as=("arguments", {"url": "base_url", "token": "token", "org": "organization_id"}),
 )
 COMMAND_LINE = SettingNames(
     url=f"--url, {ENV_URL} or the profile's url",
     token=f"--token, {ENV_TOKEN} or the profile's token",
     org=f"--org, {ENV_ORG} or the profile's org",
+    given_as=("flags", COMMAND_LINE_FLAGS),
 )
 APP = SettingNames(
     url="the server address you connected with",
     token="the key you connected with",
     org="the organization id you connected with",
+    given_as=("the connect screen", {"url": "the address", "token": "the key", "org": "the organization id"}),
     generic_hints=False,
 )

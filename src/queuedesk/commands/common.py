@@ -116,14 +116,25 @@ def run(command: Callable[[argparse.Namespace], Coroutine[Any, Any, int]], args:
     """Run an async command; every failure becomes a message on stderr and an exit code."""
     import asyncio
 
+    async def guarded() -> int:
+        asyncio.get_running_loop().set_exception_handler(_one_line)
+        return await command(args)
+
     try:
-        return asyncio.run(command(args))
+        return asyncio.run(guarded())
     except UsageError as exc:
         return fail(str(exc), USAGE)
     except errors.QueueDeskError as exc:
         return fail(str(exc), exit_code(exc))
     except KeyboardInterrupt:
         return fail("interrupted", 130)
+
+
+def _one_line(_loop: object, context: dict[str, Any]) -> None:
+    """What asyncio would print as a traceback (a task nobody awaited failed), said in one line."""
+    exc = context.get("exception")
+    print(f"queuedesk: {context.get('message', 'a background task failed')}"
+          f"{f': {type(exc).__name__}: {exc}' if exc else ''}", file=sys.stderr)  # fmt: skip
 
 
 async def find_queue(client: "QueueDeskClient", ref: str) -> Queue:

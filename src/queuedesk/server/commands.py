@@ -99,6 +99,7 @@ def serve(args: argparse.Namespace) -> int:
         retain_deliveries=getattr(args, "retain_deliveries", None),  # the demo keeps everything
         metrics_token=getattr(args, "metrics_token", None) or None,
         log_format=getattr(args, "log_format", "text"),
+        access_log=True,
         **_limits(args),
     )
     logs.configure(settings.log_format, getattr(args, "log_level", "info"))

@@ -56,7 +56,7 @@ class Settings:
     forwarded_allow_ips: str = DEFAULT_FORWARDED_ALLOW_IPS
     # GET /metrics answers to `Authorization: Bearer <metrics_token>`; None: /metrics is a 404.
     metrics_token: str | None = None
-    access_log: bool = True  # a line per request (logger queuedesk.access, at info)
+    access_log: bool = False  # a line per request (logger queuedesk.access, at info); serve's is on
     log_format: str = "text"  # text | json, for the access lines (server/ops/logs.py for the rest)
 
     @property

@@ -53,7 +53,13 @@ class ClientCore:
         configuration file's default). A ready `connection` (from `resolve_connection`) is used as it is.
         ValueError (a `ConfigError`) when no server is named or the configuration is wrong."""
         if connection is None:
-            connection = resolve_connection(url=base_url, token=token, org=organization_id, profile=profile)
+            connection = resolve_connection(
+                url=base_url,
+                token=token,
+                org=organization_id,
+                profile=profile,
+                given_as=setting_names.given_as,
+            )
         if connection is None:
             raise ValueError(
                 f"No server URL: pass base_url, set {ENV_URL}, or save a profile in {config_path()}."
@@ -80,7 +86,7 @@ class ClientCore:
         self._tls_answered = False
         self._review: bool | None = None
         self.setting_names = setting_names  # how messages name the url, key and organization
-        self._own_queue_ids: set[int] = set()  # queues seen in the organization's list
+        self._own_queues_seen: set[tuple[int, int]] = set()  # (organization, queue) of the lists read
 
     async def __aenter__(self) -> Self:
         return self
@@ -273,9 +279,10 @@ class ClientCore:
         alone, whatever organization the path names (it would read, change or fill another
         organization's queue): there the queue must be in the organization's own list first,
         else NotFound with nothing sent. A QueueDesk server checks this itself."""
-        if queue_id not in self._own_queue_ids and not await self.supports_extensions():
+        seen = (self.organization_id, queue_id) in self._own_queues_seen
+        if not seen and not await self.supports_extensions():
             await self._own_queues(what)
-            if queue_id not in self._own_queue_ids:
+            if (await self.org(), queue_id) not in self._own_queues_seen:
                 raise NotFound(
                     f"{what} failed: queue {queue_id} is not a queue of organization {await self.org()}: "
                     "nothing was sent (this server looks a queue up by its id alone, and would act on "
@@ -286,8 +293,10 @@ class ClientCore:
 
     async def _own_queues(self, what: str) -> list[models.Queue]:
         """The organization's queues (A3), each remembered as the organization's."""
-        listed = self._parse_list(models.Queue, await self._get(await self._queues_path(), what), what)
-        self._own_queue_ids.update(queue.id for queue in listed)
+        path = await self._queues_path()
+        listed = self._parse_list(models.Queue, await self._get(path, what), what)
+        org = await self.org()
+        self._own_queues_seen.update((org, queue.id) for queue in listed)
         return listed
 
     async def _ext_queue_path(self, queue_id: int, what: str) -> str:

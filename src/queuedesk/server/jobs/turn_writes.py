@@ -55,8 +55,13 @@ class TurnWrites:
         return await answer
 
     async def _write(self) -> None:
-        waiting, self._waiting = self._waiting, []
+        arrived, self._waiting = self._waiting, []
+        # A request gone before its turn ended (its client went away) has its unit left undone, as
+        # it was when each unit ran at once in its own handler.
+        waiting = [unit for unit in arrived if not unit.answer.done()]
         try:
+            if not waiting:
+                return
             if len(waiting) == 1:
                 await self._alone(waiting[0])
                 return

@@ -2,6 +2,7 @@
 dispatcher runs; 503 `starting` before (or while the database does not answer), `draining` once a
 SIGTERM came."""
 
+import asyncio
 import enum
 import logging
 import time
@@ -15,6 +16,7 @@ from queuedesk.server.store.schema import LATEST
 from queuedesk.server.store.tables import schema_version
 
 log = logging.getLogger("queuedesk.server")
+ASK_THE_DATABASE_SECONDS = 2.0  # a load balancer's check gives up after a few seconds
 SAY_WHY_EVERY = 30.0  # seconds between log lines saying why the server is not ready
 
 
@@ -64,7 +66,11 @@ async def readyz(request: Request) -> Response:
         readiness.not_ready("the webhook dispatcher is not running")
         return _answer(Phase.STARTING)
     try:
-        version = await state.db.read(_schema_version)
+        async with asyncio.timeout(ASK_THE_DATABASE_SECONDS):
+            version = await state.db.read(_schema_version)
+    except TimeoutError:
+        readiness.not_ready(f"the database did not answer within {ASK_THE_DATABASE_SECONDS:g} s")
+        return _answer(Phase.STARTING)
     except Exception as exc:
         readiness.not_ready(f"the database does not answer: {exc}")
         return _answer(Phase.STARTING)

@@ -152,6 +152,23 @@ class PendingView(AppAccess, Vertical):
         self.screen.set_focus(field)
         return True
 
+    async def refresh_live(self) -> int:
+        """The screen's refresh: the rows in view read again; the count of tasks in progress."""
+        page = await self.session.client.pending_tasks(self.queue_id, status=["in_progress"], limit=1)
+        if self.table.items or self.table.total == 0:
+            self.table.refresh_window()
+        return page.count
+
+    def point_at(self, task_id: int) -> bool:
+        """The cursor on the task when the rows read hold it (True), with the focus."""
+        table = self.table
+        for row, item in enumerate(table.items):
+            if item.id == task_id:
+                table.go_to(table.start + row)
+                self.screen.set_focus(table)
+                return True
+        return False
+
     def close_search(self) -> None:
         """escape in the search field: the search as it was, the field hidden."""
         self.screen.set_focus(self.table)  # at once, before hiding: a hidden focused field passes focus on

@@ -8,16 +8,16 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Input, Static
 
 from queuedesk.api.models import Queue
-from queuedesk.tui.base import AppScreen, opens_a_screen
+from queuedesk.tui.base import opens_a_screen
 from queuedesk.tui.review.review_access import NO_REVIEW, offers_review, review_refusal
 from queuedesk.tui.views.live import Poller
-from queuedesk.tui.views.queue_keys import keys_for_a_queue
+from queuedesk.tui.views.queue_keys import QueueKeys, keys_for_a_queue
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.queue_table import COLUMNS, SORTS, QueueTable, View, cell_values
 from queuedesk.tui.widgets.steady_footer import SteadyFooter
 
 
-class QueuesScreen(AppScreen):
+class QueuesScreen(QueueKeys):
     BINDINGS: ClassVar[list[BindingType]] = [
         # Priority: the queue opens as the key is read, so the keys typed after it reach its screen.
         Binding("enter", "open", "Open", show=False, id="queues.open", priority=True),
@@ -64,13 +64,6 @@ class QueuesScreen(AppScreen):
         self.table.focus()
         # "Refused work" comes and goes.
         self.qd.outbox_changed.subscribe(self, lambda _: self.refresh_bindings(), immediate=True)
-
-    def on_unmount(self) -> None:
-        self.poller.stop()
-
-    def on_screen_resume(self) -> None:
-        if hasattr(self, "poller"):
-            self.poller.poll_now()  # back on top: fresh figures at once
 
     @property
     def table(self) -> QueueTable:
@@ -137,17 +130,10 @@ class QueuesScreen(AppScreen):
             return in_filter == (action == "filter_done")
         if action == "open":  # not `self.table`: asked also while the screen is being taken down
             return isinstance(self.focused, QueueTable)
+        allowed = self.queue_key_allowed(action)
         session = self.qd.session
-        if session is None:
-            return True
-        if action in ("flush", "create", "new_queue", "edit_queue"):
-            return session.is_admin
-        if action == "work":
-            return session.can_work and session.extensions
-        if action == "no_claiming":
-            return not session.extensions
-        if action in ("review", "no_review"):
-            return self._offers_review() == (action == "review")
+        if allowed is not None or session is None:
+            return True if allowed is None else allowed
         if action == "people":
             return session.extensions and session.can_watch  # supervisors: read only
         if action == "refused":  # in the footer only while there is some
@@ -162,24 +148,14 @@ class QueuesScreen(AppScreen):
         if queue is not None:
             self.qd.open_queue(queue)
 
-    @opens_a_screen("w")
-    def action_work(self) -> None:
-        queue = self.selected()
-        if queue is not None:
-            self.qd.open_work(queue)
+    def queue_at_hand(self) -> Queue | None:
+        return self.selected()
 
-    @opens_a_screen("w")
-    def action_no_claiming(self) -> None:
-        self.action_work()  # on a basic server: says there is no claiming there
+    def after_flush(self) -> None:
+        self.poller.poll_now()
 
     def _offers_review(self) -> bool:
         return offers_review(self.qd.session, self.queues)
-
-    @opens_a_screen("v")
-    def action_review(self) -> None:
-        queue = self.selected()
-        if queue is not None:
-            self.qd.open_review(queue)
 
     @opens_a_screen("v")
     def action_no_review(self) -> None:
@@ -188,27 +164,9 @@ class QueuesScreen(AppScreen):
             review_refusal(self.qd.session, queue) or NO_REVIEW, title="No review here", severity="warning"
         )
 
-    @opens_a_screen("n")
-    def action_create(self) -> None:
-        queue = self.selected()
-        if queue is not None:
-            self.qd.open_create_task(queue)
-
     @opens_a_screen("N")
     def action_new_queue(self) -> None:
         self.qd.open_queue_editor(None)
-
-    @opens_a_screen("E")
-    def action_edit_queue(self) -> None:
-        queue = self.selected()
-        if queue is not None:
-            self.qd.open_queue_editor(queue)
-
-    @opens_a_screen("F")
-    def action_flush(self) -> None:
-        queue = self.selected()
-        if queue is not None:
-            self.qd.open_flush(queue, on_done=self.poller.poll_now)
 
     def action_refresh(self) -> None:
         self.poller.poll_now(asked=True)
@@ -220,10 +178,6 @@ class QueuesScreen(AppScreen):
     @opens_a_screen("R")
     def action_refused(self) -> None:
         self.qd.open_refused()
-
-    def action_pause(self) -> None:
-        paused = self.poller.toggle_pause()
-        self.notify("Live refresh paused: p resumes." if paused else "Live refresh on.", timeout=3)
 
     def action_sort(self) -> None:
         index = SORTS.index(self.view.sort)

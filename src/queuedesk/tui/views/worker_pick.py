@@ -3,10 +3,13 @@ field is typed (any case; those who worked in the queue lately first), and what 
 one of them: an email or a name in any case gives that person's email as the server stores it (its
 filter is exact)."""
 
+import contextlib
 from dataclasses import dataclass
+from datetime import datetime
 
 from textual.suggester import SuggestFromList
 
+from queuedesk.api.client import QueueDeskClient
 from queuedesk.api.models import User
 
 
@@ -61,3 +64,17 @@ class WorkerPick:
         if len(starting) == 1:
             return Picked(starting[0].email)
         return Picked(None, f"nobody here: {self.listing()}")
+
+
+async def read_worker_pick(client: QueueDeskClient, queue_id: int, since: datetime) -> WorkerPick | None:
+    """The organization's people, those who completed tasks of the queue since `since` first; None
+    when the people cannot be read (an older server, a refusal: the field takes an email as typed)."""
+    try:
+        users = await client.users()
+    except Exception:
+        return None
+    worked: set[str] = set()
+    with contextlib.suppress(Exception):  # without the stats, everyone is offered alike
+        stats = await client.stats(queue_id, since=since, bucket_minutes=24 * 60)
+        worked = {worker.email for worker in stats.by_worker}
+    return WorkerPick(users, worked)

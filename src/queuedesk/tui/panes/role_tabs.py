@@ -1,0 +1,43 @@
+"""The queue screen's tabs that depend on the role: Stats and Webhook for supervisors and admins,
+and the review tab, a worker's own Feedback or everyone's Reviews. Made here for the screen's
+first compose and again when the role changes while it is open."""
+
+from textual.widgets import TabbedContent, TabPane
+
+from queuedesk.tui.panes.feedback_view import FeedbackView
+from queuedesk.tui.panes.stats_view import StatsView
+from queuedesk.tui.panes.webhook_view import WebhookView
+
+WATCH_TABS = ("tab-stats", "tab-webhook")
+
+
+def watch_panes(queue_id: int) -> list[TabPane]:
+    return [
+        TabPane("Stats", StatsView(queue_id, id="stats"), id="tab-stats"),
+        TabPane("Webhook", WebhookView(queue_id, id="webhook"), id="tab-webhook"),
+    ]
+
+
+def feedback_pane(queue_id: int, *, watching: bool) -> TabPane:
+    own = not watching
+    return TabPane(
+        "Feedback" if own else "Reviews", FeedbackView(queue_id, own=own, id="feedback"), id="tab-feedback"
+    )
+
+
+async def follow_role(tabs: TabbedContent, queue_id: int, *, watching: bool) -> None:
+    """The tabs as the role `watching` (a supervisor's or an admin's) has them; a tab that goes while
+    shown leaves the Pending tab shown. The review tab is made anew, last, as the screen composes it."""
+    feedbacks = list(tabs.query(FeedbackView).results(FeedbackView))
+    remade = bool(feedbacks) and feedbacks[0].own == watching
+    gone = [pane for pane in WATCH_TABS if tabs.query(f"#{pane}") and not watching]
+    for pane in [*gone, *(["tab-feedback"] if remade else [])]:
+        if tabs.active == pane:
+            tabs.active = "tab-pending"
+        await tabs.remove_pane(pane)
+    if watching:
+        for made in watch_panes(queue_id):
+            if not tabs.query(f"#{made.id}"):
+                await tabs.add_pane(made)
+    if remade:
+        await tabs.add_pane(feedback_pane(queue_id, watching=watching))
