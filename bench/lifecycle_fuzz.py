@@ -36,6 +36,9 @@ async def main() -> int:
     parser.add_argument("--delay", type=float, default=0.8, help="the longest delay of an answer (s)")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
+    if args.json is not None:
+        args.json = args.json.resolve()
+    os.chdir(tempfile.mkdtemp())  # an export (X, enter) writes to the current folder
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
     print(f"lifecycle fuzz seed {seed}", flush=True)
     started = time.monotonic()

@@ -8,12 +8,17 @@ import os
 import random
 from pathlib import Path
 
+import pytest
+
 from tests.support.lifecycle_fuzz import Fuzz, start_environment
 
 STEPS = 30  # ≈12 s on a quiet machine, the server's start on top; steps, not seconds: no clock in it
 
 
-async def test_leaving_anything_at_any_moment_never_crashes_nor_freezes_the_app(tmp_path: Path) -> None:
+async def test_leaving_anything_at_any_moment_never_crashes_nor_freezes_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # an export (X, enter) writes to the current folder
     seed = int(os.environ.get("QUEUEDESK_FUZZ_SEED") or random.randrange(1 << 32))
     print(f"lifecycle fuzz seed {seed} (replay: QUEUEDESK_FUZZ_SEED={seed})")
     env = start_environment(tmp_path, seed, most_delay=0.8)

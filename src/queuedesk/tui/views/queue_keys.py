@@ -31,7 +31,8 @@ class QueueKeys(AppScreen):
     poller: Poller
 
     def on_unmount(self) -> None:
-        self.poller.stop()
+        if hasattr(self, "poller"):  # taken down before it was mounted (the app quit while it opened)
+            self.poller.stop()
 
     def on_screen_resume(self) -> None:
         if hasattr(self, "poller"):

@@ -33,7 +33,7 @@ def key_width(key: Any, *, compact: bool) -> int:
     shown = cell_len(key.key_display)
     described = cell_len(key.description) + 1 if key.description else 0
     if key.has_class("-command-palette"):
-        return 1 + 1 + shown + 1 + described + (0 if compact else 1)  # its left border, padding
+        return 1 + shown + described + 1  # its left border, its right padding (as Textual draws it)
     return shown + described + 1 if compact else 1 + shown + 1 + described
 
 
@@ -44,7 +44,7 @@ def fitted(widgets: list[Widget], width: int, kept: set[str], *, compact: bool) 
     used = sum(key_width(key, compact=compact) for key in keys)
     dropped: set[int] = set()
     for key in reversed(keys):
-        if used <= width:
+        if used - 1 <= width:  # the last key's trailing cell may be cut (or lie under the palette's border)
             break
         if key.action in kept or key.key in ALWAYS_SHOWN_KEYS or key.has_class("-command-palette"):
             continue
