@@ -62,6 +62,7 @@ class Server:
         self.released: list[tuple[int, Any]] = []
         self.gone: set[int] = set()  # heartbeats answered 409
         self.deleted: set[int] = set()  # flushed: answered 404
+        self.limit: int | None = None  # live claims from which a claim is refused (`claim_limit`)
 
     def hold_claims(self) -> asyncio.Event:
         self.gate = asyncio.Event()
@@ -95,6 +96,9 @@ class Server:
         try:
             if self.gate is not None:
                 await self.gate.wait()
+            if self.limit is not None and len(self.held) >= self.limit:
+                error = {"code": "claim_limit", "message": f"you hold {len(self.held)} claims"}
+                return httpx.Response(409, json={"error": error})
             mine = [i for i in self.held if i not in exclude]
             if mine:
                 return httpx.Response(200, json=task_body(mine[0], self.clock))
@@ -177,6 +181,22 @@ def test_a_submit_while_the_claim_ahead_is_on_its_way_waits_for_it_and_never_get
         assert third is not None and third.id == 3 and [t.id for t in work.ahead] == [3]
 
     run(scenario, [1, 2, 3, 4])
+
+
+def test_a_claim_right_after_a_submit_first_sends_the_submissions_held_but_the_last(run: Run) -> None:
+    """A fast worker (answer, enter, at once) outruns the claim ahead: the claim made right after the
+    submit did not send the held submissions first, the server refused it for `claim_limit`, and the
+    screen said the queue was empty while tasks waited."""
+
+    async def scenario(work: WorkSession, server: Server, clock: ManualClock) -> None:
+        server.limit = 3
+        for expected in range(1, 6):
+            task, _ = await work.next_task()  # nothing claimed ahead
+            assert task is not None and task.id == expected, (task, server.held)
+            work.submit(task, {"category": "red"}, clock.now())
+        assert server.held == [4, 5]  # the last two: 4 was the one to undo when 5 was claimed
+
+    run(scenario, [1, 2, 3, 4, 5, 6])
 
 
 def test_a_task_given_back_is_excluded_and_one_the_server_hands_back_anyway_is_released(run: Run) -> None:

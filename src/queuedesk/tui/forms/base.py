@@ -5,7 +5,7 @@ means `blocks.is_empty`, and a value must pass its block type's own check. An ed
 the rules cannot know (JSON that does not parse).
 """
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -18,6 +18,8 @@ from queuedesk.api.models import Block
 from queuedesk.api.terminal_text import shown
 
 REQUIRED = "required"
+W = TypeVar("W", bound=Widget)
+REPLACED = "-replaced"  # a field widget `replace_field` is taking away
 
 
 class EditorMessage(Message):
@@ -187,6 +189,29 @@ class BlockEditor(Widget):
     def commit_keys(self) -> None:
         """Apply what keys left half done (a number being typed): a decision reads the value next."""
 
+    def replace_field(self, old: Widget, new: Widget, *, focus: bool = False, remove: bool = True) -> None:
+        """Put `new` in place of the field widget `old`, now: the one way an editor changes its field.
+
+        Never a recompose: that removes the field later, and a focus given to it meanwhile (the next
+        task's `focus_field`, a `tab`) stays on a widget that is gone, where every key, `ctrl+q` too,
+        is dropped: the app looks frozen. Here `new` is in the DOM before `old` at once (so
+        `focus_field` and the value queries find it first), `old` can take the focus no more, and a
+        focus in `old` (or `focus`) moves to `new` as this runs: keys read after it go there. With
+        `remove=False` the caller removes `old` once it has handled the keys it was handed.
+        """
+        had_focus = focus or self.screen.focused is old
+        self.mount(new, before=old)
+        old.can_focus = False
+        old.add_class(REPLACED)
+        if had_focus:
+            self.screen.set_focus(new)
+        if remove:
+            old.remove()
+
+    def live_fields(self, kind: type[W]) -> list[W]:
+        """The field widgets of `kind` here, without one `replace_field` is taking away."""
+        return [widget for widget in self.query(kind) if not widget.has_class(REPLACED)]
+
     def focus_field(self) -> bool:
         """Put the focus in this editor's field; False when nothing here can take it."""
         if not self.editable:
@@ -197,7 +222,7 @@ class BlockEditor(Widget):
             self.screen.set_focus(self)
             return True
         for widget in self.query("*"):
-            if isinstance(widget, Widget) and widget.focusable:
+            if isinstance(widget, Widget) and widget.focusable:  # (not one being replaced)
                 self.screen.set_focus(widget)
                 return True
         return False

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.widgets import Static, TextArea
 
 from queuedesk.api.terminal_text import shown
@@ -110,10 +111,20 @@ class FallbackEditor(BlockEditor):
         self._raw = value
         self._text = self.text_for(value)
         if self.composed:
-            for area in self.query(TextArea):  # read before the recompose is done
-                area.text = self._text
-            self.refresh(recompose=True)
+            if self.editable:
+                self._show_in_area()
+            else:
+                self.refresh(recompose=True)  # read-only content: nothing in it takes the focus
         self.value_changed()
+
+    def _show_in_area(self) -> None:
+        """The text, its placeholder and its keys in the field there now: the area is never replaced
+        (the focus may be in it, or be given to it before a recompose would be done; `replace_field`)."""
+        for area in self.query(TextArea):
+            area.text = self._text
+            area.placeholder = Content(self.placeholder())
+            area.move_cursor(area.document.end)
+        self.refresh_hint()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         event.stop()

@@ -6,6 +6,7 @@
 from typing import Any, ClassVar, Literal
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
@@ -28,11 +29,20 @@ class FieldInput(OrderedInput):
 
 
 class FieldArea(KeysOwnBindings, TextArea):
-    """A multi-line field whose editing keys act in the order typed (`KeysOwnBindings`)."""
+    """A multi-line field whose editing keys act in the order typed (`KeysOwnBindings`), `ctrl+n`
+    (a text field's new line, as in its one-line form) too."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+n", "new_line", "New line", show=False)]
+
+    def action_new_line(self) -> None:
+        self.insert("\n")
+
+    start_at: tuple[int, int] | None = None
+    """Where the cursor starts (a one-line field made multi-line: after the line break), else the end."""
 
     def on_mount(self) -> None:
         # A worker tabbing in goes on typing after what the field holds (as `put_text`).
-        self.move_cursor(self.document.end)
+        self.move_cursor(self.start_at if self.start_at is not None else self.document.end)
 
 
 def put_text(field: Input, text: str) -> None:
@@ -63,9 +73,10 @@ def shown_text(value: Any) -> str:
     return str(value)
 
 
-def text_area(text: str, placeholder: str) -> TextArea:
-    """A multi-line field: it wraps, `enter` is a new line, `tab` goes on to the next editor."""
-    return FieldArea(
+def text_area(text: str, placeholder: str, *, cursor: tuple[int, int] | None = None) -> TextArea:
+    """A multi-line field: it wraps, `enter` is a new line, `tab` goes on to the next editor; its
+    cursor starts at `cursor` (row, column), else at the end."""
+    area = FieldArea(
         text,
         soft_wrap=True,
         tab_behavior="focus",
@@ -73,6 +84,8 @@ def text_area(text: str, placeholder: str) -> TextArea:
         placeholder=Content(placeholder),  # a str would be read as markup
         classes="editor-area",
     )
+    area.start_at = cursor
+    return area
 
 
 class InputEditor(BlockEditor):

@@ -57,9 +57,21 @@ class NamedEntityEditor(BlockEditor):
         if entities.text_of(value) != entities.text_of(self._value) or not self._tokens:
             self._cursor, self._anchor = 0, None
             self._tokens = tuple(entities.tokens(entities.text_of(value) or ""))
+        had_text = bool(self.query(".ner-text")) if self.composed else None
         self._value = value
+        if had_text is not None and had_text != self._has_text():
+            self.refresh(recompose=True)  # "no text to mark" <-> the text (nothing in it takes the focus)
         self.show_marks()
         self.value_changed()
+
+    def reset(self, value: Any) -> None:
+        # Another task: its first word, also when its text is the one of the task before.
+        self._cursor, self._anchor, self._tokens = 0, None, ()
+        super().reset(value)
+
+    def _has_text(self) -> bool:
+        text = entities.text_of(self._value)
+        return bool(text and text.strip())
 
     def forget_keys(self) -> None:
         self._anchor = None
@@ -86,8 +98,7 @@ class NamedEntityEditor(BlockEditor):
     # --- what is shown --------------------------------------------------------------------------
 
     def compose_field(self) -> ComposeResult:
-        text = entities.text_of(self._value)
-        if not text or not text.strip():
+        if not self._has_text():
             yield Static("no text to mark in this task", classes="editor-value -empty")
             return
         # The text scrolls in a window of its own, so the labels' legend under it stays in view.
@@ -133,7 +144,9 @@ class NamedEntityEditor(BlockEditor):
         """The text with each entity in its label's colour, its label after it, and the span."""
         text = entities.text_of(self._value) or ""
         found = entities.entities_of(self._value)
-        span = self.span() if self.editable and self.has_focus else None
+        # The screen's focus, not `has_focus`: that is set after this editor's own `on_focus` ran.
+        focused = self.is_attached and self.screen.focused is self
+        span = self.span() if self.editable and focused else None
         cuts = {0, len(text)}
         for marked in found:
             cuts.update((min(marked.start, len(text)), min(marked.end, len(text))))

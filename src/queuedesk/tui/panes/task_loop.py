@@ -104,9 +104,10 @@ class TaskLoop:
         except errors.Conflict as exc:
             if exc.code != "claim_limit":
                 raise
-            # Our own claims fill the limit: finish the ones waiting in the outbox first.
-            task, held = None, 0
-            self.pane.rules.message = "Waiting for your last submissions to reach the server…"
+            # Our own claims fill the limit (a submission on its way still holds its claim): never
+            # "the queue is empty" for that; tried again on the next poll.
+            self._wait("Waiting for your last submissions to reach the server…")
+            return
         except Exception as exc:
             self._wait(f"Could not claim a task: {str(exc).rstrip('.')}. Retrying in a few seconds.")
             self.screen.qd.report(exc, doing="Claiming a task")

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from textual import events
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.await_remove import AwaitRemove
 from textual.binding import Binding, BindingType
@@ -27,8 +28,10 @@ from textual.widgets import Input, LoadingIndicator, Static, TextArea
 
 from queuedesk.api.models import AssignedTask, QueueDetail
 from queuedesk.tui.base import AppAccess, KeysInOrder
+from queuedesk.tui.forms.fields import FieldInput
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.forms.options import OptionsEditor
+from queuedesk.tui.forms.text import TextEditor
 from queuedesk.tui.keys.keys_read import key_time
 from queuedesk.tui.review.review_rules import changes, read_only_refusal
 from queuedesk.tui.work.task_rules import CHOICE_KEYS, SELECTION_TYPES, TaskRules
@@ -261,6 +264,13 @@ class TaskPane(AppAccess, Vertical):
     def refuses_key(self, event: events.Key) -> bool:
         """A key read before the task on screen was put there, handled only now (a burst, a stall),
         was meant for the one before: refused, and said."""
+        focused = self.keys_screen.focused
+        if focused is not None and not focused.is_attached:
+            # A focus left on a widget gone from the screen drops every key, `ctrl+q` too (Textual
+            # looks for bindings from it up, and it has no parents): never leave the worker there.
+            self.keys_screen.set_focus(None)
+            if self.ready:
+                self.focus_task()
         on_task = not self.work.leaving and self.work.current is not None
         if not self.rules.refuses_read_key(
             event.key, self.qd.keys_read.typed_by(event.time), on_task=on_task
@@ -268,6 +278,19 @@ class TaskPane(AppAccess, Vertical):
             return False
         self.show_status()
         return True
+
+    def new_line(self) -> None:
+        """`ctrl+n` in a one-line text field, as the app reads the key: the multi-line area takes the
+        field's place and the focus at once, so the keys typed after it go there (in a burst `ab
+        ctrl+n cd` is "ab", a line break, "cd"; never "abcd" and the break after). Elsewhere the key
+        goes its usual way (the area's own `ctrl+n`, in order)."""
+        focused = self.keys_screen.focused
+        if self.ready and isinstance(focused, FieldInput):
+            editor = next((n for n in focused.ancestors if isinstance(n, TextEditor)), None)
+            if editor is not None:
+                editor.new_line_as_read(focused)
+                return
+        raise SkipAction()
 
     def refuses_unready_key(self, event: events.Key) -> None:
         """Keys reach the screen itself while no field has the focus: no task is on screen to take them

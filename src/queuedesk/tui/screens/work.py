@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 
 from queuedesk.api.models import AssignedTask, Queue
 from queuedesk.tui.base import AppScreen, styles
@@ -33,7 +33,11 @@ from queuedesk.tui.work.work_session import WorkSession
 class WorkScreen(AppScreen):
     STYLE_FILES: ClassVar = styles("editing.tcss", "forms.tcss")
     # Priority bindings: they act in the order the keys were typed (see the module's docstring).
-    BINDINGS: ClassVar[list[BindingType]] = TASK_KEYS
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *TASK_KEYS,
+        # The one-line text field's new line changes the field the keys after it go to: read in order.
+        Binding("ctrl+n", "new_line", "New line", show=False, priority=True),
+    ]
 
     def __init__(self, queue: Queue) -> None:
         super().__init__()
@@ -139,6 +143,9 @@ class WorkScreen(AppScreen):
             return
         self.rules.submitting(self.clock.now(), self.qd.keys_read)
         self.pane.decide(lambda: self._submit(form, task))
+
+    def action_new_line(self) -> None:
+        self.pane.new_line()
 
     def action_submit_anywhere(self) -> None:
         """ctrl+j: submit, also from a multi-line field (where enter is a new line)."""

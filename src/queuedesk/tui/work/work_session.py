@@ -207,6 +207,8 @@ class WorkSession:
     async def next_task(self) -> tuple[AssignedTask | None, int]:
         """The next task for the screen (it becomes `current`) and, when there is none, how many
         open tasks others hold. Waits for a claim ahead on its way rather than claiming beside it."""
+        if not self.ahead:
+            await self._send_all_but_last()
         async with self._claiming:
             task: AssignedTask | None
             if self.ahead:
@@ -230,8 +232,7 @@ class WorkSession:
         claim limit, and only the last can be undone."""
         if self.ahead or self.leaving or self._claiming.locked() or self.away_gave_back:
             return None
-        last = self.last_submission[0] if self.last_submission else None
-        await self.outbox.send_held_now(keep=last)
+        await self._send_all_but_last()
         async with self._claiming:
             if self.ahead or self.leaving:
                 return None
@@ -247,6 +248,14 @@ class WorkSession:
                 return None
             self.ahead.append(task)
             return task
+
+    async def _send_all_but_last(self) -> None:
+        """Before any claim (the one ahead, or the one right after a submit with nothing ahead): each
+        submission held for the undo grace still counts against the server's claim limit, and only
+        the last can be undone. (Without it a fast worker's claim was refused for `claim_limit` and
+        the screen said the queue was empty.)"""
+        last = self.last_submission[0] if self.last_submission else None
+        await self.outbox.send_held_now(keep=last)
 
     async def count_left(self) -> int | None:
         """Count the queue's tasks that nobody holds (what is left for this worker and others); the
