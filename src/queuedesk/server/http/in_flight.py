@@ -1,6 +1,8 @@
-"""Requests in flight per API key: how many answers one key may have the server working on at once.
+"""Reads in flight per API key: how many answers one key may have the server working on at once.
 
-A key's request takes a slot once the key is known (after the rate limits) and gives it back when
+Only reads (GET, HEAD) are counted: their answers are what a key can make large (pages of up to
+4 MiB), while a write's answer is one object and its body is bounded on the way in, and an
+integration that creates tasks over many connections at once is ordinary use. A key's read takes a slot once the key is known (after the rate limits) and gives it back when
 its answer has been sent: for an answer larger than the transport's buffer, once the buffer is
 back under its low-water mark (the client took the answer, or the connection was lost or cut off
 by the send check), not when it was handed to the transport. So a key can make the server hold at most
@@ -18,6 +20,7 @@ from queuedesk.server.http.rate_limits import too_many
 
 SLOT = "queuedesk.in_flight"  # the scope's key for the release of the request's slot
 RETRY_AFTER_SECONDS = 1.0
+READS = frozenset({"GET", "HEAD"})
 
 
 class InFlight:
@@ -29,7 +32,7 @@ class InFlight:
 
     def enter(self, scope: MutableMapping[str, Any], key_hash: str) -> None:
         """Take a slot for the request (429 when the key holds them all); once per request."""
-        if self.per_key is None or SLOT in scope:
+        if self.per_key is None or SLOT in scope or scope.get("method") not in READS:
             return
         count = self._counts.get(key_hash, 0)
         if count >= self.per_key:

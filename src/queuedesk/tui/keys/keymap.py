@@ -10,7 +10,7 @@ import functools
 from collections.abc import Iterable
 from pathlib import Path
 
-_PACKAGE = Path(__file__).parent
+_PACKAGE = Path(__file__).parents[1]  # the whole app (tui/), not only keys/
 
 
 def _ids_in(source: str) -> Iterable[str]:
