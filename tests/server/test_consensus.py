@@ -253,3 +253,141 @@ def test_numbers_by_value_and_dates_by_the_day_or_instant(admin, worker, worker2
         answer(worker2, qpath, second, category="red", size=3, day="2026-01-02T11:00:00+01:00")["status"]
         == "completed"
     )
+
+
+# --- disputes and the decide verdict ---------------------------------------------------------------
+
+
+def disputed_task(
+    admin: httpx.Client, worker: httpx.Client, worker2: httpx.Client, org_id: int
+) -> tuple[str, int]:
+    """A task of a queue (answers 2, max 3) that the worker, worker2 and the admin answered apart."""
+    _made, qpath = consensus_queue(admin, org_id, max_answers=3)
+    (task_id,) = create(admin, qpath)
+    assert answer(worker, qpath, task_id, category="red")["status"] == "open"
+    assert answer(worker2, qpath, task_id, category="blue")["status"] == "open"
+    collecting = body_of(admin.get(f"{qpath}/tasks/{task_id}"))["consensus"]
+    assert collecting["state"] == "collecting" and collecting["agreement"]["category"] == 0.5
+    assert answer(admin, qpath, task_id, category="green")["status"] == "open"
+    return qpath, task_id
+
+
+def test_at_max_answers_without_settling_the_task_is_disputed(admin, worker, worker2, org_id) -> None:
+    qpath, task_id = disputed_task(admin, worker, worker2, org_id)
+    task = body_of(admin.get(f"{qpath}/tasks/{task_id}"))
+    assert task["status"] == "open" and task["consensus"]["state"] == "disputed"
+    assert len(task["consensus"]["answers"]) == 3
+    # not claimable, out of A2, counted in n_tasks, listed by B2's filter
+    assert worker.post(f"{qpath}/tasks/next").status_code == 204
+    assert body_of(admin.get(f"{qpath}/tasks/completed"))["count"] == 0
+    assert body_of(admin.get(qpath))["n_tasks"] == 1
+    disputed = body_of(admin.get(f"{qpath}/tasks", params={"consensus": "disputed"}))
+    assert [t["id"] for t in disputed["tasks"]] == [task_id] and disputed["count"] == 1
+    assert body_of(admin.get(f"{qpath}/tasks", params={"consensus": "collecting"}))["count"] == 0
+    assert admin.get(f"{qpath}/tasks", params={"consensus": "nope"}).status_code == 400
+
+
+def test_collecting_filter_lists_tasks_with_answers_waiting(admin, worker, org_id) -> None:
+    _made, qpath = consensus_queue(admin, org_id)
+    first, _second = create(admin, qpath, 2)
+    answer(worker, qpath, first, category="red")
+    listed = body_of(admin.get(f"{qpath}/tasks", params={"consensus": "collecting"}))
+    assert [t["id"] for t in listed["tasks"]] == [first]
+
+
+def test_disputed_tasks_come_first_in_the_review_loop_and_are_decided(
+    admin, supervisor, worker, worker2, org_id
+) -> None:
+    qpath, task_id = disputed_task(admin, worker, worker2, org_id)
+    # sampled completed work waits too, drawn earlier: the disputed task still comes first
+    body_of(admin.patch(qpath, json={"review_percent": 100}))
+    (other,) = create(admin, qpath)
+    answer(worker, qpath, other, category="red")
+    assert answer(worker2, qpath, other, category="red")["status"] == "completed"
+    claimed = body_of(supervisor.post(f"{qpath}/reviews/next"))
+    assert claimed["id"] == task_id
+    assert claimed["consensus"]["state"] == "disputed" and len(claimed["consensus"]["answers"]) == 3
+    for verdict in ("accept", "redo"):
+        refused = supervisor.post(f"{qpath}/tasks/{task_id}/review", json={"verdict": verdict})
+        assert refused.status_code == 409 and refused.json()["errors"][0]["code"] == "conflict"
+    corrected = supervisor.post(
+        f"{qpath}/tasks/{task_id}/review", json={"verdict": "correct", "data": {"category": "red"}}
+    )
+    assert corrected.status_code == 409
+    # decide on a task that is not disputed; decide by someone who answered
+    not_disputed = supervisor.post(
+        f"{qpath}/tasks/{other}/review", json={"verdict": "decide", "data": {"category": "red"}}
+    )
+    assert not_disputed.status_code == 409 and not_disputed.json()["errors"][0]["code"] == "conflict"
+    answered = admin.post(
+        f"{qpath}/tasks/{task_id}/review", json={"verdict": "decide", "data": {"category": "red"}}
+    )
+    assert answered.status_code == 409 and answered.json()["errors"][0]["code"] == "conflict"
+    # validated as B7
+    bad = supervisor.post(
+        f"{qpath}/tasks/{task_id}/review", json={"verdict": "decide", "data": {"category": "purple"}}
+    )
+    assert bad.status_code == 400
+    assert supervisor.post(f"{qpath}/tasks/{task_id}/review", json={"verdict": "decide"}).status_code == 400
+    decided = body_of(
+        supervisor.post(
+            f"{qpath}/tasks/{task_id}/review", json={"verdict": "decide", "data": {"category": "blue"}}
+        )
+    )
+    assert decided["status"] == "completed" and decided["completed_by"] == email(supervisor)
+    assert decided["data"]["category"] == "blue"
+    assert decided["review"]["state"] == "decided"
+    assert decided["consensus"]["state"] == "decided" and decided["consensus"]["decided_by"] == email(
+        supervisor
+    )
+    listed = body_of(admin.get(f"{qpath}/reviews", params={"verdict": "decide"}))
+    assert [t["id"] for t in listed["tasks"]] == [task_id]
+    again = supervisor.post(
+        f"{qpath}/tasks/{task_id}/review", json={"verdict": "decide", "data": {"category": "blue"}}
+    )
+    assert again.status_code == 409
+
+
+def test_after_consensus_is_set_to_null_the_next_answer_completes(admin, worker, worker2, org_id) -> None:
+    _made, qpath = consensus_queue(admin, org_id, max_answers=3)
+    first, second = create(admin, qpath, 2)
+    answer(worker, qpath, first, category="red")
+    answer(worker2, qpath, first, category="blue")
+    answer(admin, qpath, first, category="green")  # disputed
+    answer(worker, qpath, second, category="red")
+    body_of(admin.patch(qpath, json={"consensus": None}))
+    done = answer(worker2, qpath, second, category="blue")
+    assert done["status"] == "completed" and done["completed_by"] == email(worker2)
+    assert done["data"]["category"] == "blue"
+    # the disputed task stays disputed: not claimable, still waiting for a decision
+    assert worker.post(f"{qpath}/tasks/next").status_code == 204
+    assert body_of(admin.get(f"{qpath}/tasks/{first}"))["consensus"]["state"] == "disputed"
+
+
+def test_roles_see_the_consensus_object_workers_see_null(admin, supervisor, worker, worker2, org_id) -> None:
+    _made, qpath = consensus_queue(admin, org_id)
+    (task_id,) = create(admin, qpath)
+    answer(worker, qpath, task_id, category="red")
+    for client in (admin, supervisor):
+        state = body_of(client.get(f"{qpath}/tasks/{task_id}"))["consensus"]
+        (given,) = state["answers"]
+        assert list(given) == ["worker", "name", "data", "answered_at", "seconds"]
+        assert given["worker"] == email(worker) and given["data"]["category"] == "red"
+        assert state["state"] == "collecting" and state["decided_by"] is None
+    for client in (worker, worker2):
+        assert body_of(client.get(f"{qpath}/tasks/{task_id}"))["consensus"] is None
+        listed = body_of(client.get(f"{qpath}/tasks"))["tasks"]
+        assert all(t["consensus"] is None for t in listed)
+    claimed = body_of(worker2.post(f"{qpath}/tasks/next"))
+    assert claimed["id"] == task_id and claimed["consensus"] is None and claimed["data"]["category"] is None
+
+
+def test_a_flush_takes_the_answers_with_the_tasks(admin, worker, org_id) -> None:
+    _made, qpath = consensus_queue(admin, org_id)
+    create(admin, qpath, 2)
+    answer(worker, qpath, category="red")
+    assert admin.put(f"{qpath}/flush").status_code == 200
+    create(admin, qpath)
+    answer(worker, qpath, category="red")
+    nothing = worker.post(f"{qpath}/tasks/next")
+    assert nothing.status_code == 204 and nothing.headers["X-Tasks-Answered"] == "1"

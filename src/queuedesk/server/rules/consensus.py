@@ -206,14 +206,7 @@ def decide(
 ) -> tuple[dict[str, Any], bool]:
     """The `decide` verdict (B19 under B21): a disputed task completes with the reviewer's values, by
     the reviewer. (The task's row with the event written or not; the review is recorded by the caller.)"""
-    held = tasks.held_state(conn, queue.id, task_id)
-    if held is None:
-        raise TaskNotFound(task_id)
-    state = consensus.state_of(conn, task_id)
-    if held.status == "completed" or state is None or state.state != DISPUTED:
-        raise NotDisputed(task_id)
-    if consensus.has_answered(conn, task_id, principal.user_id):
-        raise DeciderAnswered(task_id)
+    held = decidable(conn, queue, task_id, principal)
     final = checked_completion(queue, held.data, data)
     answers = consensus.answers_of(conn, task_id)
     blocks = _blocks_now(conn, queue)
@@ -232,6 +225,20 @@ def decide(
         conn, queue, task_id, row, counted.webhook_target, answers, judged, DECIDED, principal.email, now
     )
     return row, written
+
+
+def decidable(conn: Connection, queue: QueueRecord, task_id: int, principal: Principal) -> tasks.HeldState:
+    """The disputed task, locked, if the caller may decide it: not disputed, or answered by the
+    caller, is refused."""
+    held = tasks.held_state(conn, queue.id, task_id)
+    if held is None:
+        raise TaskNotFound(task_id)
+    state = consensus.state_of(conn, task_id)
+    if held.status == "completed" or state is None or state.state != DISPUTED:
+        raise NotDisputed(task_id)
+    if consensus.has_answered(conn, task_id, principal.user_id):
+        raise DeciderAnswered(task_id)
+    return held
 
 
 def is_disputed(conn: Connection, task_id: int) -> bool:

@@ -237,6 +237,7 @@ def _consensus_verdict(
         if consensus.is_disputed(conn, task_id):
             raise DisputedNotReviewable(task_id)
         return None
+    consensus.decidable(conn, queue, task_id, principal)
     state = reviews.locked_state(conn, task_id)
     live = (
         state is not None and state.lease_expires_at is not None and state.lease_expires_at > to_micros(now)
