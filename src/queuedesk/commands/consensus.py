@@ -52,7 +52,7 @@ async def consensus(args: argparse.Namespace) -> int:
     async with client_from(args) as client:
         queue = await find_queue(client, args.queue)
         if changing:
-            detail = await client.queue(queue.id)
+            detail = await client.queue_with_consensus(queue.id)  # NoConsensus first, on an older server
             if wanted is not None and (found := problems(wanted, detail.data)):
                 raise UsageError(f"nothing was changed: {'; '.join(found)}")
             detail = await client.set_consensus(
