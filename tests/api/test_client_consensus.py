@@ -38,8 +38,8 @@ def _on(queue_id: int, args: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(queue_id if arg == QUEUE else arg for arg in args)
 
 
-def needs_b21(server: ServerProcess) -> None:
-    features = httpx.get(f"{server.url}/me", headers={"Authorization": f"Token {KEYS['admin']}"}).json()
+def needs_b21(server: ServerProcess, key: str = KEYS["admin"]) -> None:
+    features = httpx.get(f"{server.url}/me", headers={"Authorization": f"Token {key}"}).json()
     if "B21" not in features.get("features", []):
         pytest.skip("the server does not serve B21 yet")
 
