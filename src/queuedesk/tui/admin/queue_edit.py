@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from queuedesk.api.block_changes import compare_blocks, impact_lines
+from queuedesk.api.client import QueueDeskClient
 from queuedesk.api.models import Block, QueueDetail
+from queuedesk.tui.admin.consensus_draft import ConsensusDraft
 from queuedesk.tui.admin.queue_draft import (
     BlockDraft,
     DraftProblem,
@@ -38,7 +40,8 @@ def who_is_affected(pending: int, completed: int) -> str:
 @dataclass
 class QueueEdit:
     """The editor's model. `existing`: editing a queue (else a new one); `reviews`: the server
-    reviews work (B19), so the share reviewed is edited and checked."""
+    reviews work (B19), so the share reviewed is edited and checked; `consensus_offered`: the server
+    has consensus (B21), so it is edited and checked."""
 
     existing: bool = False
     detail: QueueDetail | None = None
@@ -49,6 +52,8 @@ class QueueEdit:
     description: str = ""
     review_text: str = "0"  # the share of completions drawn for review (B19), as typed
     reviews: bool = False
+    consensus: ConsensusDraft = field(default_factory=ConsensusDraft)
+    consensus_offered: bool = False
     saved_state: Any = None  # None until loaded: nothing is saved or compared before
     selected: int | None = None
     problems: list[DraftProblem] = field(default_factory=list)
@@ -65,6 +70,8 @@ class QueueEdit:
         self.name, self.description = detail.name, detail.description
         self.review_text = str(detail.review_percent)
         self.drafts = [BlockDraft.of(b) for b in detail.data]
+        held = detail.consensus
+        self.consensus = ConsensusDraft.of(held.model_dump() if held is not None else None)
 
     def mark_saved(self) -> None:
         self.saved_state = self.state()
@@ -72,7 +79,13 @@ class QueueEdit:
     # --- what is typed ---------------------------------------------------------------------------
 
     def state(self) -> Any:
-        return (self.name, self.description, self.raw_blocks(), self.review_text.strip())
+        return (
+            self.name,
+            self.description,
+            self.raw_blocks(),
+            self.review_text.strip(),
+            self.consensus.state(),
+        )
 
     @property
     def dirty(self) -> bool:
@@ -86,6 +99,8 @@ class QueueEdit:
         self.problems = queue_problems(self.name, self.description) + block_problems(self.drafts)
         if self.reviews:
             self.problems += review_problems(self.review_text)
+        if self.consensus_offered:
+            self.problems += self.consensus.problems(self.drafts)
         return self.problems
 
     def queue_problems_shown(self) -> dict[str, str]:
@@ -110,6 +125,8 @@ class QueueEdit:
         share = review_percent(self.review_text) if self.reviews else None
         if share:
             parts.append(f"{share}% of completions reviewed")
+        if self.consensus_offered and self.consensus.on:
+            parts.append(f"consensus of {self.consensus.answers.strip() or '?'} answers")
         if self.problems:
             parts.append(f"{len(self.problems)} problem(s) to fix before saving")
         if self.dirty:
@@ -172,15 +189,41 @@ class QueueEdit:
             "blocks": self.raw_blocks(),
             "description": self.description,
             "review_percent": share,
+            "consensus": self.consensus.body(self.drafts) if self.consensus_offered else None,
         }
 
     def changes(self) -> dict[str, Any]:
         """The arguments of `update_queue`: only what changed since it was loaded or saved."""
-        name, description, blocks, review = self.state()
-        was_name, was_description, was_blocks, was_review = self.saved_state
+        name, description, blocks, review, _ = self.state()
+        was_name, was_description, was_blocks, was_review, _ = self.saved_state
         return {
             "name": name.strip() if name != was_name else None,
             "description": description if description != was_description else None,
             "blocks": blocks if blocks != was_blocks else None,
             "review_percent": review_percent(review) if self.reviews and review != was_review else None,
         }
+
+    def consensus_changed(self) -> bool:
+        """The consensus differs from the one loaded or saved (sent apart: B13 with `consensus`)."""
+        return self.consensus_offered and self.consensus.state() != self.saved_state[4]
+
+    def saved_but_consensus(self) -> None:
+        """Everything but the consensus reached the server (its change was refused)."""
+        self.saved_state = (*self.state()[:4], self.saved_state[4])
+
+    async def send(self, client: QueueDeskClient, queue_id: int | None) -> QueueDetail:
+        """Create the queue (`queue_id` None) or change it: B13 with what changed, the consensus
+        apart (the client's `set_consensus`), after the blocks it may compare."""
+        if queue_id is None:
+            return await client.create_queue(**self.creation())
+        changes = self.changes()
+        saved: QueueDetail | None = None
+        if any(value is not None for value in changes.values()) or not self.consensus_changed():
+            saved = await client.update_queue(queue_id, **changes)
+        if self.consensus_changed():
+            self.saved_but_consensus()  # if the consensus is refused, the rest is saved all the same
+            saved = await client.set_consensus(
+                queue_id, **(self.consensus.body(self.drafts) or {"answers": None})
+            )
+        assert saved is not None
+        return saved

@@ -27,6 +27,7 @@ from queuedesk.tui.review.review_access import has_review
 from queuedesk.tui.widgets.app_footer import AppFooter
 from queuedesk.tui.widgets.block_list import BlockList
 from queuedesk.tui.widgets.block_settings import BlockSettings
+from queuedesk.tui.widgets.consensus_fields import ConsensusFields
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.queue_fields import QueueFields
 from queuedesk.tui.widgets.queue_preview import QueuePreview
@@ -72,6 +73,11 @@ class QueueEditorScreen(AppScreen):
         blocks_problem.display = False
         return [
             QueueFields(self.edit, id="queue-fields"),
+            *(
+                [ConsensusFields(self.edit.consensus, self.edit.drafts, id="consensus")]
+                if self.edit.consensus_offered
+                else []
+            ),
             Static("Blocks: ctrl+n adds · [ ] or ctrl+↑↓ move · delete removes", classes="qe-label"),
             BlockList(id="block-list", compact=True, markup=False),
             blocks_problem,
@@ -94,6 +100,7 @@ class QueueEditorScreen(AppScreen):
                 self.dismiss()
                 return
             edit.load(detail, completed)
+        edit.consensus_offered = await self._has_consensus()
         edit.reviews = any(
             has_review(q) for q in [*([edit.detail] if edit.detail else []), *self.qd.known_queues]
         )
@@ -107,6 +114,12 @@ class QueueEditorScreen(AppScreen):
         self._changed()
         self.query_one("#queue-name").focus()
 
+    async def _has_consensus(self) -> bool:
+        try:
+            return await self.session.client.supports_consensus()
+        except errors.QueueDeskError:
+            return False  # the editor works without it; the save says what the server answers
+
     # --- showing the model ---------------------------------------------------------------------------
 
     def _show_problems(self) -> None:
@@ -114,7 +127,9 @@ class QueueEditorScreen(AppScreen):
             return
         mine = self.edit.queue_problems_shown()
         self.query_one(QueueFields).show_problems(mine)
-        others = [f"{k}: {m}" for k, m in mine.items() if k != "name"]
+        others = [f"{k}: {m}" for k, m in mine.items() if k != "name" and not k.startswith("consensus")]
+        for consensus in self.query(ConsensusFields):
+            consensus.show_problems(mine)
         general = self.query_one("#blocks-problem", Static)
         general.update("\n".join(others))
         general.display = bool(others)
@@ -152,11 +167,14 @@ class QueueEditorScreen(AppScreen):
         self.edit.check()
         self._show_problems()
         self.query_one(QueuePreview).show(*self.edit.previewed())
+        for consensus in self.query(ConsensusFields):
+            consensus.show_blocks(self.edit.drafts)
         self.query_one("#editor-status", Static).update(self.edit.status_line())
 
     # --- events ------------------------------------------------------------------------------------
 
     @on(QueueFields.Changed)
+    @on(ConsensusFields.Changed)
     def _queue_changed(self) -> None:
         self._changed()
 
@@ -244,6 +262,9 @@ class QueueEditorScreen(AppScreen):
 
     async def _go_to(self, problem: DraftProblem) -> None:
         if problem.block is None:
+            consensus = self.query(ConsensusFields)
+            if consensus and consensus.first().focus_field(problem.field):
+                return
             if not self.query_one(QueueFields).focus_field(problem.field):
                 self.query_one("#queue-description").focus()
             return
@@ -256,10 +277,7 @@ class QueueEditorScreen(AppScreen):
         client = self.session.client
         self.sending = True
         try:
-            if self.queue is None:
-                saved = await client.create_queue(**self.edit.creation())
-            else:
-                saved = await client.update_queue(self.queue.id, **self.edit.changes())
+            saved = await self.edit.send(client, None if self.queue is None else self.queue.id)
         except errors.ValidationError as exc:
             self._refused([Problem(e.code or "", e.field, e.message) for e in exc.errors])
             self.notify(str(exc), title="The server refused the queue", severity="warning")
