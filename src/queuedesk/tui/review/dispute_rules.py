@@ -15,7 +15,7 @@ import json
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from queuedesk.api.models import Block
 from queuedesk.api.terminal_text import shown_on_one_line
@@ -71,7 +71,10 @@ def _named_time(text: str) -> date | datetime | None:
     return moment.astimezone(UTC) if moment.tzinfo is not None else moment
 
 
-def in_order(answers: Sequence[Answer]) -> list[Answer]:
+A = TypeVar("A", bound=Answer)
+
+
+def in_order(answers: Sequence[A]) -> list[A]:
     """Earliest first (the order their keys follow)."""
     return sorted(answers, key=lambda a: a.answered_at)
 
