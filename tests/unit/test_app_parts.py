@@ -91,7 +91,10 @@ def test_a_refused_submission_goes_back_to_the_screens_of_its_queue_and_is_said(
     assert mine.taken_back == ["e1"] and other.taken_back == []
     ((title, said),) = app.said
     assert title == "Submission refused"
-    assert "Task 101 in Cats was not accepted: label: not one of the options. What you entered: label='cat'." in said
+    assert (
+        "Task 101 in Cats was not accepted: label: not one of the options. What you entered: label='cat'."
+        in said
+    )
 
 
 @pytest.mark.parametrize(
