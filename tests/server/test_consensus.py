@@ -3,13 +3,16 @@ the claim order, settling, disputes and the `decide` verdict, what each role see
 `features`."""
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from queuedesk.server.routes.account import FEATURES
+from queuedesk.server.store.schema import LATEST
 from tests.conftest import make_queue
+from tests.support import ROLES_SEED, ServerProcess, execute_sql, query_value
 from tests.support.contract import body_of
 
 CHOICE = {"id": "category", "name": "Category", "type": "single_selection"}
@@ -424,3 +427,36 @@ def test_stats_count_the_disputed_tasks_now(admin, worker, worker2, org_id) -> N
     qpath, _task_id = disputed_task(admin, worker, worker2, org_id)
     stats = body_of(admin.get(f"{qpath}/stats"))
     assert stats["disputed"] == 1 and stats["pending"] == 1
+
+
+# --- the schema -------------------------------------------------------------------------------------
+
+
+def test_the_upgrade_from_version_14_adds_consensus(tmp_path: Path, backend: str) -> None:
+    db = tmp_path / "v14.db"
+    server = ServerProcess(db, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
+    server.stop()
+    on = " ON task_answers" if backend == "postgresql" else ""
+    for trigger in ("qd_answers_insert", "qd_answers_delete", "qd_answers_update"):
+        execute_sql(server.db_url, f"DROP TRIGGER {trigger}{on}")
+    for table in ("task_answers", "consensus_tasks", "answer_counts", "answer_hours"):
+        execute_sql(server.db_url, f"DROP TABLE {table}")
+    for column in ("consensus", "consensus_used"):
+        execute_sql(server.db_url, f"ALTER TABLE queues DROP COLUMN {column}")
+    execute_sql(server.db_url, "UPDATE schema_version SET version = 14")
+    server = ServerProcess(db, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
+    try:
+        assert query_value(server.db_url, "SELECT version FROM schema_version") == LATEST
+        with (
+            server.client("admin") as admin,
+            server.client("worker") as worker,
+            server.client("worker2") as other,
+        ):
+            _made, qpath = consensus_queue(admin, 1)
+            (task_id,) = create(admin, qpath)
+            answer(worker, qpath, task_id, category="red")
+            assert answer(other, qpath, task_id, category="red")["status"] == "completed"
+            stats = body_of(admin.get(f"{qpath}/stats"))
+            assert sorted(w["agreed"] for w in stats["by_worker"]) == [1, 1]  # the answers' triggers count
+    finally:
+        server.stop()

@@ -63,7 +63,10 @@ def claim_next(
     row = tasks.get_task(conn, queue.id, task_id, principal.user_id)
     if row is None:
         raise TaskNotFound(task_id)
-    consensus_view.attach(conn, queue, [row], principal)
+    if principal.role == "worker":  # null to workers, and the task is never one they answered
+        row["consensus"] = None
+    else:
+        consensus_view.attach(conn, queue, [row], principal)
     return row, {}
 
 
@@ -88,7 +91,9 @@ def answer(
     held = tasks.held_state(conn, queue.id, task_id)  # locks the task's row for the transaction
     if held is None:
         raise TaskNotFound(task_id)
-    if consensus.has_answered(conn, task_id, principal.user_id):
+    holding = held.status == "in_progress" and held.assigned_to == principal.user_id
+    # The holder cannot have answered it (a claim never gives a task the caller answered).
+    if not holding and consensus.has_answered(conn, task_id, principal.user_id):
         raise AlreadyAnswered(task_id)
     if held.status == "completed":
         raise AlreadyCompleted(task_id)
