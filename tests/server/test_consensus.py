@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from queuedesk.server.routes.account import FEATURES
+from queuedesk.server.store import rollups
 from queuedesk.server.store.schema import LATEST
 from tests.conftest import make_queue
 from tests.support import ROLES_SEED, ServerProcess, execute_sql, query_value
@@ -437,10 +438,31 @@ def test_the_upgrade_from_version_14_adds_consensus(tmp_path: Path, backend: str
     server = ServerProcess(db, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
     server.stop()
     on = " ON task_answers" if backend == "postgresql" else ""
-    for trigger in ("qd_answers_insert", "qd_answers_delete", "qd_answers_update"):
+    for trigger in rollups.ANSWER_TRIGGER_NAMES:
         execute_sql(server.db_url, f"DROP TRIGGER {trigger}{on}")
+    on = " ON tasks" if backend == "postgresql" else ""
+    for trigger in rollups.TASK_TRIGGER_NAMES:  # version 14's: every completion counts for its worker
+        execute_sql(server.db_url, f"DROP TRIGGER {trigger}{on}")
+    for statement in rollups.trigger_statements(backend, apart=False):
+        execute_sql(server.db_url, statement)
     for table in ("task_answers", "consensus_tasks", "answer_counts", "answer_hours"):
         execute_sql(server.db_url, f"DROP TABLE {table}")
+    # The access version's trigger on queues as version 14 had it, without the new columns.
+    columns = "organization_id, name, description, blocks, webhook_target"
+    if backend == "postgresql":
+        execute_sql(server.db_url, "DROP TRIGGER qd_access_queues ON queues")
+        execute_sql(
+            server.db_url,
+            f"CREATE TRIGGER qd_access_queues AFTER UPDATE OF {columns} OR DELETE ON queues "
+            "FOR EACH STATEMENT EXECUTE FUNCTION qd_access_changed()",
+        )
+    else:
+        execute_sql(server.db_url, "DROP TRIGGER qd_access_queues_update")
+        execute_sql(
+            server.db_url,
+            f"CREATE TRIGGER qd_access_queues_update AFTER UPDATE OF {columns} ON queues "
+            "BEGIN UPDATE access_version SET version = version + 1; END",
+        )
     for column in ("consensus", "consensus_used"):
         execute_sql(server.db_url, f"ALTER TABLE queues DROP COLUMN {column}")
     execute_sql(server.db_url, "UPDATE schema_version SET version = 14")
