@@ -106,12 +106,20 @@ def main() -> None:
         for _round in range(args.rounds):
             figures: dict[str, Any] = {}
             for name in ("plain", "consensus"):
+                assert server.process is not None
+                cpu = _cpu(server.process.pid)
                 rate, took = _run(server.url, paths[name], args.workers, args.cycles)
+                cpu_us = (_cpu(server.process.pid) - cpu) / len(took) * 1e6
                 figures[name] = {
                     "per_second": round(rate, 1),
                     "median_ms": round(statistics.median(took) * 1000, 3),
+                    "server_cpu_us_per_cycle": round(cpu_us),
                 }
             figures["ratio"] = round(figures["consensus"]["median_ms"] / figures["plain"]["median_ms"], 3)
+            figures["cpu_ratio"] = round(
+                figures["consensus"]["server_cpu_us_per_cycle"] / figures["plain"]["server_cpu_us_per_cycle"],
+                3,
+            )
             rounds.append(figures)
             print(json.dumps(figures), flush=True)
     finally:
