@@ -29,6 +29,7 @@ import httpx
 from bench import UNLIMITED
 from tests.support import CORE_BLOCKS, KEYS, ROLES_SEED, ServerProcess
 from tests.support.loopback import loopback_client
+from tests.support.postgres import drop_databases
 
 # The walk the answer sets avoid: tasks with answers in claim order, each checked for the caller's.
 NAIVE = """SELECT t.id FROM tasks t JOIN consensus_tasks c ON c.task_id = t.id WHERE t.queue_id = {q}
@@ -164,6 +165,7 @@ def main() -> None:
                 )
     finally:
         server.stop()
+        drop_databases()
     result = {
         "backend": args.backend,
         "answered_by_the_worker": args.answered,
