@@ -3,6 +3,8 @@ the claim order, settling, disputes and the `decide` verdict, what each role see
 `features`."""
 
 import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,8 @@ from queuedesk.server.routes.account import FEATURES
 from queuedesk.server.store import rollups
 from queuedesk.server.store.schema import LATEST
 from tests.conftest import make_queue
-from tests.support import ROLES_SEED, ServerProcess, execute_sql, query_value
+from tests.server.conftest import sqlite_only
+from tests.support import ROLES_SEED, ServerProcess, execute_sql, query_value, run_cli
 from tests.support.contract import body_of
 
 CHOICE = {"id": "category", "name": "Category", "type": "single_selection"}
@@ -482,3 +485,26 @@ def test_the_upgrade_from_version_14_adds_consensus(tmp_path: Path, backend: str
             assert sorted(w["agreed"] for w in stats["by_worker"]) == [1, 1]  # the answers' triggers count
     finally:
         server.stop()
+
+
+def test_a_backup_holds_the_answers_and_a_restore_brings_them_back(
+    server: ServerProcess, admin, worker, org_id, backend: str, tmp_path: Path
+) -> None:
+    sqlite_only(backend, "backup and restore copy SQLite files; PostgreSQL uses pg_dump")
+    made, qpath = consensus_queue(admin, org_id)
+    (task_id,) = create(admin, qpath)
+    answer(worker, qpath, task_id, category="green")
+    backup = tmp_path / "backup.db"
+    assert run_cli(["backup", str(backup), "--db", server.db_url]).returncode == 0
+    restored = tmp_path / "restored.db"
+    done = run_cli(["restore", str(backup), "--db", f"sqlite:///{restored}"])
+    assert done.returncode == 0, done.stderr
+    for copy in (backup, restored):
+        with closing(sqlite3.connect(copy)) as conn:
+            found = conn.execute("SELECT data FROM task_answers WHERE task_id = ?", (task_id,)).fetchone()
+            triggers = {
+                row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+            }
+        assert json.loads(found[0])["category"] == "green"
+        assert set(rollups.ANSWER_TRIGGER_NAMES) <= triggers
+    assert made["consensus"] is not None
