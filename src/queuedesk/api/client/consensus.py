@@ -4,7 +4,8 @@ Every call here first checks that the server lists B21 in `GET /me`'s `features`
 (`ClientCore._require_feature`): on an older server it raises `NoConsensus`, with nothing sent.
 """
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from queuedesk.api import models
@@ -59,10 +60,16 @@ class ConsensusMixin(TasksMixin):
         body = {
             "consensus": consensus_body(answers, max_answers=max_answers, agreement=agreement, blocks=blocks)
         }
-        path = await self._ext_queue_path(queue_id, what)
         await self._require_feature("B21", what)
+        path = await self._ext_queue_path(queue_id, what)
         response = await self._request("PATCH", path, what, json=body, idempotent=True)
         return self._parse(models.QueueDetail, body_of(response, what), what)
+
+    async def queue_with_consensus(self, queue_id: int) -> models.QueueDetail:
+        """A4 for the queue's consensus settings (`consensus`: None when one answer completes a
+        task). `NoConsensus` on a server without B21, where `consensus` would say nothing."""
+        await self._require_feature("B21", f"Reading the consensus of queue {queue_id}")
+        return await self.queue(queue_id)
 
     async def consensus_of(self, queue_id: int, task_id: int) -> models.AssignedTask:
         """B3 for a task's answers (`task.consensus`: None in a queue without consensus, and to a
@@ -70,3 +77,22 @@ class ConsensusMixin(TasksMixin):
         what = f"Reading the answers of task {task_id}"
         await self._require_feature("B21", what)
         return await self.task(queue_id, task_id)
+
+    async def with_answers(
+        self, queue_id: int, pages: AsyncIterator[models.TaskPage], *, at_once: int = 8
+    ) -> AsyncIterator[models.TaskPage]:
+        """`pages` of completed tasks, each task with its `consensus` (B3: the answers, their
+        agreement and how the task ended; null for a task completed without consensus), read
+        `at_once` tasks at a time. `NoConsensus` on a server without B21."""
+        await self._require_feature("B21", f"Reading the answers of the tasks of queue {queue_id}")
+        gate = asyncio.Semaphore(at_once)
+
+        async def answered(task: models.Task) -> models.Task:
+            async with gate:
+                full = await self.task(queue_id, task.id)
+            consensus = None if full.consensus is None else full.consensus.model_dump(mode="json")
+            return models.Task.model_validate({**task.model_dump(mode="json"), "consensus": consensus})
+
+        async for page in pages:
+            tasks = await asyncio.gather(*(answered(task) for task in page.tasks))
+            yield page.model_copy(update={"tasks": list(tasks)})

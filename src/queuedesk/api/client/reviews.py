@@ -69,9 +69,9 @@ class ReviewsMixin(QueuesMixin):
         disputed one (B21: `data` the values it completes with). Never retried blindly: a second
         verdict is a 409 `already_reviewed`."""
         what = f"Reviewing task {task_id} ({verdict})"
-        path = f"{await self._review_path(queue_id, what)}/tasks/{task_id}/review"
         if verdict == "decide":
             await self._require_feature("B21", what)
+        path = f"{await self._review_path(queue_id, what)}/tasks/{task_id}/review"
         body: dict[str, Any] = {"verdict": verdict}
         if data is not None:
             body["data"] = dict(data)
@@ -93,9 +93,9 @@ class ReviewsMixin(QueuesMixin):
         """Reviewed tasks, newest verdict first; `verdict` a comma list of accept, correct, redo (and
         decide, B21); a worker passes `completed_by="me"`."""
         what = f"Listing the reviews of queue {queue_id}"
-        path = f"{await self._review_path(queue_id, what)}/reviews"
         if verdict is not None and "decide" in verdict.split(","):
             await self._require_feature("B21", what)
+        path = f"{await self._review_path(queue_id, what)}/reviews"
         params = {
             "verdict": verdict,
             "completed_by": completed_by,

@@ -103,9 +103,9 @@ class TasksMixin(QueuesMixin):
         `consensus` (B21) only the tasks still collecting answers, or only the disputed ones."""
         check_page(offset, limit)
         what = f"Listing pending tasks of queue {queue_id}"
-        path = f"{await self._ext_queue_path(queue_id, what)}/tasks"
         if consensus is not None:
             await self._require_feature("B21", what)
+        path = f"{await self._ext_queue_path(queue_id, what)}/tasks"
         params = {
             "offset": offset,
             "limit": limit,

@@ -96,6 +96,7 @@ class Submissions(Protocol):
     def undo(self, entry_id: str) -> Entry | None: ...
     async def send_held_now(self, *, keep: str | None = None) -> None: ...
     def task_ids(self, queue_id: int) -> list[int]: ...
+    def outcome(self, entry_id: str) -> str | None: ...
 
 
 @dataclass
@@ -123,7 +124,7 @@ class WorkTime:
 
 @dataclass
 class Counts:
-    done: int = 0
+    done: int = 0  # submissions made (in a consensus queue: answers given)
     skipped: int = 0
     seconds_of: dict[str, float] = field(default_factory=dict)  # each held submission's time on its task
 
@@ -153,6 +154,11 @@ class WorkSession:
         self.timers = Timers()
         self.ticks = 0
         self.count_due = False  # what is left is to be counted again (`recount`)
+        # B21: the queue has consensus (a submission records an answer, the task completes once
+        # enough workers agree), and, when nothing could be claimed, the open tasks this worker
+        # answered (they wait for other workers' answers, or a reviewer).
+        self.consensus = False
+        self.answered_waiting = 0
 
     # --- timers ------------------------------------------------------------------------------------
 
@@ -185,12 +191,17 @@ class WorkSession:
         ids = [t.id for t in ([self.current] if self.current else []) + self.ahead]
         return ids + [i for i in self.outbox.task_ids(self.queue_id) if i not in ids]
 
+    def settled(self) -> int:
+        """Answers given here whose task completed with them (B21; `outcome` "completed")."""
+        return sum(1 for entry_id in self.counts.seconds_of if self.outbox.outcome(entry_id) == "completed")
+
     async def _claim(self) -> tuple[AssignedTask | None, int]:
         for _ in range(CLAIM_TRIES):
             held = self.held_ids()
             given_back = [i for i in reversed(self.given_back) if i not in held]  # the latest first
             claim = await self.client.claim_next(self.queue_id, exclude=(held + given_back)[:EXCLUDE_AT_MOST])
             task = claim.task
+            self.answered_waiting = claim.answered if task is None else 0
             if task is not None:
                 self._note_lease(task.assignment)
             if task is not None and task.id in held:
