@@ -173,8 +173,10 @@ class ReviewSession(WorkSession):
 
     @property
     def accept_rate(self) -> float | None:
-        """Accepted / reviewed in this session; None before the first verdict."""
-        return self.verdicts["accept"] / self.reviewed if self.reviewed else None
+        """Accepted / judged in this session (a dispute decided judges no worker's answer); None
+        before the first such verdict."""
+        judged = sum(self.verdicts[v] for v in ("accept", "correct", "redo"))
+        return self.verdicts["accept"] / judged if judged else None
 
     def tick(self) -> bool:
         if self.ticks % COUNT_EVERY_TICKS == 0:
