@@ -91,10 +91,18 @@ def test_on_a_dispute_the_answer_keys_act_and_accept_and_redo_do_not() -> None:
     from queuedesk.tui.work.task_rules import TaskRules
     from tests.unit.test_review_rules import View
 
-    rules = TaskRules()
-    applies = lambda action, params, view=View(), editing=False, answers=3: review_applies(  # noqa: E731
-        rules, action, params, view, editing=editing, answers=answers
-    )
+    rules, out_of_fields = TaskRules(), View()
+
+    def applies(
+        action: str,
+        params: tuple[object, ...],
+        view: View = out_of_fields,
+        *,
+        editing: bool = False,
+        answers: int = 3,
+    ) -> bool:
+        return review_applies(rules, action, params, view, editing=editing, answers=answers)
+
     assert applies("take_answer", ("C",)) and not applies("take_answer", ("D",))  # three answers
     assert not applies("take_answer", ("A",), answers=0)  # no dispute: no answers to take
     assert not applies("verdict", ("accept",)) and not applies("verdict", ("redo",))
