@@ -404,7 +404,7 @@ def queue_stats(
 
 def _verdicts(states: dict[str, int]) -> dict[str, int]:
     """B19's counts of one worker: reviewed, then each verdict."""
-    accepted, corrected, redone = (states.get(state, 0) for state in reviews.VERDICT_STATES)
+    accepted, corrected, redone = (states.get(state, 0) for state in ("accepted", "corrected", "redone"))
     return {
         "reviewed": accepted + corrected + redone,
         "accepted": accepted,
