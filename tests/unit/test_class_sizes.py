@@ -15,7 +15,6 @@ OTHER_LIMIT = 400
 EXCEPTIONS: dict[tuple[str, str], str] = {
     ("tui/screens/queue_editor.py", "QueueEditorScreen"): "being split (issue 39)",
     ("tui/panes/webhook_view.py", "WebhookView"): "being split (issue 39): target, secret and log apart",
-    ("tui/widgets/paged_table.py", "PagedTable"): "being split (issue 39): paging apart from painting",
 }
 
 
