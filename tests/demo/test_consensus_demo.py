@@ -9,14 +9,18 @@ from pathlib import Path
 
 import httpx
 
+from queuedesk.api.timestamps import utcnow
 from queuedesk.demo import bots, consensus_start, data
 from queuedesk.demo.content import CONSENSUS_QUEUE
+from queuedesk.server.store.database import run_once
 from tests.api.test_client_consensus import needs_b21
 from tests.support import ServerProcess
 
 
 async def test_the_first_run_has_disputes_to_decide_and_colleagues_answer_blind(tmp_path: Path) -> None:
-    server = ServerProcess(tmp_path / "qd.db", seed=data.seed_document()).start()
+    # The demo's database as its first run builds it (pending photos), then served.
+    await run_once(f"sqlite:///{tmp_path / 'qd.db'}", data.build, utcnow())
+    server = ServerProcess(tmp_path / "qd.db").start()
     admin = httpx.Client(
         base_url=server.url, headers={"Authorization": f"Token {consensus_start.ADMIN_KEY}"}, timeout=30
     )
