@@ -44,7 +44,7 @@ async def test_the_first_run_has_disputes_to_decide_and_colleagues_answer_blind(
         settings = admin.get(path).json()["consensus"]
         assert (settings["answers"], settings["max_answers"]) == (2, 3)
         disputed = admin.get(f"{path}/tasks", params={"consensus": "disputed", "limit": 100}).json()
-        assert disputed["count"] >= consensus_start.DISPUTED_AT_START
+        assert disputed["count"] >= consensus_start.DISPUTED_AT_START  # each three colleagues, three verdicts
         for task in disputed["tasks"][: consensus_start.DISPUTED_AT_START]:
             verdicts = [a["data"]["verdict"] for a in task["consensus"]["answers"]]
             assert len(verdicts) == 3 and len(set(verdicts)) == 3, verdicts
