@@ -391,3 +391,36 @@ def test_a_flush_takes_the_answers_with_the_tasks(admin, worker, org_id) -> None
     answer(worker, qpath, category="red")
     nothing = worker.post(f"{qpath}/tasks/next")
     assert nothing.status_code == 204 and nothing.headers["X-Tasks-Answered"] == "1"
+
+
+# --- stats ----------------------------------------------------------------------------------------
+
+
+def test_stats_count_answers_agreement_and_disputes(admin, supervisor, worker, worker2, org_id) -> None:
+    qpath, disputed_id = disputed_task(admin, worker, worker2, org_id)
+    (settled_id,) = create(admin, qpath)
+    answer(worker, qpath, settled_id, category="red")
+    answer(worker2, qpath, settled_id, category="blue")
+    answer(admin, qpath, settled_id, category="blue")  # settles on blue: worker2 and admin agreed
+    body_of(
+        supervisor.post(
+            f"{qpath}/tasks/{disputed_id}/review", json={"verdict": "decide", "data": {"category": "red"}}
+        )
+    )
+    stats = body_of(supervisor.get(f"{qpath}/stats"))
+    assert stats["disputed"] == 0
+    by_worker = {w["email"]: w for w in stats["by_worker"]}
+    # completed counts answers; a decided task is no one's completion (not the supervisor's)
+    assert email(supervisor) not in by_worker
+    mine, theirs, admins = by_worker[email(worker)], by_worker[email(worker2)], by_worker[email(admin)]
+    assert (mine["completed"], mine["answers"], mine["agreed"]) == (2, 2, 1)  # red held on the decided one
+    assert (theirs["completed"], theirs["answers"], theirs["agreed"]) == (2, 2, 1)
+    assert (admins["completed"], admins["answers"], admins["agreed"]) == (2, 2, 1)
+    assert all(w["median_seconds"] is not None for w in (mine, theirs, admins))
+    assert sum(stats["completed"]) == 2  # the buckets count tasks completed
+
+
+def test_stats_count_the_disputed_tasks_now(admin, worker, worker2, org_id) -> None:
+    qpath, _task_id = disputed_task(admin, worker, worker2, org_id)
+    stats = body_of(admin.get(f"{qpath}/stats"))
+    assert stats["disputed"] == 1 and stats["pending"] == 1

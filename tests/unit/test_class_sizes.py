@@ -14,7 +14,6 @@ OTHER_LIMIT = 400
 # (path under src/queuedesk, class name): why it may be longer for now.
 EXCEPTIONS: dict[tuple[str, str], str] = {
     ("tui/panes/webhook_view.py", "WebhookView"): "being split (issue 39): target, secret and log apart",
-    ("tui/widgets/paged_table.py", "PagedTable"): "being split (issue 39): paging apart from painting",
 }
 
 

@@ -85,8 +85,11 @@ def answers_of(conn: Connection, task_id: int) -> list[Answer]:
 
 
 def mark_agreed(conn: Connection, task_id: int, agreed: dict[int, bool]) -> None:
-    for user_id, held in agreed.items():
-        run(conn, SET_AGREED, agreed=held, task_id=task_id, user_id=user_id)
+    """Whether each worker's answer held every final value. In worker order: the trigger counts each
+    in its worker's row of `answer_hours`, and two tasks settling at once (on PostgreSQL) must take
+    the rows of the workers they share in the same order, or each waits for the other."""
+    for user_id in sorted(agreed):
+        run(conn, SET_AGREED, agreed=agreed[user_id], task_id=task_id, user_id=user_id)
 
 
 # --- each task's state ----------------------------------------------------------------------------
