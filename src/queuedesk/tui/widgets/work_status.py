@@ -18,7 +18,13 @@ class WorkStatus(Static):
             on_task = "idle" if work.time.idle(now) else duration(work.time.task_seconds)
             parts.append(f"task {work.current.id} · {on_task}")
         done = work.counts.done
-        parts.append(f"done {done} · skipped {work.counts.skipped}")
+        if work.consensus:  # an answer given is recorded; done only once the workers agreed (B21)
+            settled = work.settled()
+            parts.append(
+                f"answers recorded {done - settled} · done {settled} · skipped {work.counts.skipped}"
+            )
+        else:
+            parts.append(f"done {done} · skipped {work.counts.skipped}")
         if done:
             parts.append(f"avg {work.time.seconds_done / done:.1f} s")
             elapsed = (now - work.time.started_at).total_seconds()
