@@ -20,15 +20,15 @@ DRAFTS = [
 def test_off_sends_null_and_says_one_answer_completes() -> None:
     draft = ConsensusDraft()
     assert (draft.body(DRAFTS), draft.problems(DRAFTS), draft.state()) == (None, [], None)
-    assert draft.meaning(DRAFTS) == "Off: one answer completes a task."
+    assert draft.meaning(DRAFTS) == "No consensus: one answer completes a task."
 
 
 def test_two_answers_a_third_when_they_disagree_in_words_and_as_sent() -> None:
     draft = ConsensusDraft(on=True, answers="2", max_answers="3")
-    assert draft.meaning(DRAFTS) == (
+    assert draft.meaning(DRAFTS) == (  # the read-only selection is not compared by default
         "Each task is answered by 2 workers, a third when they disagree; a task the third cannot settle "
-        "goes to review. They agree when at least half of the answers (and more than for any other value) "
-        "hold the same value on Category."  # the read-only selection is not compared by default
+        "goes to review. They agree when one value of Category is given by at least half of the answers, "
+        "and more than any other value."
     )
     assert draft.body(DRAFTS) == {"answers": 2, "max_answers": 3, "agreement": 0.5, "blocks": ["category"]}
 
@@ -37,18 +37,17 @@ def test_more_answers_and_a_share_and_chosen_blocks() -> None:
     draft = ConsensusDraft(
         on=True, answers="3", max_answers="5", agreement="2/3", blocks=["count", "category"]
     )
-    assert draft.meaning(DRAFTS).startswith(
-        "Each task is answered by 3 workers, more up to 5 while they disagree; a task 5 answers cannot settle"
+    assert draft.meaning(DRAFTS) == (
+        "Each task is answered by 3 workers, up to 5 while they disagree; a task 5 answers cannot settle "
+        "goes to review. They agree when, on each of Count and Category, one value is given by at least "
+        "67% of the answers."
     )
-    assert "at least 2/3 of the answers" in draft.meaning(
-        DRAFTS
-    ) and "on Count and Category." in draft.meaning(DRAFTS)
     body = draft.body(DRAFTS)
     assert body is not None and body["agreement"] == 2 / 3 and body["blocks"] == ["count", "category"]
     assert (
         ConsensusDraft(on=True, answers="2")
         .meaning(DRAFTS)
-        .startswith("Each task is answered by 2 workers; a task they do not settle goes to review.")
+        .startswith("Each task is answered by 2 workers; a task they do not agree on goes to review.")
     )
 
 

@@ -1,10 +1,14 @@
 """Consensus (B21) in words and checks, without a server: what settings mean, what is wrong with
 settings asked for, and what the worker's screen says of an answer and of answers waiting."""
 
+from datetime import UTC, datetime
+
 from queuedesk.api.consensus_rules import Wanted, default_blocks, described, problems
-from queuedesk.api.models import Block, ConsensusSettings
+from queuedesk.api.models import AssignedTask, Block, ConsensusSettings
 from queuedesk.tui.panes.task_loop import answers_waiting
+from queuedesk.tui.work.journal import Entry
 from queuedesk.tui.work.task_rules import TaskRules, held_message
+from queuedesk.tui.work.work_session import WorkSession
 
 BLOCKS = [
     Block.model_validate({"id": "text", "name": "Text", "type": "text"}),
@@ -64,3 +68,46 @@ def test_answers_waiting_are_never_an_empty_queue() -> None:
     )
     assert "1 of your answers waits" in answers_waiting(1, 2)
     assert "2 open tasks are being worked on by others" in answers_waiting(1, 2)
+
+
+class Outcomes:
+    """The outbox's part the session counts with: what the server made of each submission."""
+
+    def __init__(self) -> None:
+        self.held: dict[str, Entry] = {}
+        self.told: dict[str, str] = {}
+
+    def hold(self, entry: Entry) -> None:
+        self.held[entry.id] = entry
+
+    def undo(self, entry_id: str) -> Entry | None:
+        return self.held.pop(entry_id, None)
+
+    async def send_held_now(self, *, keep: str | None = None) -> None: ...
+
+    def task_ids(self, queue_id: int) -> list[int]:
+        return []
+
+    def outcome(self, entry_id: str) -> str | None:
+        return self.told.get(entry_id)
+
+
+def _task(task_id: int) -> AssignedTask:
+    return AssignedTask.model_validate({
+        "id": task_id, "status": "in_progress", "created_at": "2026-12-07T10:00:00Z", "queue": "Q",
+        "queue_id": 1, "data": {}, "source": "api", "assignment": {},
+    })  # fmt: skip
+
+
+def test_answers_recorded_and_done_are_counted_apart() -> None:
+    now = datetime(2026, 12, 7, 10, tzinfo=UTC)
+    outbox = Outcomes()
+    work = WorkSession(None, 1, "Q", outbox, now)  # type: ignore[arg-type]  (no claims here)
+    entries = [work.submit(_task(n), {"kind": "a"}, now) for n in (1, 2, 3)]
+    assert (work.counts.done, work.settled()) == (3, 0)  # none told yet: all recorded
+    outbox.told = {entries[0].id: "open", entries[1].id: "completed"}
+    assert work.settled() == 1
+    work.uncount(entries[1])  # refused after all (its outcome no longer counts)
+    assert (work.counts.done, work.settled()) == (2, 0)
+    outbox.told[entries[2].id] = "completed"
+    assert work.settled() == 1

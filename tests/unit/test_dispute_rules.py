@@ -84,3 +84,32 @@ def test_side_by_side_names_who_answered_what_with_keys_in_answer_order() -> Non
     assert (a.key, a.who, a.values, a.agrees) == ("A", "alice@x", ["Red", "—", "a"], [True, True, True])
     assert (b.key, b.who, b.values, b.agrees) == ("B", "Bob", ["Blue", "—", "b"], [False, True, False])
     assert keys_said(3) == "A, B or C takes an answer whole" and keys_said(1) == "A takes an answer whole"
+
+
+def test_on_a_dispute_the_answer_keys_act_and_accept_and_redo_do_not() -> None:
+    from queuedesk.tui.review.review_rules import keys_line, review_applies, verdict_values
+    from queuedesk.tui.work.task_rules import TaskRules
+    from tests.unit.test_review_rules import View
+
+    rules, out_of_fields = TaskRules(), View()
+
+    def applies(
+        action: str,
+        params: tuple[object, ...],
+        view: View = out_of_fields,
+        *,
+        editing: bool = False,
+        answers: int = 3,
+    ) -> bool:
+        return review_applies(rules, action, params, view, editing=editing, answers=answers)
+
+    assert applies("take_answer", ("C",)) and not applies("take_answer", ("D",))  # three answers
+    assert not applies("take_answer", ("A",), answers=0)  # no dispute: no answers to take
+    assert not applies("verdict", ("accept",)) and not applies("verdict", ("redo",))
+    assert applies("note", ()) and applies("edit", ())
+    assert not applies("take_answer", ("A",), View(focus="text"), editing=True)  # a capital is text there
+    assert applies("take_answer", ("A",), View(), editing=True)  # out of the fields it acts
+    assert verdict_values("decide", {"colour": "red"}, {"colour": None}) == {"colour": "red"}
+    assert keys_line(editing=False, in_a_field=False, answers=2) == (
+        "Disputed: A or B takes an answer whole · e edits · enter decides · s skips"
+    )

@@ -13,12 +13,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from queuedesk.api.consensus_rules import COMPARABLE, COMPARED_BY_DEFAULT, MAX_ANSWERS, MIN_ANSWERS, described
+from queuedesk.api.models import Block, ConsensusSettings
 from queuedesk.tui.admin.queue_draft import BlockDraft, DraftProblem
 
-COMPARED_BY_DEFAULT = ("single_selection", "multiple_selection", "binary")
-COMPARABLE = (*COMPARED_BY_DEFAULT, "number", "date")  # the only types B21 lets a queue compare
-ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
-MIN_ANSWERS, MAX_ANSWERS = 2, 10
 FIELDS = ("answers", "max_answers", "agreement", "blocks")
 
 
@@ -43,17 +41,6 @@ def parse_agreement(text: str) -> Fraction | None:
         return Fraction(text) if text else None
     except (ValueError, ZeroDivisionError):
         return None
-
-
-def share_words(share: Fraction) -> str:
-    """0.5 -> "at least half"; 1 -> "all"; 2/3 -> "at least 2/3"; 0.6 -> "at least 60%"."""
-    if share == 1:
-        return "all"
-    if share == Fraction(1, 2):
-        return "at least half"
-    if share.denominator <= 10:
-        return f"at least {share.numerator}/{share.denominator}"
-    return f"at least {float(share) * 100:g}%"
 
 
 def whole(text: str) -> int | None:
@@ -145,36 +132,14 @@ class ConsensusDraft:
         }
 
     def meaning(self, drafts: Sequence[BlockDraft]) -> str:
-        """What the settings do, in words (what can be said while some are still wrong)."""
+        """What the settings do, in the sentence the command line says too (`api/consensus_rules`)."""
         if not self.on:
-            return "Off: one answer completes a task."
-        n = whole(self.answers)
-        if n is None or not MIN_ANSWERS <= n <= MAX_ANSWERS:
-            return "Each task is answered by several workers, blind, until they agree."
-        m = whole(self.max_answers) if self.max_answers.strip() else n
-        m = n if m is None or m < n else min(m, MAX_ANSWERS)
-        if m == n:
-            said = f"Each task is answered by {n} workers; a task they do not settle goes to review."
-        elif m == n + 1:
-            extra = ORDINALS[m - 1]
-            said = (
-                f"Each task is answered by {n} workers, a {extra} when they disagree; "
-                f"a task the {extra} cannot settle goes to review."
-            )
-        else:
-            said = (
-                f"Each task is answered by {n} workers, more up to {m} while they disagree; "
-                f"a task {m} answers cannot settle goes to review."
-            )
-        share = parse_agreement(self.agreement) if self.agreement.strip() else Fraction(1, 2)
-        names = {d.id: d.name or d.id for d in drafts}
-        compared = [names[b] for b in self.compared(drafts) if b in names]
-        if share is not None and Fraction(1, 2) <= share <= 1 and compared:
-            said += (
-                f" They agree when {share_words(share)} of the answers (and more than for any other value)"
-                f" hold the same value on {_listed(compared)}."
-            )
-        return said
+            return described(None)
+        body = None if self.problems(drafts) else self.body(drafts)
+        if body is None:
+            return "Each task is answered by several workers, blind, until they agree: fix what is marked in red."
+        blocks = [Block(id=d.id, name=d.name or d.id, type=d.type) for d in drafts]
+        return described(ConsensusSettings.model_validate(body), blocks)
 
 
 def _typed(share: Fraction) -> str:
@@ -182,7 +147,3 @@ def _typed(share: Fraction) -> str:
     if share.denominator in (3, 6, 7, 9):
         return f"{share.numerator}/{share.denominator}"
     return f"{float(share):g}"
-
-
-def _listed(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"

@@ -246,7 +246,7 @@ class Outbox:
             entry.queue_id,
             entry.task_id,
             verdict,
-            data=entry.data if verdict == "correct" else None,
+            data=entry.data if verdict in ("correct", "decide") else None,  # decide: B21, a disputed task
             note=review.get("note"),
         )
 

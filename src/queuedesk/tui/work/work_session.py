@@ -127,6 +127,14 @@ class Counts:
     done: int = 0  # submissions made (in a consensus queue: answers given)
     skipped: int = 0
     seconds_of: dict[str, float] = field(default_factory=dict)  # each held submission's time on its task
+    # B21: submissions whose outcome the outbox has not told yet, and those whose task they completed.
+    unknown: set[str] = field(default_factory=set)
+    completing: set[str] = field(default_factory=set)
+
+    def drop(self, entry_id: str) -> None:
+        """A submission taken back or refused: no longer one whose outcome counts."""
+        self.unknown.discard(entry_id)
+        self.completing.discard(entry_id)
 
 
 class WorkSession:
@@ -192,8 +200,13 @@ class WorkSession:
         return ids + [i for i in self.outbox.task_ids(self.queue_id) if i not in ids]
 
     def settled(self) -> int:
-        """Answers given here whose task completed with them (B21; `outcome` "completed")."""
-        return sum(1 for entry_id in self.counts.seconds_of if self.outbox.outcome(entry_id) == "completed")
+        """Answers given here whose task completed with them (B21; the outbox's `outcome`)."""
+        counts = self.counts
+        for entry_id in [i for i in counts.unknown if self.outbox.outcome(i) is not None]:
+            counts.unknown.discard(entry_id)
+            if self.outbox.outcome(entry_id) == "completed":
+                counts.completing.add(entry_id)
+        return len(counts.completing)
 
     async def _claim(self) -> tuple[AssignedTask | None, int]:
         for _ in range(CLAIM_TRIES):
@@ -372,6 +385,7 @@ class WorkSession:
         self.counts.done += 1
         self.time.seconds_done += self.time.task_seconds
         self.counts.seconds_of[entry.id] = self.time.task_seconds
+        self.counts.unknown.add(entry.id)
         if self.current is task:
             self.current = None
         return entry
@@ -389,6 +403,7 @@ class WorkSession:
         self.last_submission = None
         self.counts.done -= 1
         spent = self.counts.seconds_of.pop(entry.id, 0.0)
+        self.counts.drop(entry.id)
         self.time.seconds_done -= spent
         if self.current is not None:
             if entered is not None:
@@ -411,6 +426,7 @@ class WorkSession:
         if entry.id not in self.counts.seconds_of:
             return 0.0
         spent = self.counts.seconds_of.pop(entry.id)
+        self.counts.drop(entry.id)
         self.counts.done = max(0, self.counts.done - 1)
         self.time.seconds_done = max(0.0, self.time.seconds_done - spent)
         return spent
