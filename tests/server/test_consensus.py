@@ -508,3 +508,21 @@ def test_a_backup_holds_the_answers_and_a_restore_brings_them_back(
         assert json.loads(found[0])["category"] == "green"
         assert set(rollups.ANSWER_TRIGGER_NAMES) <= triggers
     assert made["consensus"] is not None
+
+
+def test_a_prune_takes_the_answers_with_the_completed_tasks(
+    server: ServerProcess, admin, worker, worker2, org_id
+) -> None:
+    _made, qpath = consensus_queue(admin, org_id)
+    (task_id,) = create(admin, qpath)
+    answer(worker, qpath, task_id, category="red")
+    assert answer(worker2, qpath, task_id, category="red")["status"] == "completed"
+    forty_days = 40 * 86_400 * 1_000_000
+    execute_sql(
+        server.db_url, f"UPDATE tasks SET completed_at = completed_at - {forty_days} WHERE id = {task_id}"
+    )
+    done = run_cli(["prune", "--db", server.db_url, "--completed-older-than", "30d"], timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert query_value(server.db_url, f"SELECT count(*) FROM tasks WHERE id = {task_id}") == 0
+    assert query_value(server.db_url, f"SELECT count(*) FROM task_answers WHERE task_id = {task_id}") == 0
+    assert query_value(server.db_url, f"SELECT count(*) FROM consensus_tasks WHERE task_id = {task_id}") == 0
