@@ -526,3 +526,48 @@ def test_a_prune_takes_the_answers_with_the_completed_tasks(
     assert query_value(server.db_url, f"SELECT count(*) FROM tasks WHERE id = {task_id}") == 0
     assert query_value(server.db_url, f"SELECT count(*) FROM task_answers WHERE task_id = {task_id}") == 0
     assert query_value(server.db_url, f"SELECT count(*) FROM consensus_tasks WHERE task_id = {task_id}") == 0
+
+
+def test_the_claim_order_seeks_and_never_scans(backend: str, tmp_path: Path) -> None:
+    """SQLite's plan of each claim phase: index searches only (the answer sets' walk, the never
+    claimed, the given back), with 2,000 tasks answered by one worker in the queue."""
+    sqlite_only(backend, "SQLite's query plan")
+    from sqlalchemy import create_engine, text
+
+    from queuedesk.server.store import claim_order, schema
+
+    engine = create_engine(f"sqlite:///{tmp_path / 'plan.db'}")
+    with engine.begin() as conn:
+        schema.upgrade(conn)
+        conn.execute(text("INSERT INTO organizations (id, name, created_at) VALUES (1, 'o', 0)"))
+        conn.execute(
+            text(
+                "INSERT INTO queues (id, organization_id, name, description, blocks, created_at) VALUES (1, 1, 'q', '', '[]', 0)"
+            )
+        )
+        conn.execute(
+            text(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) "
+                "INSERT INTO tasks (id, queue_id, status, data, source, created_at) SELECT i, 1, 'open', '{}', 'api', 0 FROM n"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO consensus_tasks (task_id, queue_id, state, answer_set, n_answers) "
+                "SELECT id, 1, 'collecting', ',7,', 1 FROM tasks"
+            )
+        )
+        conn.execute(text("ANALYZE"))
+        statements = [claim_order.ANSWERED_FIRST["sqlite"], claim_order.NEVER_CLAIMED, claim_order.GIVEN_BACK]
+        for statement in statements:
+            values = {"queue_id": 1, "now": 0, "user_id": 7, "me": ",7,"}
+            plan = [row[3] for row in conn.execute(text(f"EXPLAIN QUERY PLAN {statement.text}"), values)]
+            # The recursive walk's own rows (g, f, a constant row) are not tables.
+            tables = [
+                step
+                for step in plan
+                if step.startswith("SCAN") and step not in ("SCAN g", "SCAN f", "SCAN CONSTANT ROW")
+            ]
+            assert tables == [], plan
+            assert any(step.startswith("SEARCH") for step in plan), plan
+    engine.dispose()
