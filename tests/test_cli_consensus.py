@@ -93,12 +93,20 @@ def test_consensus_set_read_and_shown_per_task_in_stats_and_export(
             assert done.status_code == 200, done.text
         who.close()
 
+    listed = cli("tasks", "list", name, "--consensus", "collecting")
+    assert listed.code == 0, listed
+    row = next(line for line in listed.out.splitlines() if line.lstrip().startswith(str(ids[0])))
+    assert "collecting" in row and "2 answers, they disagree: up to 3" in row, listed.out
+    assert listed.out.rstrip().endswith(
+        f"1 collecting pending task in queue {queue['id']} {name!r}; shown: 1-1."
+    )
+    assert cli("tasks", "list", name, "--consensus", "disputed", "--json").json()["count"] == 0
+    bad = cli("tasks", "list", name, "--limit", "0")
+    assert bad.code == 2 and "must be a whole number from 1 to 1000" in bad.err, bad
+
     collecting = cli("tasks", "show", name, str(ids[0]))
     assert collecting.code == 0, collecting
-    assert (
-        "consensus: collecting answers (2 of 2 answers)" in collecting.out
-        or "consensus: collecting" in collecting.out
-    )
+    assert "open · consensus: collecting answers (2 answers, they disagree: up to 3)" in collecting.out
     assert "Wes <wes@acme.test>" in collecting.out and "Wyn <wyn@acme.test>" in collecting.out
     assert "agreement: Kind 50%, Urgent 100%" in collecting.out
     settled = cli("tasks", "show", name, str(ids[1]), "--json").json()
