@@ -3,7 +3,7 @@ queue (B21) its answers side by side per compared block, with the agreement of e
 
 from typing import Any
 
-from queuedesk.api.models import AssignedTask, QueueDetail
+from queuedesk.api.models import AssignedTask, Block, QueueDetail
 from queuedesk.api.terminal_text import shown
 from queuedesk.api.timestamps import format_timestamp
 from queuedesk.commands.common import print_table
@@ -14,6 +14,15 @@ STATES = {
     "disputed": "disputed: waiting for a reviewer to decide",
     "decided": "decided by a reviewer",
 }
+
+
+# Blocks that show the worker something (a picture, a page): the same in every answer.
+SHOWN_ONLY = ("image", "audio", "video", "pdf", "embed", "link")
+
+
+def fills(block: Block) -> bool:
+    """Whether a worker fills this block (so answers may differ on it)."""
+    return not block.read_only and block.type not in SHOWN_ONLY
 
 
 def value_text(value: Any) -> str:
@@ -66,7 +75,7 @@ def print_task(task: AssignedTask, detail: QueueDetail) -> None:
         return
     compared = list(detail.consensus.blocks) if detail.consensus is not None else list(consensus.agreement)
     compared += [block_id for block_id in consensus.agreement if block_id not in compared]
-    others = [b.id for b in detail.data if b.id not in compared and not b.read_only]
+    others = [b.id for b in detail.data if b.id not in compared and fills(b)]
     columns = compared + others
     print(f"\n{len(consensus.answers)} answers:")
     print_table(
