@@ -12,9 +12,7 @@ SCREEN_LIMIT = 300
 OTHER_LIMIT = 400
 
 # (path under src/queuedesk, class name): why it may be longer for now.
-EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("tui/panes/webhook_view.py", "WebhookView"): "being split (issue 39): target, secret and log apart",
-}
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 def limit_for(path: str) -> int:

@@ -129,6 +129,12 @@ class PagedTable(ScrollView, can_focus=True):
             self._focus_later = (self.screen.focused,)
         return super().focus(scroll_visible)
 
+    def watch_loading(self, _loading: bool) -> None:
+        # Textual reads the keys of a focused widget that loads as if nothing had the focus, and
+        # says nothing when it stops: the footer would go on without the keys of the table's pane.
+        if self.is_attached and self.screen.focused is self:
+            self.refresh_bindings()
+
     # --- what the screen calls -----------------------------------------------------------------
 
     def reset(self, fetch: Fetch) -> None:
@@ -210,12 +216,10 @@ class PagedTable(ScrollView, can_focus=True):
             self.post_message(self.RowSelected(self, self._cursor, self.key_of(item)))
 
     def action_cursor_up(self) -> None:
-        self._hover = None
-        self._move(self._cursor - 1)
+        self._key_move(self._cursor - 1)
 
     def action_cursor_down(self) -> None:
-        self._hover = None
-        self._move(self._cursor + 1)
+        self._key_move(self._cursor + 1)
 
     def action_page_down(self) -> None:
         self._page(self._body_height)
@@ -230,11 +234,7 @@ class PagedTable(ScrollView, can_focus=True):
 
     def action_first_row(self) -> None:
         """The first row of the whole list: read at once when the window does not hold it."""
-        self._hover = None
-        if self.fetch is not None and self.start > 0:
-            self._jump(0, cursor_at=0)
-        else:
-            self._move(0)
+        self.go_to(0)
 
     def action_last_row(self) -> None:
         """The last row of the whole list (one request, not a page per press)."""
@@ -245,13 +245,14 @@ class PagedTable(ScrollView, can_focus=True):
             self._move(len(self.items) - 1)
 
     def action_first_loaded(self) -> None:
-        self._hover = None
-        self._move(0)
+        self._key_move(0)
 
     def action_last_loaded(self) -> None:
-        self._hover = None
-        if self.items:
-            self._move(len(self.items) - 1)
+        self._key_move(len(self.items) - 1)
+
+    def _key_move(self, row: int) -> None:
+        self._hover = None  # moved by a key: the row under the mouse is no longer marked
+        self._move(row)
 
     def go_to(self, index: int) -> None:
         """The cursor to row `index` of the whole list: read at once when the window does not hold it."""
