@@ -3,13 +3,17 @@ the claim order, settling, disputes and the `decide` verdict, what each role see
 `features`."""
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from queuedesk.server.routes.account import FEATURES
+from queuedesk.server.store import rollups
+from queuedesk.server.store.schema import LATEST
 from tests.conftest import make_queue
+from tests.support import ROLES_SEED, ServerProcess, execute_sql, query_value
 from tests.support.contract import body_of
 
 CHOICE = {"id": "category", "name": "Category", "type": "single_selection"}
@@ -424,3 +428,57 @@ def test_stats_count_the_disputed_tasks_now(admin, worker, worker2, org_id) -> N
     qpath, _task_id = disputed_task(admin, worker, worker2, org_id)
     stats = body_of(admin.get(f"{qpath}/stats"))
     assert stats["disputed"] == 1 and stats["pending"] == 1
+
+
+# --- the schema -------------------------------------------------------------------------------------
+
+
+def test_the_upgrade_from_version_14_adds_consensus(tmp_path: Path, backend: str) -> None:
+    db = tmp_path / "v14.db"
+    server = ServerProcess(db, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
+    server.stop()
+    on = " ON task_answers" if backend == "postgresql" else ""
+    for trigger in rollups.ANSWER_TRIGGER_NAMES:
+        execute_sql(server.db_url, f"DROP TRIGGER {trigger}{on}")
+    on = " ON tasks" if backend == "postgresql" else ""
+    for trigger in rollups.TASK_TRIGGER_NAMES:  # version 14's: every completion counts for its worker
+        execute_sql(server.db_url, f"DROP TRIGGER {trigger}{on}")
+    for statement in rollups.trigger_statements(backend, apart=False):
+        execute_sql(server.db_url, statement)
+    for table in ("task_answers", "consensus_tasks", "answer_counts", "answer_hours"):
+        execute_sql(server.db_url, f"DROP TABLE {table}")
+    # The access version's trigger on queues as version 14 had it, without the new columns.
+    columns = "organization_id, name, description, blocks, webhook_target"
+    if backend == "postgresql":
+        execute_sql(server.db_url, "DROP TRIGGER qd_access_queues ON queues")
+        execute_sql(
+            server.db_url,
+            f"CREATE TRIGGER qd_access_queues AFTER UPDATE OF {columns} OR DELETE ON queues "
+            "FOR EACH STATEMENT EXECUTE FUNCTION qd_access_changed()",
+        )
+    else:
+        execute_sql(server.db_url, "DROP TRIGGER qd_access_queues_update")
+        execute_sql(
+            server.db_url,
+            f"CREATE TRIGGER qd_access_queues_update AFTER UPDATE OF {columns} ON queues "
+            "BEGIN UPDATE access_version SET version = version + 1; END",
+        )
+    for column in ("consensus", "consensus_used"):
+        execute_sql(server.db_url, f"ALTER TABLE queues DROP COLUMN {column}")
+    execute_sql(server.db_url, "UPDATE schema_version SET version = 14")
+    server = ServerProcess(db, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
+    try:
+        assert query_value(server.db_url, "SELECT version FROM schema_version") == LATEST
+        with (
+            server.client("admin") as admin,
+            server.client("worker") as worker,
+            server.client("worker2") as other,
+        ):
+            _made, qpath = consensus_queue(admin, 1)
+            (task_id,) = create(admin, qpath)
+            answer(worker, qpath, task_id, category="red")
+            assert answer(other, qpath, task_id, category="red")["status"] == "completed"
+            stats = body_of(admin.get(f"{qpath}/stats"))
+            assert sorted(w["agreed"] for w in stats["by_worker"]) == [1, 1]  # the answers' triggers count
+    finally:
+        server.stop()

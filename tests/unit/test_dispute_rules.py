@@ -110,6 +110,6 @@ def test_on_a_dispute_the_answer_keys_act_and_accept_and_redo_do_not() -> None:
     assert not applies("take_answer", ("A",), View(focus="text"), editing=True)  # a capital is text there
     assert applies("take_answer", ("A",), View(), editing=True)  # out of the fields it acts
     assert verdict_values("decide", {"colour": "red"}, {"colour": None}) == {"colour": "red"}
-    assert keys_line(editing=False, in_a_field=False, answers=2).startswith(
-        "Disputed: A or B takes an answer whole · e or tab edit · enter decides"
+    assert keys_line(editing=False, in_a_field=False, answers=2) == (
+        "Disputed: A or B takes an answer whole · e edits · enter decides · s skips"
     )

@@ -56,9 +56,7 @@ class Colleagues:
             self._start_all()
 
     async def _set_up_then_start(self) -> None:
-        self.answered_at_start = await start_consensus(
-            self.url, list(COLLEAGUE_KEYS.values()), random.Random(47)
-        )
+        self.answered_at_start = await start_consensus(self.url, list(COLLEAGUE_KEYS.values()))
         self._start_all()
 
     def _start_all(self) -> None:

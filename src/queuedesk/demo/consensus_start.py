@@ -16,12 +16,15 @@ DISPUTED_AT_START = 6
 ONE_ANSWER_AT_START = 4
 
 
-async def _answer(client: QueueDeskClient, queue_id: int, rng: random.Random, turn: int) -> bool:
+async def _answer(client: QueueDeskClient, queue_id: int, turn: int) -> bool:
     """One claim and one answer, seen the `turn`-th way; False when nothing was claimed."""
     claim = await client.claim_next(queue_id)
     if claim.task is None:
         return False
-    values = seen_differently(CONSENSUS_QUEUE, answer(CONSENSUS_QUEUE, dict(claim.task.data), rng), rng, turn)
+    # What the task's photo means is the same for every colleague (its own random source); each
+    # sees it `turn` options further, so three colleagues give three different verdicts.
+    meant = answer(CONSENSUS_QUEUE, dict(claim.task.data), random.Random(claim.task.id))
+    values = seen_differently(CONSENSUS_QUEUE, meant, turn)
     await client.complete(queue_id, claim.task.id, values)
     return True
 
@@ -37,7 +40,7 @@ async def _set_up(url: str) -> int | None:
         return queue_id
 
 
-async def start_consensus(url: str, colleague_keys: list[str], rng: random.Random) -> int:
+async def start_consensus(url: str, colleague_keys: list[str]) -> int:
     """Set the queue's consensus and make the first disputes; how many tasks were answered. What
     fails is left undone: the demo runs on without it."""
     try:
@@ -53,9 +56,9 @@ async def start_consensus(url: str, colleague_keys: list[str], rng: random.Rando
         # three different verdicts make it disputed, then the next task.
         for _ in range(DISPUTED_AT_START):
             for turn, client in enumerate(clients):
-                answered += await _answer(client, queue_id, rng, turn)
+                answered += await _answer(client, queue_id, turn)
         for _ in range(ONE_ANSWER_AT_START):
-            answered += await _answer(clients[0], queue_id, rng, 0)
+            answered += await _answer(clients[0], queue_id, 0)
     except errors.QueueDeskError:
         pass  # the demo runs on without them
     finally:

@@ -160,7 +160,7 @@ def slip(queue: str, values: dict[str, Any], rng: random.Random) -> dict[str, An
     return {**values, field: rng.choice([o for o in options if o != values.get(field)])}
 
 
-def seen_differently(queue: str, values: dict[str, Any], rng: random.Random, turn: int) -> dict[str, Any]:
+def seen_differently(queue: str, values: dict[str, Any], turn: int) -> dict[str, Any]:
     """`values` as the `turn`-th of several colleagues who each see the task another way: the
     deciding value is the option `turn` places after the one meant (a dispute on first run)."""
     field, options = DECISIONS[queue]

@@ -63,7 +63,10 @@ def claim_next(
     row = tasks.get_task(conn, queue.id, task_id, principal.user_id)
     if row is None:
         raise TaskNotFound(task_id)
-    consensus_view.attach(conn, queue, [row], principal)
+    if principal.role == "worker":  # null to workers, and the task is never one they answered
+        row["consensus"] = None
+    else:
+        consensus_view.attach(conn, queue, [row], principal)
     return row, {}
 
 
@@ -85,10 +88,12 @@ def answer(
     """B7 in a consensus queue: the holder's answer, recorded apart from the task's data (validated
     as B7; the claim ends); the task settles, is disputed, or goes back to `open` for the others.
     With the queue's consensus set to null since, the answer completes the task as B7 always did."""
-    held = tasks.held_state(conn, queue.id, task_id)  # locks the task's row for the transaction
+    held, claimed_at = tasks.held_state_and_claim(conn, queue.id, task_id)  # the row locked
     if held is None:
         raise TaskNotFound(task_id)
-    if consensus.has_answered(conn, task_id, principal.user_id):
+    holding = held.status == "in_progress" and held.assigned_to == principal.user_id
+    # The holder cannot have answered it (a claim never gives a task the caller answered).
+    if not holding and consensus.has_answered(conn, task_id, principal.user_id):
         raise AlreadyAnswered(task_id)
     if held.status == "completed":
         raise AlreadyCompleted(task_id)
@@ -97,7 +102,6 @@ def answer(
     if held.assigned_to != principal.user_id:
         raise NotAssignee(task_id)
     merged = checked_completion(queue, held.data, data)
-    claimed_at = tasks.claimed_at(conn, task_id)
     consensus.add_answer(conn, queue.id, task_id, principal.user_id, principal.email, merged, now, claimed_at)
     drafts.save(conn, queue.id, task_id, principal.user_id, {}, now)  # the answerer's draft goes
     answers = consensus.answers_of(conn, task_id)

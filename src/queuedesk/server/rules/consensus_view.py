@@ -7,10 +7,10 @@ from typing import Any
 import orjson
 from sqlalchemy import Connection
 
-from queuedesk.server.rules import review
 from queuedesk.server.rules.agreement import shares
 from queuedesk.server.rules.consensus_settings import default_blocks
-from queuedesk.server.store import tasks
+from queuedesk.server.rules.refusals import TaskNotFound
+from queuedesk.server.store import reviews, tasks
 from queuedesk.server.store.consensus import COLLECTING, Answer, answer_body
 from queuedesk.server.store.records import Page, Principal, QueueRecord
 from queuedesk.server.store.sql import Sql, rows
@@ -83,6 +83,8 @@ def list_pending(conn: Connection, queue: QueueRecord, viewer: Principal, query:
 
 def task_with_review(conn: Connection, queue: QueueRecord, task_id: int, viewer: Principal) -> dict[str, Any]:
     """B3: the task with its review, the viewer's draft, and its consensus as the viewer sees it."""
-    found = review.task_with_review(conn, queue.id, task_id, viewer.user_id)
+    found = reviews.task_with_review(conn, queue.id, task_id, viewer.user_id)
+    if found is None:
+        raise TaskNotFound(task_id)
     attach(conn, queue, [found], viewer)
     return found

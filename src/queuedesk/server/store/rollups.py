@@ -185,6 +185,11 @@ ANSWER_TRIGGER_NAMES = ("qd_answers_insert", "qd_answers_delete", "qd_answers_up
 TRIGGER_NAMES = TASK_TRIGGER_NAMES + ANSWER_TRIGGER_NAMES
 
 
+def trigger_statements(dialect: str, apart: bool = True) -> list[str]:
+    """The statements `install` runs on `dialect` (a test rebuilds an older schema with them)."""
+    return _postgres_triggers(apart) if dialect == "postgresql" else _sqlite_triggers(apart)
+
+
 def install(conn: Connection, apart: bool = True) -> None:
     """The triggers that keep the rollups (the tables exist already). `apart` (version 15 on): a
     consensus queue's tasks count for their workers by their answers."""

@@ -400,13 +400,23 @@ def held_state(conn: Connection, queue_id: int, task_id: int) -> HeldState | Non
     return HeldState(status, assigned_to, decoded, created_at, source)
 
 
-CLAIMED_AT = Sql("SELECT assigned_at FROM tasks WHERE id = :task_id")
+HELD_AND_CLAIM = Sql(
+    """SELECT status, assigned_to, data, created_at, source, assigned_at FROM tasks
+    WHERE id = :task_id AND queue_id = :queue_id {lock}"""
+)
 
 
-def claimed_at(conn: Connection, task_id: int) -> int | None:
-    """When the task's current claim was taken (stored micros), None when nobody holds it."""
-    row = one(conn, CLAIMED_AT, task_id=task_id)
-    return None if row is None else row[0]
+def held_state_and_claim(
+    conn: Connection, queue_id: int, task_id: int
+) -> tuple[HeldState | None, int | None]:
+    """`held_state`, and when the current claim was taken (stored micros; None when nobody holds it):
+    a B21 answer's seconds run from it."""
+    row = one(conn, HELD_AND_CLAIM, task_id=task_id, queue_id=queue_id)
+    if row is None:
+        return None, None
+    status, assigned_to, data, created_at, source, assigned_at = row
+    decoded = orjson.loads(data) if isinstance(data, str | bytes) else data
+    return HeldState(status, assigned_to, decoded, created_at, source), assigned_at
 
 
 SET_DATA = Sql("UPDATE tasks SET data = :data WHERE id = :task_id")

@@ -112,8 +112,10 @@ def keys_line(*, editing: bool, in_a_field: bool, answers: int = 0) -> str:
     if answers:
         take = keys_said(answers)
         if editing and in_a_field:
-            return "Editing: enter decides (ctrl+j in a long text) · escape leaves the field, then " + take
-        return f"Disputed: {take} · e or tab edit · enter decides with the values below · n note · s skip"
+            return "Editing: enter decides (ctrl+j in a long text) · escape leaves the field"
+        if editing:
+            return f"Out of the fields: {take} · enter decides · tab goes back in"
+        return f"Disputed: {take} · e edits · enter decides · s skips"
     if editing and not in_a_field:
         return "Out of the fields: enter corrects · a, x and n act · tab goes back in."
     if editing:

@@ -72,6 +72,7 @@ class ReviewScreen(AppScreen):
         self.meta = ReviewMeta("", id="review-meta", markup=False)
         self.pane.beside = self.meta
         self.loop = TaskLoop(self, queue, self.review, self.pane)
+        self._dispute_keys = False  # the footer shows a dispute's keys
 
     def compose(self) -> ComposeResult:
         yield ContextBar(f"{self.queue.name} / review", id="context")
@@ -170,6 +171,9 @@ class ReviewScreen(AppScreen):
 
     def _mark_changes(self) -> None:
         form, task = self.form, self.current
+        if (dispute := bool(self.answers)) != self._dispute_keys:
+            self._dispute_keys = dispute
+            self.refresh_bindings()  # a dispute has keys of its own, and not accept or redo
         if form is None or task is None:
             return
         changed = set(said.changes(form.values(), self.review.starting_values(task)))

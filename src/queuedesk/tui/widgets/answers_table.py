@@ -30,10 +30,10 @@ def consensus_heading(consensus: Consensus) -> Text:
     return text
 
 
-def answers_table(blocks: Sequence[Block], consensus: Consensus, *, keys: bool = False) -> Group:
+def answers_table(blocks: Sequence[Block], consensus: Consensus, *, keys: bool = False) -> Group | Table:
     """The heading, then one row per block a worker fills and one column per answer, earliest first
-    (`keys`: each column headed by the key that takes it, for the review of a dispute). A value that
-    differs from the most common one is marked."""
+    (`keys`: for the review of a dispute, whose lines above say how it stands: no heading, each
+    column headed by the key that takes it). A value that differs from the most common one is marked."""
     table = Table(show_header=True, header_style="bold", box=None, padding=(0, 1), expand=False)
     table.add_column("Block", no_wrap=True)
     ordered = in_order(consensus.answers)
@@ -48,4 +48,4 @@ def answers_table(blocks: Sequence[Block], consensus: Consensus, *, keys: bool =
             agrees = column.agrees[row]
             cells.append(Text(column.values[row], style="" if agrees else "bold yellow"))
         table.add_row(*cells)
-    return Group(consensus_heading(consensus), table)
+    return table if keys else Group(consensus_heading(consensus), table)

@@ -32,7 +32,7 @@ class ConsensusFields(Vertical):
     def compose(self) -> ComposeResult:
         draft = self.draft
         yield Checkbox(
-            "Consensus: several workers answer each task, blind",
+            "Consensus: answers must agree",
             draft.on,
             id="consensus-on",
             classes="qe-check",
@@ -43,7 +43,7 @@ class ConsensusFields(Vertical):
             yield _problem("answers")
             yield row("At most", _digits(draft.max_answers, "max_answers", "as many as the answers"))
             yield _problem("max_answers")
-            hint = "a majority (0.5); or 0.6, 60%, 2/3"
+            hint = "0.5: a majority"
             agreement = Input(draft.agreement, placeholder=hint, id="consensus-agreement", compact=True)
             yield row("Agreement", agreement)
             yield _problem("agreement")

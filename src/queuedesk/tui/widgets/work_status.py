@@ -31,7 +31,9 @@ class WorkStatus(Static):
             if elapsed >= 60:
                 parts.append(f"{done / (max(elapsed, 1) / 3600):,.0f}/h")
         if work.open_left is not None:
-            parts.append(f"{work.open_left:,} more in the queue")
+            # In a consensus queue the open tasks include those answered here, waiting for others.
+            left = "open in the queue" if work.consensus else "more in the queue"
+            parts.append(f"{work.open_left:,} {left}")
         if unsent:
             parts.append(Content.styled(f" {unsent} unsent ", "bold reverse"))
         if rules.submit_on_choice:
