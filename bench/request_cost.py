@@ -75,14 +75,17 @@ class Transport(asyncio.Transport):
         self.statuses: set[bytes] = set()
         self.closing = False
         self.tally = tally  # a connection's own transport also counts in the shared one
-        self.written = b""  # what this connection was sent since its last request (the worker cycle)
+        # What this connection was sent since its last request: only a connection's own transport
+        # keeps it (the worker cycle reads it); the shared one would grow for the whole run.
+        self.written = b""
         self.last_request = b""
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
         return {"peername": ("127.0.0.1", 50000), "sockname": ("127.0.0.1", 8000)}.get(name, default)
 
     def write(self, data: bytes) -> None:  # type: ignore[override]
-        self.written += data
+        if self.tally is not None:
+            self.written += data
         if data.startswith(b"HTTP/1.1 "):
             self.answers += 1
             self.statuses.add(data[9:12])

@@ -150,7 +150,7 @@ def test_errors_name_the_file_the_block_and_the_field(cli, admin, org_id, tmp_pa
     assert result.code == 2, result
     lines = result.err.removeprefix("queuedesk: ").splitlines()
     assert (
-        f"{path}: colour: unknown key (valid: name, description, webhook, review_percent, blocks, tasks)"
+        f"{path}: colour: unknown key (valid: name, description, webhook, review_percent, consensus, blocks, tasks)"
         in lines
     )
     assert f"{path}: blocks[1] ('a').id: block id 'a' is used twice" in lines

@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         queues,
         reviews,
         service,
+        stats,
         tasks,
         users,
     )
@@ -44,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     service.add_parsers(commands)
     web.add_parser(commands)
     connection = connection_options()
-    for module in (queues, queue_files, tasks, reviews, importing, export, config, users, audit):
+    for module in (queues, queue_files, tasks, reviews, stats, importing, export, config, users, audit):
         module.add_parsers(commands, connection)
     completion.add_parser(commands)
     return parser

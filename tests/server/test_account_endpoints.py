@@ -27,7 +27,16 @@ from tests.support.contract import (
 )
 def test_me_describes_the_caller(clients, org_id, other_org, role, email, name, user_role, organization):
     me = body_of(clients[role].get("/me"))
-    assert list(me) == ["email", "name", "role", "organization_id", "organization", "server", "version"]
+    assert list(me) == [
+        "email",
+        "name",
+        "role",
+        "organization_id",
+        "organization",
+        "server",
+        "version",
+        "features",
+    ]
     assert me["email"] == email
     assert me["name"] == name
     assert me["role"] == user_role

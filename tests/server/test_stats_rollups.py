@@ -120,6 +120,8 @@ def expected(
             "accepted": 0,
             "corrected": 0,
             "redone": 0,
+            "answers": 0,
+            "agreed": 0,
         }
         for email, worker in sorted(workers.items(), key=lambda item: (-item[1]["completed"], item[0] or ""))
     ]

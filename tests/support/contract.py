@@ -24,7 +24,7 @@ TASK_KEYS = [
 ]
 ASSIGNMENT_KEYS = ["assigned_to", "assigned_to_name", "assigned_at", "lease_expires_at"]
 QUEUE_KEYS = ["id", "name", "created_at", "n_tasks", "active_users", "review_percent"]  # + B19's extra key
-QUEUE_DETAIL_KEYS = [*QUEUE_KEYS[:-1], "description", "data", "review_percent"]
+QUEUE_DETAIL_KEYS = [*QUEUE_KEYS[:-1], "description", "data", "review_percent", "consensus"]  # + B21's
 PAGE_KEYS = ["next", "previous", "count", "tasks"]
 BLOCK_IDS = ["paragraph", "category", "photo"]
 EMPTY_ASSIGNMENT = dict.fromkeys(ASSIGNMENT_KEYS)
@@ -67,7 +67,7 @@ def full(**values: Any) -> dict[str, Any]:
 
 def assert_task(task: dict, queue: dict, *, assignment: bool = False) -> None:
     """The Task's exact keys, in the contract's order, and the types of its fields."""
-    expected = [*TASK_KEYS, "assignment", "draft", "review"] if assignment else TASK_KEYS
+    expected = [*TASK_KEYS, "assignment", "draft", "review", "consensus"] if assignment else TASK_KEYS
     assert list(task) == expected, list(task)
     assert isinstance(task["id"], int) and task["id"] > 0
     assert task["status"] in ("new", "open", "in_progress", "completed")

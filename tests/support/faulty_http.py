@@ -22,11 +22,16 @@ class FaultyHttp:
         self.failing = re.compile(failing)
         self.port = free_port()
         self.failed = 0  # requests answered with the 500
+        self.seen: list[str] = []  # "METHOD /path?query" of each request passed through
         self._server: ThreadingHTTPServer | None = None
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def answered(self, path: str, body: bytes) -> bytes:
+        """The body passed back for `path` (as the server sent it; a front of another shape changes it)."""
+        return body
 
     def start(self) -> "FaultyHttp":
         front = self
@@ -48,7 +53,8 @@ class FaultyHttp:
                     self.command, front.upstream + self.path, headers=headers, content=body
                 )
                 kept = {k: v for k, v in answer.headers.items() if k.lower() not in HOP_BY_HOP}
-                self._send(answer.status_code, kept, answer.content)
+                front.seen.append(f"{self.command} {self.path}")
+                self._send(answer.status_code, kept, front.answered(self.path, answer.content))
 
             def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:
                 self.send_response(status)

@@ -26,9 +26,10 @@ from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.screens.connect import ConnectScreen
 from queuedesk.tui.screens.create import CreateTaskScreen
 from queuedesk.tui.screens.queue import QueueScreen
-from queuedesk.tui.screens.queue_editor import BlockList, QueueEditorScreen
+from queuedesk.tui.screens.queue_editor import QueueEditorScreen
 from queuedesk.tui.screens.work import WorkScreen
 from queuedesk.tui.settings import Target
+from queuedesk.tui.widgets.block_list import BlockList
 from tests.conftest import make_queue
 from tests.support import KEYS, ROLES_SEED, ServerProcess
 from tests.support.pilot import app_for, screen_text, settle, until

@@ -7,13 +7,15 @@ import itertools
 import httpx
 from textual.widgets import Input, TextArea
 
+from queuedesk.tui.admin.queue_edit import who_is_affected
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.modals.block_type_picker import BlockTypePicker
 from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.screens.queue import QueueScreen
-from queuedesk.tui.screens.queue_editor import BlockList, QueueEditorScreen, who_is_affected
+from queuedesk.tui.screens.queue_editor import QueueEditorScreen
 from queuedesk.tui.screens.queues import QueuesScreen
 from queuedesk.tui.settings import Target
+from queuedesk.tui.widgets.block_list import BlockList
 from queuedesk.tui.widgets.block_settings import BlockSettings
 from tests.api.test_original_service import ORG as BASIC_ORG
 from tests.api.test_original_service import TOKEN as BASIC_TOKEN
@@ -41,7 +43,7 @@ async def open_editor(app: QueueDeskApp, pilot, key: str, queue_id: int | None =
     await until(
         app,
         pilot,
-        lambda: isinstance(app.screen, QueueEditorScreen) and app.screen.saved_state is not None,
+        lambda: isinstance(app.screen, QueueEditorScreen) and app.screen.edit.saved_state is not None,
         "the editor loaded",
     )
     await pilot.pause()
@@ -76,7 +78,7 @@ async def test_create_a_queue_with_a_selection_block(make_app: MakeApp, admin, o
         await pilot.press("down", "enter")  # the second type: single_selection
         await until(app, pilot, lambda: isinstance(app.screen, QueueEditorScreen), "back in the editor")
         await until(app, pilot, lambda: screen.query(BlockSettings), "the block's settings")
-        assert screen.drafts[0].type == "single_selection"
+        assert screen.edit.drafts[0].type == "single_selection"
         await set_field(app, pilot, "#block-id", "verdict")
         await set_field(app, pilot, "#block-name", "Verdict")
         await set_field(app, pilot, "#setting-options", "ok: Fine\nRemove\nescalate: Ask a lead")
@@ -117,13 +119,13 @@ async def test_reorder_blocks_with_brackets_and_ctrl_arrows(make_app: MakeApp, a
         screen = await open_editor(app, pilot, "E", queue["id"])
         screen.query_one(BlockList).focus()
         await pilot.press("]")  # paragraph goes down one
-        assert [d.id for d in screen.drafts] == [before[1], before[0], before[2]]
-        assert screen.selected == 1  # the moved block stays under the cursor
+        assert [d.id for d in screen.edit.drafts] == [before[1], before[0], before[2]]
+        assert screen.edit.selected == 1  # the moved block stays under the cursor
         await pilot.press("ctrl+down")
-        assert [d.id for d in screen.drafts] == [before[1], before[2], before[0]]
+        assert [d.id for d in screen.edit.drafts] == [before[1], before[2], before[0]]
         await pilot.press("[")
         expected = [before[1], before[0], before[2]]
-        assert [d.id for d in screen.drafts] == expected and screen.selected == 1
+        assert [d.id for d in screen.edit.drafts] == expected and screen.edit.selected == 1
         assert screen.query_one(BlockSettings).draft.id == before[0]  # its settings still shown
         await pilot.press("ctrl+s")  # no tasks: no question
         await until(app, pilot, lambda: isinstance(app.screen, QueuesScreen), "saved")
@@ -139,7 +141,7 @@ async def test_a_duplicate_block_id_is_shown_on_its_field_and_nothing_is_sent(
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await open_editor(app, pilot, "E", queue["id"])
         screen.query_one(BlockList).highlighted = 1
-        await until(app, pilot, lambda: screen.selected == 1, "the second block chosen")
+        await until(app, pilot, lambda: screen.edit.selected == 1, "the second block chosen")
         await set_field(app, pilot, "#block-id", "paragraph")
         problem = screen.query_one("#problem-id")
         assert problem.display and "block id 'paragraph' is used twice" in str(problem.render())
@@ -160,10 +162,10 @@ async def test_changing_blocks_of_a_queue_with_tasks_asks_first(make_app: MakeAp
     app = make_app("admin")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_editor(app, pilot, "E", queue["id"])
-        assert screen.tasks_held == 2
+        assert screen.edit.tasks_held == 2
         screen.query_one(BlockList).focus()
         await pilot.press("delete")  # the first block: paragraph
-        assert [d.id for d in screen.drafts] == [b["id"] for b in queue["data"][1:]]
+        assert [d.id for d in screen.edit.drafts] == [b["id"] for b in queue["data"][1:]]
         await pilot.press("ctrl+s")
         await until(app, pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
         question = app.screen
@@ -234,7 +236,10 @@ async def test_escape_asks_before_discarding_and_E_opens_from_the_queue_screen(
         await until(app, pilot, lambda: isinstance(app.screen, QueueScreen), "the queue screen")
         await pilot.press("E")
         await until(
-            app, pilot, lambda: isinstance(app.screen, QueueEditorScreen) and app.screen.saved_state, "editor"
+            app,
+            pilot,
+            lambda: isinstance(app.screen, QueueEditorScreen) and app.screen.edit.saved_state,
+            "editor",
         )
         await set_field(app, pilot, "#queue-name", "Not kept")
         app.screen.query_one(BlockList).focus()

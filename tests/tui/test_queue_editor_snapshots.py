@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from queuedesk.tui.app import QueueDeskApp
-from queuedesk.tui.screens.queue_editor import BlockList
+from queuedesk.tui.widgets.block_list import BlockList
 from tests.support import ROLES_SEED, ServerProcess
 from tests.support.pilot import app_for
 from tests.tui.test_snapshots import ready_picture

@@ -424,7 +424,7 @@ async def test_a_blur_while_the_tab_is_torn_down_does_not_crash_the_app(make_app
         view = await open_webhook(app, pilot, queue["id"])
         await pilot.press("e")
         await view.query_one("#webhook-field-note", Static).remove()  # as the screen's teardown does
-        view.on_descendant_blur()
+        view.target_part.on_descendant_blur()
         view.remove()  # the tab goes, its redraw still to come
         await settle(app, pilot)
         await pilot.press("escape", "escape")

@@ -12,12 +12,7 @@ SCREEN_LIMIT = 300
 OTHER_LIMIT = 400
 
 # (path under src/queuedesk, class name): why it may be longer for now.
-EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("tui/screens/queue_editor.py", "QueueEditorScreen"): "being split (issue 39)",
-    ("tui/panes/webhook_view.py", "WebhookView"): "being split (issue 39): target, secret and log apart",
-    ("tui/widgets/paged_table.py", "PagedTable"): "being split (issue 39): paging apart from painting",
-    ("tui/app.py", "QueueDeskApp"): "being split (issue 39): navigation and quitting apart",
-}
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 def limit_for(path: str) -> int:

@@ -127,6 +127,35 @@ class NoReview(NotSupported):
     hint = "Review needs a QueueDesk server that reviews work; upgrade the server to review work."
 
 
+# What each Part B section a server lists in `GET /me`'s `features` gives, in a person's words.
+FEATURE_WORDS = {
+    "B21": "consensus (several workers answer each task, blind, until they agree)",
+}
+
+
+class FeatureMissing(NotSupported):
+    """The server does not list the Part B section this needs in `GET /me`'s `features`: a QueueDesk
+    server older than it, or one that speaks only the documented interface. `feature` names it."""
+
+    feature = ""
+
+    def __init__(self, feature: str, what: str, server: str) -> None:
+        self.feature = feature
+        said = FEATURE_WORDS.get(feature, feature)
+        super().__init__(
+            f"{what} failed: {server} has no {said}: it does not list {feature} among its features.",
+            code="not_supported",
+            hint=f"This needs a QueueDesk server with {feature}; upgrade the server.",
+        )
+
+
+class NoConsensus(FeatureMissing):
+    """The server has no consensus (B21)."""
+
+    def __init__(self, what: str, server: str) -> None:
+        super().__init__("B21", what, server)
+
+
 BY_STATUS: dict[int, type[QueueDeskError]] = {
     400: ValidationError,
     401: AuthenticationError,

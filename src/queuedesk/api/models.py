@@ -36,6 +36,20 @@ class Resource(BaseModel):
     )
 
 
+def leaves_out(*keys: str) -> ConfigDict:
+    """A `Resource`'s configuration whose answer may lack `keys` (a server older than what they say
+    leaves them out; the client reads them as their defaults): not required in the document."""
+
+    def optional(schema: dict[str, Any]) -> None:
+        required = [name for name in schema.get("required", []) if name not in keys]
+        if required:
+            schema["required"] = required
+        else:
+            schema.pop("required", None)
+
+    return ConfigDict(**Resource.model_config, json_schema_extra=optional)
+
+
 class Request(BaseModel):
     """Something a client sends."""
 
@@ -105,7 +119,7 @@ class Task(Resource):
 class Review(Resource):
     """A task's review (B19): drawn (`pending`), claimed (`in_review`), or its verdict."""
 
-    state: str  # pending | in_review | accepted | corrected | redone
+    state: str  # pending | in_review | accepted | corrected | redone | decided (B21)
     reviewer: str | None = None
     reviewed_at: Timestamp | None = None
     note: str | None = None
@@ -114,14 +128,42 @@ class Review(Resource):
     lease_expires_at: Timestamp | None = None
 
 
+# B21: where a task of a consensus queue stands.
+CONSENSUS_STATES = ("collecting", "settled", "disputed", "decided")
+
+
+class ConsensusAnswer(Resource):
+    """One worker's answer to a task of a consensus queue (B21), as admins and supervisors see it."""
+
+    worker: str  # email
+    name: str | None = None
+    data: dict[str, Any]
+    answered_at: Timestamp
+    seconds: float | None = None  # from the claim to the answer
+
+
+class Consensus(Resource):
+    """B21: a task's answers, how far they agree per compared block, and how it ended. Sent to admins
+    and supervisors only (a worker's answers carry `consensus: null`: nothing reveals another's answer)."""
+
+    state: str  # collecting | settled | disputed | decided
+    answers: list[ConsensusAnswer] = []
+    agreement: dict[str, float] = {}  # block id: share of the answers holding its most common value
+    decided_by: str | None = None  # the reviewer who decided a disputed task
+
+
 class AssignedTask(Task):
     """A task as Part B answers it: with who holds it and until when, and the caller's own draft
     (B6: the values they kept when they last gave it back; None when they kept none, or from a
     server that stores drafts in the task's data)."""
 
+    model_config = leaves_out("consensus")
+
     assignment: Assignment
     draft: dict[str, Any] | None = None
     review: Review | None = None  # B19; None when it has none, or from a server without review
+    # B21; None in a queue without consensus, to a worker, or from a server without consensus.
+    consensus: Consensus | None = None
 
 
 class Queue(Resource):
@@ -136,9 +178,24 @@ class Queue(Resource):
     review_percent: int = 0
 
 
+class ConsensusSettings(Resource):
+    """B21: a queue's consensus. Each task is answered blind by `answers` workers, more (up to
+    `max_answers`) while they disagree; a task settles when, on every compared block (`blocks`),
+    one value is held by a share >= `agreement` of the answers and by more than any other value."""
+
+    answers: int
+    max_answers: int
+    agreement: float
+    blocks: list[str] = []
+
+
 class QueueDetail(Queue):
+    model_config = leaves_out("consensus")
+
     description: str = ""
     data: list[Block] = []
+    # B21: None when one answer completes a task (and from a server without consensus).
+    consensus: ConsensusSettings | None = None
 
 
 class Webhook(Resource):
@@ -155,8 +212,13 @@ class Me(Resource):
     role: str
     organization_id: int
     organization: str
+    model_config = leaves_out("features")
+
     server: str
     version: str
+    # The Part B sections this server serves from B19 on, e.g. ["B19", "B20", "B21"]; empty from a
+    # server older than `features`.
+    features: list[str] = []
 
 
 class TaskPage(Resource):
@@ -266,6 +328,8 @@ class WorkerStats(Resource):
     """One worker's completions in a stats period (B15), and the verdicts on their work given in
     it (B19; 0 from a server without review)."""
 
+    model_config = leaves_out("answers", "agreed")
+
     email: str
     name: str | None = None
     completed: int
@@ -275,10 +339,16 @@ class WorkerStats(Resource):
     accepted: int = 0
     corrected: int = 0
     redone: int = 0
+    # B21, in a consensus queue (0 elsewhere, and from a server without consensus): the worker's
+    # answers, and those that held every final value of a settled or decided task.
+    answers: int = 0
+    agreed: int = 0
 
 
 class QueueStats(Resource):
     """B15: completions per bucket from `since` to now (oldest first), the queue now, and per worker."""
+
+    model_config = leaves_out("disputed")
 
     since: Timestamp
     bucket_minutes: int
@@ -287,6 +357,7 @@ class QueueStats(Resource):
     completed: list[int]
     by_worker: list[WorkerStats]
     reviews_pending: int | None = None  # B19: None from a server without review
+    disputed: int | None = None  # B21: tasks disputed now; None from a server without consensus
 
 
 class WebhookTestResult(Resource):
@@ -346,9 +417,10 @@ class TaskData(Request):
 
 
 class VerdictRequest(Request):
-    """B19: a review's verdict; `data` (the values to change) with `correct` only."""
+    """B19: a review's verdict; `data` (the values to change) with `correct`, the values that
+    complete the task with `decide` (B21, a disputed task only)."""
 
-    verdict: Literal["accept", "correct", "redo"]
+    verdict: Literal["accept", "correct", "redo", "decide"]
     data: dict[str, Any] | None = None
     note: str | None = Field(default=None, max_length=2000)
 
@@ -383,11 +455,22 @@ class WebhookTarget(Request):
     target: str | None
 
 
+class ConsensusRequest(Request):
+    """B21's settings as sent (B12, B13): `max_answers` defaults to `answers`, `agreement` to 0.5,
+    `blocks` to every compared-type block that is not read-only."""
+
+    answers: int = Field(ge=2, le=10)
+    max_answers: int | None = Field(default=None, ge=2, le=10)
+    agreement: float | None = Field(default=None, ge=0.5, le=1.0)
+    blocks: list[str] | None = Field(default=None, min_length=1)
+
+
 class QueueCreate(Request):
     name: str = Field(min_length=1, max_length=200)
     description: str = Field(default="", max_length=10_000)
     data: list[Block]
     review_percent: int = Field(default=0, ge=0, le=100)
+    consensus: ConsensusRequest | None = None  # B21: null, one answer completes a task
 
 
 class QueueUpdate(Request):
@@ -395,6 +478,7 @@ class QueueUpdate(Request):
     description: str | None = Field(default=None, max_length=10_000)
     data: list[Block] | None = None
     review_percent: int | None = Field(default=None, ge=0, le=100)
+    consensus: ConsensusRequest | None = None  # B21: null turns consensus off (a key left out: unchanged)
 
 
 class User(Resource):

@@ -4,6 +4,7 @@
     description = "Sort incoming reports"
     webhook = "https://hooks.example.com/q"      # optional
     review_percent = 20                          # optional: the share of completions reviewed (B19)
+    consensus = { answers = 2, max_answers = 3 } # optional (B21); `consensus = false` turns it off (edit)
 
     [[blocks]]
     id = "category"
@@ -31,7 +32,8 @@ import tomli_w
 from queuedesk.api.blocks import BLOCK_TYPES, Problem, is_http_url, validate_blocks, validate_task_data
 from queuedesk.api.models import Block, QueueDetail
 
-KEYS = ("name", "description", "webhook", "review_percent", "blocks", "tasks")
+KEYS = ("name", "description", "webhook", "review_percent", "consensus", "blocks", "tasks")
+CONSENSUS_KEYS = ("answers", "max_answers", "agreement", "blocks")
 MAX_NAME = 200
 MAX_DESCRIPTION = 10_000
 FileFormat = Literal["toml", "json"]
@@ -50,6 +52,9 @@ class QueueFile:
     description: str | None = None
     webhook: str | None = None  # "" removes the webhook (edit)
     review_percent: int | None = None
+    # B21: the settings as sent (`answers`, and any of `max_answers`, `agreement`, `blocks`);
+    # False turns consensus off (edit).
+    consensus: dict[str, Any] | Literal[False] | None = None
     blocks: list[Block] | None = None
     tasks: list[Mapping[str, Any]] = field(default_factory=list)
 
@@ -124,6 +129,8 @@ def parse_document(document: dict[str, Any], *, for_create: bool) -> tuple[Queue
             )
         else:
             found.review_percent = percent
+    if "consensus" in document:
+        problems += _parse_consensus(document["consensus"], found, for_create)
     if "blocks" in document or for_create:
         raw_blocks = document.get("blocks", [])
         block_problems = validate_blocks(raw_blocks, "blocks")
@@ -132,7 +139,51 @@ def parse_document(document: dict[str, Any], *, for_create: bool) -> tuple[Queue
             found.blocks = [Block.model_validate(b) for b in raw_blocks]
     if "tasks" in document:
         problems += _parse_tasks(document["tasks"], found, for_create)
+    if isinstance(found.consensus, dict) and found.blocks is not None:
+        problems += _consensus_against_blocks(found.consensus, found.blocks)
     return found, problems
+
+
+def _parse_consensus(raw: Any, found: QueueFile, for_create: bool) -> list[Problem]:
+    """B21's settings: a table with `answers` and any of the others; `false` (edit) turns it off."""
+    if raw is False and not for_create:
+        found.consensus = False
+        return []
+    shape = "a table such as { answers = 2, max_answers = 3 }" + ("" if for_create else ", or false (off)")
+    if not isinstance(raw, dict) or "answers" not in raw:
+        return [Problem("invalid_value", "consensus", f"must be {shape}")]
+    problems = [
+        Problem("unknown_field", f"consensus.{key}", f"unknown key (valid: {', '.join(CONSENSUS_KEYS)})")
+        for key in raw
+        if key not in CONSENSUS_KEYS
+    ]
+    for key in ("answers", "max_answers"):
+        if key in raw and type(raw[key]) is not int:
+            problems.append(
+                Problem("invalid_value", f"consensus.{key}", "must be a whole number from 2 to 10")
+            )
+    agreement = raw.get("agreement", 0.5)
+    if type(agreement) not in (int, float):
+        problems.append(Problem("invalid_value", "consensus.agreement", "must be a share from 0.5 to 1"))
+    blocks = raw.get("blocks", [])
+    if not isinstance(blocks, list) or not all(isinstance(b, str) for b in blocks):
+        problems.append(Problem("invalid_value", "consensus.blocks", "must be a list of block ids"))
+    if not problems:
+        found.consensus = dict(raw)
+    return problems
+
+
+def _consensus_against_blocks(settings: dict[str, Any], blocks: list[Block]) -> list[Problem]:
+    from queuedesk.api.consensus_rules import Wanted, problems
+
+    blocks_named = settings.get("blocks")
+    wanted = Wanted(
+        settings["answers"],
+        settings.get("max_answers"),
+        settings.get("agreement"),
+        None if blocks_named is None else tuple(blocks_named),
+    )
+    return [Problem("invalid_value", "consensus", message) for message in problems(wanted, blocks)]
 
 
 def _parse_tasks(raw_tasks: Any, found: QueueFile, for_create: bool) -> list[Problem]:
@@ -165,10 +216,17 @@ def load_queue_file(path: Path, *, for_create: bool) -> QueueFile:
     found, problems = parse_document(document, for_create=for_create)
     if problems:
         raise QueueFileError("\n".join(f"{path}: {place(p.field, document)}: {p.message}" for p in problems))
-    declared = (found.name, found.description, found.webhook, found.review_percent, found.blocks)
+    declared = (
+        found.name,
+        found.description,
+        found.webhook,
+        found.review_percent,
+        found.consensus,
+        found.blocks,
+    )
     if not for_create and declared == (None,) * len(declared):
         raise QueueFileError(
-            f"{path}: names nothing to change (name, description, webhook, review_percent or blocks)"
+            f"{path}: names nothing to change (name, description, webhook, review_percent, consensus or blocks)"
         )
     return found
 
@@ -197,6 +255,8 @@ def describe(queue: QueueDetail, webhook: str | None = None) -> dict[str, Any]:
         document["webhook"] = webhook
     if "review_percent" in queue.model_fields_set:  # a server with review (B19) answered it
         document["review_percent"] = queue.review_percent
+    if queue.consensus is not None:  # B21
+        document["consensus"] = queue.consensus.model_dump(mode="json")
     document["blocks"] = [_portable(block_to_dict(b))[0] for b in queue.data]
     return document
 

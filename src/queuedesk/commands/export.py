@@ -1,4 +1,5 @@
-"""`queuedesk export QUEUE --format csv|jsonl`: every completed task, streamed page by page."""
+"""`queuedesk export QUEUE --format csv|jsonl`: every completed task, streamed page by page (in JSON
+lines with each task's answers in a consensus queue, B21)."""
 
 import argparse
 import sys
@@ -38,7 +39,9 @@ async def export(args: argparse.Namespace) -> int:
     refuse_reversed_dates(args.start_date, args.end_date)
     async with client_from(args) as client:
         queue = await find_queue(client, args.queue)
-        block_ids = [b.id for b in (await client.queue(queue.id)).data]
+        detail = await client.queue(queue.id)
+        block_ids = [b.id for b in detail.data]
+        answers = _with_answers(args, has_consensus=detail.consensus is not None)
         pages = client.completed_pages(
             queue.id,
             page_size=args.page_size,
@@ -46,6 +49,8 @@ async def export(args: argparse.Namespace) -> int:
             start_date=args.start_date,
             end_date=args.end_date,
         )
+        if answers:
+            pages = client.with_answers(queue.id, pages)
         # The first page is read before anything is written: a refusal (a worker's key, a filter the
         # server rejects) leaves the output empty rather than a CSV header alone.
         first = await anext(aiter(pages), None)
@@ -63,6 +68,20 @@ async def export(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return OK
+
+
+def _with_answers(args: argparse.Namespace, *, has_consensus: bool) -> bool:
+    """Whether each task's answers (B21) go with it: as asked, else when the queue has consensus,
+    in JSON lines only (a CSV row has no place for several answers)."""
+    if args.answers and args.format != "jsonl":
+        raise UsageError("each task's answers are written in JSON lines: add --format jsonl")
+    if args.answers is None and has_consensus and args.format != "jsonl":
+        print(
+            "queuedesk: this queue has consensus: each task's answers are written with --format jsonl",
+            file=sys.stderr,
+        )
+    wanted: bool = args.answers if args.answers is not None else has_consensus
+    return wanted and args.format == "jsonl"
 
 
 async def _with_first(first: TaskPage | None, rest: AsyncIterator[TaskPage]) -> AsyncIterator[TaskPage]:
@@ -126,4 +145,11 @@ def add_parsers(
         "--end-date", type=moment, metavar="WHEN", help="completed on or before this date or date-time"
     )
     exporting.add_argument("--completed-by", metavar="EMAIL", help="completed by this user ('me': you)")
+    exporting.add_argument(
+        "--answers",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="with --format jsonl, each task's answers in a consensus queue, their agreement and how "
+        "it ended, as its `consensus` (default: when the queue has consensus; one request per task)",
+    )
     exporting.set_defaults(client_command=export)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from queuedesk.api import errors
 from queuedesk.api.wording import counted
+from queuedesk.commands import consensus
 from queuedesk.commands.common import OK, USAGE, UsageError, client_from, fail, find_queue, print_json
 
 # Building the parser (every start of the app too) imports only this module: the file formats and
@@ -50,7 +51,11 @@ async def create(args: argparse.Namespace) -> int:
     async with client_from(args) as client:
         await _require_queue_writes(client)
         queue = await client.create_queue(
-            wanted.name, wanted.raw_blocks() or [], wanted.description or "", wanted.review_percent
+            wanted.name,
+            wanted.raw_blocks() or [],
+            wanted.description or "",
+            wanted.review_percent,
+            consensus=wanted.consensus or None,
         )
         if wanted.webhook:
             await client.set_webhook(queue.id, wanted.webhook)
@@ -62,6 +67,23 @@ async def create(args: argparse.Namespace) -> int:
     if wanted.tasks and not args.json:
         print(f"{counted(len(wanted.tasks), 'task')} created in it.")
     return OK
+
+
+def _check_consensus(wanted: "QueueFile", current: "QueueDetail", path: str) -> None:
+    """Consensus settings in a file without blocks are checked against the queue's blocks."""
+    from queuedesk.api.consensus_rules import Wanted, problems
+
+    settings = wanted.consensus
+    if not isinstance(settings, dict) or wanted.blocks is not None:
+        return  # off, or checked with the file's blocks
+    named = settings.get("blocks")
+    found = problems(
+        Wanted(settings["answers"], settings.get("max_answers"), settings.get("agreement"),
+               None if named is None else tuple(named)),
+        current.data,
+    )  # fmt: skip
+    if found:
+        raise UsageError(f"{path}: consensus: {'; '.join(found)}; nothing was changed")
 
 
 async def _tasks_holding_values(client: "QueueDeskClient", queue: "QueueDetail") -> int:
@@ -78,6 +100,9 @@ async def edit(args: argparse.Namespace) -> int:
         await _require_queue_writes(client)
         found = await find_queue(client, args.queue)
         current = await client.queue(found.id)
+        if wanted.consensus is not None:  # NoConsensus on a server without B21, before any change
+            current = await client.queue_with_consensus(found.id)
+            _check_consensus(wanted, current, args.file)
         if wanted.blocks is not None:
             changes = compare_blocks(current.data, wanted.blocks)
             affected = await _tasks_holding_values(client, current) if changes.touches_values else 0
@@ -98,6 +123,15 @@ async def edit(args: argparse.Namespace) -> int:
             blocks=wanted.raw_blocks(),
             review_percent=wanted.review_percent,
         )
+        if wanted.consensus is not None:  # B21, after the blocks it may compare
+            settings = wanted.consensus or {}
+            queue = await client.set_consensus(
+                queue.id,
+                settings.get("answers"),
+                max_answers=settings.get("max_answers"),
+                agreement=settings.get("agreement"),
+                blocks=settings.get("blocks"),
+            )
         if wanted.webhook is not None:
             if wanted.webhook:
                 await client.set_webhook(queue.id, wanted.webhook)
@@ -136,7 +170,7 @@ def add_parsers(
 ) -> None:
     queue = commands.add_parser(
         "queue",
-        help="create, change or show one queue from a TOML or JSON description",
+        help="create, change or show one queue from a TOML or JSON description; set its consensus",
         description="A queue file has the shape of a seed's queue: name, description, webhook "
         "and review_percent (optional) and [[blocks]]; `create` also takes [[tasks]]. `queue show` writes one.",
     )
@@ -155,6 +189,8 @@ def add_parsers(
         "--yes", action="store_true", help="change blocks even when tasks hold values they touch"
     )
     changing.set_defaults(client_command=edit)
+
+    consensus.add_action(actions, connection)
 
     showing = actions.add_parser("show", parents=[connection], help="write a queue as a description file")
     showing.add_argument("queue", help="queue id or name")

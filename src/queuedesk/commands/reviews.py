@@ -77,7 +77,9 @@ def add_parsers(
     )
     listing.add_argument("queue", help="queue id or name")
     listing.add_argument(
-        "--verdict", help="accept, correct or redo (a comma list), e.g. --verdict correct,redo"
+        "--verdict",
+        help="accept, correct, redo or decide (a disputed task of a consensus queue; a comma list), "
+        "e.g. --verdict correct,redo",
     )
     listing.add_argument(
         "--completed-by", metavar="EMAIL", help="whose work: an email, or 'me' (a worker's default)"

@@ -1,4 +1,4 @@
-"""`queuedesk tasks create QUEUE --data JSON`."""
+"""`queuedesk tasks create QUEUE --data JSON`, `queuedesk tasks show QUEUE TASK` (with its answers, B21)."""
 
 import argparse
 import json
@@ -8,6 +8,7 @@ from typing import Any
 
 from queuedesk.api import original_rules
 from queuedesk.api.blocks import validate_task_data
+from queuedesk.api.numbers import plain_int
 from queuedesk.commands.common import OK, UsageError, client_from, find_queue, print_json
 
 
@@ -49,10 +50,27 @@ def dropped(sent: Mapping[str, Any], stored: Mapping[str, Any]) -> list[str]:
     return [key for key, value in sent.items() if value is not None and stored.get(key) is None]
 
 
+async def show(args: argparse.Namespace) -> int:
+    from queuedesk.commands.task_view import print_task
+
+    task_id = plain_int(args.task)
+    if task_id is None or task_id < 1:
+        raise UsageError(f"TASK must be a task id (a whole number from 1), not {args.task!r}")
+    async with client_from(args) as client:
+        queue = await find_queue(client, args.queue)
+        task = await client.task(queue.id, task_id)
+        detail = await client.queue(queue.id)
+    if args.json:
+        print_json(task.model_dump(mode="json"))
+    else:
+        print_task(task, detail)
+    return OK
+
+
 def add_parsers(
     commands: "argparse._SubParsersAction[argparse.ArgumentParser]", connection: argparse.ArgumentParser
 ) -> None:
-    tasks = commands.add_parser("tasks", help="create tasks")
+    tasks = commands.add_parser("tasks", help="create a task, show one (with its answers)")
     actions = tasks.add_subparsers(dest="tasks_command", metavar="ACTION", required=True)
     creating = actions.add_parser(
         "create",
@@ -66,3 +84,15 @@ def add_parsers(
         "--data", required=True, help='the task\'s block values as JSON, e.g. \'{"text": "hi"}\''
     )
     creating.set_defaults(client_command=create)
+
+    showing = actions.add_parser(
+        "show",
+        parents=[connection],
+        help="show one task: its values, who holds it, and its answers in a consensus queue",
+        description="Show one task in any status. In a consensus queue, admins and supervisors see "
+        "every answer (who gave it, when, in how many seconds, its values) and the agreement per "
+        "compared block; a worker sees their own answer only.",
+    )
+    showing.add_argument("queue", help="queue id or name")
+    showing.add_argument("task", help="task id")
+    showing.set_defaults(client_command=show)

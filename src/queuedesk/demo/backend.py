@@ -56,8 +56,9 @@ class _QuietServer(uvicorn.Server):
         yield
 
 
-async def prepare(options: Options, side_base: str) -> str:
-    """Build the demo database or bring it to now; returns what happened, for the log."""
+async def prepare(options: Options, side_base: str) -> tuple[str, bool]:
+    """Build the demo database or bring it to now; what happened, for the log, and whether the
+    database is new (the colleagues set up the consensus queue then)."""
     files = options.files
     if options.fresh:
         files.remove_database()
@@ -66,13 +67,14 @@ async def prepare(options: Options, side_base: str) -> str:
     if not files.db.exists():
         built = await run_once(files.db_url, data.build, now)
         await run_once(files.db_url, data.bring_to_now, timedelta(0), IMAGE_BASE_PLACEHOLDER, side_base)
-        return f"new demo data: {built.pending} pending, {built.completed} completed, {built.deliveries} deliveries"
+        said = f"new demo data: {built.pending} pending, {built.completed} completed, {built.deliveries} deliveries"
+        return said, True
     state = files.read_state()
     last_seen = state.get("last_seen")
     shift = now - from_micros(int(last_seen)) if isinstance(last_seen, int) else timedelta(0)
     old_base = str(state.get("side_base") or IMAGE_BASE_PLACEHOLDER)
     await run_once(files.db_url, data.bring_to_now, max(shift, timedelta(0)), old_base, side_base)
-    return f"demo data brought forward by {shift}"
+    return f"demo data brought forward by {shift}", False
 
 
 def _bind(port: int) -> socket.socket:
@@ -95,7 +97,8 @@ async def run(options: Options, announce: Callable[[dict[str, object]], None], s
     try:
         await side.start()
         started = time.monotonic()
-        log.info(await prepare(options, side.base_url))
+        said, first_run = await prepare(options, side.base_url)
+        log.info(said)
         listener = _bind(options.port)
         url = f"http://127.0.0.1:{listener.getsockname()[1]}"
         settings = Settings(
@@ -123,7 +126,7 @@ async def run(options: Options, announce: Callable[[dict[str, object]], None], s
         lock.announce(url)
         options.files.write_state(side_base=side.base_url, last_seen=to_micros(utcnow()))
         log.info("serving %s (ready in %.2f s)", url, time.monotonic() - started)
-        colleagues = Colleagues(url, side.base_url, pace=options.pace)
+        colleagues = Colleagues(url, side.base_url, pace=options.pace, first_run=first_run)
         if options.bots:
             colleagues.start()
         announce({"url": url, "side": side.base_url})

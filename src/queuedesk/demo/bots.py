@@ -2,6 +2,11 @@
 slip), a reviewer who checks the work drawn for review, and an integration that keeps adding tasks,
 all over HTTP like any client, so counts, active users, stats and accept rates move.
 
+In the consensus queue (B21, `content.CONSENSUS_QUEUE`) a colleague's completion is an answer, and
+they see a photo differently now and then; on the demo's first run (`first_run`) some photos are
+disputed before they start (`consensus_start.py`). The simulated reviewer leaves that queue's
+reviews, disputes first, to the person trying the demo.
+
 `pace` scales every pause (1.0: seconds per task, as people work; the tests use less). Stopping
 cancels them; a worker gives back the task it holds before it stops, so nothing is left claimed.
 """
@@ -15,7 +20,8 @@ from datetime import date
 from queuedesk.api import errors
 from queuedesk.api.client import Claim, QueueDeskClient
 from queuedesk.api.models import AssignedTask
-from queuedesk.demo.content import QUEUES, SLIP_CHANCE, answer, expected, new_task, slip
+from queuedesk.demo.consensus_start import start_consensus
+from queuedesk.demo.content import CONSENSUS_QUEUE, QUEUES, SLIP_CHANCE, answer, expected, new_task, slip
 
 COLLEAGUE_KEYS = {
     "priya@demo.test": "demo-colleague-key-priya-000004",
@@ -35,13 +41,25 @@ class Colleagues:
     url: str
     image_base: str
     pace: float = 1.0
+    first_run: bool = False  # a new demo database: the consensus queue is set up first
     completed: int = 0
+    answered_at_start: int = 0
     created: int = 0
     reviewed: int = 0
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _clients: list[QueueDeskClient] = field(default_factory=list)
 
     def start(self) -> None:
+        if self.first_run:
+            self._tasks.append(asyncio.create_task(self._set_up_then_start(), name="consensus-start"))
+        else:
+            self._start_all()
+
+    async def _set_up_then_start(self) -> None:
+        self.answered_at_start = await start_consensus(self.url, list(COLLEAGUE_KEYS.values()))
+        self._start_all()
+
+    def _start_all(self) -> None:
         for number, key in enumerate(COLLEAGUE_KEYS.values()):
             self._tasks.append(
                 asyncio.create_task(self._work(key, random.Random(number)), name=f"colleague-{number}")
@@ -66,8 +84,11 @@ class Colleagues:
     async def _pause(self, rng: random.Random, low: float, high: float) -> None:
         await asyncio.sleep(rng.uniform(low, high) * self.pace)
 
-    async def _queue_ids(self, client: QueueDeskClient) -> dict[str, int]:
-        return {queue.name: queue.id for queue in await client.queues() if queue.name in QUEUES}
+    async def _queue_ids(self, client: QueueDeskClient, *, reviewing: bool = False) -> dict[str, int]:
+        """The demo's queues; to review, not the consensus queue (its disputes are for the person
+        trying the demo) where the server has consensus."""
+        left_out = CONSENSUS_QUEUE if reviewing and await client.supports_consensus() else None
+        return {q.name: q.id for q in await client.queues() if q.name in QUEUES and q.name != left_out}
 
     async def _work(self, key: str, rng: random.Random) -> None:
         client = self._client(key)
@@ -119,7 +140,7 @@ class Colleagues:
         queue_ids: dict[str, int] = {}
         while True:
             try:
-                queue_ids = queue_ids or await self._queue_ids(client)
+                queue_ids = queue_ids or await self._queue_ids(client, reviewing=True)
                 if not queue_ids:
                     await self._pause(rng, 5, 10)
                     continue

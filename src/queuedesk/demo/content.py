@@ -14,6 +14,11 @@ RECEIPTS = "Receipt checks"
 QUEUES = (PHOTOS, TRIAGE, RECEIPTS)
 WEBHOOK_QUEUE = TRIAGE  # its webhook points at the demo's receiver
 
+# B21: photos are judged by two colleagues, blind, a third when they disagree; what three cannot
+# settle waits in the review loop. The verdict is a judgement call: colleagues sometimes differ.
+CONSENSUS_QUEUE = PHOTOS
+CONSENSUS = {"answers": 2, "max_answers": 3}
+
 IMAGE_BASE_PLACEHOLDER = "http://demo-images.invalid"  # replaced by the side server's address at start
 
 _CAPTIONS = [
@@ -153,6 +158,15 @@ def slip(queue: str, values: dict[str, Any], rng: random.Random) -> dict[str, An
     """`values` with the queue's deciding value changed to another option."""
     field, options = DECISIONS[queue]
     return {**values, field: rng.choice([o for o in options if o != values.get(field)])}
+
+
+def seen_differently(queue: str, values: dict[str, Any], turn: int) -> dict[str, Any]:
+    """`values` as the `turn`-th of several colleagues who each see the task another way: the
+    deciding value is the option `turn` places after the one meant (a dispute on first run)."""
+    field, options = DECISIONS[queue]
+    meant = values.get(field)
+    start = options.index(meant) if meant in options else 0
+    return {**values, field: options[(start + turn) % len(options)]}
 
 
 def expected(queue: str, data: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,5 @@
 """The QueueDesk terminal app: connects, then opens the live queue list; errors are reported here."""
 
-import contextlib
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -17,6 +16,9 @@ from queuedesk.api import errors
 from queuedesk.api.config import AppSettings
 from queuedesk.api.models import Queue
 from queuedesk.api.terminal_text import shown
+from queuedesk.tui.app_parts.navigation import Navigation
+from queuedesk.tui.app_parts.quitting import Quitting
+from queuedesk.tui.app_parts.unsent_work import UnsentWork
 from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
 from queuedesk.tui.keys import escape_prefix
@@ -26,11 +28,8 @@ from queuedesk.tui.session import Session, SessionEnded, open_session
 from queuedesk.tui.settings import SaveProfile, Target, web_session
 from queuedesk.tui.terminal import terminal_guard
 from queuedesk.tui.terminal.browser_rules import check_allowed
-from queuedesk.tui.work.journal import Entry, Journal, journal_path
 from queuedesk.tui.work.outbox import Outbox
 
-MAX_LISTED = 5  # tasks named in one notification
-REFUSED_LIST_HINT = "R on the queue list shows what was refused, to copy the values or dismiss it."
 # What screens read by themselves (not a person's action): in an outage, said once for all of them.
 LOADING = frozenset({"Refreshing", "Loading tasks", "Reading the webhook", "Reading the delivery log"})
 
@@ -75,6 +74,10 @@ class QueueDeskApp(App[None]):
         # The last two keys, as the app read them (the work screen's double enter).
         self.keys_read = KeysRead()
         self.said = SaidLog()  # every notification, for the palette's "Messages" after its toast went
+        # Its parts, one job each (`tui/app_parts/`): where it goes, the work on its way, leaving.
+        self.navigation = Navigation(self, self.said, self._outbox_changed)
+        self.unsent_work = UnsentWork(self, self._outbox_changed)
+        self.quitting = Quitting(self)
         self._failed_at_start: tuple[Target, Exception] | None = None
         self._losing_key = False  # going back to Connect after a 401: said once
         self._checking_role = False  # reading /me again (after a 403, or once a refresh)
@@ -107,14 +110,8 @@ class QueueDeskApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand(
-            "Messages", "Every notification of this session again, newest first", self.show_said
+            "Messages", "Every notification of this session again, newest first", self.navigation.show_said
         )
-
-    def show_said(self) -> None:
-        from queuedesk.tui.modals.messages import MessagesScreen
-
-        if not isinstance(self.screen, MessagesScreen):
-            self.push_screen(MessagesScreen(self.said.newest_first()))
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
@@ -203,33 +200,8 @@ class QueueDeskApp(App[None]):
             self.outbox.close()
         self.outbox = None
         if session.me is not None:
-            self._open_outbox(session)
+            self.outbox = self.unsent_work.open_outbox(session)
         await self.switch_screen(QueuesScreen())
-
-    def _open_outbox(self, session: Session) -> None:
-        assert session.me is not None
-        journal = Journal(journal_path(session.url, session.me.email))
-        if journal.load_error:
-            self.notify(journal.load_error, title="Unsent work file", severity="warning", timeout=15)
-        self.outbox = Outbox(
-            self,
-            session.client,
-            journal,
-            self.clock,
-            self._submission_refused,
-            on_sent_late=self._sent_late,
-            on_key_refused=lambda exc: self.report(exc, doing="Sending your work"),
-            on_change=self._outbox_changed,
-        )
-        self.outbox.resume()  # what a crash or a closed app left behind goes now (refusals: `_tell_refused`)
-        failed = journal.in_state("failed")
-        if failed:
-            self.notify(
-                f"{len(failed)} earlier submission(s) were refused by the server. {REFUSED_LIST_HINT}",
-                title="Refused submissions",
-                severity="warning",
-                timeout=15,
-            )
 
     def _outbox_changed(self) -> None:
         self.outbox_changed.publish(None)
@@ -237,117 +209,10 @@ class QueueDeskApp(App[None]):
     def outbox_task_ids(self, queue_id: int) -> list[int]:
         return self.outbox.task_ids(queue_id) if self.outbox is not None else []
 
-    def _sent_late(self, entries: list[Entry], left_before: bool) -> None:
-        """Work that had waited reached the server: said once, also on screens without the count."""
-        from queuedesk.tui.screens.review import ReviewScreen
-        from queuedesk.tui.screens.work import WorkScreen
-
-        screen = self.screen
-        if (
-            not left_before
-            and isinstance(screen, WorkScreen | ReviewScreen)
-            and screen.last_submission is not None
-        ):
-            # The work screen's status line says "Task N sent." of its last submission itself.
-            entries = [e for e in entries if e.id != screen.last_submission[0]]
-        if not entries:
-            return
-        shown = [f"task {e.task_id} ({e.queue_name})" for e in entries[:MAX_LISTED]]
-        if len(entries) > MAX_LISTED:
-            shown.append(f"{len(entries) - MAX_LISTED} more")
-        if all(e.extra.get("key_refused") for e in entries):
-            said = f"Kept when the server refused the key, now sent with this one: {', '.join(shown)}."
-        elif left_before:
-            said = f"Left unsent when QueueDesk last closed, now sent: {', '.join(shown)}."
-        else:
-            said = f"Sent now that the server answers again: {', '.join(shown)}."
-        self.notify(
-            said,
-            title="Unsent work sent",
-            timeout=10,
-        )
-
-    def _submission_refused(self, entry: Entry) -> None:
-        from queuedesk.tui.screens.review import ReviewScreen
-        from queuedesk.tui.screens.work import WorkScreen
-
-        for screen in self.screen_stack:
-            if isinstance(screen, WorkScreen | ReviewScreen) and screen.queue.id == entry.queue_id:
-                screen.take_back(entry)  # (the review screen is one: it takes back no verdict)
-        self._tell_refused(entry)
-
-    def _tell_refused(self, entry: Entry) -> None:
-        values = ", ".join(f"{key}={value!r}" for key, value in entry.data.items() if value is not None)
-        self.notify(
-            f"Task {entry.task_id} in {entry.queue_name} was not accepted: {(entry.error or '').rstrip('.')}. "
-            f"What you entered: {values or 'nothing'}. {REFUSED_LIST_HINT}",
-            title="Submission refused",
-            severity="error",
-            timeout=30,
-        )
-
     async def action_quit(self) -> None:
-        """Quitting sends what waits for the undo grace and gives back claims held for work. Work the
-        server did not take (it does not answer) is not left behind without a word: the worker
-        chooses to send it and wait, keep it for the next start, or discard it."""
-        from queuedesk.tui.modals.quit_unsent import QuitUnsentScreen
-
-        if isinstance(self.screen, QuitUnsentScreen):
-            return
-        outbox = self.outbox
-        if outbox is None or not outbox.journal.in_state("unsent"):
-            await self._leave_work(send=True)
-            if outbox is not None:
-                await outbox.send_held_now()
-            if outbox is None or not outbox.journal.in_state("held", "unsent"):
-                self.exit()
-                return
-        self._ask_before_quitting(outbox)
-
-    def _ask_before_quitting(self, outbox: Outbox) -> None:
-        from queuedesk.tui.modals.quit_unsent import Choice, QuitUnsentScreen
-
-        def chosen(choice: Choice | None) -> None:
-            if choice is not None:
-                self.run_worker(self._quit_with(outbox, choice), group="quit", exit_on_error=False)
-
-        held, unsent = len(outbox.journal.in_state("held")), len(outbox.journal.in_state("unsent"))
-        self.push_screen(QuitUnsentScreen(held, unsent, persist=outbox.journal.persist), chosen)
-
-    async def _quit_with(self, outbox: Outbox, choice: str) -> None:
-        waiting = outbox.journal.in_state("held", "unsent")
-        if choice == "discard":
-            for entry in waiting:
-                outbox.discard(entry.id)
-            await self._leave_work(send=False)
-            for entry in waiting:  # still claimed by this worker: back to the queue
-                with contextlib.suppress(errors.QueueDeskError):
-                    await outbox.client.release(entry.queue_id, entry.task_id)
-            self.exit()
-            return
-        await self._leave_work(send=choice == "send")
-        if choice == "send":
-            self.notify(f"Sending {len(waiting)} submission(s)…", timeout=4)
-            await outbox.send_held_now()
-            left = outbox.journal.in_state("held", "unsent")
-            if left:
-                self.notify(
-                    f"The server still did not take {len(left)} submission(s): it does not answer.",
-                    title="Not sent",
-                    severity="warning",
-                    timeout=8,
-                )
-                self._ask_before_quitting(outbox)
-                return
-        self.exit()
-
-    async def _leave_work(self, *, send: bool) -> None:
-        from queuedesk.tui.screens.review import ReviewScreen
-        from queuedesk.tui.screens.work import WorkScreen
-
-        for screen in self.screen_stack:
-            if isinstance(screen, WorkScreen | ReviewScreen):
-                await screen.leave(send=send)
+        """Quitting sends what waits and gives claims back; work the server did not take is not
+        left behind without a word (`app_parts/quitting.py`)."""
+        await self.quitting.quit()
 
     async def connect(self, target: Target) -> Session:
         """Open a session for `target`; raises the client's errors (the connect screen explains them)."""
@@ -482,65 +347,31 @@ class QueueDeskApp(App[None]):
     # --- navigation: one place, so the palette and every screen open things the same way ----------
 
     def open_queue(self, queue: Queue) -> None:
-        from queuedesk.tui.screens.queue import QueueScreen
-
-        self.push_screen(QueueScreen(queue))
+        self.navigation.open_queue(queue)
 
     def open_work(self, queue: Queue) -> None:
-        session = self.session
-        if session is None or not session.extensions:
-            self.notify(
-                "This server offers only the basic Task Queue API: it cannot hand out tasks to work on. "
-                "Creating tasks (n) still works.",
-                title="No claiming on this server",
-                severity="warning",
-            )
-            return
-        from queuedesk.tui.screens.work import WorkScreen
-
-        self.push_screen(WorkScreen(queue))
+        self.navigation.open_work(queue)
 
     def open_review(self, queue: Queue) -> None:
-        """The review loop (B19), or a word on why there is none here."""
-        from queuedesk.tui.review.review_access import review_refusal
-
-        refusal = review_refusal(self.session, queue)
-        if refusal is not None:
-            self.notify(refusal, title="No review here", severity="warning")
-            return
-        from queuedesk.tui.screens.review import ReviewScreen
-
-        self.push_screen(ReviewScreen(queue))
+        self.navigation.open_review(queue)
 
     def open_flush(self, queue: Queue, on_done: Callable[[], None]) -> None:
-        from queuedesk.tui.modals.flush import FlushScreen
-
-        def finished(flushed: bool | None) -> None:
-            if flushed:
-                on_done()
-
-        self.push_screen(FlushScreen(queue), finished)
+        self.navigation.open_flush(queue, on_done)
 
     def open_create_task(self, queue: Queue) -> None:
-        from queuedesk.tui.screens.create import CreateTaskScreen
-
-        self.push_screen(CreateTaskScreen(queue))
+        self.navigation.open_create_task(queue)
 
     def open_queue_editor(self, queue: Queue | None) -> None:
-        """Create a queue (`queue` None) or edit one: admins, on a server with queue management."""
-        session = self.session
-        if session is None or not session.is_admin:
-            return
-        if not session.extensions:
-            self.notify(
-                "This server offers only the basic Task Queue API: queues are made and changed in its own interface.",
-                title="No queue editing on this server",
-                severity="warning",
-            )
-            return
-        from queuedesk.tui.screens.queue_editor import QueueEditorScreen
+        self.navigation.open_queue_editor(queue)
 
-        self.push_screen(QueueEditorScreen(queue))
+    def open_refused(self) -> None:
+        self.navigation.open_refused()
+
+    def open_people(self) -> None:
+        self.navigation.open_people()
+
+    def action_keys(self) -> None:
+        self.navigation.show_keys()
 
     def remember(self, key: str, value: object) -> None:
         """An app setting changed in the app (`submit_on_choice`): in force now, and kept in the
@@ -560,35 +391,22 @@ class QueueDeskApp(App[None]):
                 timeout=10,
             )
 
-    def open_refused(self) -> None:
-        """The submissions the server refused for good (R on the queue list)."""
-        if self.outbox is None:
-            return
-        from queuedesk.tui.modals.refused import RefusedScreen
-
-        self.push_screen(RefusedScreen(self.outbox.journal), lambda _: self._outbox_changed())
-
-    def open_people(self) -> None:
-        from queuedesk.tui.screens.people_screen import PeopleScreen
-
-        self.push_screen(PeopleScreen())
-
-    def action_keys(self) -> None:
-        from queuedesk.tui.modals.keys import KeysScreen
-
-        if not isinstance(self.screen, KeysScreen):
-            self.push_screen(KeysScreen(self.screen))
-
     async def on_unmount(self) -> None:
         if self.session is not None:
             await self.session.close()
 
 
 if TYPE_CHECKING:
+    from queuedesk.tui.app_parts.holds_work import HoldsWork
     from queuedesk.tui.host import AppHost
+    from queuedesk.tui.screens.review import ReviewScreen
+    from queuedesk.tui.screens.work import WorkScreen
 
     def _hosts_the_screens(app: QueueDeskApp) -> AppHost:
         return app  # mypy checks here that the app has all the screens ask of it
+
+    def _screens_hold_work(work: WorkScreen, review: ReviewScreen) -> list[HoldsWork]:
+        return [work, review]  # and here that the screens holding a task offer what the app asks
 
 
 __all__ = ["QueueDeskApp"]

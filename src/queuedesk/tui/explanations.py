@@ -18,6 +18,12 @@ class Explanation:
 _Kind = type[BaseException] | tuple[type[BaseException], ...]
 _KINDS: list[tuple[_Kind, str, str, str]] = [
     (
+        errors.FeatureMissing,
+        "Not on this server's version",
+        "warning",
+        "Ask an admin to upgrade the server; everything else works as before.",
+    ),
+    (
         errors.NoReview,
         "No review on this server",
         "warning",

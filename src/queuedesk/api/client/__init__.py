@@ -10,16 +10,18 @@ the documented Task Queue Service interface (Part A), the Part A methods work, f
 lacks are applied here, and every extension raises `NotSupported` with a clear message.
 
 One class for callers, built of one part per resource: `core` (the connection, the request path,
-who and where), `queues`, `tasks`, `completed`, `work`, `imports`, `webhooks`, `reviews`, `people`.
+who and where), `queues`, `tasks`, `completed`, `work`, `imports`, `webhooks`, `reviews`, `people`, `consensus`.
 """
 
 from queuedesk.api.client.completed import CompletedMixin
+from queuedesk.api.client.consensus import ConsensusMixin
 from queuedesk.api.client.imports import ImportsMixin
 from queuedesk.api.client.people import PeopleMixin
 from queuedesk.api.client.results import (
     AuditSort,
     Claim,
     CompletedSort,
+    ConsensusState,
     DeliverySort,
     Moment,
     PendingSort,
@@ -42,6 +44,7 @@ __all__ = [
     "AuditSort",
     "Claim",
     "CompletedSort",
+    "ConsensusState",
     "DeliverySort",
     "Moment",
     "PendingSort",
@@ -54,6 +57,13 @@ __all__ = [
 
 
 class QueueDeskClient(
-    TasksMixin, CompletedMixin, WebhookMixin, ReviewsMixin, WorkMixin, ImportsMixin, PeopleMixin
+    ConsensusMixin,
+    TasksMixin,
+    CompletedMixin,
+    WebhookMixin,
+    ReviewsMixin,
+    WorkMixin,
+    ImportsMixin,
+    PeopleMixin,
 ):
     """The client of a QueueDesk server, or of the original service (Part A only)."""

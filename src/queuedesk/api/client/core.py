@@ -16,7 +16,9 @@ from queuedesk.api.client.transport import body_of, maybe_json, transport_for
 from queuedesk.api.config import ENV_URL, Connection, config_path, resolve_connection
 from queuedesk.api.errors import (
     ConnectionFailed,
+    FeatureMissing,
     Forbidden,
+    NoConsensus,
     NotConfigured,
     NotFound,
     NotSupported,
@@ -252,6 +254,30 @@ class ClientCore:
             except NotSupported:
                 return False
         return bool(self._extensions)
+
+    async def features(self) -> frozenset[str]:
+        """B1's `features`: the Part B sections from B19 on that the server serves. Empty from a
+        QueueDesk server older than `features` and from a server without Part B."""
+        if not await self.supports_extensions():
+            return frozenset()
+        return frozenset((await self._me_as(f"Connecting to {self.base_url}")).features)
+
+    async def supports(self, feature: str) -> bool:
+        """Whether the server serves Part B section `feature` (e.g. "B21"), as its `/me` says."""
+        return feature in await self.features()
+
+    async def _require_feature(self, feature: str, what: str) -> None:
+        """`FeatureMissing` (`NoConsensus` for B21), with nothing sent, when the server lacks `feature`:
+        the one check every call of a section from B21 on makes first."""
+        if await self.supports(feature):
+            return
+        if not await self.supports_extensions():
+            server = "this server (the basic Task Queue API)"
+        else:
+            server = f"this server (QueueDesk {(await self._me_as(what)).version})"
+        if feature == "B21":
+            raise NoConsensus(what, server)
+        raise FeatureMissing(feature, what, server)
 
     async def org(self) -> int:
         if self.organization_id is None:

@@ -86,13 +86,19 @@ class QueuesMixin(ClientCore):
         blocks: list[Mapping[str, Any]],
         description: str = "",
         review_percent: int | None = None,
+        consensus: Mapping[str, Any] | None = None,
     ) -> models.QueueDetail:
-        """B12; `review_percent` (B19) only when given."""
+        """B12; `review_percent` (B19) and `consensus` (B21, as `consensus_body` makes it) only when
+        given (`NoConsensus`, with nothing sent, on a server without B21)."""
         what = f"Creating queue {name!r}"
+        if consensus is not None:
+            await self._require_feature("B21", what)
         await self._require_extensions(what)
         body: dict[str, Any] = {"name": name, "description": description, "data": [dict(b) for b in blocks]}
         if review_percent is not None:
             body["review_percent"] = review_percent
+        if consensus is not None:
+            body["consensus"] = dict(consensus)
         response = await self._request(
             "POST", f"/orgs/{await self.org()}/queues", what, json=body, idempotent=False
         )

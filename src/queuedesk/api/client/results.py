@@ -13,6 +13,9 @@ class Claim:
 
     task: models.AssignedTask | None
     held_by_others: int = 0
+    # B21: with no task, the open tasks of the queue the caller answered (waiting for other
+    # workers' answers, or disputed); 0 from a server without consensus.
+    answered: int = 0
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,8 @@ class ReviewClaim:
     held_by_others: int = 0
 
 
-Verdict = Literal["accept", "correct", "redo"]
+Verdict = Literal["accept", "correct", "redo", "decide"]  # decide: B21, a disputed task
+ConsensusState = Literal["collecting", "disputed"]  # B2's `consensus` filter
 Moment = datetime | date | str
 CompletedSort = Literal["completed_at", "completed_by", "id"]  # A2's `sort`
 PendingSort = Literal["id", "status", "holder"]  # B2's `sort`

@@ -65,9 +65,12 @@ class ReviewsMixin(QueuesMixin):
         data: Mapping[str, Any] | None = None,
         note: str | None = None,
     ) -> models.AssignedTask:
-        """accept, correct (with the changed values in `data`) or redo a completed task. Never retried
-        blindly: a second verdict is a 409 `already_reviewed`."""
+        """accept, correct (with the changed values in `data`) or redo a completed task; decide a
+        disputed one (B21: `data` the values it completes with). Never retried blindly: a second
+        verdict is a 409 `already_reviewed`."""
         what = f"Reviewing task {task_id} ({verdict})"
+        if verdict == "decide":
+            await self._require_feature("B21", what)
         path = f"{await self._review_path(queue_id, what)}/tasks/{task_id}/review"
         body: dict[str, Any] = {"verdict": verdict}
         if data is not None:
@@ -87,9 +90,11 @@ class ReviewsMixin(QueuesMixin):
         offset: int = 0,
         limit: int = 100,
     ) -> models.ReviewPage:
-        """Reviewed tasks, newest verdict first; `verdict` a comma list of accept, correct, redo; a
-        worker passes `completed_by="me"`."""
+        """Reviewed tasks, newest verdict first; `verdict` a comma list of accept, correct, redo (and
+        decide, B21); a worker passes `completed_by="me"`."""
         what = f"Listing the reviews of queue {queue_id}"
+        if verdict is not None and "decide" in verdict.split(","):
+            await self._require_feature("B21", what)
         path = f"{await self._review_path(queue_id, what)}/reviews"
         params = {
             "verdict": verdict,

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from queuedesk.api import errors, models, original_rules
 from queuedesk.api.client.queues import QueuesMixin
-from queuedesk.api.client.results import PendingSort, check_page
+from queuedesk.api.client.results import ConsensusState, PendingSort, check_page
 from queuedesk.api.client.transport import body_of
 from queuedesk.api.errors import (
     QueueDeskError,
@@ -96,11 +96,15 @@ class TasksMixin(QueuesMixin):
         q: str | None = None,
         order: Literal["asc", "desc"] | None = None,
         sort: PendingSort | None = None,
+        consensus: ConsensusState | None = None,
     ) -> models.PendingPage:
         """B2. Tasks not completed, oldest first (`order="desc"`: newest first; `sort` by another
-        column), with their assignment; `q` finds text in any block's value, in any case."""
+        column), with their assignment; `q` finds text in any block's value, in any case;
+        `consensus` (B21) only the tasks still collecting answers, or only the disputed ones."""
         check_page(offset, limit)
         what = f"Listing pending tasks of queue {queue_id}"
+        if consensus is not None:
+            await self._require_feature("B21", what)
         path = f"{await self._ext_queue_path(queue_id, what)}/tasks"
         params = {
             "offset": offset,
@@ -109,6 +113,7 @@ class TasksMixin(QueuesMixin):
             "q": q,
             "order": order,
             "sort": sort,
+            "consensus": consensus,
         }
         return self._parse(models.PendingPage, await self._get(path, what, params), what)
 

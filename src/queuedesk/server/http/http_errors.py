@@ -6,10 +6,13 @@ from typing import NamedTuple
 
 from queuedesk.api.blocks import MAX_REPORTED, Findings, Problem
 from queuedesk.server.rules.refusals import (
+    AlreadyAnswered,
     AlreadyCompleted,
     AlreadyReviewed,
     ClaimLimit,
+    DeciderAnswered,
     DeliveryNotFound,
+    DisputedNotReviewable,
     DomainError,
     EmailTaken,
     InvalidTaskData,
@@ -17,6 +20,7 @@ from queuedesk.server.rules.refusals import (
     NotAssignee,
     NotClaimed,
     NotCompleted,
+    NotDisputed,
     ReviewClaimLimit,
     ReviewHeld,
     ReviewNotClaimed,
@@ -142,6 +146,20 @@ ANSWERS: dict[type[DomainError], Answer] = {
         "Nobody holds the review of task {e.task_id}: claim reviews with POST .../reviews/next first.",
     ),
     InvalidTaskData: Answer(400),
+    AlreadyAnswered: Answer(
+        409, "already_answered", "You have answered task {e.task_id} already: each worker answers it once."
+    ),
+    DisputedNotReviewable: Answer(
+        409,
+        "conflict",
+        "Task {e.task_id} is disputed: its answers disagree. Decide it with the verdict 'decide' and its data.",
+    ),
+    NotDisputed: Answer(
+        409, "conflict", "Task {e.task_id} is not disputed: 'decide' is the verdict on disputed tasks only."
+    ),
+    DeciderAnswered: Answer(
+        409, "conflict", "You answered task {e.task_id}: someone who did not answer it must decide it."
+    ),
     DeliveryNotFound: Answer(404, "not_found", "Delivery {e.delivery_id} not found for this queue."),
     EmailTaken: Answer(409, "conflict", "This organization already has a user with the email {e.email}."),
     LastAdmin: Answer(

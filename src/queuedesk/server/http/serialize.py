@@ -44,7 +44,20 @@ def task(row: dict[str, Any], *, with_assignment: bool = False) -> dict[str, Any
         }
         body["draft"] = row.get("draft")
         body["review"] = review(row.get("review"))
+        body["consensus"] = consensus(row.get("consensus"))
     return body
+
+
+def consensus(found: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A task's `consensus` (B21), or None (a queue without consensus, or a worker reading)."""
+    if found is None:
+        return None
+    return {
+        "state": found["state"],
+        "answers": [{**answer, "answered_at": ts(answer["answered_at"])} for answer in found["answers"]],
+        "agreement": found["agreement"],
+        "decided_by": found["decided_by"],
+    }
 
 
 def review(found: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -95,7 +108,8 @@ def queue_summary(summary: dict[str, Any]) -> dict[str, Any]:
 
 
 def queue_detail(detail: dict[str, Any]) -> dict[str, Any]:
-    """The summary's keys, then `description` and `data`, then the extra `review_percent` (B19)."""
+    """The summary's keys, then `description` and `data`, then the extra `review_percent` (B19) and
+    `consensus` (B21)."""
     body = queue_summary(detail)
     review_percent = body.pop("review_percent")
     return {
@@ -103,6 +117,7 @@ def queue_detail(detail: dict[str, Any]) -> dict[str, Any]:
         "description": detail["description"],
         "data": detail["data"],
         "review_percent": review_percent,
+        "consensus": detail.get("consensus"),
     }
 
 

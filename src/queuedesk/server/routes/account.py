@@ -10,6 +10,10 @@ from queuedesk.server.http.plumbing import JSONResponse
 from queuedesk.server.routes import db_of
 from queuedesk.server.store.records import Principal
 
+# B1's `features`: the Part B sections from B19 on that this server serves, so that a client can tell
+# what an older QueueDesk lacks. One place: a section is named here once it is served whole.
+FEATURES = ("B19", "B20", "B21")
+
 
 async def me(request: Request, principal: Principal) -> Response:
     return JSONResponse(
@@ -21,6 +25,7 @@ async def me(request: Request, principal: Principal) -> Response:
             "organization": principal.organization,
             "server": "queuedesk",
             "version": __version__,
+            "features": list(FEATURES),
         }
     )
 

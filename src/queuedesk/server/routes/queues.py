@@ -9,6 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from queuedesk.api.blocks import Problem, control_problem, validate_blocks
+from queuedesk.api.models import Block
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access import QueueCaller
 from queuedesk.server.http import serialize
@@ -16,11 +17,12 @@ from queuedesk.server.http.http_errors import conflict, invalid
 from queuedesk.server.http.plumbing import EncodedJSONResponse, JSONResponse, empty, json_object, read_json
 from queuedesk.server.queue_listings import QueueListings
 from queuedesk.server.routes import db_of
-from queuedesk.server.store import audit, long_writes, queues
+from queuedesk.server.rules import consensus_settings
+from queuedesk.server.store import audit, consensus, long_writes, queues
 from queuedesk.server.store.records import Principal, QueueRecord
 from queuedesk.server.store.types import to_micros
 
-QUEUE_FIELDS = ("name", "description", "data", "review_percent")
+QUEUE_FIELDS = ("name", "description", "data", "review_percent", "consensus")
 
 
 async def list_queues(request: Request, principal: Principal) -> Response:
@@ -78,6 +80,36 @@ def _check_queue_fields(body: dict[str, Any]) -> list[Problem]:
     return problems
 
 
+def _blocks(raw: list[dict[str, Any]]) -> list[Block]:
+    return [Block.model_validate(block) for block in raw]
+
+
+def _consensus_change(body: dict[str, Any], queue: QueueRecord) -> tuple[bool, dict[str, Any] | None]:
+    """(whether the update sets `consensus`, the settings it sets), checked against the blocks the
+    queue will have. New blocks that drop or retype a block compared now are refused (400)."""
+    blocks = _blocks(body["data"]) if "data" in body else queue.blocks
+    if "consensus" in body:
+        settings, problems = consensus_settings.checked(body["consensus"], blocks)
+        if problems:
+            raise invalid(problems)
+        return True, settings
+    if "data" in body and queue.consensus is not None:
+        _kept, problems = consensus_settings.checked(queue.consensus, blocks)
+        if problems:
+            compared = ", ".join(queue.consensus["blocks"])
+            raise invalid(
+                [
+                    Problem(
+                        "invalid_value",
+                        "data",
+                        f"the queue compares blocks {compared} for consensus: keep them (with a type "
+                        "that can be compared), or change 'consensus' too",
+                    )
+                ]
+            )
+    return False, None
+
+
 def _name_taken(name: str) -> Exception:
     return conflict("conflict", f"A queue named {name!r} already exists in this organization.")
 
@@ -85,6 +117,9 @@ def _name_taken(name: str) -> Exception:
 async def create_queue(request: Request, principal: Principal) -> Response:
     body = json_object(await read_json(request), allowed=QUEUE_FIELDS, required=("name", "data"))
     problems = _check_queue_fields(body)
+    if problems:
+        raise invalid(problems)
+    settings, problems = consensus_settings.checked(body.get("consensus"), _blocks(body["data"]))
     if problems:
         raise invalid(problems)
     db = db_of(request)
@@ -99,6 +134,7 @@ async def create_queue(request: Request, principal: Principal) -> Response:
             body["data"],
             now,
             review_percent=body.get("review_percent", 0),
+            consensus=settings,
         )
         audit.record_queue_created(conn, principal, record)
         return record
@@ -125,12 +161,22 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
         changes["blocks"] = body["data"]
     if "review_percent" in body:
         changes["review_percent"] = body["review_percent"]
+    sets_consensus, settings = _consensus_change(body, caller.queue)
+    if sets_consensus:
+        changes["consensus"] = settings
     db = db_of(request)
 
     def change(conn: Connection) -> None:
         percent_before = queues.current_review_percent(conn, caller.queue.id)
+        consensus_before = queues.current_consensus(conn, caller.queue.id)
+        if sets_consensus and settings is not None:
+            changes["consensus_used"] = True
+            consensus.adopt_open_tasks(conn, caller.queue.id)
         queues.update_queue(conn, caller.queue.id, changes)
         detail = _changed(caller.queue, changes, percent_before)
+        if sets_consensus and settings != consensus_before:
+            detail["fields"].append("consensus")
+            detail["consensus"] = {"from": consensus_before, "to": settings}
         if detail["fields"]:
             audit.record(
                 conn, caller.principal, "queue.update", caller.queue.id, {"queue_id": caller.queue.id}, detail

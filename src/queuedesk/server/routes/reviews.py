@@ -1,7 +1,9 @@
 """B19 review: claim the next review, renew or release it, give a verdict, list the reviews."""
 
+from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy import Connection
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -19,17 +21,33 @@ from queuedesk.server.http.plumbing import (
     read_json,
 )
 from queuedesk.server.routes import db_of, settings_of
-from queuedesk.server.routes.work import claimed
+from queuedesk.server.routes.work import Claim, claimed
 from queuedesk.server.rules import review
 from queuedesk.server.store import reviews
 
-VERDICTS = ("accept", "correct", "redo")
+VERDICTS = ("accept", "correct", "redo", "decide")
 # `verdict=` takes a verdict or the state it leaves, e.g. `correct` or `corrected`.
 VERDICT_FILTER = {**review.STATE_OF, **{state: state for state in review.STATE_OF.values()}}
 
 
 async def claim_next(request: Request, caller: QueueCaller) -> Response:
+    if caller.queue.consensus_used:
+        return await claimed(request, caller, _disputed_first(caller), "X-Reviews-Held")
     return await claimed(request, caller, review.claim_next, "X-Reviews-Held")
+
+
+def _disputed_first(caller: QueueCaller) -> Claim:
+    def claim(
+        conn: Connection,
+        queue_id: int,
+        user_id: int,
+        now: datetime,
+        lease: timedelta,
+        exclude: frozenset[int],
+    ) -> tuple[dict[str, Any] | None, int | dict[str, str]]:
+        return review.claim_next_in(conn, caller.queue, caller.principal, now, lease, exclude)
+
+    return claim
 
 
 async def heartbeat(request: Request, caller: QueueCaller) -> Response:
@@ -63,7 +81,11 @@ def _verdict_request(body: Any) -> review.VerdictRequest:
         problems.append(
             Problem("no_data", "data", "A correction needs 'data', an object of the values to change.")
         )
-    elif kind != "correct" and data is not None:
+    elif kind == "decide" and not isinstance(data, dict):
+        problems.append(
+            Problem("no_data", "data", "A decision needs 'data', an object of the task's values.")
+        )
+    elif kind not in ("correct", "decide") and data is not None:
         problems.append(
             Problem("invalid_value", "data", f"'data' goes with 'correct' only, not with {kind!r}")
         )
@@ -106,7 +128,7 @@ def _states(raw: str | None) -> tuple[str, ...]:
     if wrong or not chosen:
         raise bad_parameter(
             "verdict",
-            f"'verdict' takes a comma list of accept, correct, redo (or accepted, ...), not {raw[:60]!r}",
+            f"'verdict' takes a comma list of accept, correct, redo, decide (or accepted, ...), not {raw[:60]!r}",
         )
     return tuple(VERDICT_FILTER[part] for part in chosen)
 

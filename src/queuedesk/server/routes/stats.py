@@ -42,7 +42,13 @@ async def get_stats(request: Request, caller: QueueCaller) -> Response:
     since, bucket = stats_period(request.query_params, now)
     # A long period groups many completions: on a reader, off the event loop.
     stats = await db_of(request).scan(
-        queue_stats, caller.principal.organization_id, caller.queue.id, since, bucket, now
+        queue_stats,
+        caller.principal.organization_id,
+        caller.queue.id,
+        since,
+        bucket,
+        now,
+        caller.queue.consensus_used,
     )
     stats["since"] = ts(stats["since"])
     for worker in stats["by_worker"]:

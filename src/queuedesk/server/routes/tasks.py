@@ -26,7 +26,7 @@ from queuedesk.server.http.plumbing import (
     sort_parameter,
 )
 from queuedesk.server.routes import creations_of, db_of, settings_of
-from queuedesk.server.rules import review, work
+from queuedesk.server.rules import consensus_view, work
 from queuedesk.server.store import audit, tasks
 from queuedesk.server.store.records import Principal, QueueRecord
 
@@ -90,26 +90,30 @@ async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
     q = search_parameter(params)
     newest_first = order_parameter(params, "asc") == "desc"
     sort = sort_parameter(params, tasks.PENDING_SORTS)
+    state = _consensus_state(params.get("consensus"), caller.queue)
+
     page = await db_of(request).scan(
-        tasks.list_pending,
-        caller.queue.id,
-        statuses,
-        offset,
-        limit,
-        caller.principal.user_id,
-        q,
-        newest_first,
-        sort,
+        consensus_view.list_pending,
+        caller.queue,
+        caller.principal,
+        tasks.PendingQuery(statuses, offset, limit, q, newest_first, sort, state),
     )
     items = [serialize.task(row, with_assignment=True) for row in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
 
 
+def _consensus_state(raw: str | None, queue: QueueRecord) -> str | None:
+    """B2's `consensus` filter (B21): `collecting` (tasks with answers, waiting for more) or `disputed`."""
+    if raw is None:
+        return None
+    if raw not in ("collecting", "disputed"):
+        raise bad_parameter("consensus", f"'consensus' takes collecting or disputed, not {raw[:60]!r}")
+    return raw
+
+
 async def get_task(request: Request, caller: QueueCaller) -> Response:
     task_id = request.path_params["task"]
-    row = await db_of(request).read(
-        review.task_with_review, caller.queue.id, task_id, caller.principal.user_id
-    )
+    row = await db_of(request).read(consensus_view.task_with_review, caller.queue, task_id, caller.principal)
     body = serialize.task(row, with_assignment=True)
     if not may_read(caller.principal, body):
         raise forbidden("A worker may read only tasks not completed, or completed by them.")

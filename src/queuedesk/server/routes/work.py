@@ -16,7 +16,7 @@ from queuedesk.server.http.http_errors import error, invalid
 from queuedesk.server.http.plumbing import JSONResponse, header, json_object, read_json
 from queuedesk.server.jobs.turn_writes import TurnWrites
 from queuedesk.server.routes import db_of, settings_of
-from queuedesk.server.rules import work
+from queuedesk.server.rules import consensus, work
 from queuedesk.server.rules.claiming import MAX_EXCLUDE
 
 
@@ -69,9 +69,11 @@ def claim_exclude(body: Any) -> frozenset[int]:
     return frozenset(raw)
 
 
-# A claim in a transaction: (queue id, user id, now, lease, excluded ids) -> (the task or None, held).
+# A claim in a transaction: (queue id, user id, now, lease, excluded ids) -> (the task or None, held;
+# or the 204's headers).
 Claim = Callable[
-    [Connection, int, int, datetime, timedelta, frozenset[int]], tuple[dict[str, Any] | None, int]
+    [Connection, int, int, datetime, timedelta, frozenset[int]],
+    tuple[dict[str, Any] | None, int | dict[str, str]],
 ]
 
 
@@ -102,12 +104,31 @@ async def claimed(request: Request, caller: QueueCaller, claim: Claim, held_head
         exclude,
     )
     if row is None:
-        return Response(status_code=204, headers={held_header: str(held)})
+        headers = held if isinstance(held, dict) else {held_header: str(held)}
+        return Response(status_code=204, headers=headers)
     return JSONResponse(serialize.task(row, with_assignment=True))
 
 
 async def claim_next(request: Request, caller: QueueCaller) -> Response:
+    if caller.queue.consensus_used:
+        return await claimed(request, caller, _consensus_claim(caller), "X-Tasks-Held")
     return await claimed(request, caller, work.claim_next, "X-Tasks-Held")
+
+
+def _consensus_claim(caller: QueueCaller) -> Claim:
+    """B4 in a consensus queue (B21), in `Claim`'s shape."""
+
+    def claim(
+        conn: Connection,
+        queue_id: int,
+        user_id: int,
+        now: datetime,
+        lease: timedelta,
+        exclude: frozenset[int],
+    ) -> tuple[dict[str, Any] | None, int | dict[str, str]]:
+        return consensus.claim_next(conn, caller.queue, caller.principal, now, lease, exclude)
+
+    return claim
 
 
 async def heartbeat(request: Request, caller: QueueCaller) -> Response:
@@ -133,8 +154,9 @@ async def release(request: Request, caller: QueueCaller) -> Response:
 async def complete(request: Request, caller: QueueCaller) -> Response:
     body = json_object(await read_json(request), allowed=("data",), required=("data",))
     data = _data_object(body)
+    complete = consensus.answer if caller.queue.consensus_used else work.complete
     completion: work.Completion = await turn_writes(request).write(
-        work.complete, caller.queue, request.path_params["task"], caller.principal, data, utcnow()
+        complete, caller.queue, request.path_params["task"], caller.principal, data, utcnow()
     )
     if completion.event_written:
         request.app.state.dispatcher.wake()

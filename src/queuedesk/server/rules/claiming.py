@@ -1,6 +1,7 @@
 """What a claim hands out, for tasks (B4) and reviews (B19) alike: the caller's own claim again, or
 the next claimable row; when claiming ahead (`exclude`), at most `CLAIM_LIMIT` live claims."""
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from sqlalchemy import Connection
@@ -12,6 +13,10 @@ CLAIM_LIMIT = 3  # live claims one caller may hold in one queue by claiming ahea
 MAX_EXCLUDE = 10  # ids a claim ahead may exclude
 TAKE_ATTEMPTS = 8  # candidates a claim tries when others keep taking them first
 
+# Another order's way to claim a new row: (conn, queue id, user id, now, lease until, attempts) ->
+# the row claimed, or None (see store/claim_order.py).
+NextRow = Callable[[Connection, int, int, datetime, datetime, int], int | None]
+
 
 def claim(
     conn: Connection,
@@ -22,11 +27,12 @@ def claim(
     lease: timedelta,
     exclude: frozenset[int],
     limit_error: type[ClaimLimit],
+    next_row: NextRow | None = None,
 ) -> tuple[int | None, int]:
     """The caller's oldest claim not in `exclude`, renewed, or the next claimable row: its id; else
     (None, rows held by others). With `exclude` (claiming ahead), a new row only while the caller
     holds fewer than CLAIM_LIMIT live claims in the queue (else `limit_error`), and never the
-    caller's own expired claim."""
+    caller's own expired claim. `next_row` claims in another order than the oldest first."""
     lease_until = now + lease
     if exclude:
         own = _own_claim_ahead(conn, claims, queue_id, user_id, now, lease_until, exclude, limit_error)
@@ -36,6 +42,11 @@ def claim(
             own = None
     if own is not None:
         return own, 0
+    if next_row is not None:
+        taken = next_row(conn, queue_id, user_id, now, lease_until, TAKE_ATTEMPTS)
+        return (
+            (taken, 0) if taken is not None else (None, claims.held_by_others(conn, queue_id, user_id, now))
+        )
     for _attempt in range(TAKE_ATTEMPTS):
         candidate = claims.next_claimable(conn, queue_id, user_id, now, others_only=bool(exclude))
         if candidate is None:

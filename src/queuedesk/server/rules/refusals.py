@@ -50,6 +50,22 @@ class ReviewNotClaimed(TaskRefusal):
     """Nobody holds the task's review: it is pending, or the task was never drawn."""
 
 
+class AlreadyAnswered(TaskRefusal):
+    """The caller has answered this consensus task already (B21)."""
+
+
+class DisputedNotReviewable(TaskRefusal):
+    """A disputed task waits for the `decide` verdict, not accept, correct or redo (B21)."""
+
+
+class NotDisputed(TaskRefusal):
+    """`decide` is the verdict on a disputed task only (B21)."""
+
+
+class DeciderAnswered(TaskRefusal):
+    """Someone who answered a disputed task may not decide it (B21)."""
+
+
 class DeliveryNotFound(DomainError):
     """No such webhook delivery for the queue."""
 

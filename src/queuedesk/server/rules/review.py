@@ -11,9 +11,10 @@ from sqlalchemy import Connection
 
 from queuedesk.api.blocks import Problem
 from queuedesk.server.http import serialize
-from queuedesk.server.rules import claiming
+from queuedesk.server.rules import claiming, consensus, consensus_view
 from queuedesk.server.rules.refusals import (
     AlreadyReviewed,
+    DisputedNotReviewable,
     InvalidTaskData,
     NotCompleted,
     ReviewClaimLimit,
@@ -26,8 +27,13 @@ from queuedesk.server.store import audit, deliveries, reviews, tasks
 from queuedesk.server.store.records import Principal, QueueRecord
 from queuedesk.server.store.types import to_micros
 
-VerdictKind = Literal["accept", "correct", "redo"]
-STATE_OF: dict[str, str] = {"accept": "accepted", "correct": "corrected", "redo": "redone"}
+VerdictKind = Literal["accept", "correct", "redo", "decide"]
+STATE_OF: dict[str, str] = {
+    "accept": "accepted",
+    "correct": "corrected",
+    "redo": "redone",
+    "decide": "decided",
+}
 EVENT_OF: dict[str, str] = {"correct": "task.corrected", "redo": "task.redo"}
 # A redo keeps what the worker was given, not what they answered: read-only blocks, and media and
 # addresses (which the task points at).
@@ -63,6 +69,34 @@ def claim_next(
     if task_id is None:
         return None, held
     return _found(conn, queue_id, task_id), 0
+
+
+def claim_next_in(
+    conn: Connection,
+    queue: QueueRecord,
+    principal: Principal,
+    now: datetime,
+    lease: timedelta,
+    exclude: frozenset[int] = frozenset(),
+) -> tuple[dict[str, Any] | None, int]:
+    """In a consensus queue (B21): disputed tasks first (never to someone who answered one), then
+    sampled completed work; each task with its `consensus` as the reviewer sees it."""
+    task_id, held = claiming.claim(
+        conn,
+        reviews.CLAIMS,
+        queue.id,
+        principal.user_id,
+        now,
+        lease,
+        exclude,
+        ReviewClaimLimit,
+        next_row=reviews.disputed_first,
+    )
+    if task_id is None:
+        return None, held
+    row = _found(conn, queue.id, task_id)
+    consensus_view.attach(conn, queue, [row], principal)
+    return row, 0
 
 
 def _held(conn: Connection, task_id: int, principal: Principal, *, admin_may: bool = False) -> None:
@@ -141,7 +175,12 @@ def give_verdict(
     request: VerdictRequest,
     now: datetime,
 ) -> Verdict:
-    """accept, correct or redo a completed task, with its event (correct, redo) and its audit entry."""
+    """accept, correct or redo a completed task, with its event (correct, redo) and its audit entry;
+    in a consensus queue, `decide` a disputed task (B21)."""
+    if request.kind == "decide" or queue.consensus_used:
+        decided = _consensus_verdict(conn, queue, task_id, principal, request, now)
+        if decided is not None:
+            return decided
     current, drawn = _may_review(conn, queue.id, task_id, principal, now)
     current = tasks.full_data(queue, current)
     original: dict[str, Any] | None = None
@@ -182,6 +221,41 @@ def give_verdict(
     }
     deliveries.enqueue(conn, queue.id, task_id, target, orjson.dumps(body), now, event_type=event)
     return Verdict(row, event_written=True)
+
+
+def _consensus_verdict(
+    conn: Connection,
+    queue: QueueRecord,
+    task_id: int,
+    principal: Principal,
+    request: VerdictRequest,
+    now: datetime,
+) -> Verdict | None:
+    """`decide` on a disputed task, or the refusal of a verdict that does not fit (B21): accept,
+    correct and redo on a disputed task, decide on any other. None: an ordinary review follows."""
+    if request.kind != "decide":
+        if consensus.is_disputed(conn, task_id):
+            raise DisputedNotReviewable(task_id)
+        return None
+    consensus.decidable(conn, queue, task_id, principal)
+    state = reviews.locked_state(conn, task_id)
+    live = (
+        state is not None and state.lease_expires_at is not None and state.lease_expires_at > to_micros(now)
+    )
+    if (
+        state is not None
+        and state.state == reviews.IN_REVIEW
+        and state.reviewer_id != principal.user_id
+        and live
+    ):
+        raise ReviewHeld(task_id)
+    _row, written = consensus.decide(conn, queue, task_id, principal, request.data or {}, now)
+    verdict = reviews.Verdict(STATE_OF["decide"], principal.user_id, now, request.note, None, None)
+    reviews.record(conn, queue.id, task_id, verdict, drawn=state is not None)
+    _audit_verdict(conn, principal, queue.id, task_id, "decide", None)
+    row = _found(conn, queue.id, task_id)
+    consensus_view.attach(conn, queue, [row], principal)
+    return Verdict(row, event_written=written)
 
 
 def _audit_verdict(

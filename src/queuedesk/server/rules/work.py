@@ -15,7 +15,7 @@ from sqlalchemy import Connection
 
 from queuedesk.api.blocks import first_problems, task_data_problems
 from queuedesk.server.http import serialize
-from queuedesk.server.rules import claiming
+from queuedesk.server.rules import claiming, consensus_view
 from queuedesk.server.rules.read_only import changed_read_only_values
 from queuedesk.server.rules.refusals import (
     AlreadyCompleted,
@@ -26,7 +26,7 @@ from queuedesk.server.rules.refusals import (
     TaskNotFound,
 )
 from queuedesk.server.rules.review_draw import drawn_for_review
-from queuedesk.server.store import audit, deliveries, drafts, reviews, tasks, users
+from queuedesk.server.store import audit, consensus, deliveries, drafts, reviews, tasks, users
 from queuedesk.server.store.records import Principal, QueueRecord
 
 
@@ -105,7 +105,11 @@ def release(
             raise InvalidTaskData(problems)
         drafts.save(conn, queue.id, task_id, principal.user_id, draft, now)
     tasks.reopen(conn, task_id)
-    return _found(conn, queue.id, task_id, principal.user_id)
+    if queue.consensus_used:  # B21: back in the consensus order (among tasks without answers if none)
+        consensus.returned(conn, queue.id, task_id)
+    row = _found(conn, queue.id, task_id, principal.user_id)
+    consensus_view.attach(conn, queue, [row], principal)
+    return row
 
 
 def _record_release_of_another(

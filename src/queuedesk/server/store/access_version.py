@@ -22,7 +22,10 @@ WATCHED: Watched = {
     "organizations": ("UPDATE", "DELETE"),
     "users": ("UPDATE OF organization_id, email, name, role, disabled", "DELETE"),
     "api_keys": ("UPDATE OF user_id, key_hash, revoked_at", "DELETE"),
-    "queues": ("UPDATE OF organization_id, name, description, blocks, webhook_target", "DELETE"),
+    "queues": (
+        "UPDATE OF organization_id, name, description, blocks, webhook_target, consensus, consensus_used",
+        "DELETE",
+    ),
 }
 
 

@@ -5,13 +5,15 @@ from datetime import datetime
 
 from sqlalchemy import Connection
 
-from queuedesk.server.store import audit, imports, tasks
+from queuedesk.server.store import audit, consensus, imports, tasks
 from queuedesk.server.store.imports import CommitOutcome, Moved, Session
 from queuedesk.server.store.records import Principal, QueueRecord
 
 
 def flush_and_record(conn: Connection, principal: Principal, queue: QueueRecord) -> None:
     deleted = tasks.flush(conn, queue.id)
+    if queue.consensus_used:  # B21: the flushed tasks' answers and states go too
+        consensus.drop_orphans(conn, queue.id)
     detail = {"deleted": sum(deleted.values()), "by_status": deleted}
     audit.record(conn, principal, "queue.flush", queue.id, {"queue_id": queue.id}, detail)
 

@@ -25,12 +25,12 @@ def _parse_blocks(raw: str) -> tuple[list[Block], list[dict[str, Any]]]:
 
 
 QUEUE = Sql(
-    """SELECT id, organization_id, name, description, blocks, created_at, webhook_target
-    FROM queues WHERE id = :queue_id AND organization_id = :org_id"""
+    """SELECT id, organization_id, name, description, blocks, created_at, webhook_target, consensus,
+    consensus_used FROM queues WHERE id = :queue_id AND organization_id = :org_id"""
 )
 QUEUE_BY_NAME = Sql(
-    """SELECT id, organization_id, name, description, blocks, created_at, webhook_target
-    FROM queues WHERE name = :name AND organization_id = :org_id"""
+    """SELECT id, organization_id, name, description, blocks, created_at, webhook_target, consensus,
+    consensus_used FROM queues WHERE name = :name AND organization_id = :org_id"""
 )
 
 
@@ -45,6 +45,8 @@ def _record(row: tuple[Any, ...]) -> QueueRecord:
         raw_blocks=raw,
         created_at=from_micros(row[5]),
         webhook_target=row[6],
+        consensus=None if row[7] is None else orjson.loads(row[7]),
+        consensus_used=bool(row[8]),
     )
 
 
@@ -69,7 +71,7 @@ ACTIVE_USERS = Sql(
     JOIN users u ON u.id = t.assigned_to WHERE q.organization_id = :org_id AND t.lease_expires_at > :now
     GROUP BY q.id, u.name"""
 )
-ONE_PENDING_COUNT = Sql("SELECT n_tasks, review_percent FROM queues WHERE id = :queue_id")
+ONE_PENDING_COUNT = Sql("SELECT n_tasks, review_percent, consensus FROM queues WHERE id = :queue_id")
 ONE_ACTIVE_USERS = Sql(
     """SELECT DISTINCT u.name FROM tasks t JOIN users u ON u.id = t.assigned_to
     WHERE t.queue_id = :queue_id AND t.status = 'in_progress' AND t.lease_expires_at > :now"""
@@ -115,6 +117,7 @@ def queue_detail(conn: Connection, queue: QueueRecord, now: datetime) -> dict[st
         "description": queue.description,
         "data": queue.raw_blocks,
         "review_percent": count[1] if count else 0,
+        "consensus": orjson.loads(count[2]) if count and count[2] is not None else None,
     }
 
 
@@ -127,6 +130,7 @@ def create_queue(
     now: datetime,
     webhook_target: str | None = None,
     review_percent: int = 0,
+    consensus: dict[str, Any] | None = None,
 ) -> QueueRecord:
     queue_id = conn.execute(
         queues.insert()
@@ -138,6 +142,8 @@ def create_queue(
             created_at=now,
             webhook_target=webhook_target,
             review_percent=review_percent,
+            consensus=consensus,
+            consensus_used=consensus is not None,
         )
         .returning(queues.c.id)
     ).scalar_one()
@@ -155,6 +161,14 @@ def update_queue(conn: Connection, queue_id: int, changes: dict[str, Any]) -> No
 
 CURRENT_TARGET = Sql("SELECT webhook_target FROM queues WHERE id = :queue_id {lock}")
 CURRENT_REVIEW_PERCENT = Sql("SELECT review_percent FROM queues WHERE id = :queue_id {lock}")
+CURRENT_CONSENSUS = Sql("SELECT consensus FROM queues WHERE id = :queue_id")
+
+
+def current_consensus(conn: Connection, queue_id: int) -> dict[str, Any] | None:
+    """The queue's consensus settings as the database has them in this transaction (B21: a task is
+    judged by the settings in force at each answer)."""
+    found = one(conn, CURRENT_CONSENSUS, queue_id=queue_id)
+    return None if found is None or found[0] is None else orjson.loads(found[0])
 
 
 def current_review_percent(conn: Connection, queue_id: int) -> int:

@@ -30,6 +30,9 @@ class QueueRecord:
     raw_blocks: list[dict[str, Any]]
     created_at: datetime
     webhook_target: str | None
+    # B21: the consensus settings (None: none) and whether the queue ever had them, when read.
+    consensus: dict[str, Any] | None = None
+    consensus_used: bool = False
 
 
 @dataclass(frozen=True)

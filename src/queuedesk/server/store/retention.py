@@ -11,6 +11,7 @@ from datetime import datetime
 
 from sqlalchemy import ColumnElement, Connection, exists, func, select
 
+from queuedesk.server.store import consensus
 from queuedesk.server.store.sql import Sql, rows, run
 from queuedesk.server.store.tables import deliveries, delivery_attempts, queues, tasks
 from queuedesk.server.store.types import to_micros
@@ -126,7 +127,7 @@ def queues_with_old_completions(conn: Connection, cutoff: datetime) -> list[int]
 
 DELETE_OLDEST_COMPLETED = Sql(
     """DELETE FROM tasks WHERE id IN (SELECT id FROM tasks WHERE queue_id = :queue_id AND completed_at < :cutoff
-    ORDER BY completed_at, id LIMIT :limit)"""
+    ORDER BY completed_at, id LIMIT :limit) RETURNING id"""
 )
 UNCOUNT_COMPLETED = Sql("UPDATE queues SET completed_count = completed_count - :removed WHERE id = :queue_id")
 
@@ -134,7 +135,14 @@ UNCOUNT_COMPLETED = Sql("UPDATE queues SET completed_count = completed_count - :
 def delete_completed(conn: Connection, queue_id: int, cutoff: datetime, limit: int) -> int:
     """Remove the queue's oldest `limit` completions before the cutoff (found through
     ix_tasks_queue_completed) and take them off its completed count; how many went."""
-    removed = run(conn, DELETE_OLDEST_COMPLETED, queue_id=queue_id, cutoff=to_micros(cutoff), limit=limit)
+    ids = [
+        row[0]
+        for row in rows(
+            conn, DELETE_OLDEST_COMPLETED, queue_id=queue_id, cutoff=to_micros(cutoff), limit=limit
+        )
+    ]
+    removed = len(ids)
+    consensus.drop_tasks(conn, ids)  # their answers and consensus states go with them (B21)
     if removed:
         run(conn, UNCOUNT_COMPLETED, removed=removed, queue_id=queue_id)
     return removed

@@ -16,7 +16,7 @@ from queuedesk.server.store.tasks import TASK_COLUMNS, TASK_FROM, task_row
 from queuedesk.server.store.types import to_micros
 
 PENDING, IN_REVIEW = "pending", "in_review"
-VERDICT_STATES = ("accepted", "corrected", "redone")
+VERDICT_STATES = ("accepted", "corrected", "redone", "decided")  # decided: a disputed task (B21)
 
 CLAIMS = Claims(
     ClaimTable(
@@ -100,6 +100,33 @@ def record(conn: Connection, queue_id: int, task_id: int, verdict: Verdict, *, d
         run(conn, RECORD, **values)
     else:
         run(conn, RECORD_NEW, queue_id=queue_id, **values)
+
+
+# B21: disputed tasks first. Their reviews, through the consensus state's index: the queue's disputed
+# tasks, each pending or claimed for review (as many claimed as there are reviewers).
+DISPUTED_REVIEW = Sql(
+    """SELECT r.task_id FROM consensus_tasks c JOIN reviews r ON r.task_id = c.task_id
+    WHERE c.queue_id = :queue_id AND c.state = 'disputed' AND (r.state = 'pending'
+    OR (r.state = 'in_review' AND r.lease_expires_at <= :now AND (r.reviewer_id IS NULL OR r.reviewer_id <> :user_id)))
+    AND NOT EXISTS (SELECT 1 FROM task_answers a WHERE a.task_id = c.task_id AND a.worker_id = :user_id)
+    ORDER BY c.task_id LIMIT 8"""
+)
+
+
+def disputed_first(
+    conn: Connection, queue_id: int, user_id: int, now: datetime, lease_until: datetime, attempts: int
+) -> int | None:
+    """A review claim that serves the queue's disputed tasks before sampled completed work."""
+    for (task_id,) in rows(conn, DISPUTED_REVIEW, queue_id=queue_id, user_id=user_id, now=to_micros(now)):
+        if CLAIMS.take(conn, task_id, user_id, now, lease_until):
+            return int(task_id)
+    for _attempt in range(attempts):
+        candidate = CLAIMS.next_claimable(conn, queue_id, user_id, now, others_only=True)
+        if candidate is None:
+            return None
+        if CLAIMS.take(conn, candidate, user_id, now, lease_until):
+            return candidate
+    return None
 
 
 WEBHOOK_TARGET = Sql("SELECT webhook_target FROM queues WHERE id = :queue_id")
@@ -204,7 +231,7 @@ WAITING = Sql("SELECT count(*) FROM reviews WHERE queue_id = :queue_id AND state
 VERDICTS_BY_WORKER = Sql(
     """SELECT t.completed_by, r.state, count(*) FROM reviews r JOIN tasks t ON t.id = r.task_id
     WHERE r.queue_id = :queue_id AND r.reviewed_at >= :since AND r.reviewed_at < :until
-    GROUP BY t.completed_by, r.state"""
+    AND r.state <> 'decided' GROUP BY t.completed_by, r.state"""
 )
 
 

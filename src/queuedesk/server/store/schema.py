@@ -13,6 +13,7 @@ from queuedesk.server.store import access_version, backlogs, rollups
 from queuedesk.server.store.tables import metadata, schema_version
 from queuedesk.server.store.upgrade_v12 import v12_import_progress
 from queuedesk.server.store.upgrade_v13 import v13_stats_rollups
+from queuedesk.server.store.upgrade_v15 import v15_consensus
 from queuedesk.server.store.upgrades import (
     v2_webhook_outbox,
     v3_completed_count,
@@ -44,6 +45,7 @@ UPGRADES: dict[int, Upgrade] = {
     12: v12_import_progress,
     13: v13_stats_rollups,
     14: backlogs.v14_queue_backlogs,
+    15: v15_consensus,
 }
 LATEST = 1 + len(UPGRADES)
 

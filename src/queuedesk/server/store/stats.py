@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from queuedesk.server.store import reviews
+from queuedesk.server.store import consensus_stats, reviews
 from queuedesk.server.store.rollups import BIN_SECONDS, DAY, HOUR, MINUTE, NO_TIME
 from queuedesk.server.store.sql import Sql, one, rows
 from queuedesk.server.store.stats_cover import Nodes, Piece, Raw, cover
@@ -200,8 +200,33 @@ def _raw_rows(pieces: list[Piece]) -> list[tuple[int, ...]]:
     return [(p.start, p.end, p.sign) for p in pieces if isinstance(p, Raw)]
 
 
-def _workers(conn: Connection, queue_id: int, pieces: list[Piece]) -> dict[str, _Worker]:
-    """Each worker's completions by bins of working time over the pieces of the period."""
+def _raw_sources(apart: bool) -> list[tuple[str, str, str, str, str]]:
+    """Where the parts of the period no rollup covers are read from: the completions (in a consensus
+    queue, those of tasks without consensus, and the answers instead: B21)."""
+    completions = "t.queue_id = :queue_id AND t.completed_at >= v.lo AND t.completed_at < v.hi"
+    if not apart:
+        return [("tasks", "t", "t.completed_by, t.work_micros", completions, "t.completed_by")]
+    return [
+        (
+            "tasks",
+            "t",
+            "t.completed_by, t.work_micros",
+            f"{completions} AND NOT EXISTS (SELECT 1 FROM consensus_tasks c WHERE c.task_id = t.id)",
+            "t.completed_by",
+        ),
+        (
+            "task_answers",
+            "a",
+            "a.worker_email, a.work_micros",
+            "a.queue_id = :queue_id AND a.answered_at >= v.lo AND a.answered_at < v.hi",
+            "a.worker_email",
+        ),
+    ]
+
+
+def _workers(conn: Connection, queue_id: int, pieces: list[Piece], apart: bool = False) -> dict[str, _Worker]:
+    """Each worker's completions by bins of working time over the pieces of the period (`apart`: a
+    consensus queue, whose workers' answers count instead of its completions)."""
     nodes, raw = _node_rows(pieces), _raw_rows(pieces)
     queue = {"queue_id": queue_id}
     workers: dict[str, _Worker] = {}
@@ -221,17 +246,11 @@ def _workers(conn: Connection, queue_id: int, pieces: list[Piece]) -> dict[str, 
         ):
             if n:
                 workers.setdefault(worker, _Worker()).add(bin_, int(n))
-    if raw:
-        completions = _probe(
-            conn,
-            "tasks",
-            "t",
-            "t.completed_by, t.work_micros",
-            "t.queue_id = :queue_id AND t.completed_at >= v.lo AND t.completed_at < v.hi",
-        )
+    for table, alias, columns, condition, who in _raw_sources(apart) if raw else ():
+        completions = _probe(conn, table, alias, columns, condition)
         for worker, seconds, n in _signed_sum(
             conn,
-            f"""{_values("lo, hi, sign", raw)} SELECT coalesce(t.completed_by, ''), t.work_micros / 1000000,
+            f"""{_values("lo, hi, sign", raw)} SELECT coalesce({who}, ''), {alias}.work_micros / 1000000,
             sum(v.sign) FROM v {completions} GROUP BY 1, 2""",
             queue,
         ):
@@ -353,7 +372,13 @@ def _last_completed(conn: Connection, queue_id: int, email: str, start: int, unt
 
 
 def queue_stats(
-    conn: Connection, org_id: int, queue_id: int, since: datetime, bucket: timedelta, now: datetime
+    conn: Connection,
+    org_id: int,
+    queue_id: int,
+    since: datetime,
+    bucket: timedelta,
+    now: datetime,
+    consensus_used: bool = False,
 ) -> dict[str, Any]:
     if conn.dialect.name == "postgresql":
         # Many short index ranges: compiling them (JIT, for their estimated cost) took 70-90 ms of the answer.
@@ -361,7 +386,7 @@ def queue_stats(
     start, until, width = to_micros(since), to_micros(now), int(bucket.total_seconds() * 1_000_000)
     buckets = _buckets(conn, queue_id, start, until, width)
     pieces = cover(start, until + 1, WORK_SPANS, until + 1)
-    workers = _workers(conn, queue_id, pieces)
+    workers = _workers(conn, queue_id, pieces, consensus_used)
     nodes = _node_rows(pieces)
     pending, in_progress = rows(conn, WORK_NOW, queue_id=queue_id, now=until)[0]
     verdicts = reviews.verdicts_by_worker(conn, queue_id, start, until + 1)  # None: no completer
@@ -391,6 +416,7 @@ def queue_stats(
                 **_verdicts(verdicts[email]),
             }
         )
+    consensus_stats.add_answers(conn, queue_id, start, until, by_worker, consensus_used)
     return {
         "since": start,
         "bucket_minutes": int(bucket.total_seconds() // 60),
@@ -399,12 +425,13 @@ def queue_stats(
         "completed": buckets,
         "by_worker": by_worker,
         "reviews_pending": reviews.waiting(conn, queue_id),
+        "disputed": consensus_stats.disputed(conn, queue_id) if consensus_used else 0,
     }
 
 
 def _verdicts(states: dict[str, int]) -> dict[str, int]:
     """B19's counts of one worker: reviewed, then each verdict."""
-    accepted, corrected, redone = (states.get(state, 0) for state in reviews.VERDICT_STATES)
+    accepted, corrected, redone = (states.get(state, 0) for state in ("accepted", "corrected", "redone"))
     return {
         "reviewed": accepted + corrected + redone,
         "accepted": accepted,

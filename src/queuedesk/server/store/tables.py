@@ -94,6 +94,11 @@ queues = Table(
     # The share (0-100) of completions drawn for review (B19). Read in the completing transaction,
     # not from the access cache, so no access-version trigger watches it.
     Column("review_percent", Integer, nullable=False, default=0, server_default="0"),
+    # B21 (version 15): the consensus settings (null: one answer completes a task), and whether the
+    # queue ever had them: such a queue keeps claiming through the consensus order (its disputed
+    # tasks stay disputed, its tasks with answers stay first) after the settings are set to null.
+    Column("consensus", JsonText),
+    Column("consensus_used", Boolean, nullable=False, default=False, server_default=false()),
     UniqueConstraint("organization_id", "name", name="uq_queues_org_name"),
 )
 
@@ -315,4 +320,64 @@ queue_backlogs = Table(
     Column("queue_id", Id, primary_key=True, autoincrement=False),
     Column("reviews_pending", BigInteger, nullable=False, server_default="0"),
     Column("webhook_pending", BigInteger, nullable=False, server_default="0"),
+)
+
+# B21 (version 15): the answers of a consensus queue's tasks, apart from the tasks' data; one per task
+# and worker. `seconds` is the answer's time minus the claim's, in microseconds (null: unknown).
+# `agreed` is set when the task settles or is decided: whether the answer held every final value.
+# The worker's email is kept as it was (the stats' rollups key workers by email, as completions).
+# No foreign key to `tasks`, as for drafts: the flush and the prune delete answers themselves.
+task_answers = Table(
+    "task_answers",
+    metadata,
+    Column("task_id", Id, primary_key=True, autoincrement=False),
+    Column("worker_id", ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, autoincrement=False),
+    Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+    Column("worker_email", String(320), nullable=False),
+    Column("data", JsonText, nullable=False),
+    Column("answered_at", Timestamp, nullable=False),
+    Column("work_micros", BigInteger),
+    Column("agreed", Boolean),
+    # Stats over a period (the edges the rollups do not cover) and the prune.
+    Index("ix_task_answers_queue_answered", "queue_id", "answered_at"),
+)
+
+# B21: where each task of a consensus queue stands, from its first claim on. `state`: collecting |
+# disputed | settled | decided. `answer_set` names the workers who answered (",12,57,": their ids,
+# sorted, between commas; "" for none), so that a claim walks the distinct sets of answerers and
+# skips a whole set the caller belongs to in one step (see store/consensus_claims.py).
+consensus_tasks = Table(
+    "consensus_tasks",
+    metadata,
+    Column("task_id", Id, primary_key=True, autoincrement=False),
+    Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("answer_set", String(4000), nullable=False, server_default=""),
+    Column("n_answers", Integer, nullable=False, server_default="0"),
+    Column("decided_by", ForeignKey("users.id", ondelete="SET NULL")),
+    Column("state_at", Timestamp),
+    Index("ix_consensus_tasks_claims", "queue_id", "state", "answer_set", "task_id"),
+    Index("ix_consensus_tasks_state", "queue_id", "state", "task_id"),
+)
+
+# B21: per queue and worker, the answers given to tasks not completed yet (B4's X-Tasks-Answered),
+# kept in the transaction of every answer, completion and flush.
+answer_counts = Table(
+    "answer_counts",
+    metadata,
+    Column("queue_id", Id, primary_key=True, autoincrement=False),
+    Column("worker_id", Id, primary_key=True, autoincrement=False),
+    Column("waiting", BigInteger, nullable=False, server_default="0"),
+)
+
+# B21: answers that held every final value of their task (B15's `agreed`), per queue, worker and hour
+# of the answer; kept by a trigger on `task_answers` (see store/rollups.py), like the rollups above.
+answer_hours = Table(
+    "answer_hours",
+    metadata,
+    Column("queue_id", Id, primary_key=True, autoincrement=False),
+    Column("worker", String(320), primary_key=True),
+    Column("hour", BigInteger, primary_key=True, autoincrement=False),
+    Column("agreed", BigInteger, nullable=False),
+    sqlite_with_rowid=False,
 )

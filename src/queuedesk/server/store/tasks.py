@@ -179,6 +179,15 @@ SEARCH = {
 }
 
 
+# B2's `consensus` filter (B21): through the consensus state's own index, not every pending task.
+CONSENSUS_FILTER = {
+    "collecting": "id IN (SELECT c.task_id FROM consensus_tasks c WHERE c.queue_id = :queue_id "
+    "AND c.state = 'collecting' AND c.n_answers > 0)",
+    "disputed": "id IN (SELECT c.task_id FROM consensus_tasks c WHERE c.queue_id = :queue_id "
+    "AND c.state = 'disputed')",
+}
+
+
 def search_term(dialect: str, q: str) -> str:
     return q.casefold() if dialect == "sqlite" else q.lower()
 
@@ -308,6 +317,18 @@ def _pending_statements(
     return _pending[key]
 
 
+class PendingQuery(NamedTuple):
+    """What a B2 page asks for (the parameters of `list_pending` after the queue and viewer)."""
+
+    statuses: tuple[str, ...]
+    offset: int
+    limit: int
+    q: str | None
+    newest_first: bool
+    sort: str
+    consensus_state: str | None
+
+
 def list_pending(
     conn: Connection,
     queue_id: int,
@@ -318,15 +339,19 @@ def list_pending(
     q: str | None = None,
     newest_first: bool = False,
     sort: str = "id",
+    consensus_state: str | None = None,
 ) -> Page:
     """A page of pending tasks, oldest first (or newest first, or by another of `PENDING_SORTS`),
-    each with `viewer_id`'s draft of it."""
+    each with `viewer_id`'s draft of it; with `consensus_state` (B21), only the tasks collecting
+    answers (with at least one) or only the disputed ones."""
     dialect = conn.dialect.name
     search = None if q is None else SEARCH[dialect]
+    if consensus_state is not None:
+        search = " AND ".join(filter(None, [search, CONSENSUS_FILTER[consensus_state]]))
     count_sql, page_sql = _pending_statements(statuses, search, newest_first, sort)
     term = {} if q is None else {"q": search_term(dialect, q)}
     # Unfiltered, the queue's own count answers: counting a million pending rows took 0.8 s.
-    every_pending = q is None and set(statuses) >= set(PENDING)
+    every_pending = q is None and consensus_state is None and set(statuses) >= set(PENDING)
     total = one(conn, PENDING_COUNT if every_pending else count_sql, queue_id=queue_id, **term)
     found = rows(conn, page_sql, queue_id=queue_id, limit=limit, offset=offset, viewer_id=viewer_id, **term)
     return Page(total[0] if total else 0, [task_row(row) for row in found])
@@ -373,6 +398,25 @@ def held_state(conn: Connection, queue_id: int, task_id: int) -> HeldState | Non
     status, assigned_to, data, created_at, source = row
     decoded = orjson.loads(data) if isinstance(data, str | bytes) else data
     return HeldState(status, assigned_to, decoded, created_at, source)
+
+
+HELD_AND_CLAIM = Sql(
+    """SELECT status, assigned_to, data, created_at, source, assigned_at FROM tasks
+    WHERE id = :task_id AND queue_id = :queue_id {lock}"""
+)
+
+
+def held_state_and_claim(
+    conn: Connection, queue_id: int, task_id: int
+) -> tuple[HeldState | None, int | None]:
+    """`held_state`, and when the current claim was taken (stored micros; None when nobody holds it):
+    a B21 answer's seconds run from it."""
+    row = one(conn, HELD_AND_CLAIM, task_id=task_id, queue_id=queue_id)
+    if row is None:
+        return None, None
+    status, assigned_to, data, created_at, source, assigned_at = row
+    decoded = orjson.loads(data) if isinstance(data, str | bytes) else data
+    return HeldState(status, assigned_to, decoded, created_at, source), assigned_at
 
 
 SET_DATA = Sql("UPDATE tasks SET data = :data WHERE id = :task_id")

@@ -58,5 +58,5 @@ def v13_stats_rollups(conn: Connection) -> None:
     made = [table for table in _frozen(frozen) if not inspect(conn).has_table(table.name)]
     frozen.create_all(conn, tables=made)
     rollups.drop_triggers(conn)  # a partial copy of this step may have made them
-    rollups.install(conn)
-    rollups.rebuild(conn)
+    rollups.install(conn, apart=False)  # version 15 counts consensus queues' answers apart
+    rollups.rebuild(conn, apart=False)

@@ -1,19 +1,23 @@
-"""One task, read-only: each block's value as its type reads, who completed it and when, the raw JSON."""
+"""One task, read-only: each block's value as its type reads, who completed it and when, the raw JSON;
+in a queue with consensus (B21), every answer side by side, who gave it, and the agreement per block
+(a completed task from the history is read again from the server for them)."""
 
 import json
 from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from queuedesk.api.models import AssignedTask, QueueDetail, Task
+from queuedesk.api.models import AssignedTask, Consensus, QueueDetail, Task
 from queuedesk.api.terminal_text import shown
 from queuedesk.tui.base import AppModal, styles
 from queuedesk.tui.present import block_value, when
+from queuedesk.tui.widgets.answers_table import answers_table
 from queuedesk.tui.widgets.app_footer import AppFooter
 
 
@@ -34,7 +38,36 @@ class TaskScreen(AppModal[None]):
         with VerticalScroll(id="task-box"):
             yield Static(self._heading(), id="task-heading")
             yield Static(self._values(), id="task-values")
+            answers = Static("", id="task-answers")
+            answers.display = False
+            yield answers
         yield AppFooter()
+
+    def on_mount(self) -> None:
+        task = self.shown
+        if isinstance(task, AssignedTask):
+            self._show_answers(task.consensus)
+        elif self.session.extensions:
+            self._read_answers()  # the history's tasks come without them (A2)
+
+    @work(group="task-answers")
+    async def _read_answers(self) -> None:
+        client = self.session.client
+        try:
+            if not await client.supports_consensus():
+                return
+            task = await client.task(self.queue.id, self.shown.id)
+        except Exception as exc:
+            self.qd.report(exc, doing=f"Reading the answers of task {self.shown.id}")
+            return
+        self._show_answers(task.consensus)
+
+    def _show_answers(self, consensus: Consensus | None) -> None:
+        if consensus is None:
+            return
+        box = self.query_one("#task-answers", Static)
+        box.update(answers_table(self.queue.data, consensus))
+        box.display = True
 
     def _heading(self) -> Text:
         task = self.shown

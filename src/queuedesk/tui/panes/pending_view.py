@@ -1,5 +1,9 @@
 """The Pending tab: tasks not yet completed, oldest first, with who holds each and whether their
-lease has run out; admins give a held task back (B6 lets an admin release another's claim)."""
+lease has run out; admins give a held task back (B6 lets an admin release another's claim).
+
+In a queue with consensus (B21) a task's status says how many answers it has of those it needs
+("1/2 answers": one of the two it needs) or that it is disputed, and `c` shows only the tasks collecting answers, only the
+disputed ones, or all."""
 
 from datetime import datetime
 from typing import ClassVar, Literal
@@ -11,8 +15,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
-from queuedesk.api.client import PendingSort
-from queuedesk.api.models import AssignedTask, Block
+from queuedesk.api.client import ConsensusState, PendingSort
+from queuedesk.api.models import AssignedTask, Block, ConsensusSettings
 from queuedesk.tui.base import AppAccess, KeysInOrder
 from queuedesk.tui.clock import duration, zone_name
 from queuedesk.tui.modals.confirm import ConfirmScreen
@@ -40,12 +44,33 @@ def pending_columns(zone: str) -> list[tuple[str, str, int]]:
 SORT_COLUMNS: dict[PendingSort, str] = {"id": "created", "status": "status", "holder": "holder"}
 
 
-def lease_state(task: AssignedTask, now: datetime) -> str:
-    """The status as a supervisor reads it: a claim whose lease ran out says so."""
+CONSENSUS_FILTERS: tuple[ConsensusState | None, ...] = (None, "collecting", "disputed")  # c, in turn
+FILTER_SAID = {
+    "collecting": "Only tasks collecting answers (c: disputed ones)",
+    "disputed": "Only disputed tasks: they wait for a decision in review (c: every task)",
+}
+
+
+def lease_state(task: AssignedTask, now: datetime, settings: ConsensusSettings | None = None) -> str:
+    """The status as a supervisor reads it: a claim whose lease ran out says so; in a queue with
+    consensus (B21) an open task says how many answers it has of those it needs, or that it is disputed."""
     expires = task.assignment.lease_expires_at
     if task.status == "in_progress" and expires is not None and expires < now:
         return LEASE_EXPIRED
+    consensus = task.consensus
+    if consensus is not None and consensus.state == "disputed":
+        return "disputed"
+    if consensus is not None and task.status != "in_progress":
+        return answers_of(len(consensus.answers), settings)
     return task.status
+
+
+def answers_of(have: int, settings: ConsensusSettings | None) -> str:
+    """ "1/2 answers": the answers a task has, of those it needs now (one more past a disagreement)."""
+    if settings is None:
+        return f"{have} answer{'' if have == 1 else 's'}"
+    needed = settings.answers if have < settings.answers else min(have + 1, settings.max_answers)
+    return f"{have}/{needed} answers"
 
 
 class PendingView(AppAccess, Vertical):
@@ -57,6 +82,7 @@ class PendingView(AppAccess, Vertical):
         Binding("x", "release", "Release", id="pending.release"),
         Binding("o", "order", "Newest first", show=False, id="pending.order"),
         Binding("s", "sort", "Sort", show=False, id="pending.sort"),
+        Binding("c", "consensus", "Consensus", id="pending.consensus"),
         # Priority: the keys typed right after it go to the field it opens (`focus_key`).
         Binding("slash", "search", "Search values", show=False, id="pending.search", priority=True),
     ]
@@ -68,6 +94,8 @@ class PendingView(AppAccess, Vertical):
         self.newest_first = False  # o: the list read from its other end
         self.sort: PendingSort = "id"  # s: the column the list is sorted by
         self.search: str | None = None  # /: only tasks with this text in a value (any case)
+        self.consensus: ConsensusSettings | None = None  # the queue's (B21), read with the first page
+        self.consensus_filter: ConsensusState | None = None  # c
 
     def compose(self) -> ComposeResult:
         yield Static("", id="pending-note")
@@ -100,8 +128,20 @@ class PendingView(AppAccess, Vertical):
     async def _page(self, offset: int, limit: int) -> Page:
         order: Literal["desc"] | None = "desc" if self.newest_first else None
         sort: PendingSort | None = None if self.sort == "id" else self.sort
-        page = await self.session.client.pending_tasks(
-            self.queue_id, offset=offset, limit=limit, order=order, q=self.search, sort=sort
+        client = self.session.client
+        if offset == 0 and await client.supports_consensus():
+            had = self.consensus
+            self.consensus = (await client.queue(self.queue_id)).consensus
+            if (had is None) != (self.consensus is None):
+                self.screen.refresh_bindings()  # c comes and goes with the queue's consensus
+        page = await client.pending_tasks(
+            self.queue_id,
+            offset=offset,
+            limit=limit,
+            order=order,
+            q=self.search,
+            sort=sort,
+            consensus=self.consensus_filter,
         )
         return Page(page.count, page.tasks)
 
@@ -112,8 +152,9 @@ class PendingView(AppAccess, Vertical):
         held = "—"
         if assignment.assigned_at is not None:
             held = duration((now - assignment.assigned_at).total_seconds())
-        state = lease_state(task, now)
-        status = Text(state, style={"in_progress": "bold", LEASE_EXPIRED: "bold yellow"}.get(state, ""))
+        state = lease_state(task, now, self.consensus)
+        styles = {"in_progress": "bold", LEASE_EXPIRED: "bold yellow", "disputed": "bold red"}
+        status = Text(state, style=styles.get(state, ""))
         return [
             str(task.id),
             status,
@@ -128,6 +169,21 @@ class PendingView(AppAccess, Vertical):
     def action_order(self) -> None:
         self.newest_first = not self.newest_first
         self.start()
+
+    def action_consensus(self) -> None:
+        """c: only the tasks collecting answers, only the disputed ones, every task, in turn."""
+        at = CONSENSUS_FILTERS.index(self.consensus_filter)
+        self.consensus_filter = CONSENSUS_FILTERS[(at + 1) % len(CONSENSUS_FILTERS)]
+        self._say_filters()
+        self.start()
+
+    def _say_filters(self) -> None:
+        said = [FILTER_SAID[self.consensus_filter]] if self.consensus_filter else []
+        if self.search:
+            said.append(f"Tasks with “{self.search}” in a value (/ searches again)")
+        searched = self.query_one("#pending-searched", Static)
+        searched.update(" · ".join(said))
+        searched.display = bool(said)
 
     def action_sort(self) -> None:
         """s: by creation (task id), by status, by who holds the task, and round again."""
@@ -178,13 +234,13 @@ class PendingView(AppAccess, Vertical):
     def _searched(self, event: Input.Submitted) -> None:
         event.stop()
         self.search = event.value.strip() or None
-        searched = self.query_one("#pending-searched", Static)
-        searched.update(f"Tasks with “{self.search}” in a value (/ searches again)" if self.search else "")
-        searched.display = self.search is not None
+        self._say_filters()
         self.close_search()
         self.start()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "consensus":
+            return self.consensus is not None or self.consensus_filter is not None
         if action in ("order", "search", "sort"):
             return self.qd.session is not None and self.qd.session.extensions
         if action == "release":

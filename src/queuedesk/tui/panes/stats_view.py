@@ -1,4 +1,6 @@
-"""The Stats tab: completions per bucket over a chosen period, the queue now, and each worker's pace.
+"""The Stats tab: completions per bucket over a chosen period, the queue now, and each worker's pace;
+in a queue with consensus (B21), each worker's answers and agreement rate (answers that held every
+final value of a settled or decided task), and the tasks disputed now.
 
 The queue screen's live refresh calls `fetch` while the tab is shown; `+` and `-` change the period
 and fetch at once. Times are shown relative to the app's clock ("8 h ago", "3 min ago").
@@ -42,6 +44,11 @@ REVIEW_COLUMNS = [
     ("rate", "Accepted"),
     ("reviewed", "Reviewed"),
     ("verdicts", "Acc · Cor · Redo"),
+]
+# With consensus (B21): each worker's answers and their share that agreed with the outcome.
+CONSENSUS_COLUMNS = [
+    ("answers", "Answers"),
+    ("agreement", "Agreed"),
 ]
 BASIC_SERVER = (
     "This server offers only the basic Task Queue API, which has no stats. A QueueDesk server shows "
@@ -89,8 +96,10 @@ class StatsView(AppAccess, Vertical):
 
     @property
     def columns(self) -> list[tuple[str, str]]:
-        reviewing = self.stats is not None and self.stats.reviews_pending is not None
-        return [*WORKER_COLUMNS[:3], *REVIEW_COLUMNS, *WORKER_COLUMNS[3:]] if reviewing else WORKER_COLUMNS
+        stats = self.stats
+        reviewing = stats is not None and stats.reviews_pending is not None
+        agreeing = [*CONSENSUS_COLUMNS] if stats is not None and has_consensus(stats) else []
+        return [*WORKER_COLUMNS[:3], *agreeing, *(REVIEW_COLUMNS if reviewing else []), *WORKER_COLUMNS[3:]]
 
     def _add_columns(self, columns: list[tuple[str, str]], widths: dict[str, int] | None = None) -> None:
         table = self.query_one("#stats-workers", DataTable)
@@ -259,6 +268,10 @@ def _summary(stats: QueueStats, counts: list[int], period: Period) -> Text:
     # As the queue's counts above it: pending includes the tasks being worked on.
     text.append(f"{stats.pending + stats.in_progress:,}", style="bold")
     text.append(f" pending ({stats.in_progress:,} in progress)")
+    if has_consensus(stats):
+        text.append(" · ")
+        text.append(f"{stats.disputed or 0:,}", style="bold red" if stats.disputed else "bold")
+        text.append(" disputed")
     if stats.reviews_pending is not None:
         text.append(" · ")
         text.append(f"{stats.reviews_pending:,}", style="bold")
@@ -268,6 +281,11 @@ def _summary(stats: QueueStats, counts: list[int], period: Period) -> Text:
             accepted = sum(w.accepted for w in stats.by_worker)
             text.append(f" · {accepted / reviewed:.0%} of {reviewed:,} reviewed accepted")
     return text
+
+
+def has_consensus(stats: QueueStats) -> bool:
+    """The queue collects several answers per task (B21): tasks are disputed, or workers answered."""
+    return stats.disputed is not None and (stats.disputed > 0 or any(w.answers for w in stats.by_worker))
 
 
 def _name(worker: WorkerStats) -> str:
@@ -282,6 +300,7 @@ WORKER_SORTS: dict[str, tuple[Callable[[WorkerStats], Any], str]] = {
     "median": (lambda w: (w.median_seconds is None, w.median_seconds or 0, _name(w)), "▲"),
     "last": (lambda w: (-(w.last_completed_at or _LONG_AGO).timestamp(), _name(w)), "▼"),
     "rate": (lambda w: (-(w.accepted / w.reviewed) if w.reviewed else 1, _name(w)), "▼"),
+    "agreement": (lambda w: (-(w.agreed / w.answers) if w.answers else 1, _name(w)), "▼"),
 }
 
 
@@ -297,6 +316,8 @@ def _cells(worker: WorkerStats, now: datetime) -> dict[str, str | Text]:
         "median": median,
         "last": last,
         "rate": f"{worker.accepted / reviewed:.0%}" if reviewed else "—",
+        "answers": f"{worker.answers:,}" if worker.answers else "—",
+        "agreement": f"{worker.agreed / worker.answers:.0%}" if worker.answers else "—",
         "reviewed": f"{reviewed:,}" if reviewed else "—",
         "verdicts": f"{worker.accepted} · {worker.corrected} · {worker.redone}" if reviewed else "—",
     }

@@ -72,6 +72,7 @@ class TaskLoop:
             screen.dismiss()
             return
         self.pane.detail = detail
+        self.work.consensus = detail.consensus is not None
         self.instructions.update(detail.description)
         screen.refresh_bindings()  # f2 applies once there are instructions
         unworkable = [b for b in detail.data if b.type in NEEDS_ANOTHER_TOOL]
@@ -114,7 +115,10 @@ class TaskLoop:
             return
         if task is None:
             left = await self.work.count_left() if self.work.given_back else None
-            if held:
+            answered = self.work.answered_waiting
+            if answered:  # B21: not "empty": the worker's answers wait for others
+                self._wait(answers_waiting(answered, held))
+            elif held:
                 self._wait(
                     f"All {held} open tasks are being worked on by others. Waiting for one to come back…"
                 )
@@ -388,6 +392,7 @@ class TaskLoop:
         except errors.QueueDeskError:
             return  # the next check, or the submit's answer, tells
         known = self.pane.detail
+        self.work.consensus = detail.consensus is not None
         if known is not None and detail.description != known.description:
             self.instructions.update(detail.description)
         if known is None or _blocks(detail) == _blocks(known):
@@ -415,6 +420,15 @@ class TaskLoop:
                 f"{name}: {value!r}" for name, value in lost.items()
             )
         self.screen.notify(said, title="Queue changed", timeout=15)
+
+
+def answers_waiting(answered: int, held: int) -> str:
+    """Nothing to claim in a consensus queue (B21) where the worker's answers wait for others."""
+    yours = "1 of your answers waits" if answered == 1 else f"{answered:,} of your answers wait"
+    said = f"No task for you now: {yours} for other workers (or a reviewer), and a task you answered is not offered again."
+    if held:
+        said += f" {held:,} open {'task is' if held == 1 else 'tasks are'} being worked on by others."
+    return said + " New tasks will show here as soon as they arrive."
 
 
 def _blocks(detail: QueueDetail) -> list[dict[str, Any]]:

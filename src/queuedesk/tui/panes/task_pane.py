@@ -405,7 +405,7 @@ class TaskPane(AppAccess, Vertical):
             return
         outbox, last = self.qd.outbox, self.work.last_submission
         if last is not None and outbox is not None:
-            self.rules.outbox_said(last[1].id, outbox.state_of(last[0]))
+            self.rules.outbox_said(last[1].id, outbox.state_of(last[0]), outbox.outcome(last[0]))
         if not self.status.is_attached:  # the screen is being taken down (a refused key pops it)
             return
         unsent = outbox.unsent if outbox is not None else 0

@@ -8,16 +8,25 @@ from typing import Any, Protocol
 from queuedesk.api.models import Block
 from queuedesk.api.terminal_text import shown_on_one_line
 from queuedesk.tui.present import block_value
+from queuedesk.tui.review.dispute_rules import ANSWER_KEYS, keys_said
 from queuedesk.tui.review.review_session import Verdict
 from queuedesk.tui.work.task_rules import TaskRules, TaskView, held_message
 
 CHANGED = "-review-changed"  # the class of a field whose answer the reviewer changed
 VERDICT_KEYS = {"accept": "“a”", "redo": "“x”", "edit": "“e”", "note": "“n”"}
-SAID: dict[Verdict, str] = {"accept": "accepted", "correct": "corrected", "redo": "sent back to be redone"}
+SAID: dict[Verdict, str] = {
+    "accept": "accepted",
+    "correct": "corrected",
+    "redo": "sent back to be redone",
+    "decide": "decided",
+}
 NOTHING_CHANGED = "Nothing changed: e edits the answers, a accepts them as they are."
 NOT_CORRECTED = "Not corrected: fix the fields marked in red."
 CHANGED_BEFORE_ACCEPT = "You changed answers: enter corrects them; undo your edits to accept."
 REDO_NEEDS_A_NOTE = "Not sent back: a redo needs a note for the worker."
+NOT_DECIDED = "Not decided: fix the fields marked in red."
+# On a disputed task (B21) there is no worker's answer to accept or send back: it is decided.
+NOT_ON_A_DISPUTE = ("accept", "redo")
 # The work screen's actions a review has no use for: it keeps no draft, and a digit picks an option.
 NOT_IN_REVIEW = ("release_draft", "toggle_submit_on_choice", "choice_key")
 
@@ -42,12 +51,27 @@ class ReviewView(TaskView, Protocol):
 
 
 def review_applies(
-    rules: TaskRules, action: str, parameters: tuple[object, ...], view: ReviewView, *, editing: bool
+    rules: TaskRules,
+    action: str,
+    parameters: tuple[object, ...],
+    view: ReviewView,
+    *,
+    editing: bool,
+    answers: int = 0,
 ) -> bool:
     """Whether the review screen's `action` applies now. Read-only, the verdict keys act; editing, a
-    letter is text in a field (and an option's own key there), else a verdict again; `e` is then a letter."""
+    letter is text in a field (and an option's own key there), else a verdict again; `e` is then a letter.
+    On a disputed task (`answers`: how many it has) accept and redo do not apply, and a capital letter
+    takes an answer whole (as a verdict key does, out of the fields)."""
     if action in NOT_IN_REVIEW:
         return False
+    if action == "verdict" and answers and parameters and parameters[0] in NOT_ON_A_DISPUTE:
+        return False
+    if action == "take_answer":
+        key = str(parameters[0]) if parameters else ""
+        if key not in ANSWER_KEYS[:answers]:
+            return False
+        return not editing or (view.focus_kind() == "other" and not view.options_take(key))
     if action in ("verdict", "edit", "note"):
         if not editing:
             return True
@@ -65,7 +89,9 @@ def verdict_values(
     (an undo shows them again); None for an accept with answers changed (it would drop the changes)."""
     if verdict == "accept" and changes(values, original):
         return None
-    return values if verdict == "correct" else {block_id: original.get(block_id) for block_id in values}
+    if verdict in ("correct", "decide"):
+        return values
+    return {block_id: original.get(block_id) for block_id in values}
 
 
 def verdict_said(rules: TaskRules, last_verdict: tuple[int, Verdict] | None) -> str:
@@ -81,8 +107,15 @@ def read_only_refusal(key: str) -> str:
     return f"“{key}” does nothing on a read-only review: e edits."
 
 
-def keys_line(*, editing: bool, in_a_field: bool) -> str:
-    """What the keys do now, said above the form."""
+def keys_line(*, editing: bool, in_a_field: bool, answers: int = 0) -> str:
+    """What the keys do now, said above the form (`answers`: a disputed task's)."""
+    if answers:
+        take = keys_said(answers)
+        if editing and in_a_field:
+            return "Editing: enter decides (ctrl+j in a long text) · escape leaves the field"
+        if editing:
+            return f"Out of the fields: {take} · enter decides · tab goes back in"
+        return f"Disputed: {take} · e edits · enter decides · s skips"
     if editing and not in_a_field:
         return "Out of the fields: enter corrects · a, x and n act · tab goes back in."
     if editing:
@@ -106,15 +139,16 @@ def details(
     blocks: list[Block],
     values: dict[str, Any],
     original: dict[str, Any],
+    answers: int = 0,
 ) -> str:
     """The lines above the form: who did the task (`task_line`), what the keys do now, the note
     written, and each answer changed beside the worker's (text from outside shown on its own lines)."""
-    lines = [task_line, keys_line(editing=editing, in_a_field=in_a_field)]
+    lines = [task_line, keys_line(editing=editing, in_a_field=in_a_field, answers=answers)]
     if note:
         lines.append(f"Note: {note}")
     by_id = {block.id: block for block in blocks}
     for block_id in changes(values, original):
         block = by_id[block_id]
         now, was = block_value(block, values[block_id]), block_value(block, original.get(block_id))
-        lines.append(f"Changed {block.name}: {now} (was {was})")
+        lines.append(f"Changed {block.name}: {now} (" + ("most answers: " if answers else "was ") + f"{was})")
     return shown_on_one_line("\n".join(lines)).replace("␊", "\n")

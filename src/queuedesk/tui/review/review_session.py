@@ -8,22 +8,32 @@ one claim in flight, the leases and the undo grace all come from there. In this 
 the task and when they took it) is kept in `ReviewClaims.work_of`.
 A verdict goes through the outbox like a completion (`tui/work/outbox.py`; `journal.REVIEW`): on disk first,
 held for the undo grace, then sent.
+
+A disputed task (B21: its answers did not agree) comes first from the server; it is shown with the
+form filled with the most common answers (`review/dispute_rules.py`), and its verdict is `decide`.
 """
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
 from queuedesk.api.client import Claim, QueueDeskClient
-from queuedesk.api.models import AssignedTask, Assignment, Review
+from queuedesk.api.models import AssignedTask, Assignment, Block, Consensus, Review
+from queuedesk.tui.review.dispute_rules import answer_key, in_order, prefilled, taken
 from queuedesk.tui.work.journal import REVIEW, Entry
 from queuedesk.tui.work.work_session import Submissions, WorkSession
 
-Verdict = Literal["accept", "correct", "redo"]
-VERDICTS: tuple[Verdict, ...] = ("accept", "correct", "redo")
+Verdict = Literal["accept", "correct", "redo", "decide"]
+VERDICTS: tuple[Verdict, ...] = ("accept", "correct", "redo", "decide")
 COUNT_EVERY_TICKS = 15  # the reviews left are asked of the server every 15 s (and after each verdict)
+
+
+def dispute_of(task: AssignedTask | None) -> Consensus | None:
+    """The task's answers when it is disputed (B21), else None."""
+    consensus = None if task is None else task.consensus
+    return consensus if consensus is not None and consensus.state == "disputed" else None
 
 
 def review_claim(review: Review | None) -> Assignment:
@@ -67,9 +77,16 @@ class WorkDone:
 
 class ReviewSession(WorkSession):
     def __init__(
-        self, client: QueueDeskClient, queue_id: int, queue_name: str, outbox: Submissions, now: datetime
+        self,
+        client: QueueDeskClient,
+        queue_id: int,
+        queue_name: str,
+        outbox: Submissions,
+        now: datetime,
+        blocks: Callable[[], list[Block]] = list,
     ) -> None:
         self.claims = ReviewClaims(client)
+        self.blocks = blocks  # the queue's blocks as the screen has them (a dispute's values are per block)
         super().__init__(self.claims, queue_id, queue_name, outbox, now)
         self.verdicts: Counter[str] = Counter()
         self.notes: dict[int, str] = {}  # task id -> the note written for its verdict
@@ -77,6 +94,29 @@ class ReviewSession(WorkSession):
         self.given_since_count = 0
         self.last_verdict: tuple[int, Verdict] | None = None  # (task id, verdict) of the last one given
         self.count_due = True  # the reviews left are to be asked of the server (`recount`)
+
+    def shown(self, task: AssignedTask, now: datetime, seconds: float = 0.0) -> dict[str, Any]:
+        """A disputed task starts from the most common answers (under what was put aside by undo)."""
+        kept = super().shown(task, now, seconds)
+        dispute = dispute_of(task)
+        if dispute is None:
+            return kept
+        return {**prefilled(self.blocks(), dispute.answers, task.data), **kept}
+
+    def starting_values(self, task: AssignedTask) -> dict[str, Any]:
+        """What the reviewer's changes are measured from: the worker's answers, or a dispute's most
+        common ones."""
+        dispute = dispute_of(task)
+        return task.data if dispute is None else prefilled(self.blocks(), dispute.answers, task.data)
+
+    def answer_values(self, task: AssignedTask, key: str) -> dict[str, Any] | None:
+        """The values of the answer `key` takes ("A": the earliest), None when there is none."""
+        dispute = dispute_of(task)
+        answers = [] if dispute is None else in_order(dispute.answers)
+        for index, answer in enumerate(answers):
+            if answer_key(index) == key:
+                return taken(self.blocks(), answer, task.data)
+        return None
 
     def work_done(self, task: AssignedTask) -> WorkDone:
         worked = self.claims.work_of.get(task.id)
@@ -133,8 +173,10 @@ class ReviewSession(WorkSession):
 
     @property
     def accept_rate(self) -> float | None:
-        """Accepted / reviewed in this session; None before the first verdict."""
-        return self.verdicts["accept"] / self.reviewed if self.reviewed else None
+        """Accepted / judged in this session (a dispute decided judges no worker's answer); None
+        before the first such verdict."""
+        judged = sum(self.verdicts[v] for v in ("accept", "correct", "redo"))
+        return self.verdicts["accept"] / judged if judged else None
 
     def tick(self) -> bool:
         if self.ticks % COUNT_EVERY_TICKS == 0:

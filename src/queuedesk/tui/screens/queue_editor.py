@@ -4,65 +4,33 @@ live preview.
 Blocks are checked by the server's own rules (`queuedesk.api.blocks`) at every change, each problem
 under its field, so a save that would be refused is not sent. Changing the blocks of a queue that
 has tasks says first what happens to the values those tasks hold, and asks. `escape` asks before
-discarding changes.
+discarding changes. What is typed and checked lives in `admin/queue_edit.QueueEdit`; the screen
+composes the fields, the block list (`widgets/block_list`), the settings of the chosen block
+(`widgets/block_settings`) and the preview (`widgets/queue_preview`), and binds the keys.
 """
 
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Container, Horizontal, Vertical, VerticalScroll
-from textual.widgets import Input, Label, LoadingIndicator, OptionList, Static, TextArea
-from textual.widgets.option_list import Option
+from textual.containers import Container, Horizontal, VerticalScroll
+from textual.widgets import LoadingIndicator, OptionList, Static
 
 from queuedesk.api import errors
-from queuedesk.api.block_changes import compare_blocks, impact_lines
 from queuedesk.api.blocks import Problem
-from queuedesk.api.models import Block, Queue, QueueDetail
-from queuedesk.tui.admin.queue_draft import (
-    BlockDraft,
-    DraftProblem,
-    block_problems,
-    located,
-    queue_problems,
-    review_percent,
-    review_problems,
-)
+from queuedesk.api.models import Queue
+from queuedesk.tui.admin.queue_draft import DraftProblem, located
+from queuedesk.tui.admin.queue_edit import QueueEdit
 from queuedesk.tui.base import AppScreen, styles
-from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.review.review_access import has_review
 from queuedesk.tui.widgets.app_footer import AppFooter
-from queuedesk.tui.widgets.block_settings import BlockSettings, row
+from queuedesk.tui.widgets.block_list import BlockList
+from queuedesk.tui.widgets.block_settings import BlockSettings
+from queuedesk.tui.widgets.consensus_fields import ConsensusFields
 from queuedesk.tui.widgets.context_bar import ContextBar
-
-
-def who_is_affected(pending: int, completed: int) -> str:
-    """Which tasks a change of blocks affects: the pending ones, completed under the new blocks;
-    completed tasks keep the values they were completed with (the server never rewrites a task)."""
-    if pending == 0:
-        said = "No pending task is affected"
-    elif pending == 1:
-        said = "1 pending task takes the new blocks when it is completed"
-    else:
-        said = f"{pending:,} pending tasks take the new blocks when they are completed"
-    if completed == 1:
-        said += "; 1 completed task keeps its values"
-    elif completed:
-        said += f"; {completed:,} completed tasks keep their values"
-    return said + "."
-
-
-class BlockList(OptionList):
-    """The queue's blocks in order; `[` and `]` move the one under the cursor, `delete` removes it."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left_square_bracket", "screen.move_block(-1)", "Move up", id="queue_editor.up"),
-        Binding("right_square_bracket", "screen.move_block(1)", "Move down", id="queue_editor.down"),
-        Binding("delete,minus", "screen.remove_block", "Remove block", id="queue_editor.remove"),
-        Binding("plus,a", "screen.add_block", "Add block", show=False, id="queue_editor.add_key"),
-    ]
+from queuedesk.tui.widgets.queue_fields import QueueFields
+from queuedesk.tui.widgets.queue_preview import QueuePreview
 
 
 class QueueEditorScreen(AppScreen):
@@ -85,21 +53,8 @@ class QueueEditorScreen(AppScreen):
         """`queue` None: a new queue."""
         super().__init__()
         self.queue = queue
-        self.detail: QueueDetail | None = None
-        self.tasks_held = 0  # pending and completed tasks of the queue being edited
-        self.tasks_completed = 0
-        self.drafts: list[BlockDraft] = []
-        self.queue_name = ""
-        self.queue_description = ""
-        self.review_text = "0"  # the share of completions drawn for review (B19), as typed
-        self.reviews = False  # the server reviews work: the field is shown
-        self.saved_state: Any = None
-        self.selected: int | None = None
-        self.problems: list[DraftProblem] = []
+        self.edit = QueueEdit(existing=queue is not None)
         self.sending = False
-        self.name_touched = queue is not None  # a new queue's empty name is no fault until it is
-        self._preview_due = False
-        self._previewed: Any = None  # what the preview shows: the blocks drawn and how many there are
 
     # --- layout -----------------------------------------------------------------------------------
 
@@ -109,26 +64,20 @@ class QueueEditorScreen(AppScreen):
         with Horizontal(id="editor-body"):
             with VerticalScroll(id="editor-pane"):
                 yield LoadingIndicator(id="editor-loading")
-            with Vertical(id="editor-preview"):
-                yield Label("What a worker sees", classes="qe-heading")
-                yield Container(id="preview-slot")
+            yield QueuePreview(id="editor-preview")
         yield Static("", id="editor-status", markup=False)
         yield AppFooter()
 
     def _editor_widgets(self) -> list[Any]:
-        name_problem = Static("", id="queue-problem-name", classes="qe-problem", markup=False)
-        name_problem.display = False
         blocks_problem = Static("", id="blocks-problem", classes="qe-problem", markup=False)
         blocks_problem.display = False
-        description = TextArea(self.queue_description, id="queue-description", compact=True)
-        name = Input(self.queue_name, placeholder="the queue's name", id="queue-name", compact=True)
-        review = Input(self.review_text, id="queue-review", compact=True, restrict=r"[0-9]*", max_length=3)
-        review.display = self.reviews
         return [
-            row("Name", name),
-            name_problem,
-            row("Description", description),
-            row("Review %", review),
+            QueueFields(self.edit, id="queue-fields"),
+            *(
+                [ConsensusFields(self.edit.consensus, self.edit.drafts, id="consensus")]
+                if self.edit.consensus_offered
+                else []
+            ),
             Static("Blocks: ctrl+n adds · [ ] or ctrl+↑↓ move · delete removes", classes="qe-label"),
             BlockList(id="block-list", compact=True, markup=False),
             blocks_problem,
@@ -136,102 +85,66 @@ class QueueEditorScreen(AppScreen):
         ]
 
     def on_mount(self) -> None:
-        self.query_one("#preview-slot").can_focus_children = False
         self._load()
 
     @work(exclusive=True, group="editor-load")
     async def _load(self) -> None:
+        edit = self.edit
         if self.queue is not None:
             try:
                 client = self.session.client
-                self.detail = await client.queue(self.queue.id)
+                detail = await client.queue(self.queue.id)
                 completed = (await client.completed_tasks(self.queue.id, limit=1)).count
             except Exception as exc:
                 self.qd.report(exc, doing="Opening the queue")
                 self.dismiss()
                 return
-            self.tasks_held = self.detail.n_tasks + completed
-            self.tasks_completed = completed
-            self.queue_name, self.queue_description = self.detail.name, self.detail.description
-            self.review_text = str(self.detail.review_percent)
-            self.drafts = [BlockDraft.of(b) for b in self.detail.data]
-        self.reviews = any(
-            has_review(q) for q in [*([self.detail] if self.detail else []), *self.qd.known_queues]
+            edit.load(detail, completed)
+        edit.consensus_offered = await self._has_consensus()
+        edit.reviews = any(
+            has_review(q) for q in [*([edit.detail] if edit.detail else []), *self.qd.known_queues]
         )
-        self.saved_state = self._state()
+        edit.mark_saved()
         pane = self.query_one("#editor-pane")
         await self.query_one("#editor-loading").remove()
         await pane.mount_all(self._editor_widgets())
         self._fill_block_list()
-        if self.drafts:
+        if edit.drafts:
             await self._select(0)
-        self._check()
-        self._schedule_preview()
-        self._show_status()
+        self._changed()
         self.query_one("#queue-name").focus()
 
-    # --- the model ---------------------------------------------------------------------------------
+    async def _has_consensus(self) -> bool:
+        try:
+            return await self.session.client.supports_consensus()
+        except errors.QueueDeskError:
+            return False  # the editor works without it; the save says what the server answers
 
-    def _state(self) -> Any:
-        return (
-            self.queue_name,
-            self.queue_description,
-            [d.raw() for d in self.drafts],
-            self.review_text.strip(),
-        )
-
-    @property
-    def dirty(self) -> bool:
-        return self.saved_state is not None and self._state() != self.saved_state
-
-    def _raw_blocks(self) -> list[Mapping[str, Any]]:
-        return [d.raw() for d in self.drafts]
-
-    def _check(self) -> None:
-        """Check everything; show each problem at its field and mark blocks that have one."""
-        self.problems = queue_problems(self.queue_name, self.queue_description) + block_problems(self.drafts)
-        if self.reviews:
-            self.problems += review_problems(self.review_text)
-        self._show_problems()
+    # --- showing the model ---------------------------------------------------------------------------
 
     def _show_problems(self) -> None:
         if not self.query("#block-list"):
             return
-        mine = {p.field: p.message for p in self.problems if p.block is None}
-        if not self.name_touched:
-            mine.pop("name", None)
-        line = self.query_one("#queue-problem-name", Static)
-        line.update(mine.get("name", ""))
-        line.display = "name" in mine
-        others = [f"{k}: {m}" for k, m in mine.items() if k not in ("name",)]
+        mine = self.edit.queue_problems_shown()
+        self.query_one(QueueFields).show_problems(mine)
+        others = [f"{k}: {m}" for k, m in mine.items() if k != "name" and not k.startswith("consensus")]
+        for consensus in self.query(ConsensusFields):
+            consensus.show_problems(mine)
         general = self.query_one("#blocks-problem", Static)
         general.update("\n".join(others))
         general.display = bool(others)
-        for index in range(len(self.drafts)):
-            self._relabel(index)
+        self.query_one(BlockList).relabel(self._labels())
         settings = self._settings()
         if settings is not None:
-            settings.show_problems({p.field: p.message for p in self.problems if p.block == settings.index})
+            settings.show_problems(
+                {p.field: p.message for p in self.edit.problems if p.block == settings.index}
+            )
 
-    def _block_label(self, index: int) -> str:
-        draft = self.drafts[index]
-        flags = " *" if draft.settings.get("is_required") else ""
-        mark = "✗ " if any(p.block == index for p in self.problems) else ""
-        return (
-            f"{index + 1}. {mark}{draft.name or '(no name)'} · {draft.id or '(no id)'} · {draft.type}{flags}"
-        )
+    def _labels(self) -> list[str]:
+        return [self.edit.block_label(i) for i in range(len(self.edit.drafts))]
 
     def _fill_block_list(self) -> None:
-        listing = self.query_one(BlockList)
-        listing.clear_options()
-        listing.add_options([Option(self._block_label(i)) for i in range(len(self.drafts))])
-        if self.selected is not None and self.drafts:
-            listing.highlighted = min(self.selected, len(self.drafts) - 1)
-
-    def _relabel(self, index: int) -> None:
-        listing = self.query_one(BlockList)
-        if index < listing.option_count:
-            listing.replace_option_prompt_at_index(index, self._block_label(index))
+        self.query_one(BlockList).fill(self._labels(), self.edit.selected)
 
     def _settings(self) -> BlockSettings | None:
         found = self.query(BlockSettings)
@@ -239,80 +152,35 @@ class QueueEditorScreen(AppScreen):
 
     async def _select(self, index: int | None) -> None:
         """Show the settings of block `index` (None: no block)."""
-        self.selected = index
+        self.edit.selected = index
         slot = self.query_one("#block-settings-slot")
         await slot.remove_children()
-        if index is not None and index < len(self.drafts):
-            await slot.mount(BlockSettings(self.drafts[index], index, id="block-settings"))
+        if index is not None and index < len(self.edit.drafts):
+            await slot.mount(BlockSettings(self.edit.drafts[index], index, id="block-settings"))
             listing = self.query_one(BlockList)
             if listing.highlighted != index:
                 listing.highlighted = index
         self._show_problems()
 
     def _changed(self) -> None:
-        self._check()
-        self._schedule_preview()
-        self._show_status()
-
-    def _show_status(self) -> None:
-        parts = [f"{len(self.drafts)} block(s)"]
-        if self.queue is not None:
-            parts.append(f"{self.tasks_held} task(s) hold values")
-        share = review_percent(self.review_text) if self.reviews else None
-        if share:
-            parts.append(f"{share}% of completions reviewed")
-        if self.problems:
-            parts.append(f"{len(self.problems)} problem(s) to fix before saving")
-        if self.dirty:
-            parts.append("unsaved changes")
-        parts.append("ctrl+s saves")
-        self.query_one("#editor-status", Static).update(" · ".join(parts))
-
-    # --- the preview -------------------------------------------------------------------------------
-
-    def _schedule_preview(self) -> None:
-        if not self._preview_due:
-            self._preview_due = True
-            self.call_after_refresh(self._redraw_preview)
-
-    async def _redraw_preview(self) -> None:
-        self._preview_due = False
-        faulty = {p.block for p in self.problems}
-        shown = ([d.raw() for i, d in enumerate(self.drafts) if i not in faulty], len(self.drafts))
-        if shown == self._previewed:
-            return  # the name or description changed: the worker's form did not
-        self._previewed = shown
-        blocks = [Block.model_validate(raw) for raw in shown[0]]
-        slot = self.query_one("#preview-slot")
-        await slot.remove_children()
-        if len(blocks) < len(self.drafts):
-            await slot.mount(Static("Blocks marked ✗ are left out until they are fixed.", classes="qe-note"))
-        if blocks:
-            await slot.mount(TaskForm(blocks, {}, mode="work", id="preview-form"))
-        else:
-            await slot.mount(Static("No blocks yet: ctrl+n adds one.", classes="form-empty"))
+        """Something was typed: checked, shown at the fields, in the preview and the status line."""
+        self.edit.check()
+        self._show_problems()
+        self.query_one(QueuePreview).show(*self.edit.previewed())
+        for consensus in self.query(ConsensusFields):
+            consensus.show_blocks(self.edit.drafts)
+        self.query_one("#editor-status", Static).update(self.edit.status_line())
 
     # --- events ------------------------------------------------------------------------------------
 
-    @on(Input.Changed, "#queue-name")
-    def _name_changed(self, event: Input.Changed) -> None:
-        self.queue_name = event.value
-        self.name_touched = True
-        self._changed()
-
-    @on(Input.Changed, "#queue-review")
-    def _review_changed(self, event: Input.Changed) -> None:
-        self.review_text = event.value
-        self._changed()
-
-    @on(TextArea.Changed, "#queue-description")
-    def _description_changed(self, event: TextArea.Changed) -> None:
-        self.queue_description = event.text_area.text
+    @on(QueueFields.Changed)
+    @on(ConsensusFields.Changed)
+    def _queue_changed(self) -> None:
         self._changed()
 
     @on(OptionList.OptionHighlighted, "#block-list")
     async def _block_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        if event.option_index != self.selected:
+        if event.option_index != self.edit.selected:
             await self._select(event.option_index)
 
     @on(BlockSettings.Changed)
@@ -320,9 +188,12 @@ class QueueEditorScreen(AppScreen):
         self._changed()
         if event.field == "type":  # another type has other settings
             await self._select(event.settings.index)
-            settings = self._settings()
-            if settings is not None:
-                settings.focus_field("type")
+            self._focus_setting("type")
+
+    def _focus_setting(self, key: str) -> None:
+        settings = self._settings()
+        if settings is not None:
+            settings.focus_field(key)
 
     # --- actions -----------------------------------------------------------------------------------
 
@@ -336,114 +207,77 @@ class QueueEditorScreen(AppScreen):
     async def _add_block_of(self, type_name: str | None) -> None:
         if type_name is None:
             return
-        draft = BlockDraft.new(type_name, {d.id for d in self.drafts})
-        at = len(self.drafts) if self.selected is None else self.selected + 1
-        self.drafts.insert(at, draft)
-        self.selected = at
+        at = self.edit.add_block(type_name)
         self._fill_block_list()
         await self._select(at)
         self._changed()
-        settings = self._settings()
-        if settings is not None:
-            settings.focus_field("name")
+        self._focus_setting("name")
 
     async def action_remove_block(self) -> None:
-        index = self.selected
-        if index is None or index >= len(self.drafts):
+        if not self.edit.remove_block():
             return
-        self.drafts.pop(index)
-        self.selected = min(index, len(self.drafts) - 1) if self.drafts else None
         self._fill_block_list()
-        await self._select(self.selected)
+        await self._select(self.edit.selected)
         self._changed()
         self.query_one(BlockList).focus()
 
     def action_move_block(self, step: int) -> None:
-        index = self.selected
-        if index is None or not 0 <= index + step < len(self.drafts):
+        if not self.edit.move_block(step):
             return
-        to = index + step
-        self.drafts[index], self.drafts[to] = self.drafts[to], self.drafts[index]
-        self.selected = to  # before the list moves its cursor: the settings shown stay as they are
+        to = self.edit.selected  # moved before the list moves its cursor: the settings shown stay
         self.query_one(BlockList).highlighted = to
         settings = self._settings()
-        if settings is not None:
+        if settings is not None and to is not None:
             settings.renumber(to)
         self._changed()
 
     def action_save(self) -> None:
-        if self.saved_state is None or self.sending:
+        if self.edit.saved_state is None or self.sending:
             return
-        self.name_touched = True
-        self._check()
-        if self.problems:
-            first = self.problems[0]
-            self.call_later(self._go_to, first)
+        self.edit.name_touched = True
+        self._changed()
+        if self.edit.problems:
+            self.call_later(self._go_to, self.edit.problems[0])
             self.notify(
                 "Nothing was saved: fix the fields marked in red.", title="Not saved", severity="warning"
             )
             return
-        if self.queue is not None and not self.dirty:
+        if self.queue is not None and not self.edit.dirty:
             self.notify("Nothing to save: no changes.", timeout=3)
             return
-        confirm = self._what_happens_to_tasks()
+        confirm = self.edit.what_happens_to_tasks()
         if confirm is None:
             self._send()
             return
+        self._ask("Change the blocks?", confirm, "Save", self._send)
+
+    def _ask(self, title: str, explain: str, run: str, then: Any) -> None:
         from queuedesk.tui.modals.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self._send()
+                then()
 
-        self.app.push_screen(ConfirmScreen("Change the blocks?", confirm, "Save"), answered)
-
-    def _what_happens_to_tasks(self) -> str | None:
-        """What the change does to the values tasks hold, or None when it touches none."""
-        if self.detail is None or self.tasks_held == 0:
-            return None
-        changes = compare_blocks(self.detail.data, [Block.model_validate(b) for b in self._raw_blocks()])
-        if not changes.touches_values:
-            return None
-        lines = "\n".join(f"• {line}" for line in impact_lines(changes))
-        affected = who_is_affected(self.detail.n_tasks, self.tasks_completed)
-        return f"{self.detail.name!r}: {affected}\n\n{lines}"
+        self.app.push_screen(ConfirmScreen(title, explain, run), answered)
 
     async def _go_to(self, problem: DraftProblem) -> None:
         if problem.block is None:
-            target = {"name": "#queue-name", "review": "#queue-review"}.get(
-                problem.field, "#queue-description"
-            )
-            self.query_one(target).focus()
+            consensus = self.query(ConsensusFields)
+            if consensus and consensus.first().focus_field(problem.field):
+                return
+            if not self.query_one(QueueFields).focus_field(problem.field):
+                self.query_one("#queue-description").focus()
             return
-        if problem.block != self.selected:
+        if problem.block != self.edit.selected:
             await self._select(problem.block)
-        settings = self._settings()
-        if settings is not None:
-            settings.focus_field(problem.field)
+        self._focus_setting(problem.field)
 
     @work(exclusive=True, group="editor-save")
     async def _send(self) -> None:
         client = self.session.client
         self.sending = True
         try:
-            if self.queue is None:
-                saved = await client.create_queue(
-                    self.queue_name.strip(),
-                    self._raw_blocks(),
-                    self.queue_description,
-                    review_percent=review_percent(self.review_text) or None if self.reviews else None,
-                )
-            else:
-                name, description, blocks, review = self._state()
-                was_name, was_description, was_blocks, was_review = self.saved_state
-                saved = await client.update_queue(
-                    self.queue.id,
-                    name=name.strip() if name != was_name else None,
-                    description=description if description != was_description else None,
-                    blocks=blocks if blocks != was_blocks else None,
-                    review_percent=review_percent(review) if self.reviews and review != was_review else None,
-                )
+            saved = await self.edit.send(client, None if self.queue is None else self.queue.id)
         except errors.ValidationError as exc:
             self._refused([Problem(e.code or "", e.field, e.message) for e in exc.errors])
             self.notify(str(exc), title="The server refused the queue", severity="warning")
@@ -457,30 +291,20 @@ class QueueEditorScreen(AppScreen):
             return
         finally:
             self.sending = False
-        self.saved_state = self._state()
+        self.edit.mark_saved()
         done = "created" if self.queue is None else "saved"
         self.notify(f"Queue {saved.name!r} {done}.", title="Saved")
         self.dismiss()
 
     def _refused(self, problems: list[Problem]) -> None:
-        self.problems = [located(p) for p in problems]
+        self.edit.problems = [located(p) for p in problems]
         self._show_problems()
-        if self.problems:
-            self.call_later(self._go_to, self.problems[0])
+        if self.edit.problems:
+            self.call_later(self._go_to, self.edit.problems[0])
 
     def action_leave(self) -> None:
-        if not self.dirty:
+        if not self.edit.dirty:
             self.dismiss()
             return
-        from queuedesk.tui.modals.confirm import ConfirmScreen
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.dismiss()
-
-        self.app.push_screen(
-            ConfirmScreen(
-                "Discard your changes?", "What you changed in this queue has not been saved.", "Discard"
-            ),
-            answered,
-        )
+        explain = "What you changed in this queue has not been saved."
+        self._ask("Discard your changes?", explain, "Discard", self.dismiss)

@@ -6,6 +6,10 @@ and its loop (`panes/task_pane.py`, `panes/task_loop.py`). A review opens read-o
 `a` accepts, `x` sends it back to be redone (asking for a note), `n` writes a note, `e` or `tab` edits.
 Editing, the worker's keys apply (`escape` leaves the field, and the verdict keys act again); `enter`
 after a change corrects. Which key applies when, and what is said: `tui/review/review_rules.py`.
+
+A disputed task (B21) comes first: its answers side by side above the form, which starts from the
+most common answers; `A`, `B`... take one answer whole, `e` edits, `enter` decides
+(`tui/review/dispute_rules.py`).
 """
 
 from typing import ClassVar
@@ -13,22 +17,27 @@ from typing import ClassVar
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
 
-from queuedesk.api.models import AssignedTask, Queue
+from queuedesk.api.models import AssignedTask, Block, Queue
 from queuedesk.tui.base import AppScreen, styles
-from queuedesk.tui.clock import duration
 from queuedesk.tui.forms.form import TaskForm
 from queuedesk.tui.panes.task_loop import TaskLoop, outbox_of
 from queuedesk.tui.panes.task_pane import TASK_KEYS, TaskPane, keys_over
-from queuedesk.tui.present import short_time
 from queuedesk.tui.review import review_rules as said
-from queuedesk.tui.review.review_session import ReviewSession, Verdict
+from queuedesk.tui.review.dispute_rules import ANSWER_KEYS
+from queuedesk.tui.review.review_session import ReviewSession, Verdict, dispute_of
 from queuedesk.tui.widgets.context_bar import ContextBar
+from queuedesk.tui.widgets.review_meta import ReviewMeta
 from queuedesk.tui.widgets.review_status import ReviewStatus
 from queuedesk.tui.widgets.steady_footer import SteadyFooter
 from queuedesk.tui.work.journal import Entry
 from queuedesk.tui.work.task_rules import TaskRules, held_message
+
+TAKE = Binding.Group("Take an answer", compact=True)  # A, B... on a disputed task, one footer entry
+ANSWER_BINDINGS = [
+    Binding(k, f"take_answer('{k}')", f"Take answer {k}", group=TAKE, priority=True, id=f"review.take_{k}")
+    for k in ANSWER_KEYS
+]
 
 
 class ReviewScreen(AppScreen):
@@ -47,6 +56,7 @@ class ReviewScreen(AppScreen):
             Binding("enter", "submit", "Correct", show=False, priority=True, id="review.correct"),
             Binding("s", "skip", "Skip", show=False, priority=True, id="review.skip"),
             Binding("escape", "escape", "Back", show=False, priority=True, id="review.back"),
+            *ANSWER_BINDINGS,
         ],
     )
 
@@ -54,13 +64,15 @@ class ReviewScreen(AppScreen):
         super().__init__()
         self.queue = queue
         client, now = self.session.client, self.clock.now()
-        self.review = ReviewSession(client, queue.id, queue.name, outbox_of(self), now)
+        self.review = ReviewSession(client, queue.id, queue.name, outbox_of(self), now, self._blocks)
         self.status = ReviewStatus("", id="work-status")
         self.pane = TaskPane(
             self, self.review, self.status, opens_read_only=True, on_shown=self._mark_changes
         )
-        self.meta = self.pane.beside = Static("", id="review-meta", markup=False)
+        self.meta = ReviewMeta("", id="review-meta", markup=False)
+        self.pane.beside = self.meta
         self.loop = TaskLoop(self, queue, self.review, self.pane)
+        self._dispute_keys = False  # the footer shows a dispute's keys
 
     def compose(self) -> ComposeResult:
         yield ContextBar(f"{self.queue.name} / review", id="context")
@@ -71,6 +83,15 @@ class ReviewScreen(AppScreen):
 
     def on_mount(self) -> None:
         self.loop.start()
+
+    def _blocks(self) -> list[Block]:
+        return [] if self.pane.detail is None else self.pane.detail.data
+
+    @property
+    def answers(self) -> int:
+        """The answers of the task on screen when it is disputed (B21), else 0."""
+        dispute = dispute_of(self.current)
+        return 0 if dispute is None else len(dispute.answers)
 
     def on_unmount(self) -> None:
         self.loop.stop()
@@ -111,7 +132,9 @@ class ReviewScreen(AppScreen):
         self.pane.refuses_unready_key(event)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return said.review_applies(self.rules, action, parameters, self.pane, editing=self.pane.editing)
+        return said.review_applies(
+            self.rules, action, parameters, self.pane, editing=self.pane.editing, answers=self.answers
+        )
 
     def move_focus(self, step: int) -> None:
         if self.ready and not self.pane.editing and self.current is not None:
@@ -148,30 +171,30 @@ class ReviewScreen(AppScreen):
 
     def _mark_changes(self) -> None:
         form, task = self.form, self.current
+        if (dispute := bool(self.answers)) != self._dispute_keys:
+            self._dispute_keys = dispute
+            self.refresh_bindings()  # a dispute has keys of its own, and not accept or redo
         if form is None or task is None:
             return
-        changed = set(said.changes(form.values(), task.data))
+        changed = set(said.changes(form.values(), self.review.starting_values(task)))
         for editor in form.editors():
             editor.set_class(editor.block.id in changed, said.CHANGED)
         self._show_meta()
 
     def _show_meta(self) -> None:
         task, form, detail = self.current, self.form, self.pane.detail
-        if task is None or detail is None or not self.is_attached:
-            return
-        done = self.review.work_done(task)
-        took = "" if done.seconds is None else f" in {duration(done.seconds)}"
-        completed = short_time(task.completed_at, self.clock)
-        text = said.details(
-            f"Task {task.id} · done by {done.by}{took} · completed {completed}",
-            editing=self.pane.editing,
-            in_a_field=self.focused is not None,
-            note=self.review.notes.get(task.id),
-            blocks=detail.data,
-            values=form.values() if form is not None else {},
-            original=task.data,
-        )
-        self.meta.update(text)
+        if task is not None and detail is not None and self.is_attached:
+            values = form.values() if form is not None else {}
+            editing, in_a_field = self.pane.editing, self.focused is not None
+            self.meta.show(
+                self.review,
+                task,
+                detail.data,
+                values,
+                editing=editing,
+                in_a_field=in_a_field,
+                clock=self.clock,
+            )
 
     def _start_editing(self) -> None:
         self.pane.editing = True
@@ -232,19 +255,22 @@ class ReviewScreen(AppScreen):
             self.pane.show_status()
 
     def _correct(self, form: TaskForm, task: AssignedTask) -> None:
+        """Correct the task (after a change), or decide it when it is disputed (B21)."""
         if self.current is not task or self.review.leaving:
             return
         form.commit_keys()
-        changed = said.changes(form.values(), task.data)
+        deciding = dispute_of(task) is not None
+        changed = deciding or said.changes(form.values(), task.data)
         problems = form.problems() if changed else {}
         if not changed or problems:
-            self.rules.submit_refused(said.NOT_CORRECTED if problems else said.NOTHING_CHANGED)
+            refused = said.NOT_DECIDED if deciding else said.NOT_CORRECTED
+            self.rules.submit_refused(refused if problems else said.NOTHING_CHANGED)
             if problems:
                 form.show_problems(problems)
             self.pane.resume()
             self.pane.show_status()
             return
-        self._judge(task, "correct")
+        self._judge(task, "decide" if deciding else "correct")
 
     def _judge(self, task: AssignedTask, verdict: Verdict) -> None:
         """Hold the verdict (sent after the undo grace); the next review is shown."""
@@ -262,6 +288,18 @@ class ReviewScreen(AppScreen):
         self.rules.message = held_message(task.id)
         self.loop.advance()
         self.loop.recount()
+
+    def action_take_answer(self, key: str) -> None:
+        """A, B...: the form takes one answer of a disputed task whole (then edit, or enter decides)."""
+        form, task = self.form, self.current
+        values = None if task is None or not self.ready else self.review.answer_values(task, key)
+        if form is None or task is None or values is None:
+            self.pane.not_applied(f"“{key}”")
+            return
+        form.set_data({**task.data, **values})
+        self.rules.message = f"Answer {key} taken: enter decides with it, e edits it first."
+        self._mark_changes()
+        self.pane.show_status()
 
     def action_submit_anywhere(self) -> None:
         self.action_submit()

@@ -5,18 +5,21 @@ It is a line-API widget (`ScrollView` + `render_line`), not a `DataTable`: a Dat
 and re-lays out every row it holds when rows are added or removed (a page took 0.2 to 0.4 s, up to
 0.9 s, with a window of 500 rows), while here a page costs its fetch and the lines on screen. Each
 row's cells are made and drawn once, when first shown; the row's style (zebra stripe, cursor, hover)
-is laid over them as the line is painted, and the result kept until that style changes. It looks and answers to keys like the DataTable it replaces (same component classes
-and styles, `DataTable.RowSelected` on enter), and offers the few DataTable calls the tests read
-(`row_count`, `get_row_at`).
+is laid over them as the line is painted, and the result kept until that style changes. It looks
+and answers to keys like the DataTable it replaces (same component classes and styles,
+`DataTable.RowSelected` on enter), and offers the few DataTable calls the tests read (`row_count`,
+`get_row_at`).
+
+Its parts: the rows it holds and which page to read next (`table_window.py`, plain Python), how a
+row is drawn and painted (`table_lines.py`); this widget holds the cursor, the keys, the mouse and
+the page reads.
 """
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar, Self, cast
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import set_cell_size
 from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
@@ -29,34 +32,14 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
 from queuedesk.api import errors
-from queuedesk.api.terminal_text import shown
 from queuedesk.tui.explanations import explain
+from queuedesk.tui.widgets.table_lines import LinePainter, Row, StyleKind
+from queuedesk.tui.widgets.table_window import NEAR, Page, Window
 
 PAGE_SIZE = 100
 WINDOW_PAGES = 5
-NEAR = 20  # rows from an end of the window at which the next page is fetched
-PADDING = 1  # blank cells either side of a column's text, as a DataTable draws them
-MIN_LAST = 16  # the width-0 column takes what is left, but never less than this
-
-
-@dataclass(frozen=True)
-class Page:
-    count: int
-    items: Sequence[Any]
-
 
 Fetch = Callable[[int, int], Awaitable[Page]]  # offset, limit
-
-
-class _Line:
-    """A row drawn at the column widths, and the strip last painted from it (with its styles)."""
-
-    __slots__ = ("key", "segments", "strip")
-
-    def __init__(self, segments: list[Segment]) -> None:
-        self.segments = segments
-        self.key: tuple[Any, ...] | None = None
-        self.strip: Strip | None = None
 
 
 class PagedTable(ScrollView, can_focus=True):
@@ -124,20 +107,11 @@ class PagedTable(ScrollView, can_focus=True):
         self.cells = cells
         self.key_of = key_of
         self.page_size = page_size
-        self.window = page_size * window_pages
+        self.rows: Window[Row] = Window(key_of, page_size, window_pages)  # with what each row made
+        self.lines = LinePainter(self.column_spec, self)
         self.fetch: Fetch | None = None
-        self.items: list[Any] = []
-        self.start = 0  # offset of the first row of the window in the whole list
-        self.total = 0
         self.busy = False
         self.generation = 0  # bumped by reset, so a page fetched for old filters is dropped
-        # Per row of the window, made when first painted (or read): its cells, and its line.
-        self._rows: list[list[str | Text] | None] = []
-        self._lines: list[_Line | None] = []
-        self._header: _Line | None = None
-        self._styles: dict[tuple[Any, ...], tuple[Style, Style]] = {}  # worked out once a paint
-        self._widths: list[int] = [width for _key, _label, width in self.column_spec]
-        self._fitted_to: int | None = None  # the width the columns were last worked out for
         self._cursor = 0
         self._hover: int | None = None  # the row under the mouse, once the mouse moved
         self._focus_later: tuple[Widget | None] | None = None  # asked while loading: where focus was
@@ -154,6 +128,12 @@ class PagedTable(ScrollView, can_focus=True):
             # before the first page): it is taken when the page is in, if it has not moved meanwhile.
             self._focus_later = (self.screen.focused,)
         return super().focus(scroll_visible)
+
+    def watch_loading(self, _loading: bool) -> None:
+        # Textual reads the keys of a focused widget that loads as if nothing had the focus, and
+        # says nothing when it stops: the footer would go on without the keys of the table's pane.
+        if self.is_attached and self.screen.focused is self:
+            self.refresh_bindings()
 
     # --- what the screen calls -----------------------------------------------------------------
 
@@ -172,36 +152,40 @@ class PagedTable(ScrollView, can_focus=True):
     def show_sort(self, column: str, *, ascending: bool) -> None:
         """Mark the column the list is ordered by (▲ ascending, ▼ descending) in the header."""
         self.sorted_by = (column, ascending)
-        self._header = None
+        self.lines.forget_header()
         self.refresh()
-
-    def _label(self, key: str, label: str) -> str:
-        if self.sorted_by is None or self.sorted_by[0] != key:
-            return label
-        return f"{label} {'▲' if self.sorted_by[1] else '▼'}"
 
     def refresh_window(self) -> None:
         """Fetch the page under the cursor again (live views), keeping the cursor on its row."""
         if self.fetch is None or self.busy:
             return
-        offset = self.start + max(0, self._cursor - NEAR)
-        self._load(max(0, offset - offset % self.page_size), replace=True)
+        self._load(self.rows.page_under(self._cursor), replace=True)
 
     def redraw(self) -> None:
         """Make the loaded rows' cells again (what they show changed, e.g. the queue's blocks came in
         after the page): a row is otherwise made once, when first painted."""
-        self._rows = [None] * len(self.items)
-        self._lines = [None] * len(self.items)
+        self.rows.forget_made()
         self.refresh()
 
     def item_at_cursor(self) -> Any | None:
-        if not self.items or self._cursor >= len(self.items):
-            return None
-        return self.items[self._cursor]
+        return self.items[self._cursor] if self._cursor < len(self.items) else None
+
+    @property
+    def items(self) -> list[Any]:
+        """The rows held, a window of the whole list (`start` is the first one's offset in it)."""
+        return self.rows.items
+
+    @property
+    def start(self) -> int:
+        return self.rows.start
 
     @property
     def end(self) -> int:
-        return self.start + len(self.items)
+        return self.rows.end
+
+    @property
+    def total(self) -> int:
+        return self.rows.total
 
     @property
     def cursor_row(self) -> int:
@@ -215,7 +199,7 @@ class PagedTable(ScrollView, can_focus=True):
         """The cells of the window's row `row_index` (as `DataTable.get_row_at`)."""
         if not 0 <= row_index < len(self.items):
             raise IndexError(f"no row {row_index} in a window of {len(self.items)}")
-        return list(self._cells(row_index))
+        return list(self._row(row_index).cells)
 
     def move_cursor(
         self, *, row: int | None = None, column: int | None = None, animate: bool = False, scroll: bool = True
@@ -232,58 +216,51 @@ class PagedTable(ScrollView, can_focus=True):
             self.post_message(self.RowSelected(self, self._cursor, self.key_of(item)))
 
     def action_cursor_up(self) -> None:
-        self._hover = None
-        self._move(self._cursor - 1)
+        self._key_move(self._cursor - 1)
 
     def action_cursor_down(self) -> None:
-        self._hover = None
-        self._move(self._cursor + 1)
+        self._key_move(self._cursor + 1)
 
     def action_page_down(self) -> None:
-        self._hover = None
-        height = self._body_height
-        self.scroll_to(y=self.scroll_y + height, animate=False)
-        self._move(self._cursor + height)
+        self._page(self._body_height)
 
     def action_page_up(self) -> None:
+        self._page(-self._body_height)
+
+    def _page(self, rows: int) -> None:
         self._hover = None
-        height = self._body_height
-        self.scroll_to(y=self.scroll_y - height, animate=False)
-        self._move(self._cursor - height)
+        self.scroll_to(y=self.scroll_y + rows, animate=False)
+        self._move(self._cursor + rows)
 
     def action_first_row(self) -> None:
         """The first row of the whole list: read at once when the window does not hold it."""
-        self._hover = None
-        if self.fetch is not None and self.start > 0:
-            self._jump(0, cursor_at=0)
-        else:
-            self._move(0)
+        self.go_to(0)
 
     def action_last_row(self) -> None:
         """The last row of the whole list (one request, not a page per press)."""
         self._hover = None
         if self.fetch is not None and self.end < self.total:
-            self._jump(max(0, self.total - self.page_size), cursor_at=self.total - 1)
+            self._jump(self.rows.last_page(), cursor_at=self.total - 1)
         elif self.items:
             self._move(len(self.items) - 1)
 
     def action_first_loaded(self) -> None:
-        self._hover = None
-        self._move(0)
+        self._key_move(0)
 
     def action_last_loaded(self) -> None:
-        self._hover = None
-        if self.items:
-            self._move(len(self.items) - 1)
+        self._key_move(len(self.items) - 1)
+
+    def _key_move(self, row: int) -> None:
+        self._hover = None  # moved by a key: the row under the mouse is no longer marked
+        self._move(row)
 
     def go_to(self, index: int) -> None:
         """The cursor to row `index` of the whole list: read at once when the window does not hold it."""
         self._hover = None
-        if self.start <= index < self.end or self.fetch is None:
+        if self.rows.holds(index) or self.fetch is None:
             self._move(index - self.start)
         else:
-            # The row lands in the middle of its page, with rows either side to scroll to.
-            self._jump(max(0, index - self.page_size // 2), cursor_at=index)
+            self._jump(self.rows.jump_to(index), cursor_at=index)
 
     def _jump(self, offset: int, *, cursor_at: int) -> None:
         self.generation += 1  # a page on its way for the window left is dropped
@@ -321,12 +298,11 @@ class PagedTable(ScrollView, can_focus=True):
     # --- paging ----------------------------------------------------------------------------------
 
     def maybe_load(self) -> None:
-        if self.fetch is None or self.busy or not self.items:
+        if self.fetch is None or self.busy:
             return
-        if self._cursor >= len(self.items) - NEAR and self.end < self.total:
-            self._load(self.end)
-        elif self._cursor < NEAR and self.start > 0:
-            self._load(max(0, self.start - self.page_size))
+        offset = self.rows.next_page(self._cursor)
+        if offset is not None:
+            self._load(offset)
 
     def _load(self, offset: int, *, replace: bool = False) -> None:
         self.busy = True
@@ -347,19 +323,8 @@ class PagedTable(ScrollView, can_focus=True):
         if generation != self.generation:
             return
         self.failure = None
-        self.total = page.count
-        if replace and self._cursor_at is not None:
-            self._set_window(offset, self._fresh(list(page.items), []))
-            self._cursor = max(0, min(self._cursor_at - offset, len(self.items) - 1))
-            self._cursor_at = None
-            self.scroll_to(y=max(0, self._cursor - self._body_height // 2), animate=False)
-            self._show_cursor()
-        elif replace:
-            self._replace(offset, list(page.items))
-        elif offset >= self.end:
-            self._append(list(page.items))
-        else:
-            self._prepend(offset, list(page.items))
+        self.rows.total = page.count
+        self._take(offset, list(page.items), replace)
         self.busy = False
         self.loading = False
         self._tell_cursor()
@@ -371,80 +336,36 @@ class PagedTable(ScrollView, can_focus=True):
                 self.focus()
         self.post_message(self.Loaded(self))
 
-    def _fresh(self, items: list[Any], among: list[Any]) -> list[Any]:
-        seen = {self.key_of(item) for item in among}
-        fresh = []
-        for item in items:
-            key = self.key_of(item)
-            if key not in seen:
-                seen.add(key)
-                fresh.append(item)
-        return fresh
-
-    def _replace(self, offset: int, items: list[Any]) -> None:
-        current = self.item_at_cursor()
-        cursor_key = self.key_of(current) if current is not None else None
-        line = self._cursor - int(self.scroll_y)  # where the cursor is on screen: it stays there
-        # A list followed at its head (the cursor on its first row) stays at its head: rows that
-        # arrive there (a live log, newest first) are shown, not pushed up out of view.
-        at_head = offset == 0 and self.start == 0 and self._cursor == 0
-        fresh = self._fresh(items, [])
-        self._set_window(offset, fresh)
-        keys = [self.key_of(item) for item in fresh]
-        row = keys.index(cursor_key) if cursor_key in keys and not at_head else 0
-        self._cursor = row
-        self.scroll_to(y=max(0, row - max(0, line)), animate=False)
+    def _take(self, offset: int, items: list[Any], replace: bool) -> None:
+        line = self._cursor - int(self.scroll_y)  # where the cursor is on screen
+        jump_to, self._cursor_at = self._cursor_at, None
+        landing = self.rows.take(offset, items, cursor=self._cursor, replace=replace, jump_to=jump_to)
+        self._window_changed()
+        self._cursor = landing.cursor
+        if landing.jumped:
+            self.scroll_to(y=max(0, self._cursor - self._body_height // 2), animate=False)
+        elif landing.replaced:  # the cursor stays on its line of the screen
+            self.scroll_to(y=max(0, self._cursor - max(0, line)), animate=False)
+        elif landing.shift:
+            self.scroll_to(y=max(0, self.scroll_y + landing.shift), animate=False)
         self._show_cursor()
 
-    def _append(self, items: list[Any]) -> None:
-        fresh = self._fresh(items, self.items)
-        excess = max(0, len(self.items) + len(fresh) - self.window)
-        # Rows scrolled past are let go from the top: the rows, cursor and scroll shift together.
-        self._set_window(
-            self.start + excess,
-            self.items[excess:] + fresh,
-            self._rows[excess:] + [None] * len(fresh),
-            self._lines[excess:] + [None] * len(fresh),
-        )
-        if excess:
-            self._cursor = max(0, self._cursor - excess)
-            self.scroll_to(y=max(0, self.scroll_y - excess), animate=False)
-        self._show_cursor()
+    def _set_window(self, start: int, items: list[Any]) -> None:
+        self.rows.set(start, items)
+        self._window_changed()
 
-    def _prepend(self, offset: int, items: list[Any]) -> None:
-        added = self._fresh(items[: self.start - offset], self.items)
-        keep = max(0, self.window - len(added))
-        self._set_window(
-            self.start - len(added),
-            added + self.items[:keep],
-            [*(None for _ in added), *self._rows[:keep]],
-            [*(None for _ in added), *self._lines[:keep]],
-        )
-        self._cursor = min(self._cursor + len(added), len(self.items) - 1)
-        self.scroll_to(y=self.scroll_y + len(added), animate=False)
-        self._show_cursor()
-
-    def _set_window(
-        self,
-        start: int,
-        items: list[Any],
-        rows: list[list[str | Text] | None] | None = None,
-        lines: list[_Line | None] | None = None,
-    ) -> None:
-        self.start, self.items = start, items
-        self._rows = rows if rows is not None else [None] * len(items)
-        self._lines = lines if lines is not None else [None] * len(items)
+    def _window_changed(self) -> None:
         self._hover = None
         # Before any scrolling: the scroll offsets are checked against the virtual size at once.
-        self.virtual_size = Size(self._table_width, len(items) + 1)
+        self.virtual_size = Size(self.lines.table_width, len(self.items) + 1)
         self.refresh()
 
-    def _cells(self, row: int) -> list[str | Text]:
+    def _row(self, row: int) -> Row:
         """The row's cells, made the first time they are painted or read."""
-        cells = self._rows[row]
-        if cells is None:
-            cells = self._rows[row] = list(self.cells(self.items[row]))
-        return cells
+        made = self.rows.made[row]
+        if made is None:
+            made = self.rows.made[row] = Row(list(self.cells(self.items[row])))
+        return made
 
     # --- cursor and scrolling ----------------------------------------------------------------------
 
@@ -482,67 +403,31 @@ class PagedTable(ScrollView, can_focus=True):
         elif self._cursor >= top + height:
             self.scroll_to(y=self._cursor - height + 1, animate=False)
 
-    # --- drawing ---------------------------------------------------------------------------------
-
-    @property
-    def _table_width(self) -> int:
-        return sum(width + 2 * PADDING for width in self._widths)
+    # --- drawing: how a row looks is `table_lines.py`'s -----------------------------------------
 
     def on_resize(self, _event: events.Resize) -> None:
         self._fit()
 
     def _fit(self) -> None:
-        """Fixed widths (no measuring of cells); the width-0 columns share the rest of the line,
-        leaving room for the vertical scrollbar. Also worked out as a paint begins: a table first
-        shown in a tab that opened as its page came in was painted, now and then, without the
-        Resize that would have sized it (its flexible column 0 wide, the values gone)."""
-        self._fitted_to = self.size.width
-        fixed = sum(width + 2 * PADDING for _key, _label, width in self.column_spec)
-        flexible = sum(1 for _key, _label, width in self.column_spec if width == 0) or 1
-        rest = max(MIN_LAST, (self.size.width - fixed - 2 - 2 * PADDING * (flexible - 1)) // flexible)
-        widths = [width or rest for _key, _label, width in self.column_spec]
-        if widths != self._widths:
-            self._widths = widths
-            self._lines = [None] * len(self.items)
-            self._header = None
-            self.virtual_size = Size(self._table_width, len(self.items) + 1)
+        """Also worked out as a paint begins: a table first shown in a tab that opened as its page
+        came in was painted, now and then, without the Resize that would have sized it (its
+        flexible column 0 wide, the values gone)."""
+        if self.lines.fit(self.size.width, self.rows.made):
+            self.virtual_size = Size(self.lines.table_width, len(self.items) + 1)
             self.refresh()
 
-    def _draw(self, cells: Sequence[str | Text]) -> list[Segment]:
-        """Cells at the column widths: a str as it is written (never markup), a Text with its styles."""
-        console = self.app.console
-        pad = Segment(" " * PADDING)
-        segments: list[Segment] = []
-        for cell, width in zip(cells, self._widths, strict=False):
-            segments.append(pad)
-            if isinstance(cell, str):
-                plain = shown(cell.replace("\n", " "))
-                if cell_len(plain) > width:
-                    plain = set_cell_size(plain, width - 1) + "…"
-                segments.append(Segment(set_cell_size(plain, width)))
-            else:
-                text = Text(end="")
-                text.append_text(cell)  # the cell's own style becomes a span: render() skips a bare one
-                text.truncate(width, overflow=cell.overflow or "ellipsis", pad=True)
-                segments.extend(text.render(console))
-            segments.append(pad)
-        return segments
-
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._styles = {}  # the component styles may have changed (focus, theme): once a paint
-        if self._fitted_to != self.size.width:
+        self.lines.new_paint()
+        if self.lines.fitted_to != self.size.width:
             self._fit()
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         scroll_x, scroll_y = self.scroll_offset
+        kind: StyleKind = ("header",)
         if y == 0:
-            if self._header is None:
-                self._header = _Line(
-                    self._draw([self._label(key, label) for key, label, _width in self.column_spec])
-                )
-            line, styles = self._header, self._style(("header",))
+            made = self.lines.header(self.sorted_by)
         else:
             row = y - 1 + scroll_y
             if row >= len(self.items):
@@ -550,45 +435,11 @@ class PagedTable(ScrollView, can_focus=True):
                     said = set_cell_size(" Rows " + failure_line(self.failure), width)
                     return Strip([Segment(said, self.rich_style)], width)
                 return Strip.blank(width, self.rich_style)
-            cached = self._lines[row]
-            if cached is None:
-                cached = self._lines[row] = _Line(self._draw(self._cells(row)))
-            line = cached
+            made = self._row(row)
             kind = ((self.start + row) % 2, row == self._cursor, row == self._hover)
-            styles = self._style(kind)
-        key = (*styles, scroll_x, width)
-        if line.key != key or line.strip is None:
-            line.strip, line.key = self._paint(line.segments, *styles, scroll_x, width), key
-        return line.strip
-
-    def _paint(self, segments: list[Segment], pre: Style, post: Style, scroll_x: int, width: int) -> Strip:
-        table_width = self._table_width
-        painted = list(Segment.apply_style(segments, pre, post))
-        line_width = max(width + scroll_x, table_width)
-        if line_width > table_width:  # the row's colour to the right edge
-            painted.append(Segment(" " * (line_width - table_width), pre))
-        strip = Strip(painted, line_width)
-        return strip.crop(scroll_x, scroll_x + width) if line_width > width else strip
-
-    def _style(self, kind: tuple[Any, ...]) -> tuple[Style, Style]:
-        """The style under a row's own cell styles, and the one over them (the cursor's colours)."""
-        styles = self._styles.get(kind)
-        if styles is None:
-            styles = self._styles[kind] = self._work_out_style(kind)
-        return styles
-
-    def _work_out_style(self, kind: tuple[Any, ...]) -> tuple[Style, Style]:
-        if kind == ("header",):
-            return self.get_component_styles("datatable--header").rich_style, Style()
-        odd, cursor, hover = kind
-        pre = self.get_component_styles("datatable--odd-row" if odd else "datatable--even-row").rich_style
-        if hover:
-            pre += self.get_component_rich_style("datatable--hover")
-        if cursor:
-            cursor_style = self.get_component_rich_style("datatable--cursor")
-            # As a DataTable: the cursor's foreground wins over a cell's own colour, its background not.
-            return pre + cursor_style, Style.from_color(color=cursor_style.color)
-        return pre, Style()
+        if made.line is None:
+            made.line = self.lines.draw(made.cells, self.app.console)
+        return self.lines.strip(made.line, kind, scroll_x, width)
 
 
 def failure_line(exc: BaseException) -> str:
@@ -596,3 +447,6 @@ def failure_line(exc: BaseException) -> str:
     status = exc.status if isinstance(exc, errors.QueueDeskError) and exc.status else None
     why = explain(exc).title + (f" ({status})" if status else "")
     return f"not read: {why}. r tries again."
+
+
+__all__ = ["NEAR", "Page", "PagedTable", "failure_line"]

@@ -18,14 +18,22 @@ class WorkStatus(Static):
             on_task = "idle" if work.time.idle(now) else duration(work.time.task_seconds)
             parts.append(f"task {work.current.id} · {on_task}")
         done = work.counts.done
-        parts.append(f"done {done} · skipped {work.counts.skipped}")
+        if work.consensus:  # an answer given is recorded; done only once the workers agreed (B21)
+            settled = work.settled()
+            parts.append(
+                f"answers recorded {done - settled} · done {settled} · skipped {work.counts.skipped}"
+            )
+        else:
+            parts.append(f"done {done} · skipped {work.counts.skipped}")
         if done:
             parts.append(f"avg {work.time.seconds_done / done:.1f} s")
             elapsed = (now - work.time.started_at).total_seconds()
             if elapsed >= 60:
                 parts.append(f"{done / (max(elapsed, 1) / 3600):,.0f}/h")
         if work.open_left is not None:
-            parts.append(f"{work.open_left:,} more in the queue")
+            # In a consensus queue the open tasks include those answered here, waiting for others.
+            left = "open in the queue" if work.consensus else "more in the queue"
+            parts.append(f"{work.open_left:,} {left}")
         if unsent:
             parts.append(Content.styled(f" {unsent} unsent ", "bold reverse"))
         if rules.submit_on_choice:

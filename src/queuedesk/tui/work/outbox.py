@@ -29,10 +29,12 @@ WORKERS_WORDS = {
     "before the work was sent)",
     "already_completed": "the task was already completed",
     "already_reviewed": "the task was already reviewed (by someone else, or a verdict sent before)",
+    "already_answered": "you had already answered this task (each worker answers a task once)",
 }
 # A 404 on a task this worker held: nothing but a flush deletes tasks.
 TASK_REMOVED = "this task was removed from the queue (flushed)"
-DONE_ALREADY = ("already_completed", "already_reviewed")
+DONE_ALREADY = ("already_completed", "already_reviewed", "already_answered")
+OUTCOMES_KEPT = 1000  # the latest submissions whose outcome (`outcome`) is kept
 
 
 class Outbox:
@@ -62,6 +64,10 @@ class Outbox:
         self._timers: dict[str, Cancellable] = {}
         self._sending: set[str] = set()
         self.closed = False
+        # What the server made of each submission sent from here: the task's status after it
+        # ("completed"; "open" for an answer recorded in a consensus queue, B21, the task waiting
+        # for other workers' answers). The latest `OUTCOMES_KEPT`.
+        self._outcomes: dict[str, str] = {}
 
     # --- what the work screen calls ----------------------------------------------------------------
 
@@ -128,6 +134,11 @@ class Outbox:
         self.closed = True
         for entry_id in list(self._timers):
             self._stop(entry_id)
+
+    def outcome(self, entry_id: str) -> str | None:
+        """The task's status once the server had the submission: "completed", or "open" for an
+        answer recorded that waits for other workers (B21); None before, or for a verdict."""
+        return self._outcomes.get(entry_id)
 
     def state_of(self, entry_id: str) -> str | None:
         """ "held", "unsent" or "failed"; None once the server has it (or it was undone)."""
@@ -225,14 +236,17 @@ class Outbox:
     async def _deliver(self, entry: Entry) -> None:
         review = entry.extra.get(REVIEW)
         if review is None:
-            await self.client.complete(entry.queue_id, entry.task_id, entry.data)
+            task = await self.client.complete(entry.queue_id, entry.task_id, entry.data)
+            self._outcomes[entry.id] = task.status
+            while len(self._outcomes) > OUTCOMES_KEPT:
+                self._outcomes.pop(next(iter(self._outcomes)))
             return
         verdict = review["verdict"]
         await self.client.give_verdict(
             entry.queue_id,
             entry.task_id,
             verdict,
-            data=entry.data if verdict == "correct" else None,
+            data=entry.data if verdict in ("correct", "decide") else None,  # decide: B21, a disputed task
             note=review.get("note"),
         )
 

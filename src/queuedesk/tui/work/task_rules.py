@@ -42,6 +42,11 @@ def held_message(task_id: int) -> str:
     return f"Task {task_id} sent in 5 s — u undoes."
 
 
+def recorded_message(task_id: int) -> str:
+    """A submission in a consensus queue (B21) reached the server and the task still collects answers."""
+    return f"Task {task_id}: answer recorded. It is done once enough workers agree."
+
+
 def retried_message(task_id: int) -> str:
     return f"Task {task_id} not sent yet: the server did not answer; it is retried."
 
@@ -201,13 +206,14 @@ class TaskRules:
 
     # --- what the status line says -----------------------------------------------------------------
 
-    def outbox_said(self, task_id: int, state: OutboxState) -> None:
+    def outbox_said(self, task_id: int, state: OutboxState, outcome: str | None = None) -> None:
         """ "sent in 5 s — u undoes" holds only while the last submission (of `task_id`, in the outbox
-        as `state`: None once sent) waits for its grace."""
+        as `state`: None once sent) waits for its grace. Once sent, an answer that left its task open
+        (`outcome`, B21: waiting for other workers' answers) is said to be recorded, not done."""
         if self.message not in (held_message(task_id), retried_message(task_id)):
             return
         if state is None:
-            self.message = f"Task {task_id} sent."
+            self.message = recorded_message(task_id) if outcome == "open" else f"Task {task_id} sent."
         elif state == "unsent":
             self.message = retried_message(task_id)
         elif state == "failed":

@@ -96,6 +96,7 @@ class Submissions(Protocol):
     def undo(self, entry_id: str) -> Entry | None: ...
     async def send_held_now(self, *, keep: str | None = None) -> None: ...
     def task_ids(self, queue_id: int) -> list[int]: ...
+    def outcome(self, entry_id: str) -> str | None: ...
 
 
 @dataclass
@@ -123,9 +124,17 @@ class WorkTime:
 
 @dataclass
 class Counts:
-    done: int = 0
+    done: int = 0  # submissions made (in a consensus queue: answers given)
     skipped: int = 0
     seconds_of: dict[str, float] = field(default_factory=dict)  # each held submission's time on its task
+    # B21: submissions whose outcome the outbox has not told yet, and those whose task they completed.
+    unknown: set[str] = field(default_factory=set)
+    completing: set[str] = field(default_factory=set)
+
+    def drop(self, entry_id: str) -> None:
+        """A submission taken back or refused: no longer one whose outcome counts."""
+        self.unknown.discard(entry_id)
+        self.completing.discard(entry_id)
 
 
 class WorkSession:
@@ -153,6 +162,11 @@ class WorkSession:
         self.timers = Timers()
         self.ticks = 0
         self.count_due = False  # what is left is to be counted again (`recount`)
+        # B21: the queue has consensus (a submission records an answer, the task completes once
+        # enough workers agree), and, when nothing could be claimed, the open tasks this worker
+        # answered (they wait for other workers' answers, or a reviewer).
+        self.consensus = False
+        self.answered_waiting = 0
 
     # --- timers ------------------------------------------------------------------------------------
 
@@ -185,12 +199,22 @@ class WorkSession:
         ids = [t.id for t in ([self.current] if self.current else []) + self.ahead]
         return ids + [i for i in self.outbox.task_ids(self.queue_id) if i not in ids]
 
+    def settled(self) -> int:
+        """Answers given here whose task completed with them (B21; the outbox's `outcome`)."""
+        counts = self.counts
+        for entry_id in [i for i in counts.unknown if self.outbox.outcome(i) is not None]:
+            counts.unknown.discard(entry_id)
+            if self.outbox.outcome(entry_id) == "completed":
+                counts.completing.add(entry_id)
+        return len(counts.completing)
+
     async def _claim(self) -> tuple[AssignedTask | None, int]:
         for _ in range(CLAIM_TRIES):
             held = self.held_ids()
             given_back = [i for i in reversed(self.given_back) if i not in held]  # the latest first
             claim = await self.client.claim_next(self.queue_id, exclude=(held + given_back)[:EXCLUDE_AT_MOST])
             task = claim.task
+            self.answered_waiting = claim.answered if task is None else 0
             if task is not None:
                 self._note_lease(task.assignment)
             if task is not None and task.id in held:
@@ -361,6 +385,7 @@ class WorkSession:
         self.counts.done += 1
         self.time.seconds_done += self.time.task_seconds
         self.counts.seconds_of[entry.id] = self.time.task_seconds
+        self.counts.unknown.add(entry.id)
         if self.current is task:
             self.current = None
         return entry
@@ -378,6 +403,7 @@ class WorkSession:
         self.last_submission = None
         self.counts.done -= 1
         spent = self.counts.seconds_of.pop(entry.id, 0.0)
+        self.counts.drop(entry.id)
         self.time.seconds_done -= spent
         if self.current is not None:
             if entered is not None:
@@ -400,6 +426,7 @@ class WorkSession:
         if entry.id not in self.counts.seconds_of:
             return 0.0
         spent = self.counts.seconds_of.pop(entry.id)
+        self.counts.drop(entry.id)
         self.counts.done = max(0, self.counts.done - 1)
         self.time.seconds_done = max(0.0, self.time.seconds_done - spent)
         return spent
