@@ -6,7 +6,7 @@ so that a typo in a request is an error rather than silently ignored.
 """
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import VERSION as PYDANTIC_VERSION
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr, WithJsonSchema
@@ -34,6 +34,17 @@ class Resource(BaseModel):
     model_config = ConfigDict(
         extra="allow", json_schema_serialization_defaults_required=True, defer_build=DEFER_BUILD
     )
+    # Keys a newer section of the contract added, that the client reads as their defaults when a
+    # server leaves them out, and that `as_sent` leaves out again.
+    SENT_ONLY: ClassVar[tuple[str, ...]] = ()
+
+    def as_sent(self) -> dict[str, Any]:
+        """The JSON form, without the `SENT_ONLY` keys the server did not send: what it answered."""
+        dumped = self.model_dump(mode="json")
+        for key in self.SENT_ONLY:
+            if key not in self.model_fields_set:
+                dumped.pop(key, None)
+        return dumped
 
 
 def leaves_out(*keys: str) -> ConfigDict:
@@ -172,6 +183,7 @@ class AssignedTask(Task):
 
 class Queue(Resource):
     model_config = leaves_out("gold_percent")
+    SENT_ONLY = ("gold_percent",)
 
     id: int
     name: str
