@@ -66,7 +66,9 @@ def test_features_and_gold_percent(admin: httpx.Client, org_id: int) -> None:
     assert body_of(admin.patch(qpath, json={"gold_percent": 35}))["gold_percent"] == 35
     for wrong in (51, -1, True, "10"):
         assert admin.patch(qpath, json={"gold_percent": wrong}).status_code == 400
-    events = body_of(admin.get(f"/orgs/{org_id}/audit", params={"queue_id": made["id"], "action": "queue.update"}))
+    events = body_of(
+        admin.get(f"/orgs/{org_id}/audit", params={"queue_id": made["id"], "action": "queue.update"})
+    )
     detail = events["events"][0]["detail"]
     assert "gold_percent" in detail["fields"] and detail["gold_percent"] == {"from": 20, "to": 35}
     assert gold_queue(admin, org_id)[0]["gold_percent"] == 0
@@ -134,10 +136,22 @@ def test_answering_gold_looks_like_a_completion(
     assert claimed["assignment"]["assigned_to"] == body_of(worker.get("/me"))["email"]
     # One holder at a time.
     assert worker2.post(f"{qpath}/tasks/next").status_code == 204
-    done = body_of(worker.post(f"{qpath}/tasks/{gold_id}/complete", json={"data": {"category": "blue", "size": 3.0}}))
+    done = body_of(
+        worker.post(f"{qpath}/tasks/{gold_id}/complete", json={"data": {"category": "blue", "size": 3.0}})
+    )
     me = body_of(worker.get("/me"))["email"]
     assert done["status"] == "completed" and done["completed_by"] == me and done["completed_at"]
-    assert set(done) == {"id", "status", "created_at", "completed_at", "completed_by", "queue", "queue_id", "data", "source"}
+    assert set(done) == {
+        "id",
+        "status",
+        "created_at",
+        "completed_at",
+        "completed_by",
+        "queue",
+        "queue_id",
+        "data",
+        "source",
+    }
     assert done["data"]["category"] == "blue"
     again = worker.post(f"{qpath}/tasks/{gold_id}/complete", json={"data": {"category": "red"}})
     assert again.status_code == 409 and again.json()["errors"][0]["code"] == "already_completed"
@@ -201,7 +215,9 @@ def test_release_heartbeat_and_retire(admin: httpx.Client, worker: httpx.Client,
     assert admin.patch(f"{qpath}/tasks/{gold_id}", json={"retired": False}).status_code == 400
     assert admin.patch(f"{qpath}/tasks/{gold_id}", json={"colour": 1}).status_code == 400
     assert worker.patch(f"{qpath}/tasks/{gold_id}", json={"retired": True}).status_code == 403
-    events = body_of(admin.get(f"/orgs/{org_id}/audit", params={"queue_id": made["id"], "action": "task.update"}))
+    events = body_of(
+        admin.get(f"/orgs/{org_id}/audit", params={"queue_id": made["id"], "action": "task.update"})
+    )
     assert [e["detail"]["fields"] for e in events["events"]] == [["retired"], ["gold"]]
     # A completed task: 409.
     task_id = make_task(admin, qpath)
@@ -226,5 +242,7 @@ def test_new_expected_values_keep_earlier_scores(
     assert (oldest["correct"], oldest["expected"]) == (False, {"category": "red"})
     stats = body_of(admin.get(f"{qpath}/stats"))
     by_worker = {w["email"]: w for w in stats["by_worker"]}
-    assert by_worker[newest["worker"]]["gold_answered"] == 1 and by_worker[newest["worker"]]["gold_correct"] == 1
+    assert (
+        by_worker[newest["worker"]]["gold_answered"] == 1 and by_worker[newest["worker"]]["gold_correct"] == 1
+    )
     assert by_worker[oldest["worker"]]["gold_correct"] == 0
