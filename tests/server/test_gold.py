@@ -2,13 +2,20 @@
 deterministic share of claims, the answer that looks like a completion, what stays apart (n_tasks,
 A2, B2, events, flush), the PATCH of expected values and retiring, `/gold/answers`, B15 and B1."""
 
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from queuedesk.server.rules.gold import gold_due
+from queuedesk.server.store.schema import LATEST
 from tests.conftest import make_queue
+from tests.server.conftest import sqlite_only
+from tests.support import ROLES_SEED, ServerProcess, execute_sql, query_value, run_cli
 from tests.support.contract import body_of
 
 BLOCKS: list[dict[str, Any]] = [
@@ -246,3 +253,54 @@ def test_new_expected_values_keep_earlier_scores(
         by_worker[newest["worker"]]["gold_answered"] == 1 and by_worker[newest["worker"]]["gold_correct"] == 1
     )
     assert by_worker[oldest["worker"]]["gold_correct"] == 0
+
+
+def test_the_upgrade_from_version_15_adds_gold(tmp_path: Path, backend: str) -> None:
+    db = tmp_path / "v15.db"
+    server = ServerProcess(db, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
+    server.stop()
+    for table in ("gold_tasks", "gold_answers", "gold_claims", "gold_minutes"):
+        execute_sql(server.db_url, f"DROP TABLE {table}")
+    execute_sql(server.db_url, "ALTER TABLE queues DROP COLUMN gold_percent")
+    execute_sql(server.db_url, "UPDATE schema_version SET version = 15")
+    server = ServerProcess(db, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
+    try:
+        assert query_value(server.db_url, "SELECT version FROM schema_version") == LATEST == 16
+        with server.client("admin") as admin, server.client("worker") as worker:
+            _made, qpath = gold_queue(admin, 1, 50)
+            gold_id = make_gold(admin, qpath)
+            assert body_of(worker.post(f"{qpath}/tasks/next"))["id"] == gold_id
+            body_of(worker.post(f"{qpath}/tasks/{gold_id}/complete", json={"data": {"category": "red"}}))
+            assert body_of(admin.get(f"{qpath}/gold/answers"))["answers"][0]["correct"] is True
+    finally:
+        server.stop()
+
+
+def test_a_backup_holds_the_gold_tables(
+    server: ServerProcess,
+    admin: httpx.Client,
+    worker: httpx.Client,
+    org_id: int,
+    backend: str,
+    tmp_path: Path,
+) -> None:
+    sqlite_only(backend, "backup and restore copy SQLite files; PostgreSQL uses pg_dump")
+    _made, qpath = gold_queue(admin, org_id, 50)
+    gold_id = make_gold(admin, qpath, category="blue")
+    body_of(worker.post(f"{qpath}/tasks/next"))
+    body_of(worker.post(f"{qpath}/tasks/{gold_id}/complete", json={"data": {"category": "red"}}))
+    backup = tmp_path / "backup.db"
+    assert run_cli(["backup", str(backup), "--db", server.db_url]).returncode == 0
+    restored = tmp_path / "restored.db"
+    done = run_cli(["restore", str(backup), "--db", f"sqlite:///{restored}"])
+    assert done.returncode == 0, done.stderr
+    for copy in (backup, restored):
+        with closing(sqlite3.connect(copy)) as conn:
+            expected = conn.execute(
+                "SELECT expected FROM gold_tasks WHERE task_id = ?", (gold_id,)
+            ).fetchone()
+            scored = conn.execute(
+                "SELECT correct, wrong FROM gold_answers WHERE task_id = ?", (gold_id,)
+            ).fetchone()
+        assert json.loads(expected[0]) == {"category": "blue"}
+        assert (bool(scored[0]), json.loads(scored[1])) == (False, ["category"])
