@@ -304,3 +304,25 @@ def test_a_backup_holds_the_gold_tables(
             ).fetchone()
         assert json.loads(expected[0]) == {"category": "blue"}
         assert (bool(scored[0]), json.loads(scored[1])) == (False, ["category"])
+
+
+def test_an_import_session_stages_and_commits_gold_tasks(admin: httpx.Client, org_id: int) -> None:
+    _made, qpath = gold_queue(admin, org_id)
+    session = body_of(admin.post(f"{qpath}/imports", json={"key": "gold-1", "source": "g.csv", "total": 3}))
+    chunks = f"{qpath}/imports/{session['id']}/chunks"
+    wrong = admin.post(
+        chunks, json={"offset": 0, "tasks": [{"data": {"paragraph": "a"}, "gold": {"note": "x"}}]}
+    )
+    assert wrong.status_code == 400 and "tasks[0].gold" in wrong.text
+    rows = [
+        {"data": {"paragraph": "a"}},
+        {"data": {"paragraph": "b"}, "gold": {"category": "blue"}},
+        {"data": {"paragraph": "c"}},
+    ]
+    body_of(admin.post(chunks, json={"offset": 0, "tasks": rows}))
+    ids = body_of(admin.post(f"{qpath}/imports/{session['id']}/commit"))["ids"]
+    assert len(ids) == 3
+    assert body_of(admin.get(qpath))["n_tasks"] == 2
+    listed = body_of(admin.get(f"{qpath}/tasks", params={"gold": "true"}))["tasks"]
+    assert [(t["id"], t["gold"], t["source"]) for t in listed] == [(ids[1], {"category": "blue"}, "g.csv")]
+    assert [t["id"] for t in body_of(admin.get(f"{qpath}/tasks"))["tasks"]] == [ids[0], ids[2]]

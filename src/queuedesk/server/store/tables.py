@@ -217,6 +217,7 @@ import_rows = Table(
     Column("session_id", ForeignKey("import_sessions.id", ondelete="CASCADE"), primary_key=True),
     Column("position", BigInteger, primary_key=True, autoincrement=False),
     Column("data", Text, nullable=False),  # every block of the queue, as the task will hold it
+    Column("gold", Text),  # B22 (version 16): a gold task's expected values, as JSON; null for others
 )
 
 # The audit log (B20): what people did, one row per action, written in the action's transaction.

@@ -1,4 +1,5 @@
-"""Schema version 16: gold tasks (B22). A queue's `gold_percent`; the gold tasks' expected values,
+"""Schema version 16: gold tasks (B22). A queue's `gold_percent`; staged import rows' `gold`; the
+gold tasks' expected values,
 their scored answers, each worker's count of claims and the answers per minute, frozen here as
 version 16 made them."""
 
@@ -78,6 +79,9 @@ def v16_gold(conn: Connection) -> None:
     present = {column["name"] for column in inspect(conn).get_columns("queues")}
     if "gold_percent" not in present:
         conn.execute(text("ALTER TABLE queues ADD COLUMN gold_percent INTEGER NOT NULL DEFAULT 0"))
+    staged = {column["name"] for column in inspect(conn).get_columns("import_rows")}
+    if "gold" not in staged:
+        conn.execute(text("ALTER TABLE import_rows ADD COLUMN gold TEXT"))
     frozen = MetaData()
     made = [table for table in _frozen(frozen) if not inspect(conn).has_table(table.name)]
     frozen.create_all(conn, tables=made)
