@@ -13,6 +13,7 @@ from queuedesk.api.numbers import plain_int
 from queuedesk.api.wording import counted
 from queuedesk.commands.common import OK, UsageError, client_from, find_queue, print_json, print_table
 from queuedesk.commands.export import page_size
+from queuedesk.commands.gold import expected_json, values_text
 
 
 async def create(args: argparse.Namespace) -> int:
@@ -22,9 +23,17 @@ async def create(args: argparse.Namespace) -> int:
         raise UsageError(f"--data is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise UsageError('--data must be a JSON object of block values, e.g. \'{"paragraph": "hello"}\'')
+    expected = None if args.gold is None else expected_json(args.gold, "--gold")
     async with client_from(args) as client:
         queue = await find_queue(client, args.queue)
-        detail = await client.queue(queue.id)
+        if expected is not None:
+            from queuedesk.api.gold_rules import expected_problems
+
+            detail = await client.queue_with_gold(queue.id)  # NoGold, with nothing sent, on an older server
+            if found := expected_problems(detail.data, expected):
+                raise UsageError(f"nothing was sent: --gold: {'; '.join(found)}")
+        else:
+            detail = await client.queue(queue.id)
         if await client.supports_extensions():
             problems = validate_task_data(detail.data, data)
         else:  # the original's own rules, and what it fails on (the client checks them too)
@@ -34,10 +43,15 @@ async def create(args: argparse.Namespace) -> int:
                 f"{p.field.removeprefix('data.') if p.field else 'data'}: {p.message}" for p in problems
             )
             raise UsageError(f"nothing was sent: {said}")
-        task = await client.create_task(queue.id, data)
+        task = await client.create_task(queue.id, data, gold=expected)
     lost = dropped(data, task.data)
     if args.json:
         print_json(task.model_dump(mode="json"))
+    elif expected is not None:
+        print(
+            f"Created gold task {task.id} in queue {queue.id} {queue.name!r}, expecting "
+            f"{values_text(expected)}."
+        )
     else:
         print(f"Created task {task.id} in queue {queue.id} {queue.name!r}.")
     if lost:
@@ -118,6 +132,12 @@ def add_parsers(
     creating.add_argument("queue", help="queue id or name")
     creating.add_argument(
         "--data", required=True, help='the task\'s block values as JSON, e.g. \'{"text": "hi"}\''
+    )
+    creating.add_argument(
+        "--gold",
+        metavar="JSON",
+        help="make it a gold task expecting these values (selection, yes/no, number or date blocks), "
+        'e.g. \'{"category": "red"}\' (admins; a server with B22)',
     )
     creating.set_defaults(client_command=create)
 
