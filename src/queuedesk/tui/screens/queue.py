@@ -18,7 +18,7 @@ from queuedesk.tui.panes.blocks_view import BlocksView
 from queuedesk.tui.panes.feedback_view import FeedbackView
 from queuedesk.tui.panes.history_view import HistoryView
 from queuedesk.tui.panes.pending_view import PendingView
-from queuedesk.tui.panes.role_tabs import feedback_pane, follow_role, watch_panes
+from queuedesk.tui.panes.role_tabs import feedback_pane, follow_role, gold_pane, shows_gold, watch_panes
 from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.review.review_access import has_review, offers_review
@@ -98,6 +98,8 @@ class QueueScreen(QueueKeys):
                 yield BlocksView(id="blocks")
             if self.session.can_watch:
                 yield from watch_panes(self.queue.id)
+            if shows_gold(self.session, self.queue):
+                yield gold_pane(self.queue.id)
             if self.session.extensions and has_review(self.queue):
                 yield feedback_pane(self.queue.id, watching=self.session.can_watch)
         yield AppFooter()
