@@ -330,3 +330,28 @@ async def test_a_flush_key_typed_behind_the_filters_enter_waits_for_the_list_it_
         await settle(app, pilot)
         assert field(app, "#flush-name") == "typed"
         assert screen.view.filter == queue["name"]
+
+
+async def test_keys_after_the_flush_guards_escape_open_the_queue_on_the_tab_typed(
+    make_app: MakeApp, admin: httpx.Client, org_id: int
+) -> None:
+    """`F escape enter 2` at once on the queue list: the guard opens and closes, `enter` opens the
+    queue and `2` chooses its Completed tab (before: the guard's `escape` acted once it came back up
+    from the guard's name field, after `enter` and `2` had gone into that field: the `2` was lost)."""
+    queue = make_queue(admin, org_id)
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await home(app, pilot)
+        await until(app, pilot, lambda: str(queue["id"]) in screen.table.rows, "the queue is listed")
+        point_at(screen, queue["id"])
+        burst(app, "F", "escape", "enter", "2")
+        await until(app, pilot, lambda: isinstance(app.screen, QueueScreen), "the queue opens")
+        await until(
+            app,
+            pilot,
+            lambda: app.screen.query(TabbedContent) and app.screen.query_one(TabbedContent).active,
+            "the queue's tabs are shown",
+        )
+        await settle(app, pilot)
+        assert app.screen.query_one(TabbedContent).active == "tab-completed"
+        assert app.screen_stack[-2] is screen

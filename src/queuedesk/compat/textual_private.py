@@ -54,14 +54,24 @@ PRIVATE_NAMES = (
         2,
         "Where the app hands a key to the screen when nothing on it has the focus: overridden to "
         "hold keys until a field takes the focus, and called to hand them on.",
-        "tui/base.py KeysInOrder._forward_event, _release",
+        "tui/base.py KeysInOrder._forward_event, _release; tui/keys/ordered_keys.py KeysInFlight",
+    ),
+    PrivateName(
+        "textual.screen.Screen._modal_binding_chain",
+        2,
+        "The bindings Textual looks through for a key, in its order (priority ones from the app "
+        "down, then from the focused widget up): whether a key acts only once it came back up from "
+        "the focused widget, so that the keys after it wait for it. No public accessor gives the "
+        "order (active_bindings merges it away).",
+        "tui/keys/ordered_keys.py acting_binding",
     ),
     PrivateName(
         "textual.widget.Widget._forward_event",
         2,
         "How the keys held while no field had the focus are handed, in order, to the field that "
-        "takes it (as the app would have handed them).",
-        "tui/base.py KeysInOrder._release",
+        "takes it (as the app would have handed them); and a key that acts once it came back up, "
+        "handed to the focused widget as the app would hand it while the keys after it wait.",
+        "tui/base.py KeysInOrder._release; tui/keys/ordered_keys.py KeysInFlight.send_up",
     ),
     # The tests' own: what a screen paints, read as text, and whether the app stopped on an error.
     PrivateName(

@@ -10,6 +10,10 @@ why it is needed and what the field's side is):
   every widget that had the focus since the last decision has handled the keys it was handed.
 - A key that opens another screen (`F` the flush guard, `n` a new task) is a priority binding
   too (`opens_a_screen`): the screen opens as the key is read, so the keys typed after it go there.
+- Any other key bound by the screen, a pane or the app (a dialog's `escape`, `g` go to) acts as it
+  is read too, when the focused widget does not take it (`refuses_key`, asked by the app for every
+  key: `binding_above_focus` in `tui/keys/ordered_keys.py`): the keys after a dialog's `escape` go
+  to the screen beneath, not into the dialog's field.
 - A decision whose effect the keys after it depend on (the queue list's filter kept with `enter`,
   then `enter` on the list it filtered) holds them (`hold_keys_until`): it runs after the keys typed
   before it, and the keys read meanwhile are handed on, in order, once it has.
@@ -24,17 +28,21 @@ why it is needed and what the field's side is):
 import functools
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, ParamSpec, TypeVar, cast
 
 from textual import events
 from textual.actions import SkipAction
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
+from textual.keys import REPLACED_KEYS, key_to_character
 from textual.screen import ModalScreen, Screen, ScreenResultType
 from textual.widget import Widget
 from textual.widgets import Input
 
 from queuedesk.tui.clock import Clock
+from queuedesk.tui.keys.ordered_keys import keys_in_flight, trips_up
 from queuedesk.tui.nodes.lifecycle import Lifecycle
 from queuedesk.tui.session import Session, SessionEnded
 
@@ -55,6 +63,27 @@ that binds `enter` itself, that binding replaces this one)."""
 
 FOCUS_STEPS = {"tab": 1, "shift+tab": -1}
 HeldEvent = events.Key | events.Paste
+
+
+def character_of(key: str) -> str | None:
+    """The character typed for `key` (`slash` is `/`), None for a key that types none (`enter`)."""
+    return "\t" if key == "tab" else key_to_character(REPLACED_KEYS.get(key, key))
+
+
+@dataclass(frozen=True)
+class OpeningKey:
+    """A key that opens another screen (`open_by_key`), read while keys were held: it opens that
+    screen when it is handed on, unless the keys before it put the focus in a text field (then it
+    is text there, as it would have been if read then), or opened another screen (then it is that
+    screen's key). It carries what it opens, so nothing outlives the key."""
+
+    event: events.Key
+    opens: Callable[[], object]
+
+
+def held_key(key: str) -> events.Key:
+    """A key held by its binding's action, with its character: text if it reaches a text field."""
+    return events.Key(key, character_of(key))
 
 
 class AppAccess(Lifecycle):
@@ -102,13 +131,16 @@ class KeysInOrder(Screen[ScreenResultType]):
     STRAGGLER_CHECK_SECONDS: ClassVar[float] = 1.0
     """How often `after_keys` looks whether a field it waits for went away with its keys."""
 
-    _held: list[HeldEvent] | None = None
+    LEAVING_HOLD_SECONDS: ClassVar[float] = 10.0
+    """How long keys wait for a leaving screen's dismissal before they go to it after all."""
+
+    _held: list[HeldEvent | OpeningKey] | None = None
+    _leaving = False
 
     def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._held = []  # from the start: keys can come before the screen has composed
         self._had_focus: list[Widget] = []  # widgets that may still have keys of this round
-        self._openers: dict[int, Callable[[], object]] = {}  # held keys that open a screen (`open_by_key`)
 
     # --- focus moves as the key is read ---------------------------------------------------------
 
@@ -163,9 +195,8 @@ class KeysInOrder(Screen[ScreenResultType]):
         the keys after it would meanwhile reach the widget, on this screen)."""
         if self.typing():
             raise SkipAction()
-        if self.held_back(key):
-            assert self._held is not None
-            self._openers[id(self._held[-1])] = open_it
+        if self._held is not None and self.focused is None:
+            self._held.append(OpeningKey(held_key(key), open_it))  # decided when handed on (`_release`)
             return
         open_it()
 
@@ -174,7 +205,7 @@ class KeysInOrder(Screen[ScreenResultType]):
         (handed on in order, `focus_key` then applied); False when no key is held."""
         if self._held is None or self.focused is not None:
             return False
-        self._held.append(events.Key(key, None))
+        self._held.append(held_key(key))
         return True
 
     # Not `check_action`: screens override it, and a binding it turns off is still shown as one.
@@ -192,13 +223,34 @@ class KeysInOrder(Screen[ScreenResultType]):
         """The next (1) or previous (-1) field, now: a focused widget with a `focus_step(step) -> bool`
         of its own (the task form, parked) is asked first."""
         if self._held is not None and self.focused is None:
-            self._held.append(events.Key("tab" if step > 0 else "shift+tab", None))
+            self._held.append(held_key("tab" if step > 0 else "shift+tab"))
             return
         focused = self.focused
         own = getattr(focused, "focus_step", None)
         if callable(own) and own(step):
             return
         self.focus_next() if step > 0 else self.focus_previous()
+
+    def refuses_key(self, event: events.Key) -> bool:
+        """Asked by the app for every key it reads, before it routes it: True when the key was taken
+        here. A key read while another is on its way up waits behind it; a key that acts only once
+        it came back up from the focused widget is sent on its way, and the keys after it wait for
+        it (`KeysInFlight` in `tui/keys/ordered_keys.py`)."""
+        if self.held_for_beneath(event):
+            return True
+        if self._held is not None:
+            if event.key != "escape" or not self.is_mounted:
+                return False  # held for the field to come: handed on in order (`_release`)
+            self._release()  # waiting for a form that is slow to come: escape leaves now
+        return self._sent_up(event)
+
+    def _sent_up(self, event: events.Key) -> bool:
+        trips = trips_up(self, event)
+        if not trips:
+            return False
+        focused = self.focused
+        keys_in_flight(self.app).send_up(event, focused if focused and not focused.loading else self, trips)
+        return True
 
     # --- decisions after the keys typed before them ------------------------------------------------
 
@@ -279,26 +331,74 @@ class KeysInOrder(Screen[ScreenResultType]):
             self._release()
 
     def _release(self) -> None:
-        """Hand the keys held, in order, to the focused widget (moving on as `tab` says), else the screen."""
+        """Hand the keys held, in order, to the focused widget (moving on as `tab` says), else the
+        screen. A key that acts once it came back up is sent on its way and the rest wait for it;
+        once a key put another screen on top, the rest were typed for that one: both are read
+        again, in order (`KeysInFlight`). Not while the screen is leaving: they are the screen
+        beneath's then (`dismiss`)."""
+        if self._leaving:
+            return
         held, self._held = self._held or [], None
-        for index, event in enumerate(held):
-            if self.app.screen is not self:  # a held key opened another screen: the rest were typed for it
-                for later in held[index:]:
-                    self.app.screen._forward_event(later)
-                break
-            opener = self._openers.pop(id(event), None)
-            if opener is not None:
-                opener()
+        for index, item in enumerate(held):
+            if self.app.screen is not self or keys_in_flight(self.app).flying:
+                keys_in_flight(self.app).hand_on([key_of(later) for later in held[index:]])
+                return
+            if isinstance(item, OpeningKey) and not self.typing():
+                item.opens()
                 continue
+            event = key_of(item)
             if isinstance(event, events.Key):
                 step = self.focus_step_for(event.key)
                 if step and (event.key != "enter" or self.focused is not None):
                     self.move_focus(step)
                     continue
-                if self.focus_key(event.key):
+                if self.focus_key(event.key) or self._sent_up(event):
                     continue
             target = self.focused
             (target if target is not None and not target.loading else self)._forward_event(event)
+
+    def hold_keys_while_leaving(self) -> None:
+        """This screen leaves once work it waits for is done (the work screen gives back its claims
+        first): the keys read from now on were typed for the screen beneath, and go there, in order,
+        as this one is dismissed (`dismiss`). The keys held before were typed for this one: handed
+        on first. Not for ever: a leaving that fails (no dismissal within `LEAVING_HOLD_SECONDS`)
+        hands them to this screen after all. `ctrl+q` is never held."""
+        self.release_keys()
+        self._held, self._leaving = [], True
+        self.set_focus(None)  # keys are handed to the screen now, which holds them
+        self.set_timer(self.LEAVING_HOLD_SECONDS, self._left_after_all)
+
+    def _left_after_all(self) -> None:
+        if self._leaving and self.is_current:
+            self._leaving = False
+            self.release_keys()
+
+    def held_for_beneath(self, event: events.Key) -> bool:
+        """A key that waits (True): behind a key on its way up (`KeysInFlight`), or read while this
+        screen is leaving (`hold_keys_while_leaving`), for the screen beneath. A screen with a
+        `refuses_key` of its own asks this first."""
+        if keys_in_flight(self.app).takes(event):
+            return True  # behind a key on its way up, or keys handed on (`KeysInFlight`)
+        if not self._leaving or self._held is None:
+            return False
+        active = self.active_bindings.get(event.key)
+        if active is not None and active.node is self.app and active.binding.priority:
+            return False  # the app's own (ctrl+q): acts now, whatever the screen does
+        self._held.append(event)
+        return True
+
+    def dismiss(self, result: ScreenResultType | None = None) -> AwaitComplete:
+        """Textual's `dismiss`; the keys this screen still holds were typed after it was left: they
+        are read again on the screen beneath (`KeysInFlight.hand_on`)."""
+        done = super().dismiss(result)
+        held, self._held, self._leaving = self._held or [], None, False
+        keys_in_flight(self.app).hand_on([key_of(item) for item in held])
+        return done
+
+
+def key_of(item: "HeldEvent | OpeningKey") -> Any:
+    """The key (or paste) held as `item`."""
+    return item.event if isinstance(item, OpeningKey) else item
 
 
 KS = TypeVar("KS", bound="KeysInOrder[Any]")

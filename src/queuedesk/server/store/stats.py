@@ -35,6 +35,15 @@ LATEST_IN = Sql(
     """SELECT completed_at FROM tasks WHERE queue_id = :queue_id AND completed_at >= :lo AND completed_at < :hi
     AND coalesce(completed_by, '') = :worker ORDER BY completed_at DESC LIMIT 1"""
 )
+# In a queue that has had consensus (B21) a worker's latest is their latest answer, or completion of
+# a task without consensus.
+LATEST_IN_APART = Sql(
+    """SELECT max(at) FROM (SELECT max(completed_at) AS at FROM tasks t WHERE t.queue_id = :queue_id
+    AND t.completed_at >= :lo AND t.completed_at < :hi AND coalesce(t.completed_by, '') = :worker
+    AND NOT EXISTS (SELECT 1 FROM consensus_tasks c WHERE c.task_id = t.id)
+    UNION ALL SELECT max(answered_at) FROM task_answers WHERE queue_id = :queue_id AND answered_at >= :lo
+    AND answered_at < :hi AND worker_email = :worker) found"""
+)
 WORK_SPANS = (HOUR, DAY)
 
 
@@ -312,7 +321,7 @@ def _medians(
 
 
 def _last_completions(
-    conn: Connection, queue_id: int, emails: list[str], start: int, until: int
+    conn: Connection, queue_id: int, emails: list[str], start: int, until: int, apart: bool = False
 ) -> dict[str, int | None]:
     """Each worker's latest completion in [start, until]. The rollup's latest hour for all of them in
     one statement (a statement per worker was most of an answer's round trips); worker by worker, as
@@ -341,13 +350,15 @@ def _last_completions(
         elif last is not None and start <= last <= until:
             found[email] = int(last)
         else:
-            found[email] = _last_completed(conn, queue_id, email, start, until)
+            found[email] = _last_completed(conn, queue_id, email, start, until, apart)
     return found
 
 
-def _last_completed(conn: Connection, queue_id: int, email: str, start: int, until: int) -> int | None:
+def _last_completed(
+    conn: Connection, queue_id: int, email: str, start: int, until: int, apart: bool = False
+) -> int | None:
     """The worker's latest completion in [start, until]: the rollup's when it knows it, else read
-    from that hour's completions."""
+    from that hour's completions (`apart`: a consensus queue's, from its answers too)."""
     lo, hi = start // HOUR, until // HOUR
     while hi >= lo:
         found = one(conn, LATEST_HOUR, queue_id=queue_id, worker=email, lo=lo, hi=hi)
@@ -359,13 +370,13 @@ def _last_completed(conn: Connection, queue_id: int, email: str, start: int, unt
         if last is None or last > until:
             inside = one(
                 conn,
-                LATEST_IN,
+                LATEST_IN_APART if apart else LATEST_IN,
                 queue_id=queue_id,
                 worker=email,
                 lo=max(hour * HOUR, start),
                 hi=min((hour + 1) * HOUR, until + 1),
             )
-            if inside is not None:
+            if inside is not None and inside[0] is not None:
                 return int(inside[0])
         hi = hour - 1
     return None
@@ -392,7 +403,7 @@ def queue_stats(
     verdicts = reviews.verdicts_by_worker(conn, queue_id, start, until + 1)  # None: no completer
     names = dict(rows(conn, NAMES, org_id=org_id)) if workers or verdicts else {}
     medians = _medians(conn, queue_id, nodes, workers)
-    last_completions = _last_completions(conn, queue_id, list(workers), start, until)
+    last_completions = _last_completions(conn, queue_id, list(workers), start, until, consensus_used)
     by_worker = [
         {
             "email": email or None,

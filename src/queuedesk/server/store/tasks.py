@@ -400,23 +400,31 @@ def held_state(conn: Connection, queue_id: int, task_id: int) -> HeldState | Non
     return HeldState(status, assigned_to, decoded, created_at, source)
 
 
-HELD_AND_CLAIM = Sql(
-    """SELECT status, assigned_to, data, created_at, source, assigned_at FROM tasks
+# The queue's consensus settings come with it, read in the same statement (a subquery: only the
+# task's row is locked).
+HELD_FOR_ANSWER = Sql(
+    """SELECT status, assigned_to, data, created_at, source, assigned_at,
+    (SELECT q.consensus FROM queues q WHERE q.id = :queue_id) FROM tasks
     WHERE id = :task_id AND queue_id = :queue_id {lock}"""
 )
 
 
-def held_state_and_claim(
-    conn: Connection, queue_id: int, task_id: int
-) -> tuple[HeldState | None, int | None]:
-    """`held_state`, and when the current claim was taken (stored micros; None when nobody holds it):
-    a B21 answer's seconds run from it."""
-    row = one(conn, HELD_AND_CLAIM, task_id=task_id, queue_id=queue_id)
+class HeldForAnswer(NamedTuple):
+    held: HeldState | None
+    claimed_at: int | None  # stored micros; None when nobody holds it
+    consensus: dict[str, Any] | None  # the queue's settings in this transaction
+
+
+def held_for_answer(conn: Connection, queue_id: int, task_id: int) -> HeldForAnswer:
+    """`held_state`, when the current claim was taken (a B21 answer's seconds run from it), and the
+    queue's consensus settings as they are in force now (B21: each answer is judged by them)."""
+    row = one(conn, HELD_FOR_ANSWER, task_id=task_id, queue_id=queue_id)
     if row is None:
-        return None, None
-    status, assigned_to, data, created_at, source, assigned_at = row
+        return HeldForAnswer(None, None, None)
+    status, assigned_to, data, created_at, source, assigned_at, consensus = row
     decoded = orjson.loads(data) if isinstance(data, str | bytes) else data
-    return HeldState(status, assigned_to, decoded, created_at, source), assigned_at
+    settings = None if consensus is None else orjson.loads(consensus)
+    return HeldForAnswer(HeldState(status, assigned_to, decoded, created_at, source), assigned_at, settings)
 
 
 SET_DATA = Sql("UPDATE tasks SET data = :data WHERE id = :task_id")

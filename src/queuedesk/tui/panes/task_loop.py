@@ -312,6 +312,7 @@ class TaskLoop:
             self.screen.run_worker(focused.close_filter(), exit_on_error=False)
             return
         self.pane.decide(lambda: self._run(self._leave_and_go(), "work-leave"))
+        self.screen.hold_keys_while_leaving()  # the keys after escape: for the screen beneath
 
     async def _leave_and_go(self) -> None:
         await self.leave()
@@ -344,7 +345,10 @@ class TaskLoop:
 
     def refuses_key(self, event: events.Key) -> bool:
         """Asked by the app for every key it reads, before routing it (`TaskPane.refuses_key`). Every
-        key read counts as the worker's activity (`tab` too, which no field sees)."""
+        key read counts as the worker's activity (`tab` too, which no field sees). Once the worker
+        left (escape), the keys are the screen beneath's (`KeysInOrder.held_for_beneath`)."""
+        if self.screen.held_for_beneath(event):
+            return True
         self.worker_active()
         return self.pane.refuses_key(event)
 

@@ -170,6 +170,7 @@ class QueueScreen(QueueKeys):
     @on(PagedTable.Failed)
     def _failed(self, event: PagedTable.Failed) -> None:
         self.qd.report(event.error, doing="Loading tasks")
+        self.release_keys()  # no table to take them: the keys typed as the screen opened act on it
 
     # --- actions ----------------------------------------------------------------------------------
 
@@ -208,9 +209,10 @@ class QueueScreen(QueueKeys):
         table = self._table_of(event.pane.id or "")
         if table is not None:
             self._focus_in_tab(table)
-        # The first time, the keys typed as the screen opened go on (to the table, or to the
-        # screen's own keys while the table is still loading).
-        self.release_keys()
+        # The first time, the keys typed as the screen opened go on once the table has the focus
+        # (`set_focus` hands them on); a table still loading takes it once loaded (`_loaded`).
+        # Not to the screen's own keys before: a pane's key among them (`/` the pending search)
+        # would be lost there, and the letters after it would act as the screen's keys.
         view = self._shown_view()
         if view is not None:
             view.refresh_now()  # at once, not at the next refresh

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.worker import WorkType
 
 from queuedesk.tui.clock import Cancellable, Clock, seconds_ago
 
@@ -65,7 +66,11 @@ class Poller:
             self._next.stop()
             self._next = None
         self.running = True
-        self.owner.run_worker(self._poll(), exclusive=True, group="poll", exit_on_error=False)
+        # The method, not `self._poll()`: a coroutine made here and never started (the worker
+        # cancelled before its first step: the app quit, the screen left, a newer poll) was never
+        # awaited, and Python warned so as the app ended. The worker makes it when it runs.
+        poll: WorkType[None] = self._poll
+        self.owner.run_worker(poll, exclusive=True, group="poll", exit_on_error=False)
 
     def toggle_pause(self) -> bool:
         self.paused = not self.paused

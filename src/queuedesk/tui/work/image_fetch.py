@@ -147,9 +147,18 @@ class ImageFetcher:
         if task is None:
             task = asyncio.get_running_loop().create_task(self._download_and_remember(url))
             self._pending[url] = task
-            task.add_done_callback(lambda _t: self._pending.pop(url, None))
+            task.add_done_callback(lambda done: self._settled(url, done))
         # Shielded: a view that goes away while waiting must not cancel a download others share.
         return await asyncio.shield(task)
+
+    def _settled(self, url: str, task: "asyncio.Task[bytes]") -> None:
+        """A download ended: no longer pending, and its failure taken here. Whoever still waits gets
+        it too; but a download outlives the views that asked for it (shielded), and a failure nobody
+        waited for any more was "never retrieved" (asyncio said so as the app ended). It is kept in
+        the cache (`_failures`) for whoever asks next."""
+        self._pending.pop(url, None)
+        if not task.cancelled():
+            task.exception()
 
     def cached_picture(self, url: str) -> PILImage.Image | None:
         """The decoded picture of `url` if it is at hand now (fetched and decoded before)."""
