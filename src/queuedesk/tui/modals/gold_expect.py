@@ -47,6 +47,7 @@ class GoldExpectScreen(AppModal[dict[str, Any] | None]):
 
     STYLE_FILES: ClassVar = styles("dialogs.tcss")
     DEFAULT_CSS = """
+    GoldExpectScreen { align: center middle; }
     GoldExpectScreen .gold-field-name { margin-top: 1; }
     GoldExpectScreen #gold-expect-problems { color: $error; height: auto; }
     """

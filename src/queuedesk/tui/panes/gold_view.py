@@ -17,6 +17,7 @@ from queuedesk.api import errors
 from queuedesk.api.gold_rules import GoldTally, accuracy_text, described, tallies
 from queuedesk.api.models import AssignedTask, Block, GoldAnswer
 from queuedesk.api.terminal_text import shown
+from queuedesk.api.wording import counted
 from queuedesk.tui.base import AppAccess
 from queuedesk.tui.modals.confirm import ConfirmScreen
 from queuedesk.tui.modals.gold_expect import GoldExpectScreen
@@ -81,6 +82,8 @@ class GoldView(AppAccess, Vertical):
             table.add_column(label, key=key)
 
     def on_show(self) -> None:
+        # The list takes the focus, so that its keys (e, R) act and show in the footer.
+        self.query_one("#gold-list", DataTable).focus()
         self.refresh_now()
 
     def refresh_now(self) -> None:
@@ -115,9 +118,9 @@ class GoldView(AppAccess, Vertical):
         self.answers = answers
         self.counts = tallies(answers)
         right = sum(a.correct for a in answers)
+        answered = f"answered {counted(len(answers), 'time')}, {accuracy_text(right, len(answers))} right"
         self._say(
-            f"{len(tasks)} gold task(s); answered {len(answers)} time(s), {accuracy_text(right, len(answers))} "
-            f"right. {described(percent)}"
+            f"{counted(len(tasks), 'gold task')}; {answered if answers else 'none answered yet'}. {described(percent)}"
         )
         table = self.query_one("#gold-list", DataTable)
         chosen = self._chosen()
