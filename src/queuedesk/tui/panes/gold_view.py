@@ -118,9 +118,9 @@ class GoldView(AppAccess, Vertical):
         self.answers = answers
         self.counts = tallies(answers)
         right = sum(a.correct for a in answers)
-        answered = f"answered {counted(len(answers), 'time')}, {accuracy_text(right, len(answers))} right"
+        times = f"answered {counted(len(answers), 'time')}, {accuracy_text(right, len(answers))} right"
         self._say(
-            f"{counted(len(tasks), 'gold task')}; {answered if answers else 'none answered yet'}. {described(percent)}"
+            f"{counted(len(tasks), 'gold task')}; {times if answers else 'none answered yet'}. {described(percent)}"
         )
         table = self.query_one("#gold-list", DataTable)
         chosen = self._chosen()
