@@ -2,7 +2,8 @@
 answer, mixed into the work to measure each worker), each with its expected values, how many
 answered it and how many of them right; the highlighted one's misses below. An admin corrects an
 expected answer (`e`; answers given before keep their score) or retires a task (`R`, confirmed:
-never served again). Read when the tab is shown, and again with each change made here.
+never served again). Read when the tab is shown, at each refresh of the queue screen while it is,
+and after each change made here; `7` shows it.
 """
 
 from typing import ClassVar
@@ -80,11 +81,6 @@ class GoldView(AppAccess, Vertical):
         table = self.query_one("#gold-list", DataTable)
         for key, label in COLUMNS:
             table.add_column(label, key=key)
-
-    def on_show(self) -> None:
-        # The list takes the focus, so that its keys (e, R) act and show in the footer.
-        self.query_one("#gold-list", DataTable).focus()
-        self.refresh_now()
 
     def refresh_now(self) -> None:
         self.run_worker(self.fetch(), exclusive=True, group="gold")

@@ -37,6 +37,14 @@ def gold_pane(queue_id: int) -> TabPane:
     return TabPane("Gold", GoldView(queue_id, id="gold"), id="tab-gold")
 
 
+def watching_panes(session: Session, queue: Queue) -> list[TabPane]:
+    """The tabs of a supervisor's or admin's queue screen after Blocks: Stats, Webhook, and Gold
+    where `shows_gold`; none for a worker."""
+    if not session.can_watch:
+        return []
+    return [*watch_panes(queue.id), *([gold_pane(queue.id)] if shows_gold(session, queue) else [])]
+
+
 def feedback_pane(queue_id: int, *, watching: bool) -> TabPane:
     own = not watching
     return TabPane(
