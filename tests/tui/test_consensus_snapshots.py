@@ -55,7 +55,17 @@ TASKS = [
 @pytest.fixture(scope="module")
 def consensus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     server = ServerProcess(tmp_path_factory.mktemp("consensus-snapshots") / "qd.db", seed=ROLES_SEED).start()
-    needs_b21(server)
+    try:
+        needs_b21(server)
+        fill(server)
+        pin_answer_times(server.db_url)
+        yield server
+    finally:  # a skip or a failure while filling it stops it too
+        server.stop()
+
+
+def fill(server: ServerProcess) -> None:
+    """The consensus queue and its tasks, answered in turn over HTTP."""
     clients = {role: server.client(role) for role in ("admin", "worker", "worker2")}
     consensus = {"answers": 2, "max_answers": 3, "agreement": 0.5, "blocks": ["animal", "size"]}
     queue = (
@@ -76,9 +86,6 @@ def consensus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve
             clients[role].post(f"{base}/tasks/{task['id']}/complete", json=body).raise_for_status()
     for client in clients.values():
         client.close()
-    pin_answer_times(server.db_url)
-    yield server
-    server.stop()
 
 
 def pin_answer_times(db: str) -> None:

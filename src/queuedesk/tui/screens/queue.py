@@ -141,6 +141,7 @@ class QueueScreen(QueueKeys):
             self.query_one(PendingView).blocks = self.completed.blocks = detail.data
             self.pending.redraw()
             self.history.redraw()
+        self.query_one(PendingView).show_consensus(detail.consensus)
         if self.session.extensions:
             self.in_progress = await self.query_one(PendingView).refresh_live()
         self.completed_count = await self.completed.read_count()
