@@ -53,7 +53,7 @@ CONSENSUS_COLUMNS = [
 ]
 # With gold tasks (B22): each worker's gold tasks answered correctly of those answered, and that share.
 GOLD_COLUMNS = [
-    ("gold_answered", "Gold"),
+    ("gold_answered", "Gold right"),
     ("gold", "Gold acc."),
 ]
 BASIC_SERVER = (
