@@ -23,10 +23,11 @@ from queuedesk.tui.widgets.instructions import Instructions
 from queuedesk.tui.work.journal import Entry
 from queuedesk.tui.work.outbox import TASK_REMOVED, Outbox
 from queuedesk.tui.work.task_rules import undo_refused
-from queuedesk.tui.work.work_session import WorkSession
+from queuedesk.tui.work.work_session import KEPT_PREFIX, Kept, WorkSession, lost_words
 
 # Annotation blocks the worker fills that this app has no editor for yet: said before any claim.
 NEEDS_ANOTHER_TOOL = {"bounding_boxes": "drawing boxes on the image"}
+REFUSED_WHERE = "R on the queue list shows it, to copy the values."
 INSTRUCTIONS_FOLDED_BELOW = 40  # terminal rows: on a smaller one the instructions start folded
 
 
@@ -43,6 +44,7 @@ class TaskLoop:
         self.queue = queue
         self.work = work
         self.pane = pane
+        self._renewing = False  # a check of the claims held is under way (one at a time)
         # The queue's instructions, above the pane (the screen composes them; the loop keeps them up to date).
         self.instructions = Instructions(
             "", key="f2", expanded=screen.app.size.height >= INSTRUCTIONS_FOLDED_BELOW, id="work-instructions"
@@ -59,7 +61,23 @@ class TaskLoop:
         self.screen.run_worker(self._open(), group="work-open", exclusive=True)
 
     def stop(self) -> None:
+        """The screen goes. Gone without leaving (the app closed it: the key refused, the session
+        ended), the claims cannot be given back from here: what was typed is kept in the journal."""
         self.work.timers.stop_all()
+        if self.work.leaving:
+            return
+        self.work.leaving = True
+        current = self.work.current
+        typed = self.pane.entered() if current is not None else None
+        for task in [t for t in [current, *self.work.ahead] if t is not None]:
+            kept = typed if task is current else self.work.drafts.pop(task.id, None)
+            if kept:
+                why = (
+                    KEPT_PREFIX
+                    + "the work screen closed before the task could be given back (the key refused, or the session ended)"
+                )
+                self.work.keep_here(task, kept, why)
+                self.say_kept(Kept(task, draft=False, journal=why))
 
     # --- loading tasks -------------------------------------------------------------------------------
 
@@ -184,22 +202,40 @@ class TaskLoop:
     # --- heartbeats ----------------------------------------------------------------------------------
 
     def _beat(self) -> None:
-        self._run(self._renew(), "work-heartbeat")
+        if not self._renewing:
+            self._run(self._renew(), "work-heartbeat")
 
     async def _renew(self) -> None:
-        await self.work.give_back_ahead_when_away(self.screen.clock.now())
-        for task in await self.work.renew():
+        """Renew the claims held; a task lost meanwhile (flushed, or its claim taken) leaves the
+        screen and the claims ahead with what was typed on it kept in the journal, and is said."""
+        self._renewing = True
+        try:
+            await self.work.give_back_ahead_when_away(self.screen.clock.now())
+            lost = await self.work.renew()
+        except errors.AuthenticationError as exc:
+            self.screen.qd.report(
+                exc, doing="Keeping your task"
+            )  # the screen closes: `stop` keeps the typing
+            return
+        finally:
+            self._renewing = False
+        for task in lost:
+            why = lost_words(errors.NotFound("") if task.id in self.work.removed else errors.Conflict(""))
+            typed = self.pane.entered() if self.work.current is task else self.work.drafts.pop(task.id, None)
+            if typed:
+                self.work.keep_here(task, typed, KEPT_PREFIX + why)
             if self.work.current is task:
-                why = (
+                said = (
                     f"Task {task.id}: {TASK_REMOVED}."
                     if task.id in self.work.removed
-                    else f"Task {task.id} is no longer yours (its lease ran out and someone else took it)."
+                    else (f"Task {task.id} is no longer yours (its lease ran out and someone else took it).")
                 )
-                self.screen.notify(
-                    f"{why} Here is the next one.", title="Task lost", severity="warning", timeout=8
-                )
+                if typed:
+                    said += f" What you entered on it is kept on this computer: {REFUSED_WHERE}"
+                self.screen.notify(said, title="Task lost", severity="warning", timeout=15)
                 self.work.current = None
-                await self.next()
+        if lost and self.work.current is None and not self.work.leaving:
+            await self.next()
         self.work.beat_later(self.screen.clock.now(), self._beat)
 
     # --- decisions that end the task on screen -------------------------------------------------------
@@ -256,6 +292,8 @@ class TaskLoop:
             # A lost task (409, 404) cannot come back; the app's notification says so. Not done.
             self.work.uncount(entry)
             self.pane.show_status()
+            if entry.error == TASK_REMOVED and not self.work.leaving:
+                self._beat()  # a flush: the tasks held here are checked at once
             return
         client = self.screen.session.client
         try:
@@ -287,21 +325,40 @@ class TaskLoop:
     # --- leaving -------------------------------------------------------------------------------------
 
     async def leave(self, *, send: bool = True) -> None:
-        """Send what waits for the undo grace (unless not to `send`), and give back every claim held here."""
+        """Send what waits for the undo grace (unless not to `send`), and give back every claim held
+        here, with what was typed on each kept (`WorkSession.release_keeping`), and say where."""
         if self.work.leaving:
             return
         draft = self.pane.entered()
         self.pane.set_ready(False)
-        for task, problem in await self.work.leave(draft, send=send):
-            if problem is not None:
-                self.screen.qd.report(problem, doing=f"Keeping your draft on task {task.id}")
-            else:
-                self.screen.notify(
-                    f"Task {task.id} given back with what you entered kept as a draft: "
-                    "it is filled in again when the task is next opened.",
-                    title="Draft kept",
-                    timeout=8,
-                )
+        for kept in await self.work.leave(draft, send=send):
+            self.say_kept(kept)
+
+    def say_kept(self, kept: Kept) -> None:
+        """Tell the worker where the typing on a task that left unsubmitted went."""
+        task_id = kept.task.id
+        if kept.journal is None:
+            said, title = (
+                f"Task {task_id} given back with what you entered kept as a draft: "
+                "it is filled in again when the task is next opened.",
+                "Draft kept",
+            )
+        elif kept.draft:
+            said, title = (
+                f"Task {task_id} given back with what you entered kept as a draft, but for what the "
+                f"server refused ({kept.journal}). All you entered is kept on this computer: "
+                f"{REFUSED_WHERE}",
+                "Draft kept",
+            )
+        else:
+            said, title = (
+                f"What you entered on task {task_id} was not sent ({kept.journal.removeprefix(KEPT_PREFIX)}). "
+                f"It is kept on this computer: {REFUSED_WHERE}",
+                "Your typing is kept",
+            )
+        self.screen.app.notify(
+            said, title=title, severity="warning" if kept.journal else "information", timeout=15
+        )
 
     def escape(self) -> None:
         """`escape`: out of a text field (to the form), out of the options' filter, else back."""
@@ -325,6 +382,8 @@ class TaskLoop:
         self.pane.show_status()
         if self.work.tick():
             self.check_queue()
+        if self.work.held_check_due:
+            self._beat()  # a flush, a lost claim, a refused key: seen within `HELD_CHECK_SECONDS`
         if self.work.count_due:
             self.recount()
         if self.screen.is_attached:

@@ -37,6 +37,10 @@ MIN_HEARTBEAT_SECONDS = 5.0
 # How often the queue is read again while a task is on screen: an admin's change to its blocks
 # reaches the form (after each task shown too), so the next submit is made on the queue as it is.
 QUEUE_CHECK_SECONDS = 15
+# How often the tasks held are checked (a heartbeat) while one is on screen: a flush, a lost claim,
+# a refused key are seen within this.
+HELD_CHECK_SECONDS = 5
+KEPT_PREFIX = "not submitted, kept here: "
 
 
 class Stoppable(Protocol):
@@ -97,6 +101,7 @@ class Submissions(Protocol):
     async def send_held_now(self, *, keep: str | None = None) -> None: ...
     def task_ids(self, queue_id: int) -> list[int]: ...
     def outcome(self, entry_id: str) -> str | None: ...
+    def keep(self, entry: Entry, why: str) -> None: ...
 
 
 @dataclass
@@ -137,6 +142,18 @@ class Counts:
         self.completing.discard(entry_id)
 
 
+@dataclass
+class Kept:
+    """Where a task's typing went when it left this session unsubmitted: as its draft on the server
+    (B6 release with `data`), in the local journal (`journal`, with why), or both (the server kept
+    the draft but for the fields it refused)."""
+
+    task: AssignedTask
+    draft: bool
+    journal: str | None = None  # why it is in the journal, when it is
+    problem: Exception | None = None
+
+
 class WorkSession:
     def __init__(
         self, client: Claims, queue_id: int, queue_name: str, outbox: Submissions, now: datetime
@@ -175,6 +192,11 @@ class WorkSession:
         task is on screen)."""
         self.ticks += 1
         return self.ticks % QUEUE_CHECK_SECONDS == 0 and self.current is not None
+
+    @property
+    def held_check_due(self) -> bool:
+        """Whether the tasks held are to be checked now (`HELD_CHECK_SECONDS`, while one is on screen)."""
+        return self.ticks % HELD_CHECK_SECONDS == 0 and self.current is not None
 
     def beat_later(self, now: datetime, beat: Callable[[], object]) -> None:
         """The next heartbeat for the task on screen (`heartbeat_delay`); none without a lease."""
@@ -345,8 +367,7 @@ class WorkSession:
             return 0
         going, self.ahead = self.ahead, []
         for task in going:
-            with contextlib.suppress(errors.QueueDeskError):  # else its lease runs out on its own
-                await self.client.release(self.queue_id, task.id)
+            await self.release_keeping(task, self.drafts.pop(task.id, None))
         self.away_gave_back += len(going)
         return len(going)
 
@@ -361,6 +382,8 @@ class WorkSession:
         for task in [t for t in [self.current, *self.ahead] if t is not None]:
             try:
                 task.assignment = await self.client.heartbeat(self.queue_id, task.id)
+            except errors.AuthenticationError:
+                raise  # the key is refused: for the app to say, the screen to close (`TaskLoop.stop`)
             except (errors.Conflict, errors.NotFound) as exc:
                 if isinstance(exc, errors.NotFound):
                     self.removed.add(task.id)
@@ -441,27 +464,68 @@ class WorkSession:
 
     # --- leaving -----------------------------------------------------------------------------------
 
-    async def leave(
-        self, draft: dict[str, Any] | None, *, send: bool = True
-    ) -> list[tuple[AssignedTask, Exception | None]]:
+    async def leave(self, draft: dict[str, Any] | None, *, send: bool = True) -> list[Kept]:
         """Send what waits for the undo grace (unless not to `send`: kept, or discarded, by the
-        worker quitting) and give back every task held here (the one on screen with `draft` kept on
-        it); each task given back with a draft, and what went wrong keeping it."""
+        worker quitting) and give back every task held here, each with what was typed on it (the one
+        on screen: `draft`; one put aside by undo: its own) kept (`release_keeping`); where each
+        task's typing went."""
         self.leaving = True
         self.timers.stop("poll")
         current = self.current
         if send:
             await self.outbox.send_held_now()
-        kept: list[tuple[AssignedTask, Exception | None]] = []
+        kept: list[Kept] = []
         for task in [t for t in [current, *self.ahead] if t is not None]:
-            with_draft = draft if task is current else None
-            try:
-                await self.client.release(self.queue_id, task.id, with_draft)
-            except errors.QueueDeskError as exc:  # else its lease runs out on its own
-                if with_draft is not None:
-                    kept.append((task, exc))
-                continue
-            if with_draft is not None:
-                kept.append((task, None))
+            typed = draft if task is current else self.drafts.pop(task.id, None)
+            where = await self.release_keeping(task, typed)
+            if where is not None:
+                kept.append(where)
         self.current, self.ahead = None, []
         return kept
+
+    async def release_keeping(self, task: AssignedTask, typed: dict[str, Any] | None) -> Kept | None:
+        """Give `task` back with `typed` as its draft (B6). What the server will not keep as the draft
+        goes to the journal: the fields it refused (a blocks change removed a chosen option: the
+        rest is still the draft, and the task is given back without them), or all of it when the
+        task could not be given back (the key refused, the claim lost, the task flushed, the
+        network; its lease then runs out on its own). None when nothing was typed."""
+        if not typed:
+            with contextlib.suppress(errors.QueueDeskError):  # else its lease runs out on its own
+                await self.client.release(self.queue_id, task.id)
+            return None
+        try:
+            await self.client.release(self.queue_id, task.id, typed)
+        except errors.ValidationError as exc:
+            refused = {(i.field or "").removeprefix("data.").removeprefix("data") for i in exc.errors}
+            rest = {k: v for k, v in typed.items() if k not in refused}
+            why = (
+                "not kept as the task's draft: the queue's fields changed ("
+                + "; ".join(i.message for i in exc.errors)
+                + ")"
+            )
+            self.keep_here(task, typed, why)
+            try:
+                await self.client.release(self.queue_id, task.id, rest or None)
+            except errors.QueueDeskError as again:
+                return Kept(task, draft=False, journal=why, problem=again)
+            return Kept(task, draft=bool(rest), journal=why)
+        except errors.QueueDeskError as exc:
+            why = KEPT_PREFIX + lost_words(exc)
+            self.keep_here(task, typed, why)
+            return Kept(task, draft=False, journal=why, problem=exc)
+        return Kept(task, draft=True)
+
+    def keep_here(self, task: AssignedTask, typed: dict[str, Any], why: str) -> None:
+        """`typed` on `task` kept in the local journal (never sent), with `why`."""
+        self.outbox.keep(Entry(str(uuid.uuid4()), self.queue_id, self.queue_name, task.id, typed), why)
+
+
+def lost_words(exc: Exception) -> str:
+    """Why typing could not reach the server, in a worker's words."""
+    if isinstance(exc, errors.AuthenticationError):
+        return "the server no longer accepted your key (revoked, or the account disabled)"
+    if isinstance(exc, errors.NotFound):
+        return "the task was removed from the queue (flushed)"
+    if isinstance(exc, errors.Conflict):
+        return "the task was no longer yours (its claim ran out and someone else took it)"
+    return f"the server could not be reached ({str(exc).rstrip('.')})"
