@@ -326,3 +326,12 @@ def test_an_import_session_stages_and_commits_gold_tasks(admin: httpx.Client, or
     listed = body_of(admin.get(f"{qpath}/tasks", params={"gold": "true"}))["tasks"]
     assert [(t["id"], t["gold"], t["source"]) for t in listed] == [(ids[1], {"category": "blue"}, "g.csv")]
     assert [t["id"] for t in body_of(admin.get(f"{qpath}/tasks"))["tasks"]] == [ids[0], ids[2]]
+
+
+def test_no_share_serves_no_gold(admin: httpx.Client, worker: httpx.Client, org_id: int) -> None:
+    _made, qpath = gold_queue(admin, org_id, 0)
+    make_gold(admin, qpath)
+    task_id = make_task(admin, qpath)
+    assert body_of(worker.post(f"{qpath}/tasks/next"))["id"] == task_id
+    body_of(worker.post(f"{qpath}/tasks/{task_id}/complete", json={"data": {"category": "red"}}))
+    assert worker.post(f"{qpath}/tasks/next").status_code == 204

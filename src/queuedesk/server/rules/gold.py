@@ -92,7 +92,9 @@ def claim_next(
     ) -> int | None:
         percent, k = gold.share_and_count(conn, queue_id, user_id)
         ordinary = _ordinary(conn, queue_id, user_id, now, lease_until, attempts, others_only=bool(exclude))
-        if gold_due(user_id, queue_id, k, percent):
+        if percent == 0:  # no share: gold tasks are not served
+            taken = ordinary()
+        elif gold_due(user_id, queue_id, k, percent):
             taken = gold.next_gold(conn, queue_id, user_id, now, lease_until) or ordinary()
         else:
             taken = ordinary() or gold.next_gold(conn, queue_id, user_id, now, lease_until)
