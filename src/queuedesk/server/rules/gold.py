@@ -99,7 +99,7 @@ def claim_next(
         else:
             taken = ordinary() or gold.next_gold(conn, queue_id, user_id, now, lease_until)
         if taken is not None:
-            gold.count_claim(conn, queue_id, user_id, k)
+            gold.count_claim(conn, queue_id, user_id)
         return taken
 
     task_id, held = claiming.claim(

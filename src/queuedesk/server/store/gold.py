@@ -144,10 +144,11 @@ CLAIMS_READ = Sql(
     "SELECT q.gold_percent, (SELECT c.claims FROM gold_claims c WHERE c.queue_id = q.id "
     "AND c.worker_id = :user_id) FROM queues q WHERE q.id = :queue_id"
 )
+# One statement, so two claims of one caller at once never both insert the first row.
 CLAIMS_BUMP = Sql(
-    "UPDATE gold_claims SET claims = claims + 1 WHERE queue_id = :queue_id AND worker_id = :user_id"
+    """INSERT INTO gold_claims (queue_id, worker_id, claims) VALUES (:queue_id, :user_id, 1)
+    ON CONFLICT (queue_id, worker_id) DO UPDATE SET claims = gold_claims.claims + 1"""
 )
-CLAIMS_FIRST = Sql("INSERT INTO gold_claims (queue_id, worker_id, claims) VALUES (:queue_id, :user_id, 1)")
 
 
 def share_and_count(conn: Connection, queue_id: int, user_id: int) -> tuple[int, int]:
@@ -158,12 +159,9 @@ def share_and_count(conn: Connection, queue_id: int, user_id: int) -> tuple[int,
     return int(found[0]), int(found[1] or 0)
 
 
-def count_claim(conn: Connection, queue_id: int, user_id: int, k: int) -> None:
+def count_claim(conn: Connection, queue_id: int, user_id: int) -> None:
     """One more claim that gave the caller a task not already theirs."""
-    if k == 0 and run(conn, CLAIMS_BUMP, queue_id=queue_id, user_id=user_id) == 0:
-        run(conn, CLAIMS_FIRST, queue_id=queue_id, user_id=user_id)
-    elif k > 0:
-        run(conn, CLAIMS_BUMP, queue_id=queue_id, user_id=user_id)
+    run(conn, CLAIMS_BUMP, queue_id=queue_id, user_id=user_id)
 
 
 ANSWERED = Sql("SELECT 1 FROM gold_answers WHERE task_id = :task_id AND worker_id = :user_id")
@@ -178,12 +176,10 @@ LET_GO = Sql(
     "UPDATE tasks SET assigned_to = NULL, assigned_at = NULL, lease_expires_at = NULL WHERE id = :task_id"
 )
 MINUTE_BUMP = Sql(
-    """UPDATE gold_minutes SET answered = answered + 1, correct = correct + :correct
-    WHERE queue_id = :queue_id AND worker = :email AND minute = :minute"""
-)
-MINUTE_FIRST = Sql(
     """INSERT INTO gold_minutes (queue_id, worker, minute, answered, correct)
-    VALUES (:queue_id, :email, :minute, 1, :correct)"""
+    VALUES (:queue_id, :email, :minute, 1, :correct)
+    ON CONFLICT (queue_id, worker, minute) DO UPDATE SET answered = gold_minutes.answered + 1,
+    correct = gold_minutes.correct + :correct"""
 )
 DROP_DRAFT = Sql("DELETE FROM task_drafts WHERE task_id = :task_id AND user_id = :user_id")
 
@@ -235,8 +231,7 @@ def record_answer(conn: Connection, answer: Answer, now: datetime) -> None:
     run(conn, DROP_DRAFT, task_id=answer.task_id, user_id=answer.worker_id)
     minute = now_us // 60_000_000
     params = {"queue_id": answer.queue_id, "email": answer.email, "minute": minute, "correct": correct}
-    if run(conn, MINUTE_BUMP, **params) == 0:
-        run(conn, MINUTE_FIRST, **params)
+    run(conn, MINUTE_BUMP, **params)
 
 
 SET_EXPECTED = Sql("UPDATE gold_tasks SET expected = :expected WHERE task_id = :task_id")
