@@ -265,7 +265,7 @@ def test_the_upgrade_from_version_15_adds_gold(tmp_path: Path, backend: str) -> 
     execute_sql(server.db_url, "UPDATE schema_version SET version = 15")
     server = ServerProcess(db, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
     try:
-        assert query_value(server.db_url, "SELECT version FROM schema_version") == LATEST == 16
+        assert query_value(server.db_url, "SELECT version FROM schema_version") == LATEST
         with server.client("admin") as admin, server.client("worker") as worker:
             _made, qpath = gold_queue(admin, 1, 50)
             gold_id = make_gold(admin, qpath)

@@ -90,14 +90,14 @@ def claim_next(
     def next_row(
         conn: Connection, queue_id: int, user_id: int, now: datetime, lease_until: datetime, attempts: int
     ) -> int | None:
-        percent, k = gold.share_and_count(conn, queue_id, user_id)
+        percent, k, start = gold.share_and_count(conn, queue_id, user_id)
         ordinary = _ordinary(conn, queue_id, user_id, now, lease_until, attempts, others_only=bool(exclude))
         if percent == 0:  # no share: gold tasks are not served
             taken = ordinary()
         elif gold_due(user_id, queue_id, k, percent):
-            taken = gold.next_gold(conn, queue_id, user_id, now, lease_until) or ordinary()
+            taken = gold.next_gold(conn, queue_id, user_id, now, lease_until, start) or ordinary()
         else:
-            taken = ordinary() or gold.next_gold(conn, queue_id, user_id, now, lease_until)
+            taken = ordinary() or gold.next_gold(conn, queue_id, user_id, now, lease_until, start)
         if taken is not None:
             gold.count_claim(conn, queue_id, user_id)
         return taken

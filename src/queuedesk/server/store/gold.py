@@ -102,9 +102,22 @@ RENEW_OWN = Sql(
 NEXT = Sql(
     f"""SELECT t.id FROM tasks t JOIN gold_tasks g ON g.task_id = t.id
     WHERE t.queue_id = :queue_id AND t.status = 'gold' AND g.retired = FALSE
-    AND (t.assigned_to IS NULL OR (t.lease_expires_at <= :now AND t.assigned_to <> :user_id))
+    AND t.id >= :start AND (t.assigned_to IS NULL OR (t.lease_expires_at <= :now AND t.assigned_to <> :user_id))
     AND NOT EXISTS (SELECT 1 FROM gold_answers a WHERE a.task_id = t.id AND a.worker_id = :user_id)
     ORDER BY t.id LIMIT {CANDIDATES}"""
+)
+# The worker's first gold task not answered and not retired, from where their walk starts: the
+# answered ones before it are passed once, and the walk starts after them from then on.
+FIRST_OPEN = Sql(
+    """SELECT t.id FROM tasks t JOIN gold_tasks g ON g.task_id = t.id
+    WHERE t.queue_id = :queue_id AND t.status = 'gold' AND t.id >= :start AND g.retired = FALSE
+    AND NOT EXISTS (SELECT 1 FROM gold_answers a WHERE a.task_id = t.id AND a.worker_id = :user_id)
+    ORDER BY t.id LIMIT 1"""
+)
+LAST_GOLD = Sql("SELECT max(id) FROM tasks WHERE queue_id = :queue_id AND status = 'gold'")
+MOVE_START = Sql(
+    """UPDATE gold_claims SET gold_from = :start WHERE queue_id = :queue_id AND worker_id = :user_id
+    AND gold_from < :start"""
 )
 LOCK = Sql(
     """SELECT id FROM tasks WHERE id = :task_id AND status = 'gold'
@@ -126,11 +139,20 @@ def renew_own(conn: Connection, task_id: int, user_id: int, lease_until: datetim
 
 
 def next_gold(
-    conn: Connection, queue_id: int, user_id: int, now: datetime, lease_until: datetime
+    conn: Connection, queue_id: int, user_id: int, now: datetime, lease_until: datetime, start: int = 0
 ) -> int | None:
-    """Claim the oldest gold task the caller has not answered; None when there is none."""
+    """Claim the oldest gold task the caller has not answered; None when there is none. `start`: the
+    caller's walk starts there (every gold task below it is answered by them or retired)."""
     now_us = to_micros(now)
-    for (task_id,) in rows(conn, NEXT, queue_id=queue_id, user_id=user_id, now=now_us):
+    first = one(conn, FIRST_OPEN, queue_id=queue_id, user_id=user_id, start=start)
+    if first is None:  # all answered: the walk starts after the last gold task
+        last = one(conn, LAST_GOLD, queue_id=queue_id)
+        first = (int(last[0]) + 1,) if last and last[0] is not None else None
+    if first is not None and first[0] > start:
+        start = int(first[0])
+        run(conn, MOVE_START, start=start, queue_id=queue_id, user_id=user_id)
+    candidates = rows(conn, NEXT, queue_id=queue_id, user_id=user_id, now=now_us, start=start)
+    for (task_id,) in candidates:
         if conn.dialect.name == "postgresql" and one(conn, LOCK, task_id=task_id, now=now_us) is None:
             continue
         taken = run(conn, TAKE, user_id=user_id, now=now_us, lease=to_micros(lease_until), task_id=task_id)
@@ -141,8 +163,8 @@ def next_gold(
 
 # The share's k: the caller's claims in the queue that gave them a task not already theirs.
 CLAIMS_READ = Sql(
-    "SELECT q.gold_percent, (SELECT c.claims FROM gold_claims c WHERE c.queue_id = q.id "
-    "AND c.worker_id = :user_id) FROM queues q WHERE q.id = :queue_id"
+    """SELECT q.gold_percent, c.claims, c.gold_from FROM queues q
+    LEFT JOIN gold_claims c ON c.queue_id = q.id AND c.worker_id = :user_id WHERE q.id = :queue_id"""
 )
 # One statement, so two claims of one caller at once never both insert the first row.
 CLAIMS_BUMP = Sql(
@@ -151,12 +173,18 @@ CLAIMS_BUMP = Sql(
 )
 
 
-def share_and_count(conn: Connection, queue_id: int, user_id: int) -> tuple[int, int]:
-    """(the queue's gold_percent, the caller's k) as they are in this transaction."""
+class Share(NamedTuple):
+    percent: int  # the queue's gold_percent
+    k: int  # the caller's claims so far that gave them a task not already theirs
+    start: int  # where the caller's walk of the gold tasks starts
+
+
+def share_and_count(conn: Connection, queue_id: int, user_id: int) -> Share:
+    """The queue's gold share and the caller's k, as they are in this transaction."""
     found = one(conn, CLAIMS_READ, queue_id=queue_id, user_id=user_id)
     if found is None:
-        return 0, 0
-    return int(found[0]), int(found[1] or 0)
+        return Share(0, 0, 0)
+    return Share(int(found[0]), int(found[1] or 0), int(found[2] or 0))
 
 
 def count_claim(conn: Connection, queue_id: int, user_id: int) -> None:

@@ -421,13 +421,17 @@ gold_answers = Table(
     Index("ix_gold_answers_worker", "queue_id", "worker_email", "answered_at", "task_id"),
 )
 
-# B22: per queue and worker, the claims that gave them a task not already theirs (the k of the share).
+# B22: per queue and worker, the claims that gave them a task not already theirs (the k of the share),
+# and where their walk of the gold tasks starts.
 gold_claims = Table(
     "gold_claims",
     metadata,
     Column("queue_id", Id, primary_key=True, autoincrement=False),
     Column("worker_id", Id, primary_key=True, autoincrement=False),
     Column("claims", BigInteger, nullable=False, server_default="0"),
+    # Version 17: every gold task of the queue below this id was answered by the worker (or is
+    # retired), so their gold claims walk from here, never over all the answers they gave.
+    Column("gold_from", BigInteger, nullable=False, server_default="0"),
 )
 
 # B22: gold answers and correct ones per queue, worker (email) and minute of the answer, kept in the
