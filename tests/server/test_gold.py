@@ -93,6 +93,8 @@ def test_who_creates_gold_and_with_what(
     for gold in ({"note": "free text"}, {"paragraph": "x"}, {"category": "purple"}, {"nope": 1}, {}, []):
         answer = admin.post(f"{qpath}/tasks/create", json={"data": {"paragraph": "x"}, "gold": gold})
         assert answer.status_code == 400, (gold, answer.text)
+    plain = body_of(admin.post(f"{qpath}/tasks/create", json={"data": {"paragraph": "y"}, "gold": None}))
+    assert body_of(admin.get(f"{qpath}/tasks/{plain['id']}")).get("gold") is None
     imported = body_of(
         admin.post(
             f"{qpath}/tasks/import",

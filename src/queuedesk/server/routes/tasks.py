@@ -40,7 +40,7 @@ SCAN_OFFSET = 10_000  # from here a history page skips enough index entries to b
 
 async def create_task(request: Request, caller: QueueCaller) -> Response:
     body = json_object(await read_json(request, required=False) or {}, allowed=("data", "gold"))
-    if "gold" in body:  # B22: a gold task
+    if body.get("gold") is not None:  # B22: a gold task (`"gold": null` is an ordinary one)
         return await gold.create(request, caller, body)
     work.check_new_task(caller.queue, body.get("data"))
     # the INSERT and the queue's pending count, in one transaction with the others of this moment
