@@ -9,6 +9,7 @@ answer."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -53,7 +54,9 @@ def terminal(server: ServerProcess, tmp_path: Path) -> Iterator[Callable[[str], 
         env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
         command = f"{QUEUEDESK}; echo QUEUEDESK-EXIT=$?; sleep 30"
         size = ["-x", str(COLUMNS), "-y", str(LINES)]
-        subprocess.run([*pane.tmux, "new-session", "-d", "-s", pane.name, *size, *env_args, command], check=True)
+        subprocess.run(
+            [*pane.tmux, "new-session", "-d", "-s", pane.name, *size, *env_args, command], check=True
+        )
         panes.append(pane)
         return pane
 
@@ -65,6 +68,27 @@ def terminal(server: ServerProcess, tmp_path: Path) -> Iterator[Callable[[str], 
 def quit_app(pane: Pane) -> None:
     pane.keys("C-q")
     assert "QUEUEDESK-EXIT=0" in pane.wait_for("QUEUEDESK-EXIT=")
+
+
+def given(screen: str) -> int:
+    """The answers the worker's status line counts: recorded (collecting) and done (completed)."""
+    counts = re.search(r"answers recorded (\d+) · done (\d+)", screen)
+    return int(counts[1]) + int(counts[2]) if counts else 0
+
+
+def answer(pane: Pane, key: str, given_now: int) -> str:
+    """`key` and `enter` in one burst on the task on screen, once the screen is quiet (a key read
+    before the task is ready for keys is refused: "not applied"); the screen once the worker's
+    count says `given_now` answers."""
+    still(pane)
+    pane.keys(key, "Enter")
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        screen = pane.text()
+        if given(screen) == given_now:
+            return screen
+        time.sleep(0.05)
+    raise AssertionError(f"answer {given_now} never counted; the screen:\n{pane.text()}")
 
 
 def blind(screen: str, other: str) -> None:
@@ -96,9 +120,9 @@ def test_two_workers_answer_one_disagreeing_and_a_reviewer_decides_the_disputes(
     # Wyn answers first, in one burst: Red, Blue, Green (the number keys choose the options).
     open_queue_row(wyn, name)
     wyn.keys("w")
-    blind(wyn.wait_for(f"· task {agreed} ·"), "Wes")
-    still(wyn)
-    wyn.keys("1", "Enter", "2", "Enter", "3", "Enter")
+    for count, (task_id, key) in enumerate(zip(ids, "123", strict=True), start=1):
+        blind(wyn.wait_for(f"· task {task_id} ·"), "Wes")
+        answer(wyn, key, count)
     screen = wyn.wait_for("No task for you now")
     assert "of your answers wait" in screen and "empty" not in screen, screen
     screen = wyn.wait_for("answers recorded 3")
@@ -112,11 +136,11 @@ def test_two_workers_answer_one_disagreeing_and_a_reviewer_decides_the_disputes(
     # comes with nothing chosen, though Wyn's answers are on the server.
     open_queue_row(wes, name)
     wes.keys("w")
-    for task_id in ids:
+    for count, task_id in enumerate(ids, start=1):
         screen = wes.wait_for(f"· task {task_id} ·")
         blind(screen, "Wyn")
         assert "●" not in screen, screen  # no option chosen
-        wes.keys("1", "Enter")
+        answer(wes, "1", count)
     screen = wes.wait_for("No task for you now")
     assert "empty" not in screen and "Traceback" not in screen, screen
     wes.keys("Escape")  # leaving sends the last answer now, not after its grace
