@@ -593,10 +593,15 @@ async def test_submit_on_choice_sends_with_the_digit_alone(
 # --- claims taken away ---------------------------------------------------------------------------
 
 
+SHORT_LEASE = 3  # seconds
+
+
 async def test_a_lost_lease_is_explained_and_a_refused_submission_is_kept_never_retried(
     clock: ManualClock, start_server: StartServer
 ) -> None:
-    own = start_server("--lease-seconds", "1")
+    # Leases of a few seconds, on the server's real clock: long enough that a loaded machine's round
+    # of the app never outlasts one between two of Wyn's renewals, short enough to wait out.
+    own = start_server("--lease-seconds", str(SHORT_LEASE))
     admin, wyn = own.client("admin"), own.client("worker2")
     org = org_of(admin)
     queue = make_queue(admin, org, [MESSAGE, CATEGORY], label="Work")
@@ -619,12 +624,15 @@ async def test_a_lost_lease_is_explained_and_a_refused_submission_is_kept_never_
         app.outbox.client.complete = complete  # type: ignore[method-assign]  (a spy: counts, changes nothing)
 
         # Wes looks away; his lease runs out and Wyn takes the task.
-        time.sleep(1.2)
+        time.sleep(SHORT_LEASE + 0.2)
         assert wyn.post(f"{qpath(org, queue)}/tasks/next").json()["id"] == first
         # The heartbeat finds out. It is due within a third of the lease left at the claim, on the
         # app's clock that stood still since the app started: more than 5 s when a loaded machine
-        # took long between the two, so the clock goes on until the task changes.
+        # took long between the two, so the clock goes on until the task changes. Wyn renews his
+        # claim as he goes (or, once it ran out, Wes would take the task back).
+        beat = f"{qpath(org, queue)}/tasks/{first}/heartbeat"
         for _ in range(6):
+            assert wyn.post(beat).status_code == 200
             await advance(app, pilot, clock, 5)
             if getattr(work(app).current, "id", None) != first:
                 break
@@ -634,12 +642,10 @@ async def test_a_lost_lease_is_explained_and_a_refused_submission_is_kept_never_
         )
 
         # Wes answers the next one, but it too goes to Wyn during the grace: refused, kept, told.
-        # (Wyn renews his claims as he goes, or with 1 s leases Wes would take them back.)
-        beat = f"{qpath(org, queue)}/tasks/{first}/heartbeat"
         assert wyn.post(beat).status_code == 200
         await pilot.press("2", "enter")
         await settle(app, pilot)
-        time.sleep(1.2)
+        time.sleep(SHORT_LEASE + 0.2)
         taken = wyn.post(f"{qpath(org, queue)}/tasks/next", json={"exclude": [first]})
         assert taken.json()["id"] == second, taken.text
         assert wyn.post(beat).status_code == 200
