@@ -4,7 +4,9 @@ on any traceback and on a frozen app (one that no longer answers a key, `ctrl+q`
 
 What it types comes from the app itself: at every step it picks among the keys the top screen binds
 now (`Screen.active_bindings`: the screen's, its focused widget's and the app's), plus a few keys
-every screen reads (escape, enter, tab, arrows); the tabs are the screen's own `tab(...)` bindings.
+every screen reads (escape, enter, tab, arrows); the tabs are the screen's own `tab(...)` bindings;
+and now and then one of the commands the app offers on that screen (`App.get_system_commands`,
+"Messages" among them), typed into the command palette by its title, as a person would.
 Beside keys, at random moments: the server goes away and comes back (the proxy cuts and refuses
 every connection, then takes them again), the user's role is changed (and later changed back), the
 user's key is revoked (a new key is issued and the app started again with it), and `ctrl+q`.
@@ -16,7 +18,9 @@ proxy's delays too. Where it is, every step, is counted per screen, tab and dial
 The data it runs on (`prepare`): an organization of the seed's, the app's user of each role made
 for the run (so that its role and keys can change), a queue with every core block, pending and
 completed tasks, every completion drawn for review, a webhook whose target refuses (deliveries
-logged as failed).
+logged as failed). Before an episode, now and then, the app's user's journal gets work of its own
+(`seed_journal`): a submission the server refused (the refused-work list) and one not sent yet (the
+app sends it as it starts, and is refused; `ctrl+q` while one waits asks what to do with it).
 """
 
 import asyncio
@@ -25,6 +29,7 @@ import random
 import threading
 import time
 import traceback
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from textual.keys import _character_to_key
 from textual.screen import Screen
 from textual.widgets import TabbedContent
 
@@ -39,11 +45,14 @@ from queuedesk.api.config import AppSettings
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import SystemClock
 from queuedesk.tui.settings import Target
+from queuedesk.tui.work.journal import Entry, Journal, journal_path
 from tests.support.delay_proxy import DelayProxy
 from tests.support.processes import ServerProcess, free_port
 from tests.support.seeds import CORE_BLOCKS, KEYS, ROLES_SEED
 
 ROLES = ("worker", "supervisor", "admin")
+TASKS = 160
+COMPLETED = 70
 EVERY_SCREEN_KEYS = ("escape", "escape", "enter", "tab", "down", "up")
 # Dialogs whose enter would change what the run stands on (the app's own role, key or user):
 # left only by escape, tab or ctrl+q. They are still opened and left at random moments.
@@ -52,6 +61,8 @@ LEAVE_ONLY = frozenset({"ConfirmScreen", "RoleScreen"})
 NEVER = frozenset({"ctrl+q", "ctrl+c", "ctrl+z", "ctrl+p"})  # ctrl+q is an event of its own
 # Actions that leave the terminal (a browser or viewer started): never run.
 NEVER_ACTIONS = frozenset({"open_image", "open_externally", "suspend_process", "command_palette"})
+# Commands of the palette that leave the terminal or end the app (ctrl+q is an event of its own).
+NEVER_COMMANDS = ("quit", "suspend")
 STEP_SECONDS = 20.0  # a key not handled within this: the app must still quit on ctrl+q
 QUIT_SECONDS = 30.0  # ctrl+q not answered within this: a frozen app
 
@@ -94,6 +105,8 @@ class Environment:
     users: dict[str, int]  # role → the id of the app's user of that role
     keys: dict[str, str]  # role → that user's key now
     roles_now: dict[str, str]  # role → the role that user has now
+    queue: dict[str, Any] = field(default_factory=dict)  # the run's queue
+    task_ids: list[int] = field(default_factory=list)  # its tasks, as made
 
     @property
     def url(self) -> str:
@@ -111,7 +124,11 @@ def delays(seed: int, most: float) -> Callable[[], float]:
     return next_delay
 
 
-def start_environment(db_dir: Path, seed: int, most_delay: float) -> Environment:
+def start_environment(
+    db_dir: Path, seed: int, most_delay: float, *, tasks: int = 0, completed: int = 0
+) -> Environment:
+    """The run's server, proxy and data; `tasks` and `completed` (0: `TASKS`, `COMPLETED`) fewer
+    for a short run."""
     seed_data = copy.deepcopy(ROLES_SEED)
     seed_data["organizations"][0]["queues"] = []  # the run's queue alone: enter on the list opens it
     server = ServerProcess(db_dir / "fuzz.db", ["--allow-private-webhooks"], seed=seed_data).start()
@@ -119,11 +136,11 @@ def start_environment(db_dir: Path, seed: int, most_delay: float) -> Environment
     admin = server.client("admin")
     org = admin.get("/me").json()["organization_id"]
     env = Environment(server, proxy, admin, org, {}, {}, {})
-    prepare(env)
+    prepare(env, tasks or TASKS, completed or COMPLETED)
     return env
 
 
-def prepare(env: Environment) -> None:
+def prepare(env: Environment, tasks: int, completed: int) -> None:
     admin, org = env.admin, env.org
     for role in ROLES:
         made = admin.post(
@@ -140,17 +157,61 @@ def prepare(env: Environment) -> None:
     path = f"/orgs/{org}/queues/{queue['id']}"
     target = f"http://127.0.0.1:{free_port()}/hook"  # nobody listens: every delivery fails, logged
     assert admin.put(f"{path}/webhook", json={"target": target}).status_code == 200
-    for i in range(40):
-        admin.post(
+    env.queue = queue
+    for i in range(tasks):
+        made = admin.post(
             f"{path}/tasks/create",
             json={"data": {"paragraph": f"report {i}", "photo": "http://127.0.0.1:9/p.png"}},
         )
+        env.task_ids.append(made.json()["id"])
+    # Completed by another worker: every one drawn for review (the review loop's tasks, its notes),
+    # each a webhook delivery logged as failed (the delivery and redeliver dialogs).
     with httpx.Client(base_url=env.server.url, headers={"Authorization": f"Bearer {KEYS['worker']}"}) as wes:
-        for _ in range(12):
+        for _ in range(completed):
             task = wes.post(f"{path}/tasks/next")
             if task.status_code != 200:
                 break
             wes.post(f"{path}/tasks/{task.json()['id']}/complete", json={"data": {"category": "red"}})
+
+
+def seed_journal(env: Environment, role: str, rng: random.Random) -> None:
+    """Work of the app's user's own in its journal before the app starts: a submission the server
+    refused (listed by `R` on the queue list), and now and then one not sent yet (the app sends it
+    as it starts: a task it holds no claim on, refused; `ctrl+q` while it waits asks about it)."""
+    journal = Journal(journal_path(env.url, f"fuzz-{role}@acme.test"), persist=True)
+    queue = env.queue
+    for state in ("failed", "unsent") if rng.random() < 0.5 else ("failed",):
+        journal.put(
+            Entry(
+                id=uuid.uuid4().hex,
+                queue_id=queue["id"],
+                queue_name=queue["name"],
+                task_id=rng.choice(env.task_ids),
+                data={"paragraph": f"typed for the fuzz ({state})", "category": "red"},
+                state=state,  # type: ignore[arg-type]
+                error="Refused by the server (seeded by the fuzzer)" if state == "failed" else None,
+            )
+        )
+
+
+def unsent_work(env: Environment, app: QueueDeskApp, rng: random.Random) -> bool:
+    """A submission of the app's user's own that did not reach the server (as after an outage), in
+    the app's journal now: `ctrl+q` then asks what to do with it. False where the app sends no work
+    (no outbox: a basic server, or not signed in yet)."""
+    outbox = app.outbox
+    if outbox is None:
+        return False
+    queue = env.queue
+    entry = Entry(
+        id=uuid.uuid4().hex,
+        queue_id=queue["id"],
+        queue_name=queue["name"],
+        task_id=rng.choice(env.task_ids),
+        data={"paragraph": "typed before an outage", "category": "blue"},
+        state="unsent",
+    )
+    outbox.journal.put(entry)
+    return True
 
 
 def issue_key(env: Environment, role: str) -> str:
@@ -206,7 +267,9 @@ class Fuzz:
         self.rng = random.Random(seed)
         self.report = Report(seed)
         self.settings = settings or {}
-        self.leads: dict[tuple[str, str], str] = {}  # (place, key) → where the key led last time
+        # (place, key) → where the key led, each time: a key that once did nothing (the list still
+        # loading) may open a screen the next time.
+        self.leads: dict[tuple[str, str], Counter[str]] = {}
         self.last: tuple[str, str] | None = None  # the last key typed, and where
 
     def app_for(self, role: str) -> QueueDeskApp:
@@ -224,6 +287,8 @@ class Fuzz:
         return self.report
 
     async def episode(self, role: str, steps: int, deadline: float | None) -> int:
+        if self.rng.random() < 0.4:
+            seed_journal(self.env, role, self.rng)
         app = self.app_for(role)
         taken = 0
         try:
@@ -251,7 +316,7 @@ class Fuzz:
                 self.check(app, "before a step")
                 here = place(app)
                 if self.last is not None:  # where the last key led, once its pause passed
-                    self.leads[self.last] = here
+                    self.leads.setdefault(self.last, Counter())[here] += 1
                     self.last = None
                 self.report.transitions[here] += 1
                 taken += 1
@@ -283,8 +348,12 @@ class Fuzz:
             self.env.keys[role] = issue_key(self.env, role)  # the next episode signs in with it
             return "key revoked"
         if roll < 0.045:
+            if self.rng.random() < 0.5 and unsent_work(self.env, app, self.rng):
+                self.report.events["work left unsent"] += 1
             await self.quit(app, pilot)
             return "ctrl+q"
+        if roll < 0.07 and await self.command(app, pilot, here):
+            return "command"
         screen = app.screen
         if type(screen).__name__ in LEAVE_ONLY:
             key = self.rng.choice(["escape", "escape", "tab"])
@@ -296,20 +365,68 @@ class Fuzz:
         return "key"
 
     def choose(self, here: str, keys: list[str], others: list[str]) -> str:
-        """A tenth of the time a widget's key; else, a third of the time any of the app's keys, and
-        otherwise the one that led where the run has been least (one never tried here first): a walk
-        that reaches the screens a plain random one rarely does."""
+        """A tenth of the time a widget's key; else, a third of the time a key never tried here yet;
+        a sixth of the time any of the app's keys; otherwise the first key of the shortest way (over
+        where each key led before) to the place visited least: a walk that reaches the places a
+        plain random one rarely does (a delivery's dialog: a queue, its Webhook tab, a row)."""
         if others and self.rng.random() < 0.1:
             return self.rng.choice(others)
-        if self.rng.random() < 0.33:
+        untried = [key for key in keys if self.tries_left(here, key)]
+        if untried and self.rng.random() < 0.33:
+            return self.rng.choice(untried)
+        if self.rng.random() < 0.17:
             return self.rng.choice(keys)
+        return self.toward_least_visited(here, keys) or self.rng.choice(keys)
 
-        def visits(key: str) -> int:
-            led = self.leads.get((here, key))
-            return -1 if led is None else self.report.transitions[led]
+    def tries_left(self, here: str, key: str) -> bool:
+        """A key not tried here yet, or tried fewer than 3 times and only ever staying here."""
+        led = self.leads.get((here, key))
+        return led is None or (set(led) == {here} and led[here] < 3)
 
-        fewest = min(visits(key) for key in keys)
-        return self.rng.choice([key for key in keys if visits(key) == fewest])
+    def toward_least_visited(self, here: str, keys: list[str]) -> str | None:
+        """The first key on the shortest known way from `here` to the reachable place with the
+        fewest transitions (ties: any of them)."""
+        ways: dict[str, list[tuple[str, str]]] = {}
+        for (place_from, key), led_to in self.leads.items():
+            ways.setdefault(place_from, []).extend((key, place_to) for place_to in led_to)
+        first: dict[str, str] = {}
+        frontier = [(key, place_to) for key, place_to in ways.get(here, []) if key in keys]
+        self.rng.shuffle(frontier)
+        while frontier:
+            following = []
+            for key, place_to in frontier:
+                if place_to == here or place_to in first:
+                    continue
+                first[place_to] = key
+                following.extend((key, onward) for _, onward in ways.get(place_to, []))
+            frontier = following
+        if not first:
+            return None
+        fewest = min(self.report.transitions[place_to] for place_to in first)
+        return self.rng.choice(
+            [key for place_to, key in first.items() if self.report.transitions[place_to] == fewest]
+        )
+
+    async def command(self, app: QueueDeskApp, pilot: Any, here: str) -> bool:
+        """One of the commands the app offers on this screen, typed into the command palette by its
+        title (`ctrl+p`, the title, `enter`); False where the palette is not offered."""
+        if not app.ENABLE_COMMAND_PALETTE or type(app.screen).__name__ in LEAVE_ONLY or app.screen.is_modal:
+            return False
+        titles = [
+            command.title
+            for command in app.get_system_commands(app.screen)
+            if not any(word in command.title.lower() for word in NEVER_COMMANDS)
+        ]
+        if not titles:
+            return False
+        title = self.rng.choice(titles)
+        keys = ["ctrl+p", *(_character_to_key(char) for char in title)]
+        for key in keys:
+            await self.press(app, pilot, key, here)
+        await asyncio.sleep(0.3)  # the palette's search runs in a worker of its own
+        await self.press(app, pilot, "enter", here)
+        self.report.events[f"command {title}"] += 1
+        return True
 
     async def press(self, app: QueueDeskApp, pilot: Any, key: str, here: str) -> None:
         """The key, and the app idle again; not within STEP_SECONDS (a loaded machine), the app must
@@ -334,7 +451,10 @@ class Fuzz:
             if time.monotonic() - started > QUIT_SECONDS:
                 self.report.frozen.append(f"ctrl+q on {here}: still running after {QUIT_SECONDS:g} s")
                 raise Frozen(self.report.frozen[-1])
-            key = "k" if type(app.screen).__name__ == "QuitUnsentScreen" else "ctrl+q"
+            asks = type(app.screen).__name__ == "QuitUnsentScreen"
+            if asks:  # a place of its own: reached by ctrl+q with work not sent
+                self.report.transitions["QuitUnsentScreen"] += 1
+            key = "k" if asks else "ctrl+q"
             try:
                 await asyncio.wait_for(pilot.press(key), QUIT_SECONDS)
             except TimeoutError:
@@ -370,6 +490,8 @@ def every_place() -> set[str]:
         stack.extend(cls.__subclasses__())
         if cls in (AppScreen, AppModal, KeysInOrder) or not cls.__module__.startswith("queuedesk."):
             continue
+        if cls.__subclasses__():
+            continue  # a base of screens (no screen inherits another): the queue keys' one
         tabs = [
             match.group(1)
             for binding in getattr(cls, "BINDINGS", [])

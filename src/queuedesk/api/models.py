@@ -316,6 +316,7 @@ AUDIT_ACTIONS = (
     "key.create",
     "key.revoke",
     "review.verdict",
+    "task.update",  # B24 (B22: a gold task's expected values, retiring it)
     "audit.prune",
 )
 

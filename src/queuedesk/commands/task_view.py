@@ -70,6 +70,10 @@ def print_task(task: AssignedTask, detail: QueueDetail) -> None:
         print(f"held by {shown(task.assignment.assigned_to)}{until}")
     names = {block.id: block.name for block in detail.data}
     print_table(["block", "value"], [(names.get(k, k), value_text(v)) for k, v in task.data.items()])
+    if task.gold is not None:  # B22: sent to admins and supervisors only
+        expected = ", ".join(f"{names.get(k, k)}: {value_text(v)}" for k, v in task.gold.items())
+        retired = " (retired: never served again)" if task.retired else ""
+        print(f"gold task{retired}: expects {shown(expected)}")
     consensus = task.consensus
     if consensus is None:
         return

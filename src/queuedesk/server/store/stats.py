@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from queuedesk.server.store import consensus_stats, reviews
+from queuedesk.server.store import consensus_stats, gold, reviews
 from queuedesk.server.store.rollups import BIN_SECONDS, DAY, HOUR, MINUTE, NO_TIME
 from queuedesk.server.store.sql import Sql, one, rows
 from queuedesk.server.store.stats_cover import Nodes, Piece, Raw, cover
@@ -428,6 +428,7 @@ def queue_stats(
             }
         )
     consensus_stats.add_answers(conn, queue_id, start, until, by_worker, consensus_used)
+    _add_gold(conn, org_id, queue_id, since, by_worker, names)
     return {
         "since": start,
         "bucket_minutes": int(bucket.total_seconds() // 60),
@@ -438,6 +439,38 @@ def queue_stats(
         "reviews_pending": reviews.waiting(conn, queue_id),
         "disputed": consensus_stats.disputed(conn, queue_id) if consensus_used else 0,
     }
+
+
+def _add_gold(
+    conn: Connection,
+    org_id: int,
+    queue_id: int,
+    since: datetime,
+    by_worker: list[dict[str, Any]],
+    names: dict[str, str],
+) -> None:
+    """B22: each worker's gold answers and correct ones over the period (from their per-minute
+    counts); a worker who answered only gold tasks in it is listed too."""
+    counts = gold.per_worker(conn, queue_id, since)
+    listed = {entry["email"] for entry in by_worker}
+    missing = sorted(set(counts) - listed)
+    if missing and not names:
+        names.update(rows(conn, NAMES, org_id=org_id))
+    for email in missing:
+        by_worker.append(
+            {
+                "email": email,
+                "name": names.get(email),
+                "completed": 0,
+                "median_seconds": None,
+                "last_completed_at": None,
+                **_verdicts({}),
+                "answers": 0,
+                "agreed": 0,
+            }
+        )
+    for entry in by_worker:
+        entry["gold_answered"], entry["gold_correct"] = counts.get(entry["email"] or "", (0, 0))
 
 
 def _verdicts(states: dict[str, int]) -> dict[str, int]:

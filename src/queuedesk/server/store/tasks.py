@@ -21,6 +21,7 @@ from queuedesk.server.store.tables import tasks
 from queuedesk.server.store.types import to_micros
 
 PENDING = ("new", "open", "in_progress")
+GOLD = "gold"  # the status of a gold task (B22) all its life; never listed, counted or flushed as work
 
 TASK_COLUMNS = """t.id, t.status, t.created_at, t.completed_at, t.completed_by, q.name, t.queue_id, t.data,
     t.source, t.assigned_to, u.email, u.name, t.assigned_at, t.lease_expires_at, d.data"""
@@ -36,9 +37,12 @@ def _json(value: Any) -> Any:
 
 def task_row(row: tuple[Any, ...]) -> dict[str, Any]:
     """A task row for `serialize.task`: timestamps as stored microseconds, data as its stored JSON."""
+    status = row[1]
+    if status == GOLD:  # B22: a gold task shows as any other: held, or open for the next claim
+        status = "open" if row[9] is None else "in_progress"
     return {
         "id": row[0],
-        "status": row[1],
+        "status": status,
         "created_at": row[2],
         "completed_at": row[3],
         "completed_by": row[4],
@@ -436,13 +440,13 @@ def set_data(conn: Connection, task_id: int, data: dict[str, Any]) -> None:
 
 
 RELEASE = Sql(
-    """UPDATE tasks SET status = 'open', assigned_to = NULL, assigned_at = NULL, lease_expires_at = NULL
-    WHERE id = :task_id"""
+    """UPDATE tasks SET status = CASE WHEN status = 'gold' THEN 'gold' ELSE 'open' END, assigned_to = NULL,
+    assigned_at = NULL, lease_expires_at = NULL WHERE id = :task_id"""
 )
 
 
 def reopen(conn: Connection, task_id: int) -> None:
-    """Back to `open`, held by nobody."""
+    """Back to `open` (a gold task stays gold), held by nobody."""
     run(conn, RELEASE, task_id=task_id)
 
 

@@ -187,7 +187,10 @@ class FeedbackView(AppAccess, Vertical):
         client = self.session.client
         if not self.own or not await client.supports_gold():
             return []
-        page = await client.gold_answers(self.queue_id, completed_by="me", limit=SHOWN_AT_MOST)
+        try:
+            page = await client.gold_answers(self.queue_id, completed_by="me", limit=SHOWN_AT_MOST)
+        except errors.QueueDeskError:
+            return list(self.misses.values())  # the corrections still shown; the misses as last read
         return [answer for answer in page.answers if not answer.correct]
 
     def refresh_now(self) -> None:

@@ -38,7 +38,7 @@ def missed_lines(blocks: list[Block], answer: GoldAnswer, yours: str = "yours") 
 
 def miss_summary(blocks: list[Block], answer: GoldAnswer) -> str:
     """The Note column of a miss: what was expected where."""
-    return "; ".join(
+    return "expected " + "; ".join(
         f"{block_name(blocks, block_id)}: {_value(blocks, block_id, answer.expected.get(block_id))}"
         for block_id in answer.wrong
     )
