@@ -26,13 +26,14 @@ from tests.receiver import Receiver
 from tests.support import KEYS, ServerProcess
 from tests.support.tmux import Pane, needs_tmux
 from tests.tui.test_consensus_supervisor import NOTE
-from tests.tui.test_tmux_review import open_queue_row, still
+from tests.tui.test_tmux_review import open_queue_row
 from tests.tui.test_work import CATEGORY, MESSAGE, add_tasks, qpath
 
 pytestmark = needs_tmux
 
 QUEUEDESK = Path(sys.executable).parent / "queuedesk"
 COLUMNS, LINES = 80, 24
+MESSAGES = ["one", "two", "three"]
 WES, WYN, SUE = "wes@acme.test", "wyn@acme.test", "sue@acme.test"
 
 
@@ -76,11 +77,21 @@ def given(screen: str) -> int:
     return int(counts[1]) + int(counts[2]) if counts else 0
 
 
+def on_screen(pane: Pane, task_id: int, message: str) -> str:
+    """The screen once the task's form is painted: its message and its options, nothing chosen (the
+    status line names the task a moment before; a key typed then is refused, "not applied")."""
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        screen = pane.text()
+        if f"· task {task_id} ·" in screen and f"▌ {message} " in screen and "1 ○ Red" in screen:
+            return screen
+        time.sleep(0.02)
+    raise AssertionError(f"task {task_id} never painted; the screen:\n{pane.text()}")
+
+
 def answer(pane: Pane, key: str, given_now: int) -> str:
-    """`key` and `enter` in one burst on the task on screen, once the screen is quiet (a key read
-    before the task is ready for keys is refused: "not applied"); the screen once the worker's
-    count says `given_now` answers."""
-    still(pane)
+    """`key` and `enter` in one burst on the task on screen; the screen once the worker's count says
+    `given_now` answers."""
     pane.keys(key, "Enter")
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
@@ -113,15 +124,15 @@ def test_two_workers_answer_one_disagreeing_and_a_reviewer_decides_the_disputes(
     ).json()
     path = qpath(org_id, queue)
     assert admin.put(f"{path}/webhook", json={"target": receiver.url}).status_code == 200
-    ids = add_tasks(admin, org_id, queue, [{"message": m} for m in ("one", "two", "three")])
+    ids = add_tasks(admin, org_id, queue, [{"message": m} for m in MESSAGES])
     agreed, first_dispute, second_dispute = ids
     wyn, wes, sue = terminal("worker2"), terminal("worker"), terminal("supervisor")
 
     # Wyn answers first, in one burst: Red, Blue, Green (the number keys choose the options).
     open_queue_row(wyn, name)
     wyn.keys("w")
-    for count, (task_id, key) in enumerate(zip(ids, "123", strict=True), start=1):
-        blind(wyn.wait_for(f"· task {task_id} ·"), "Wes")
+    for count, (task_id, key, message) in enumerate(zip(ids, "123", MESSAGES, strict=True), start=1):
+        blind(on_screen(wyn, task_id, message), "Wes")
         answer(wyn, key, count)
     screen = wyn.wait_for("No task for you now")
     assert "of your answers wait" in screen and "empty" not in screen, screen
@@ -136,8 +147,8 @@ def test_two_workers_answer_one_disagreeing_and_a_reviewer_decides_the_disputes(
     # comes with nothing chosen, though Wyn's answers are on the server.
     open_queue_row(wes, name)
     wes.keys("w")
-    for count, task_id in enumerate(ids, start=1):
-        screen = wes.wait_for(f"· task {task_id} ·")
+    for count, (task_id, message) in enumerate(zip(ids, MESSAGES, strict=True), start=1):
+        screen = on_screen(wes, task_id, message)
         blind(screen, "Wyn")
         assert "●" not in screen, screen  # no option chosen
         answer(wes, "1", count)
@@ -199,45 +210,3 @@ def test_two_workers_answer_one_disagreeing_and_a_reviewer_decides_the_disputes(
     stats = admin.get(f"{path}/stats").json()
     by_worker = {w["email"]: (w["answers"], w["agreed"]) for w in stats["by_worker"]}
     assert stats["disputed"] == 0 and by_worker == {WYN: (3, 1), WES: (3, 2)}, stats
-
-
-def first_key_on(pane: Pane, task_needle: str) -> str:
-    """The screen once `task_needle` is on it, `1` typed at once, and the key's fate shown: the
-    option chosen, or the key refused."""
-    deadline = time.monotonic() + 15
-    while task_needle not in pane.text():  # no pause: the key follows the frame as closely as can be
-        assert time.monotonic() < deadline, pane.text()
-    pane.keys("1")
-    while time.monotonic() < deadline:
-        screen = pane.text()
-        if "● Red" in screen or "was not applied" in screen:
-            return screen
-        time.sleep(0.02)
-    raise AssertionError(f"the key neither chose nor was refused; the screen:\n{pane.text()}")
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="the work screen's first task is painted before it takes keys (TaskPane.show mounts the "
-    "form, then `painted` runs after the mount): a key typed once it is on screen is refused, "
-    "'no task was on screen yet'",
-)
-def test_a_key_typed_once_the_first_task_is_on_screen_is_applied(
-    terminal: Callable[[str], Pane], admin: httpx.Client, org_id: int
-) -> None:
-    name = f"Tmuxfirst {uuid.uuid4().hex[:6]}"
-    consensus = {"answers": 2, "max_answers": 2}
-    queue = admin.post(
-        f"/orgs/{org_id}/queues", json={"name": name, "data": [MESSAGE, CATEGORY], "consensus": consensus}
-    ).json()
-    (task_id,) = add_tasks(admin, org_id, queue, [{"message": "one"}])
-    wes = terminal("worker")
-    open_queue_row(wes, name)
-    fates = []
-    for _ in range(5):  # each time the work screen opens, its first task is painted anew
-        wes.keys("w")
-        screen = first_key_on(wes, f"· task {task_id} ·")
-        fates.append("applied" if "● Red" in screen else "refused")
-        wes.keys("Escape")  # back: the task given back, nothing sent
-        wes.wait_for("Sort")
-    assert fates == ["applied"] * 5, screen
