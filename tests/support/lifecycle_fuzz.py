@@ -124,7 +124,11 @@ def delays(seed: int, most: float) -> Callable[[], float]:
     return next_delay
 
 
-def start_environment(db_dir: Path, seed: int, most_delay: float) -> Environment:
+def start_environment(
+    db_dir: Path, seed: int, most_delay: float, *, tasks: int = 0, completed: int = 0
+) -> Environment:
+    """The run's server, proxy and data; `tasks` and `completed` (0: `TASKS`, `COMPLETED`) fewer
+    for a short run."""
     seed_data = copy.deepcopy(ROLES_SEED)
     seed_data["organizations"][0]["queues"] = []  # the run's queue alone: enter on the list opens it
     server = ServerProcess(db_dir / "fuzz.db", ["--allow-private-webhooks"], seed=seed_data).start()
@@ -132,11 +136,11 @@ def start_environment(db_dir: Path, seed: int, most_delay: float) -> Environment
     admin = server.client("admin")
     org = admin.get("/me").json()["organization_id"]
     env = Environment(server, proxy, admin, org, {}, {}, {})
-    prepare(env)
+    prepare(env, tasks or TASKS, completed or COMPLETED)
     return env
 
 
-def prepare(env: Environment) -> None:
+def prepare(env: Environment, tasks: int, completed: int) -> None:
     admin, org = env.admin, env.org
     for role in ROLES:
         made = admin.post(
@@ -154,7 +158,7 @@ def prepare(env: Environment) -> None:
     target = f"http://127.0.0.1:{free_port()}/hook"  # nobody listens: every delivery fails, logged
     assert admin.put(f"{path}/webhook", json={"target": target}).status_code == 200
     env.queue = queue
-    for i in range(TASKS):
+    for i in range(tasks):
         made = admin.post(
             f"{path}/tasks/create",
             json={"data": {"paragraph": f"report {i}", "photo": "http://127.0.0.1:9/p.png"}},
@@ -163,7 +167,7 @@ def prepare(env: Environment) -> None:
     # Completed by another worker: every one drawn for review (the review loop's tasks, its notes),
     # each a webhook delivery logged as failed (the delivery and redeliver dialogs).
     with httpx.Client(base_url=env.server.url, headers={"Authorization": f"Bearer {KEYS['worker']}"}) as wes:
-        for _ in range(COMPLETED):
+        for _ in range(completed):
             task = wes.post(f"{path}/tasks/next")
             if task.status_code != 200:
                 break

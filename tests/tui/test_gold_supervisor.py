@@ -4,6 +4,7 @@ the Stats tab shows each worker's gold accuracy (correct of answered), sortable,
 
 While the test server does not list B22 these skip (`needs_b22`); once it does, they run."""
 
+import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -11,14 +12,16 @@ import httpx
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.modals.block_type_picker import BlockTypePicker
 from queuedesk.tui.panes.stats_view import StatsView
+from queuedesk.tui.widgets.block_settings import BlockSettings
 from tests.api.test_client_gold import needs_b22
 from tests.conftest import make_queue
 from tests.support import ServerProcess
 from tests.support.pilot import app_for, until
 from tests.tui.conftest import MakeApp
 from tests.tui.test_app import home, plain, shows
-from tests.tui.test_queue_editor import open_editor, set_field
+from tests.tui.test_queue_editor import open_editor, queues_named, set_field
 from tests.tui.test_work import CATEGORY, MESSAGE, qpath
 
 SIZE = (120, 40)
@@ -65,6 +68,27 @@ async def test_the_editor_sets_the_gold_share_and_says_what_it_means(
         await pilot.press("ctrl+s")
         await until(app, pilot, lambda: not isinstance(app.screen, type(screen)), "saved again")
     assert admin.get(path).json()["gold_percent"] == 0
+
+
+async def test_a_new_queue_is_made_with_its_gold_share(
+    make_app: MakeApp, server: ServerProcess, admin: httpx.Client, org_id: int
+) -> None:
+    needs_b22(server)
+    name = f"Gold made {uuid.uuid4().hex[:6]}"
+    app = make_app("admin")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await open_editor(app, pilot, "N")
+        await set_field(app, pilot, "#queue-name", name)
+        await pilot.press("ctrl+n")
+        await until(app, pilot, lambda: isinstance(app.screen, BlockTypePicker), "the type picker")
+        await pilot.press("enter")  # the first type: text
+        await until(app, pilot, lambda: screen.query(BlockSettings), "the block's settings")
+        await set_field(app, pilot, "#gold-percent", "25")
+        assert plain(screen.query_one("#gold-meaning")).startswith("About 1 in 4 tasks")  # type: ignore[arg-type]
+        await pilot.press("ctrl+s")
+        await until(app, pilot, lambda: not isinstance(app.screen, type(screen)), "created")
+    (made,) = queues_named(admin, org_id, name)
+    assert admin.get(f"/orgs/{org_id}/queues/{made['id']}").json()["gold_percent"] == 25
 
 
 async def test_stats_show_each_workers_gold_accuracy_sortable(

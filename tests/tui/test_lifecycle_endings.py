@@ -26,6 +26,7 @@ from tests.tui.test_app import create, home, open_queue
 from tests.tui.test_work import open_work
 
 SIZE = (120, 40)
+PHASE_SECONDS = 90.0
 
 
 @contextlib.contextmanager
@@ -86,19 +87,26 @@ async def test_quitting_from_every_kind_of_screen_leaves_nothing_behind(
     queue = make_queue(admin, org_id)
     create(admin, org_id, queue, 2, photo=f"http://127.0.0.1:{free_port()}/p.png")
     with left_behind() as said:
-        async with make_app("admin").run_test(size=SIZE) as pilot:
-            await home(pilot.app, pilot)  # type: ignore[arg-type]
-            await pilot.press("ctrl+q")
+        async with asyncio.timeout(PHASE_SECONDS):  # a phase that never ends fails by its name
+            async with make_app("admin").run_test(size=SIZE) as pilot:
+                await home(pilot.app, pilot)  # type: ignore[arg-type]
+                await pilot.press("ctrl+q")
         app = make_app("admin")
-        async with app.run_test(size=SIZE) as pilot:
-            await open_queue(app, pilot, queue["id"])
-            await pilot.press("4", "5", "ctrl+q")  # Stats and Webhook: refreshed live
+        async with asyncio.timeout(PHASE_SECONDS):
+            async with app.run_test(size=SIZE) as pilot:
+                await open_queue(app, pilot, queue["id"])
+                await pilot.press("4", "5")  # Stats and Webhook: refreshed live
+                await settle(
+                    app, pilot
+                )  # the tabs' underline still moving as the app ends: Pilot waits for ever
+                await pilot.press("ctrl+q")
         app = make_app("worker")
-        async with app.run_test(size=SIZE) as pilot:
-            await open_work(app, pilot, queue)
-            await until(app, pilot, lambda: type(app.screen).__name__ == "WorkScreen", "the work screen")
-            await pilot.press("ctrl+q")
-            await until(app, pilot, lambda: not app.is_running or app.screen.is_modal, "quitting")
-            if app.is_running:  # unsent work asks first: keep it for the next start
-                await pilot.press("k")
+        async with asyncio.timeout(PHASE_SECONDS):
+            async with app.run_test(size=SIZE) as pilot:
+                await open_work(app, pilot, queue)
+                await until(app, pilot, lambda: type(app.screen).__name__ == "WorkScreen", "the work screen")
+                await pilot.press("ctrl+q")
+                await until(app, pilot, lambda: not app.is_running or app.screen.is_modal, "quitting")
+                if app.is_running:  # unsent work asks first: keep it for the next start
+                    await pilot.press("k")
     assert not said, said

@@ -21,7 +21,7 @@ async def test_leaving_anything_at_any_moment_never_crashes_nor_freezes_the_app(
     monkeypatch.chdir(tmp_path)  # an export (X, enter) writes to the current folder
     seed = int(os.environ.get("QUEUEDESK_FUZZ_SEED") or random.randrange(1 << 32))
     print(f"lifecycle fuzz seed {seed} (replay: QUEUEDESK_FUZZ_SEED={seed})")
-    env = start_environment(tmp_path, seed, most_delay=0.8)
+    env = start_environment(tmp_path, seed, most_delay=0.8, tasks=24, completed=8)
     try:
         fuzz = Fuzz(env, seed)
         try:

@@ -23,7 +23,7 @@ def test_a_worker_misses_a_gold_task_and_reads_the_miss(
     org_id: int,
 ) -> None:
     needs_b22(server)
-    name = f"Tmuxgold {uuid.uuid4().hex[:6]}"
+    name = f"Tmuxmiss {uuid.uuid4().hex[:6]}"  # a name without "gold": the screen is searched for it
     queue = admin.post(
         f"/orgs/{org_id}/queues", json={"name": name, "data": [MESSAGE, CATEGORY], "review_percent": 10}
     ).json()

@@ -61,6 +61,7 @@ class QueueEdit:
     selected: int | None = None
     problems: list[DraftProblem] = field(default_factory=list)
     name_touched: bool = False  # a new queue's empty name is no fault until it is
+    created: QueueDetail | None = None  # the new queue once the server made it (what follows may fail)
 
     def __post_init__(self) -> None:
         self.name_touched = self.name_touched or self.existing
@@ -236,8 +237,10 @@ class QueueEdit:
         apart (the client's `set_consensus`), after the blocks it may compare; then the gold share
         (the client's `set_gold_percent`), of the new queue too."""
         saved: QueueDetail | None = None
+        if queue_id is None and self.created is not None:
+            queue_id = self.created.id  # made already: only what did not reach it is sent again
         if queue_id is None:
-            saved = await client.create_queue(**self.creation())
+            saved = self.created = await client.create_queue(**self.creation())
             self.saved_but_gold()
         else:
             changes = self.changes()

@@ -21,13 +21,13 @@ from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.panes.task_pane import TaskPane
 from queuedesk.tui.widgets.instructions import Instructions
 from queuedesk.tui.work.journal import Entry
+from queuedesk.tui.work.kept import GONE_UNLEFT, Kept, kept_words
 from queuedesk.tui.work.outbox import TASK_REMOVED, Outbox
 from queuedesk.tui.work.task_rules import undo_refused
-from queuedesk.tui.work.work_session import KEPT_PREFIX, Kept, WorkSession, lost_words
+from queuedesk.tui.work.work_session import WorkSession
 
 # Annotation blocks the worker fills that this app has no editor for yet: said before any claim.
 NEEDS_ANOTHER_TOOL = {"bounding_boxes": "drawing boxes on the image"}
-REFUSED_WHERE = "R on the queue list shows it, to copy the values."
 INSTRUCTIONS_FOLDED_BELOW = 40  # terminal rows: on a smaller one the instructions start folded
 
 
@@ -64,20 +64,10 @@ class TaskLoop:
         """The screen goes. Gone without leaving (the app closed it: the key refused, the session
         ended), the claims cannot be given back from here: what was typed is kept in the journal."""
         self.work.timers.stop_all()
-        if self.work.leaving:
-            return
-        self.work.leaving = True
-        current = self.work.current
-        typed = self.pane.entered() if current is not None else None
-        for task in [t for t in [current, *self.work.ahead] if t is not None]:
-            kept = typed if task is current else self.work.drafts.pop(task.id, None)
-            if kept:
-                why = (
-                    KEPT_PREFIX
-                    + "the work screen closed before the task could be given back (the key refused, or the session ended)"
-                )
-                self.work.keep_here(task, kept, why)
-                self.say_kept(Kept(task, draft=False, journal=why))
+        if not self.work.leaving:
+            typed = self.pane.entered() if self.work.current is not None else None
+            for kept in self.work.keep_all_here(typed, GONE_UNLEFT):
+                self.say_kept(kept)
 
     # --- loading tasks -------------------------------------------------------------------------------
 
@@ -173,16 +163,7 @@ class TaskLoop:
         self.pane.show_status()
 
     def _warm_images(self, task: AssignedTask) -> None:
-        detail = self.pane.detail
-        if detail is None:
-            return
-        from queuedesk.tui.widgets.image_view import fetcher_for
-
-        fetcher = fetcher_for(self.screen)
-        for block in detail.data:
-            value = task.data.get(block.id)
-            if block.type == "image" and isinstance(value, str) and value:
-                fetcher.prefetch(value)
+        warm_images(self.screen, self.pane.detail, task)
 
     def show(self, task: AssignedTask, values: dict[str, Any] | None = None, seconds: float = 0.0) -> None:
         """Put `task` on screen (`seconds` already spent on it, `values` over its data)."""
@@ -203,37 +184,36 @@ class TaskLoop:
 
     def _beat(self) -> None:
         if not self._renewing:
+            self._renewing = True  # now: two beats asked before the first runs make one
             self._run(self._renew(), "work-heartbeat")
+
+    async def _check_held(self) -> None:
+        """A look at the task on screen (not a renewal): lost (flushed, taken), the claims are
+        renewed now, which drops what is lost."""
+        try:
+            held = await self.work.still_held()
+        except errors.AuthenticationError as exc:
+            self.screen.qd.report(exc, doing="Keeping your task")  # the screen closes: `stop` keeps it
+            return
+        if not held:
+            self._beat()
 
     async def _renew(self) -> None:
         """Renew the claims held; a task lost meanwhile (flushed, or its claim taken) leaves the
         screen and the claims ahead with what was typed on it kept in the journal, and is said."""
-        self._renewing = True
         try:
             await self.work.give_back_ahead_when_away(self.screen.clock.now())
             lost = await self.work.renew()
         except errors.AuthenticationError as exc:
-            self.screen.qd.report(
-                exc, doing="Keeping your task"
-            )  # the screen closes: `stop` keeps the typing
+            self.screen.qd.report(exc, doing="Keeping your task")  # the screen closes: `stop` keeps it
             return
         finally:
             self._renewing = False
+        typed = self.pane.entered()
         for task in lost:
-            why = lost_words(errors.NotFound("") if task.id in self.work.removed else errors.Conflict(""))
-            typed = self.pane.entered() if self.work.current is task else self.work.drafts.pop(task.id, None)
-            if typed:
-                self.work.keep_here(task, typed, KEPT_PREFIX + why)
-            if self.work.current is task:
-                said = (
-                    f"Task {task.id}: {TASK_REMOVED}."
-                    if task.id in self.work.removed
-                    else (f"Task {task.id} is no longer yours (its lease ran out and someone else took it).")
-                )
-                if typed:
-                    said += f" What you entered on it is kept on this computer: {REFUSED_WHERE}"
+            said = self.work.dropped(task, typed)
+            if said is not None:
                 self.screen.notify(said, title="Task lost", severity="warning", timeout=15)
-                self.work.current = None
         if lost and self.work.current is None and not self.work.leaving:
             await self.next()
         self.work.beat_later(self.screen.clock.now(), self._beat)
@@ -335,27 +315,7 @@ class TaskLoop:
             self.say_kept(kept)
 
     def say_kept(self, kept: Kept) -> None:
-        """Tell the worker where the typing on a task that left unsubmitted went."""
-        task_id = kept.task.id
-        if kept.journal is None:
-            said, title = (
-                f"Task {task_id} given back with what you entered kept as a draft: "
-                "it is filled in again when the task is next opened.",
-                "Draft kept",
-            )
-        elif kept.draft:
-            said, title = (
-                f"Task {task_id} given back with what you entered kept as a draft, but for what the "
-                f"server refused ({kept.journal}). All you entered is kept on this computer: "
-                f"{REFUSED_WHERE}",
-                "Draft kept",
-            )
-        else:
-            said, title = (
-                f"What you entered on task {task_id} was not sent ({kept.journal.removeprefix(KEPT_PREFIX)}). "
-                f"It is kept on this computer: {REFUSED_WHERE}",
-                "Your typing is kept",
-            )
+        said, title = kept_words(kept)
         self.screen.app.notify(
             said, title=title, severity="warning" if kept.journal else "information", timeout=15
         )
@@ -382,8 +342,9 @@ class TaskLoop:
         self.pane.show_status()
         if self.work.tick():
             self.check_queue()
-        if self.work.held_check_due:
-            self._beat()  # a flush, a lost claim, a refused key: seen within `HELD_CHECK_SECONDS`
+        if self.work.held_check_due and not self._renewing:
+            # a flush, a lost claim, a refused key: seen within `HELD_CHECK_SECONDS`
+            self._run(self._check_held, "work-held-check", exclusive=True)
         if self.work.count_due:
             self.recount()
         if self.screen.is_attached:
@@ -441,7 +402,8 @@ class TaskLoop:
     # --- the queue changed by an admin ---------------------------------------------------------------
 
     def check_queue(self) -> None:
-        self._run(self._check_queue(), "work-queue-check", exclusive=True)
+        # The method, not a coroutine: one cancelled before it started (a newer check) is never made.
+        self._run(self._check_queue, "work-queue-check", exclusive=True)
 
     async def _check_queue(self) -> None:
         """Read the queue again; when its blocks changed, the form is made again for the task on
@@ -473,12 +435,16 @@ class TaskLoop:
         self._say_queue_changed(task.id, lost)
 
     def _say_queue_changed(self, task_id: int, lost: dict[str, Any]) -> None:
-        said = f"An admin changed this queue's fields: task {task_id} is shown with them."
-        if lost:
-            said += " Removed, with what you had typed there: " + "; ".join(
-                f"{name}: {value!r}" for name, value in lost.items()
-            )
-        self.screen.notify(said, title="Queue changed", timeout=15)
+        self.screen.notify(queue_changed_words(task_id, lost), title="Queue changed", timeout=15)
+
+
+def queue_changed_words(task_id: int, lost: dict[str, Any]) -> str:
+    said = f"An admin changed this queue's fields: task {task_id} is shown with them."
+    if lost:
+        said += " Removed, with what you had typed there: " + "; ".join(
+            f"{name}: {value!r}" for name, value in lost.items()
+        )
+    return said
 
 
 def answers_waiting(answered: int, held: int) -> str:
@@ -504,3 +470,16 @@ def _typed_in_removed(
         for block in (before.data if before is not None else [])
         if block.id not in kept and values.get(block.id) not in (None, "", [], {})
     }
+
+
+def warm_images(screen: AppScreen, detail: QueueDetail | None, task: AssignedTask) -> None:
+    """The task's images fetched ahead (into the cache), so they show at once."""
+    if detail is None:
+        return
+    from queuedesk.tui.widgets.image_view import fetcher_for
+
+    fetcher = fetcher_for(screen)
+    for block in detail.data:
+        value = task.data.get(block.id)
+        if block.type == "image" and isinstance(value, str) and value:
+            fetcher.prefetch(value)

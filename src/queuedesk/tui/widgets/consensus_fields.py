@@ -16,10 +16,11 @@ from textual.widgets.selection_list import Selection
 
 from queuedesk.tui.admin.consensus_draft import FIELDS, ConsensusDraft, comparable
 from queuedesk.tui.admin.queue_draft import BlockDraft
+from queuedesk.tui.nodes.lifecycle import Lifecycle
 from queuedesk.tui.widgets.block_settings import row
 
 
-class ConsensusFields(Vertical):
+class ConsensusFields(Lifecycle, Vertical):
     class Changed(Message):
         """A consensus setting changed (the draft holds the new value)."""
 

@@ -19,7 +19,7 @@ them all.
 import asyncio
 import contextlib
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -28,6 +28,7 @@ from queuedesk.api import errors
 from queuedesk.api.client import Claim, QueueDeskClient
 from queuedesk.api.models import AssignedTask, Assignment
 from queuedesk.tui.work.journal import Entry
+from queuedesk.tui.work.kept import KEPT_PREFIX, REMOVED, TAKEN, Keeper, Kept, lost_task_words
 
 IDLE_AFTER_SECONDS = 120
 EXCLUDE_AT_MOST = 10  # the server's limit on `exclude`
@@ -40,7 +41,6 @@ QUEUE_CHECK_SECONDS = 15
 # How often the tasks held are checked (a heartbeat) while one is on screen: a flush, a lost claim,
 # a refused key are seen within this.
 HELD_CHECK_SECONDS = 5
-KEPT_PREFIX = "not submitted, kept here: "
 
 
 class Stoppable(Protocol):
@@ -142,18 +142,6 @@ class Counts:
         self.completing.discard(entry_id)
 
 
-@dataclass
-class Kept:
-    """Where a task's typing went when it left this session unsubmitted: as its draft on the server
-    (B6 release with `data`), in the local journal (`journal`, with why), or both (the server kept
-    the draft but for the fields it refused)."""
-
-    task: AssignedTask
-    draft: bool
-    journal: str | None = None  # why it is in the journal, when it is
-    problem: Exception | None = None
-
-
 class WorkSession:
     def __init__(
         self, client: Claims, queue_id: int, queue_name: str, outbox: Submissions, now: datetime
@@ -184,6 +172,10 @@ class WorkSession:
         # answered (they wait for other workers' answers, or a reviewer).
         self.consensus = False
         self.answered_waiting = 0
+        self.keeper = Keeper(client, outbox, queue_id, queue_name)
+        # How the task on screen is looked at without renewing its claim (`still_held`): the work
+        # screen gives the client's task read (A-part GET); none, no look (a review's claims).
+        self.look: Callable[[int, int], Awaitable[AssignedTask]] | None = None
 
     # --- timers ------------------------------------------------------------------------------------
 
@@ -394,6 +386,49 @@ class WorkSession:
                 pass  # the network: try again at the next beat, the lease has room
         return lost
 
+    async def still_held(self) -> bool:
+        """Whether the task on screen is still this session's, looked at without renewing its claim:
+        False once it was deleted (a flush) or someone else holds it; True when it cannot be told
+        (no way to look, the network). A refused key is raised, for the app to say."""
+        task = self.current
+        if task is None or self.look is None:
+            return True
+        try:
+            now = await self.look(self.queue_id, task.id)
+        except errors.NotFound:
+            return False
+        except errors.AuthenticationError:
+            raise
+        except errors.QueueDeskError:
+            return True
+        return now.status == "in_progress" and now.assignment.assigned_to == task.assignment.assigned_to
+
+    def dropped(self, task: AssignedTask, typed: dict[str, Any] | None) -> str | None:
+        """`task` was lost while held here (`renew`): what was typed on it (`typed`, when it is on
+        screen; else what undo put aside) kept in the journal. What the worker is told when it was
+        the one on screen (it is no longer), else None."""
+        removed = task.id in self.removed
+        on_it = typed if self.current is task else self.drafts.pop(task.id, None)
+        if on_it:
+            self.keep_here(task, on_it, KEPT_PREFIX + (REMOVED if removed else TAKEN))
+        if self.current is not task:
+            return None
+        self.current = None
+        return lost_task_words(task.id, removed=removed, kept=bool(on_it))
+
+    def keep_all_here(self, typed: dict[str, Any] | None, why: str) -> list[Kept]:
+        """The screen closed without leaving (nothing can be given back from here): what was typed
+        on the task on screen (`typed`) and on one put aside by undo kept in the journal."""
+        self.leaving = True
+        kept = []
+        current = self.current
+        for task in [t for t in [current, *self.ahead] if t is not None]:
+            on_it = typed if task is current else self.drafts.pop(task.id, None)
+            if on_it:
+                self.keep_here(task, on_it, KEPT_PREFIX + why)
+                kept.append(Kept(task, draft=False, journal=KEPT_PREFIX + why))
+        return kept
+
     # --- submissions -------------------------------------------------------------------------------
 
     def submit(
@@ -484,48 +519,8 @@ class WorkSession:
         return kept
 
     async def release_keeping(self, task: AssignedTask, typed: dict[str, Any] | None) -> Kept | None:
-        """Give `task` back with `typed` as its draft (B6). What the server will not keep as the draft
-        goes to the journal: the fields it refused (a blocks change removed a chosen option: the
-        rest is still the draft, and the task is given back without them), or all of it when the
-        task could not be given back (the key refused, the claim lost, the task flushed, the
-        network; its lease then runs out on its own). None when nothing was typed."""
-        if not typed:
-            with contextlib.suppress(errors.QueueDeskError):  # else its lease runs out on its own
-                await self.client.release(self.queue_id, task.id)
-            return None
-        try:
-            await self.client.release(self.queue_id, task.id, typed)
-        except errors.ValidationError as exc:
-            refused = {(i.field or "").removeprefix("data.").removeprefix("data") for i in exc.errors}
-            rest = {k: v for k, v in typed.items() if k not in refused}
-            why = (
-                "not kept as the task's draft: the queue's fields changed ("
-                + "; ".join(i.message for i in exc.errors)
-                + ")"
-            )
-            self.keep_here(task, typed, why)
-            try:
-                await self.client.release(self.queue_id, task.id, rest or None)
-            except errors.QueueDeskError as again:
-                return Kept(task, draft=False, journal=why, problem=again)
-            return Kept(task, draft=bool(rest), journal=why)
-        except errors.QueueDeskError as exc:
-            why = KEPT_PREFIX + lost_words(exc)
-            self.keep_here(task, typed, why)
-            return Kept(task, draft=False, journal=why, problem=exc)
-        return Kept(task, draft=True)
+        """`task` given back with what was `typed` on it kept (`Keeper.release_keeping`)."""
+        return await self.keeper.release_keeping(task, typed)
 
     def keep_here(self, task: AssignedTask, typed: dict[str, Any], why: str) -> None:
-        """`typed` on `task` kept in the local journal (never sent), with `why`."""
-        self.outbox.keep(Entry(str(uuid.uuid4()), self.queue_id, self.queue_name, task.id, typed), why)
-
-
-def lost_words(exc: Exception) -> str:
-    """Why typing could not reach the server, in a worker's words."""
-    if isinstance(exc, errors.AuthenticationError):
-        return "the server no longer accepted your key (revoked, or the account disabled)"
-    if isinstance(exc, errors.NotFound):
-        return "the task was removed from the queue (flushed)"
-    if isinstance(exc, errors.Conflict):
-        return "the task was no longer yours (its claim ran out and someone else took it)"
-    return f"the server could not be reached ({str(exc).rstrip('.')})"
+        self.keeper.keep_here(task, typed, why)
