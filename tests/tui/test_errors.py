@@ -54,6 +54,7 @@ KINDS: list[tuple[errors.QueueDeskError, str, str]] = [
     ),
     (errors.FeatureMissing("B21", "Setting consensus", "the server"), "upgrade the server", "version"),
     (errors.NoConsensus("Listing answers", "the server"), "upgrade the server", "version"),
+    (errors.NoGold("Listing gold answers", "the server"), "upgrade the server", "version"),
     (errors.NotConfigured("No organization given."), "missing setting", "missing"),
     (
         errors.UnexpectedResponse("Listing queues failed: the server answered 405", status=405),

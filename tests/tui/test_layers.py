@@ -30,6 +30,7 @@ LAZY_SCREENS = (
     "modals.user_dialogs",
     "modals.block_type_picker",
     "modals.image",
+    "modals.gold_expect",
 )
 
 FORBIDDEN = {
