@@ -264,6 +264,7 @@ def test_the_upgrade_from_version_15_adds_gold(tmp_path: Path, backend: str) -> 
     for table in ("gold_tasks", "gold_answers", "gold_claims", "gold_minutes"):
         execute_sql(server.db_url, f"DROP TABLE {table}")
     execute_sql(server.db_url, "ALTER TABLE queues DROP COLUMN gold_percent")
+    execute_sql(server.db_url, "ALTER TABLE import_rows DROP COLUMN gold")
     execute_sql(server.db_url, "UPDATE schema_version SET version = 15")
     server = ServerProcess(db, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
     try:
@@ -337,3 +338,24 @@ def test_no_share_serves_no_gold(admin: httpx.Client, worker: httpx.Client, org_
     assert body_of(worker.post(f"{qpath}/tasks/next"))["id"] == task_id
     body_of(worker.post(f"{qpath}/tasks/{task_id}/complete", json={"data": {"category": "red"}}))
     assert worker.post(f"{qpath}/tasks/next").status_code == 204
+
+
+def test_the_upgrade_from_version_16_adds_the_walks_start(tmp_path: Path, backend: str) -> None:
+    db = tmp_path / "v16.db"
+    server = ServerProcess(db, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
+    server.stop()
+    execute_sql(server.db_url, "ALTER TABLE gold_claims DROP COLUMN gold_from")
+    execute_sql(server.db_url, "ALTER TABLE import_rows DROP COLUMN gold")
+    execute_sql(server.db_url, "UPDATE schema_version SET version = 16")
+    server = ServerProcess(db, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
+    try:
+        assert query_value(server.db_url, "SELECT version FROM schema_version") == LATEST
+        with server.client("admin") as admin, server.client("worker") as worker:
+            _made, qpath = gold_queue(admin, 1, 50)
+            first, second = make_gold(admin, qpath, "a"), make_gold(admin, qpath, "b")
+            for expected in (first, second):
+                assert body_of(worker.post(f"{qpath}/tasks/next"))["id"] == expected
+                body_of(worker.post(f"{qpath}/tasks/{expected}/complete", json={"data": {"category": "red"}}))
+            assert worker.post(f"{qpath}/tasks/next").status_code == 204
+    finally:
+        server.stop()

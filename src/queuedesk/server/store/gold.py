@@ -88,10 +88,13 @@ def states(conn: Connection, queue_id: int, task_ids: list[int]) -> dict[int, Go
     }
 
 
-# The caller's own gold claim (live or expired, as B4's own claim).
+# Every walk of the gold tasks orders by (status, id): the order of `ix_tasks_queue_status_id` itself,
+# so PostgreSQL reads that index's range of gold tasks; ordered by id alone it may walk the primary
+# key instead, filtering a million ordinary tasks. The caller's own gold claim (live or expired, as
+# B4's own claim):
 OWN = Sql(
     "SELECT id FROM tasks WHERE queue_id = :queue_id AND status = 'gold' AND assigned_to = :user_id "
-    "ORDER BY id LIMIT 1"
+    "ORDER BY status, id LIMIT 1"
 )
 RENEW_OWN = Sql(
     "UPDATE tasks SET lease_expires_at = :lease WHERE id = :task_id AND status = 'gold' "
@@ -104,7 +107,7 @@ NEXT = Sql(
     WHERE t.queue_id = :queue_id AND t.status = 'gold' AND g.retired = FALSE
     AND t.id >= :start AND (t.assigned_to IS NULL OR (t.lease_expires_at <= :now AND t.assigned_to <> :user_id))
     AND NOT EXISTS (SELECT 1 FROM gold_answers a WHERE a.task_id = t.id AND a.worker_id = :user_id)
-    ORDER BY t.id LIMIT {CANDIDATES}"""
+    ORDER BY t.status, t.id LIMIT {CANDIDATES}"""
 )
 # The worker's first gold task not answered and not retired, from where their walk starts: the
 # answered ones before it are passed once, and the walk starts after them from then on.
@@ -112,9 +115,11 @@ FIRST_OPEN = Sql(
     """SELECT t.id FROM tasks t JOIN gold_tasks g ON g.task_id = t.id
     WHERE t.queue_id = :queue_id AND t.status = 'gold' AND t.id >= :start AND g.retired = FALSE
     AND NOT EXISTS (SELECT 1 FROM gold_answers a WHERE a.task_id = t.id AND a.worker_id = :user_id)
-    ORDER BY t.id LIMIT 1"""
+    ORDER BY t.status, t.id LIMIT 1"""
 )
-LAST_GOLD = Sql("SELECT max(id) FROM tasks WHERE queue_id = :queue_id AND status = 'gold'")
+LAST_GOLD = Sql(
+    "SELECT id FROM tasks WHERE queue_id = :queue_id AND status = 'gold' ORDER BY status DESC, id DESC LIMIT 1"
+)
 MOVE_START = Sql(
     """UPDATE gold_claims SET gold_from = :start WHERE queue_id = :queue_id AND worker_id = :user_id
     AND gold_from < :start"""
@@ -278,7 +283,7 @@ def retire(conn: Connection, task_id: int) -> None:
 LIST_COUNT = Sql("SELECT count(*) FROM tasks WHERE queue_id = :queue_id AND status = 'gold'")
 LIST_PAGE = Sql(
     f"""SELECT {TASK_COLUMNS} {TASK_FROM} WHERE t.queue_id = :queue_id AND t.status = 'gold'
-    ORDER BY t.id LIMIT :limit OFFSET :offset"""
+    ORDER BY t.status, t.id LIMIT :limit OFFSET :offset"""
 )
 
 

@@ -1,4 +1,5 @@
-"""Schema version 17: where each worker's walk of a queue's gold tasks starts (B22's claims)."""
+"""Schema version 17: where each worker's walk of a queue's gold tasks starts (B22's claims), and the
+staged import rows' expected values where version 16 was made without them."""
 
 from sqlalchemy import Connection, inspect, text
 
@@ -8,3 +9,6 @@ def v17_gold_from(conn: Connection) -> None:
     present = {column["name"] for column in inspect(conn).get_columns("gold_claims")}
     if "gold_from" not in present:
         conn.execute(text("ALTER TABLE gold_claims ADD COLUMN gold_from BIGINT NOT NULL DEFAULT 0"))
+    staged = {column["name"] for column in inspect(conn).get_columns("import_rows")}
+    if "gold" not in staged:
+        conn.execute(text("ALTER TABLE import_rows ADD COLUMN gold TEXT"))
