@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import UNLIMITED
 from tests.support import CORE_BLOCKS, ROLES_SEED, ServerProcess
 from tests.support.loopback import loopback_client
+from tests.support.postgres import drop_databases
 
 
 def _key(n: int) -> str:
@@ -124,6 +125,7 @@ def main() -> None:
             print(json.dumps(figures), flush=True)
     finally:
         server.stop()
+        drop_databases()
     result = {
         "backend": args.backend,
         "workers": args.workers,

@@ -30,6 +30,7 @@ from bench import UNLIMITED
 from tests.receiver import Receiver
 from tests.support import ROLES_SEED, ServerProcess
 from tests.support.loopback import loopback_client
+from tests.support.postgres import drop_databases
 from tests.support.sql import query_value
 
 OPTIONS = ["red", "blue", "green"]
@@ -164,6 +165,7 @@ def main() -> None:
         second.stop()
         first.stop()
         receiver.stop()
+        drop_databases()
     result = {
         "tasks": args.tasks,
         "workers": args.workers,

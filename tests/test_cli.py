@@ -174,7 +174,15 @@ def test_queues_json(cli, admin, org_id) -> None:
     assert mine["name"] == "Json Queue ✓"
     assert mine["n_tasks"] == 1
     assert mine["active_users"] == []
-    assert set(mine) == {"id", "name", "created_at", "n_tasks", "active_users", "review_percent"}
+    assert set(mine) == {
+        "id",
+        "name",
+        "created_at",
+        "n_tasks",
+        "active_users",
+        "review_percent",
+        "gold_percent",
+    }
 
 
 def test_organization_is_asked_from_the_server_when_not_given(cli, admin, org_id, queue) -> None:

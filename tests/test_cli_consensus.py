@@ -70,7 +70,10 @@ def test_consensus_set_read_and_shown_per_task_in_stats_and_export(
     assert "nothing was changed" in wrong.err
     made = cli("queue", "consensus", name, "--answers", "2", "--max", "3")
     assert made.code == 0, made
-    assert "now: Each task is answered by 2 workers, a third when they disagree" in made.out
+    assert (
+        f"Queue {queue['id']} {name!r} now: Each task is answered by 2 workers, a third when they disagree"
+        in made.out
+    )
     assert "on each of Kind and Urgent" in made.out
     shown = cli("queue", "consensus", name, "--json")
     assert shown.json()["consensus"] == {
@@ -93,13 +96,23 @@ def test_consensus_set_read_and_shown_per_task_in_stats_and_export(
             assert done.status_code == 200, done.text
         who.close()
 
+    listed = cli("tasks", "list", name, "--consensus", "collecting")
+    assert listed.code == 0, listed
+    row = next(line for line in listed.out.splitlines() if line.lstrip().startswith(str(ids[0])))
+    assert "collecting" in row and "2 answers, they disagree: up to 3" in row, listed.out
+    assert listed.out.rstrip().endswith(
+        f"1 collecting pending task in queue {queue['id']} {name!r}; shown: 1-1."
+    )
+    assert cli("tasks", "list", name, "--consensus", "disputed", "--json").json()["count"] == 0
+    bad = cli("tasks", "list", name, "--limit", "0")
+    assert bad.code == 2 and "must be a whole number from 1 to 1000" in bad.err, bad
+
     collecting = cli("tasks", "show", name, str(ids[0]))
     assert collecting.code == 0, collecting
-    assert (
-        "consensus: collecting answers (2 of 2 answers)" in collecting.out
-        or "consensus: collecting" in collecting.out
-    )
+    assert "open · consensus: collecting answers (2 answers, they disagree: up to 3)" in collecting.out
     assert "Wes <wes@acme.test>" in collecting.out and "Wyn <wyn@acme.test>" in collecting.out
+    header = next(line for line in collecting.out.splitlines() if line.startswith("worker"))
+    assert header.split() == ["worker", "answered", "seconds", "Kind", "Urgent", "Note"]  # what workers fill
     assert "agreement: Kind 50%, Urgent 100%" in collecting.out
     settled = cli("tasks", "show", name, str(ids[1]), "--json").json()
     assert settled["consensus"]["state"] == "settled" and len(settled["consensus"]["answers"]) == 2

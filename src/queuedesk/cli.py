@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
         completion,
         config,
         export,
+        gold,
         importing,
         queue_files,
         queues,
@@ -45,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     service.add_parsers(commands)
     web.add_parser(commands)
     connection = connection_options()
-    for module in (queues, queue_files, tasks, reviews, stats, importing, export, config, users, audit):
+    for module in (queues, queue_files, tasks, gold, reviews, stats, importing, export, config, users, audit):
         module.add_parsers(commands, connection)
     completion.add_parser(commands)
     return parser

@@ -3,6 +3,8 @@ the claim order, settling, disputes and the `decide` verdict, what each role see
 `features`."""
 
 import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,8 @@ from queuedesk.server.routes.account import FEATURES
 from queuedesk.server.store import rollups
 from queuedesk.server.store.schema import LATEST
 from tests.conftest import make_queue
-from tests.support import ROLES_SEED, ServerProcess, execute_sql, query_value
+from tests.server.conftest import sqlite_only
+from tests.support import ROLES_SEED, ServerProcess, execute_sql, query_value, run_cli
 from tests.support.contract import body_of
 
 CHOICE = {"id": "category", "name": "Category", "type": "single_selection"}
@@ -80,7 +83,7 @@ def answer(client: httpx.Client, qpath: str, expected: int | None = None, **data
 
 def test_me_names_the_part_b_sections_served_from_b19_on(clients) -> None:
     for role in ("admin", "supervisor", "worker"):
-        assert body_of(clients[role].get("/me"))["features"] == ["B19", "B20", "B21"] == list(FEATURES)
+        assert body_of(clients[role].get("/me"))["features"] == ["B19", "B20", "B21", "B22"] == list(FEATURES)
 
 
 # --- settings -------------------------------------------------------------------------------------
@@ -482,3 +485,89 @@ def test_the_upgrade_from_version_14_adds_consensus(tmp_path: Path, backend: str
             assert sorted(w["agreed"] for w in stats["by_worker"]) == [1, 1]  # the answers' triggers count
     finally:
         server.stop()
+
+
+def test_a_backup_holds_the_answers_and_a_restore_brings_them_back(
+    server: ServerProcess, admin, worker, org_id, backend: str, tmp_path: Path
+) -> None:
+    sqlite_only(backend, "backup and restore copy SQLite files; PostgreSQL uses pg_dump")
+    made, qpath = consensus_queue(admin, org_id)
+    (task_id,) = create(admin, qpath)
+    answer(worker, qpath, task_id, category="green")
+    backup = tmp_path / "backup.db"
+    assert run_cli(["backup", str(backup), "--db", server.db_url]).returncode == 0
+    restored = tmp_path / "restored.db"
+    done = run_cli(["restore", str(backup), "--db", f"sqlite:///{restored}"])
+    assert done.returncode == 0, done.stderr
+    for copy in (backup, restored):
+        with closing(sqlite3.connect(copy)) as conn:
+            found = conn.execute("SELECT data FROM task_answers WHERE task_id = ?", (task_id,)).fetchone()
+            triggers = {
+                row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+            }
+        assert json.loads(found[0])["category"] == "green"
+        assert set(rollups.ANSWER_TRIGGER_NAMES) <= triggers
+    assert made["consensus"] is not None
+
+
+def test_a_prune_takes_the_answers_with_the_completed_tasks(
+    server: ServerProcess, admin, worker, worker2, org_id
+) -> None:
+    _made, qpath = consensus_queue(admin, org_id)
+    (task_id,) = create(admin, qpath)
+    answer(worker, qpath, task_id, category="red")
+    assert answer(worker2, qpath, task_id, category="red")["status"] == "completed"
+    forty_days = 40 * 86_400 * 1_000_000
+    execute_sql(
+        server.db_url, f"UPDATE tasks SET completed_at = completed_at - {forty_days} WHERE id = {task_id}"
+    )
+    done = run_cli(["prune", "--db", server.db_url, "--completed-older-than", "30d"], timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert query_value(server.db_url, f"SELECT count(*) FROM tasks WHERE id = {task_id}") == 0
+    assert query_value(server.db_url, f"SELECT count(*) FROM task_answers WHERE task_id = {task_id}") == 0
+    assert query_value(server.db_url, f"SELECT count(*) FROM consensus_tasks WHERE task_id = {task_id}") == 0
+
+
+def test_the_claim_order_seeks_and_never_scans(backend: str, tmp_path: Path) -> None:
+    """SQLite's plan of each claim phase: index searches only (the answer sets' walk, the never
+    claimed, the given back), with 2,000 tasks answered by one worker in the queue."""
+    sqlite_only(backend, "SQLite's query plan")
+    from sqlalchemy import create_engine, text
+
+    from queuedesk.server.store import claim_order, schema
+
+    engine = create_engine(f"sqlite:///{tmp_path / 'plan.db'}")
+    with engine.begin() as conn:
+        schema.upgrade(conn)
+        conn.execute(text("INSERT INTO organizations (id, name, created_at) VALUES (1, 'o', 0)"))
+        conn.execute(
+            text(
+                "INSERT INTO queues (id, organization_id, name, description, blocks, created_at) VALUES (1, 1, 'q', '', '[]', 0)"
+            )
+        )
+        conn.execute(
+            text(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) "
+                "INSERT INTO tasks (id, queue_id, status, data, source, created_at) SELECT i, 1, 'open', '{}', 'api', 0 FROM n"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO consensus_tasks (task_id, queue_id, state, answer_set, n_answers) "
+                "SELECT id, 1, 'collecting', ',7,', 1 FROM tasks"
+            )
+        )
+        conn.execute(text("ANALYZE"))
+        statements = [claim_order.ANSWERED_FIRST["sqlite"], claim_order.NEVER_CLAIMED, claim_order.GIVEN_BACK]
+        for statement in statements:
+            values = {"queue_id": 1, "now": 0, "user_id": 7, "me": ",7,"}
+            plan = [row[3] for row in conn.execute(text(f"EXPLAIN QUERY PLAN {statement.text}"), values)]
+            # The recursive walk's own rows (g, f, a constant row) are not tables.
+            tables = [
+                step
+                for step in plan
+                if step.startswith("SCAN") and step not in ("SCAN g", "SCAN f", "SCAN CONSTANT ROW")
+            ]
+            assert tables == [], plan
+            assert any(step.startswith("SEARCH") for step in plan), plan
+    engine.dispose()

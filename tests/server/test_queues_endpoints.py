@@ -52,6 +52,7 @@ def test_list_queues_ordered_by_id_with_exact_keys(clients, admin, queue, org_id
         "n_tasks": 0,
         "active_users": [],
         "review_percent": 0,
+        "gold_percent": 0,
     }
     for role in ("supervisor", "worker"):
         assert body_of(clients[role].get(f"/orgs/{org_id}/queues")) == listed

@@ -38,6 +38,7 @@ ROLES_TABLE: dict[str, tuple[str, ...] | str | None] = {
     Q + "/stats": STAFF,  # B15
     Q + "/imports/{import}": ADMIN,  # B18, a part of importing tasks
     Q + "/reviews": STAFF,  # B19; a worker only their own work (checked apart)
+    Q + "/gold/answers": STAFF,  # B22; a worker only their own answers (checked apart)
     "/orgs/{org}/users": STAFF,  # B17 list users
     "/orgs/{org}/users/{user}/keys": ADMIN,  # B17, managing keys
     "/orgs/{org}/audit": ADMIN,  # B20

@@ -25,6 +25,7 @@ def complete(admin: httpx.Client, worker: httpx.Client, qpath: str) -> dict:
 
 # B19's counts, and B21's (0 in a queue without consensus)
 NOT_REVIEWED = {"reviewed": 0, "accepted": 0, "corrected": 0, "redone": 0, "answers": 0, "agreed": 0}
+NOT_REVIEWED |= {"gold_answered": 0, "gold_correct": 0}  # B22
 
 
 def place(server: ServerProcess, task_id: int, by: str, at: datetime, seconds: float) -> None:

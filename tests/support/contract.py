@@ -23,8 +23,10 @@ TASK_KEYS = [
     "source",
 ]
 ASSIGNMENT_KEYS = ["assigned_to", "assigned_to_name", "assigned_at", "lease_expires_at"]
-QUEUE_KEYS = ["id", "name", "created_at", "n_tasks", "active_users", "review_percent"]  # + B19's extra key
-QUEUE_DETAIL_KEYS = [*QUEUE_KEYS[:-1], "description", "data", "review_percent", "consensus"]  # + B21's
+# + B19's and B22's extra keys
+QUEUE_KEYS = ["id", "name", "created_at", "n_tasks", "active_users", "review_percent", "gold_percent"]
+# + B21's and B22's
+QUEUE_DETAIL_KEYS = [*QUEUE_KEYS[:-2], "description", "data", "review_percent", "consensus", "gold_percent"]
 PAGE_KEYS = ["next", "previous", "count", "tasks"]
 BLOCK_IDS = ["paragraph", "category", "photo"]
 EMPTY_ASSIGNMENT = dict.fromkeys(ASSIGNMENT_KEYS)

@@ -10,15 +10,16 @@ test_tab_snapshots.py: the answers are placed at fixed distances before it.
 """
 
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
 from textual.pilot import Pilot
 
 from tests.api.test_client_consensus import needs_b21
-from tests.support import ROLES_SEED, ServerProcess
+from tests.support import ROLES_SEED, ServerProcess, execute_sql
 from tests.support.pilot import app_for
 from tests.tui.test_snapshots import ready_picture, steps
-from tests.tui.test_tab_snapshots import STATS_NOW
+from tests.tui.test_tab_snapshots import ANCHOR, SECOND, STATS_NOW, micros
 
 SIZES = [(80, 24), (200, 60)]
 OPTIONS = [{"id": "cat", "name": "Cat"}, {"id": "dog", "name": "Dog"}, {"id": "fox", "name": "Fox"}]
@@ -54,7 +55,17 @@ TASKS = [
 @pytest.fixture(scope="module")
 def consensus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     server = ServerProcess(tmp_path_factory.mktemp("consensus-snapshots") / "qd.db", seed=ROLES_SEED).start()
-    needs_b21(server)
+    try:
+        needs_b21(server)
+        fill(server)
+        pin_answer_times(server.db_url)
+        yield server
+    finally:  # a skip or a failure while filling it stops it too
+        server.stop()
+
+
+def fill(server: ServerProcess) -> None:
+    """The consensus queue and its tasks, answered in turn over HTTP."""
     clients = {role: server.client(role) for role in ("admin", "worker", "worker2")}
     consensus = {"answers": 2, "max_answers": 3, "agreement": 0.5, "blocks": ["animal", "size"]}
     queue = (
@@ -75,8 +86,28 @@ def consensus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve
             clients[role].post(f"{base}/tasks/{task['id']}/complete", json=body).raise_for_status()
     for client in clients.values():
         client.close()
-    yield server
-    server.stop()
+
+
+def pin_answer_times(db: str) -> None:
+    """Every answer (and completion) placed at a fixed distance before the hour the module began in,
+    with a fixed working time, as the server's own triggers would have counted it: each answer is
+    removed and written again (its rollups follow inserts and deletes)."""
+    base = micros(ANCHOR - timedelta(hours=2))
+    execute_sql(
+        db,
+        "CREATE TABLE pinned_answers AS SELECT *, ROW_NUMBER() OVER (ORDER BY answered_at) AS turn FROM task_answers",
+    )
+    execute_sql(db, "DELETE FROM task_answers")
+    columns = "task_id, worker_id, queue_id, worker_email, data, answered_at, work_micros, agreed"
+    moved = columns.replace(  # in the order given, 5 minutes apart, each taking its own time
+        "answered_at, work_micros", f"{base} + turn * 300 * {SECOND}, (20 + turn * 13) * {SECOND}"
+    )
+    execute_sql(db, f"INSERT INTO task_answers ({columns}) SELECT {moved} FROM pinned_answers")
+    execute_sql(db, "DROP TABLE pinned_answers")
+    execute_sql(
+        db,
+        f"UPDATE tasks SET completed_at = {base} + (id * 600 + 300) * {SECOND} WHERE completed_at IS NOT NULL",
+    )
 
 
 async def editor_on_consensus(pilot: Pilot[None]) -> None:
@@ -102,8 +133,5 @@ def test_disputed_review(snap_compare, consensus_server: ServerProcess, size: tu
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_stats_with_agreement(snap_compare, consensus_server: ServerProcess, size: tuple[int, int]) -> None:
-    with consensus_server.client("supervisor") as supervisor:
-        if "disputed" not in supervisor.get("/orgs/1/queues/2/stats").json():
-            pytest.skip("the server's stats do not count consensus (B21) yet")
     app = app_for(consensus_server, "supervisor", now=STATS_NOW)
     assert snap_compare(app, terminal_size=size, run_before=steps("down", "enter", "4"))

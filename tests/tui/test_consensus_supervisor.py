@@ -12,6 +12,7 @@ import pytest
 
 from queuedesk.tui.app import QueueDeskApp
 from queuedesk.tui.clock import ManualClock
+from queuedesk.tui.modals.keys import KeysScreen
 from queuedesk.tui.modals.task import TaskScreen
 from queuedesk.tui.panes.pending_view import PendingView
 from tests.api.test_client_consensus import needs_b21
@@ -142,6 +143,13 @@ async def test_review_serves_a_dispute_first_filled_with_the_earliest_answer_and
         said = meta(app)
         assert "disputed: its 2 answers did not agree" in said, said
         assert "A or B takes an answer whole" in said and "Category (50%)" in said, said
+        await pilot.press("f1")  # the keys screen names the answer keys
+        await until(app, pilot, lambda: isinstance(app.screen, KeysScreen), "the keys screen")
+        listed = plain(app.screen.query_one("#keys-table"))  # type: ignore[arg-type]
+        assert "Take answer A" in listed and "Take answer B" in listed and "Take answer C" not in listed
+        assert "Accept" not in listed, listed
+        await pilot.press("escape")
+        await until(app, pilot, lambda: review_screen(app).ready, "back on the review")
         await pilot.press("a")  # accept is no verdict for a dispute: nothing happens
         assert review_screen(app).current is not None and review_screen(app).current.id == task_id  # type: ignore[union-attr]
         await pilot.press("B")  # Wyn's answer, whole
@@ -222,3 +230,12 @@ async def test_stats_show_each_workers_agreement_and_the_disputed_count(
         keys = [str(c.value) for c in table.columns]  # type: ignore[attr-defined]
         wes = dict(zip(keys, rows["wes@acme.test"], strict=True))
         assert (wes["answers"], wes["agreement"]) == ("2", "50%"), wes
+        await pilot.press("2")  # the history: the settled task's view reads its answers (B3)
+        history = app.screen.history  # type: ignore[attr-defined]
+        await until(app, pilot, lambda: history.row_count > 0 and not history.busy, "the history")
+        history.focus()
+        await pilot.press("enter")
+        await until(app, pilot, lambda: isinstance(app.screen, TaskScreen), "the task view")
+        await until(app, pilot, lambda: app.screen.query_one("#task-answers").display, "its answers")
+        answers = plain(app.screen.query_one("#task-answers"))  # type: ignore[arg-type]
+        assert "Answers (2): settled" in answers and "Category (100%)" in answers, answers

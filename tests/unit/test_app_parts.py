@@ -14,6 +14,7 @@ import pytest
 
 from queuedesk.tui.app_parts.holds_work import HoldsWork
 from queuedesk.tui.app_parts.quitting import Quitting
+from queuedesk.tui.app_parts.screen_shapes import FollowsRole, LimitedByRole, RefusesEarlyKeys
 from queuedesk.tui.app_parts.unsent_work import MAX_LISTED, UnsentWork
 from queuedesk.tui.work.journal import Entry
 
@@ -127,3 +128,18 @@ def test_a_long_list_names_the_first_few_and_counts_the_rest() -> None:
     UnsentWork(app, lambda: None).sent_late([entry(n) for n in range(MAX_LISTED + 3)], True)
     ((_, said),) = app.said
     assert said.count("task ") == MAX_LISTED and said.endswith(", 3 more.")
+
+
+def test_the_screens_have_the_shapes_the_app_asks_of_them() -> None:
+    """By shape, not by name: a screen whose method is renamed is no longer asked (and this fails)."""
+    from queuedesk.tui.screens.people_screen import PeopleScreen
+    from queuedesk.tui.screens.queue import QueueScreen
+    from queuedesk.tui.screens.queues import QueuesScreen
+    from queuedesk.tui.screens.review import ReviewScreen
+    from queuedesk.tui.screens.work import WorkScreen
+
+    assert issubclass(WorkScreen, RefusesEarlyKeys) and issubclass(ReviewScreen, RefusesEarlyKeys)
+    assert issubclass(PeopleScreen, LimitedByRole) and issubclass(QueueScreen, FollowsRole)
+    # Every screen holds keys in order (`AppScreen.refuses_key`); only some follow or are limited by the role.
+    assert issubclass(QueuesScreen, RefusesEarlyKeys)
+    assert not issubclass(QueuesScreen, LimitedByRole | FollowsRole)

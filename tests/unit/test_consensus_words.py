@@ -111,3 +111,15 @@ def test_answers_recorded_and_done_are_counted_apart() -> None:
     assert (work.counts.done, work.settled()) == (2, 0)
     outbox.told[entries[2].id] = "completed"
     assert work.settled() == 1
+
+
+def test_a_collecting_task_says_how_far_its_answers_are() -> None:
+    from queuedesk.api.models import QueueDetail
+    from queuedesk.commands.task_view import answers_so_far
+
+    detail = QueueDetail.model_validate({
+        "id": 1, "name": "Q", "created_at": "2026-12-07T10:00:00Z", "n_tasks": 1,
+        "consensus": {"answers": 2, "max_answers": 3, "agreement": 0.5, "blocks": ["kind"]},
+    })  # fmt: skip
+    assert answers_so_far(1, detail) == "1 of 2 answers"
+    assert answers_so_far(2, detail) == "2 answers, they disagree: up to 3"

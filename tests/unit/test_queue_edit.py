@@ -77,3 +77,27 @@ def test_a_new_queue_names_its_missing_name_only_once_touched_and_previews_good_
     assert ([b["id"] for b in raw], total) == (["text"], 2)
     assert edit.block_label(1).startswith("2. ✗ ")
     assert edit.creation()["review_percent"] is None  # the server does not review: not sent
+
+
+def test_consensus_is_checked_sent_with_a_new_queue_and_apart_when_changed() -> None:
+    from queuedesk.tui.admin.consensus_draft import ConsensusDraft
+
+    edit = QueueEdit(consensus_offered=True)
+    edit.mark_saved()
+    edit.add_block("single_selection")
+    edit.consensus = ConsensusDraft(on=True, answers="11")
+    assert [p.field for p in edit.check()] == ["name", "consensus.answers"]
+    edit.consensus.answers = "3"
+    assert edit.creation()["consensus"] == {
+        "answers": 3,
+        "max_answers": 3,
+        "agreement": 0.5,
+        "blocks": ["single_selection"],
+    }
+    changed = loaded()
+    changed.consensus_offered = True
+    assert not changed.consensus_changed()
+    changed.consensus.on = True
+    assert changed.consensus_changed() and "consensus of 2 answers" in changed.status_line()
+    changed.saved_but_consensus()  # the rest was saved, the consensus refused: still to save
+    assert changed.consensus_changed() and changed.changes()["name"] is None

@@ -14,6 +14,7 @@ import pytest
 from queuedesk.api.client import QueueDeskClient
 from queuedesk.tui.clock import ManualClock
 from queuedesk.tui.work.journal import Entry
+from queuedesk.tui.work.kept import Kept
 from queuedesk.tui.work.work_session import IDLE_AFTER_SECONDS, WorkSession
 
 QUEUE = 7
@@ -260,7 +261,10 @@ def test_leases_are_renewed_and_a_task_no_longer_ours_is_dropped(run: Run) -> No
         assert await work.renew() == [ahead]
         assert work.ahead == [] and work.current is first
         kept = await work.leave({"note": "half done"})
-        assert kept == [(first, None)] and server.released[-1] == (first.id, {"data": {"note": "half done"}})
+        assert kept == [Kept(first, draft=True)] and server.released[-1] == (
+            first.id,
+            {"data": {"note": "half done"}},
+        )
         assert await work.claim_ahead() is None  # leaving: nothing claimed any more
 
     run(scenario, [1, 2])

@@ -130,6 +130,7 @@ class NoReview(NotSupported):
 # What each Part B section a server lists in `GET /me`'s `features` gives, in a person's words.
 FEATURE_WORDS = {
     "B21": "consensus (several workers answer each task, blind, until they agree)",
+    "B22": "gold tasks (tasks with a known answer, mixed into the work to measure each worker)",
 }
 
 
@@ -154,6 +155,21 @@ class NoConsensus(FeatureMissing):
 
     def __init__(self, what: str, server: str) -> None:
         super().__init__("B21", what, server)
+
+
+class NoGold(FeatureMissing):
+    """The server has no gold tasks (B22)."""
+
+    def __init__(self, what: str, server: str) -> None:
+        super().__init__("B22", what, server)
+
+
+def feature_missing(feature: str, what: str, server: str) -> FeatureMissing:
+    """The one error for a call of Part B section `feature` on a server without it: the section's
+    own class where it has one (`NoConsensus`, `NoGold`), else `FeatureMissing`."""
+    own: dict[str, type[NoConsensus] | type[NoGold]] = {"B21": NoConsensus, "B22": NoGold}
+    kind = own.get(feature)
+    return kind(what, server) if kind is not None else FeatureMissing(feature, what, server)
 
 
 BY_STATUS: dict[int, type[QueueDeskError]] = {

@@ -6,7 +6,7 @@ so that a typo in a request is an error rather than silently ignored.
 """
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import VERSION as PYDANTIC_VERSION
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr, WithJsonSchema
@@ -34,6 +34,17 @@ class Resource(BaseModel):
     model_config = ConfigDict(
         extra="allow", json_schema_serialization_defaults_required=True, defer_build=DEFER_BUILD
     )
+    # Keys a newer section of the contract added, that the client reads as their defaults when a
+    # server leaves them out, and that `as_sent` leaves out again.
+    SENT_ONLY: ClassVar[tuple[str, ...]] = ()
+
+    def as_sent(self) -> dict[str, Any]:
+        """The JSON form, without the `SENT_ONLY` keys the server did not send: what it answered."""
+        dumped = self.model_dump(mode="json")
+        for key in self.SENT_ONLY:
+            if key not in self.model_fields_set:
+                dumped.pop(key, None)
+        return dumped
 
 
 def leaves_out(*keys: str) -> ConfigDict:
@@ -157,16 +168,23 @@ class AssignedTask(Task):
     (B6: the values they kept when they last gave it back; None when they kept none, or from a
     server that stores drafts in the task's data)."""
 
-    model_config = leaves_out("consensus")
+    model_config = leaves_out("consensus", "gold", "retired")
 
     assignment: Assignment
     draft: dict[str, Any] | None = None
     review: Review | None = None  # B19; None when it has none, or from a server without review
     # B21; None in a queue without consensus, to a worker, or from a server without consensus.
     consensus: Consensus | None = None
+    # B22, to admins and supervisors: a gold task's expected values ({block id: value}) and whether
+    # it was retired; None and False for any other task, and always to a worker (who cannot tell).
+    gold: dict[str, Any] | None = None
+    retired: bool = False
 
 
 class Queue(Resource):
+    model_config = leaves_out("gold_percent")
+    SENT_ONLY = ("gold_percent",)
+
     id: int
     name: str
     created_at: Timestamp
@@ -176,6 +194,9 @@ class Queue(Resource):
     active_users: list[str] = []
     # B19: the share of completions drawn for review; a server without review leaves it out.
     review_percent: int = 0
+    # B22: the share (0-50) of a worker's claims served from the gold tasks; 0 from a server without
+    # gold tasks, which leaves it out.
+    gold_percent: int = 0
 
 
 class ConsensusSettings(Resource):
@@ -190,7 +211,7 @@ class ConsensusSettings(Resource):
 
 
 class QueueDetail(Queue):
-    model_config = leaves_out("consensus")
+    model_config = leaves_out("consensus", "gold_percent")
 
     description: str = ""
     data: list[Block] = []
@@ -295,6 +316,7 @@ AUDIT_ACTIONS = (
     "key.create",
     "key.revoke",
     "review.verdict",
+    "task.update",  # B24 (B22: a gold task's expected values, retiring it)
     "audit.prune",
 )
 
@@ -328,7 +350,7 @@ class WorkerStats(Resource):
     """One worker's completions in a stats period (B15), and the verdicts on their work given in
     it (B19; 0 from a server without review)."""
 
-    model_config = leaves_out("answers", "agreed")
+    model_config = leaves_out("answers", "agreed", "gold_answered", "gold_correct")
 
     email: str
     name: str | None = None
@@ -343,6 +365,32 @@ class WorkerStats(Resource):
     # answers, and those that held every final value of a settled or decided task.
     answers: int = 0
     agreed: int = 0
+    # B22, over the period (0 from a server without gold tasks): the gold tasks the worker answered,
+    # and those whose every expected value they matched.
+    gold_answered: int = 0
+    gold_correct: int = 0
+
+
+class GoldAnswer(Resource):
+    """B22: one worker's answer to a gold task, scored against the expected values in force when it
+    was given (a later change of them does not rescore it). `wrong`: the block ids it missed."""
+
+    task_id: int
+    worker: str  # email
+    answered_at: Timestamp
+    data: dict[str, Any]
+    expected: dict[str, Any]
+    correct: bool
+    wrong: list[str] = []
+
+
+class GoldAnswerPage(Resource):
+    """B22's `GET …/gold/answers`: newest first, paged as A2."""
+
+    next: str | None
+    previous: str | None
+    count: int
+    answers: list[GoldAnswer]
 
 
 class QueueStats(Resource):
@@ -479,6 +527,14 @@ class QueueUpdate(Request):
     data: list[Block] | None = None
     review_percent: int | None = Field(default=None, ge=0, le=100)
     consensus: ConsensusRequest | None = None  # B21: null turns consensus off (a key left out: unchanged)
+
+
+class TaskUpdate(Request):
+    """B24's PATCH of a task not completed, as far as B22 takes it: new expected values of a gold
+    task (earlier answers keep their score), or `retired` (never served again)."""
+
+    gold: dict[str, Any] | None = None
+    retired: bool | None = None
 
 
 class User(Resource):

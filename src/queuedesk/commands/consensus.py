@@ -71,8 +71,8 @@ async def consensus(args: argparse.Namespace) -> int:
             shown["consensus"] = settings.model_dump(mode="json")
         print_json(shown)
         return OK
-    changed = "now: " if changing else ""
-    print(f"Queue {detail.id} {detail.name!r}, {changed}{described(settings, detail.data)}")
+    now = " now" if changing else ""
+    print(f"Queue {detail.id} {detail.name!r}{now}: {described(settings, detail.data)}")
     return OK
 
 

@@ -75,7 +75,7 @@ def batches(rows: "list[Row]", max_rows: int = MAX_TASKS_PER_REQUEST) -> "Iterat
     batch: list[Row] = []
     size = 0
     for row in rows:
-        row_size = len(json.dumps({"data": row.data}, ensure_ascii=False).encode()) + 1
+        row_size = len(json.dumps({"data": row.data, "gold": row.gold}, ensure_ascii=False).encode()) + 1
         if batch and (len(batch) >= max_rows or size + row_size > MAX_BYTES_PER_REQUEST):
             yield batch
             batch, size = [], 0
@@ -91,7 +91,9 @@ async def _in_bulk(
     created: list[tuple[int, int]] = []
     for batch in batches(rows):
         try:
-            result = await client.import_tasks(queue_id, [row.data for row in batch], source)
+            result = await client.import_tasks(
+                queue_id, [row.data for row in batch], source, gold=[row.gold for row in batch]
+            )
         except errors.QueueDeskError as exc:
             raise Stopped(created, batch[0], exc) from None
         created += zip((row.number for row in batch), result.ids, strict=True)
@@ -106,7 +108,7 @@ async def _one_by_one(
     count_before = await _count(client, queue_id)
     for row in rows:
         try:
-            task = await client.create_task(queue_id, row.data)
+            task = await client.create_task(queue_id, row.data, gold=row.gold)
         except errors.QueueDeskError as exc:
             raise Stopped(created, row, exc) from None
         except asyncio.CancelledError:  # ctrl+c: say what was made and where to resume
@@ -240,7 +242,7 @@ def _committed(
 
 
 async def import_csv(args: argparse.Namespace) -> int:
-    from queuedesk.commands.csv_rows import read_rows
+    from queuedesk.commands.csv_rows import gold_of, read_rows
     from queuedesk.commands.progress import Progress
     from queuedesk.commands.staged_import import Interrupted, import_in_session, interrupted_message
 
@@ -252,6 +254,8 @@ async def import_csv(args: argparse.Namespace) -> int:
         detail = await client.queue(queue.id)
         bulk = await client.supports_extensions()
         rows = read_rows(path, detail.data, args.start_row, original=not bulk)
+        if gold_of(rows) is not None:
+            await client.queue_with_gold(queue.id)  # NoGold, with nothing sent, on an older server
         if not bulk:
             source = "api"
             print(
@@ -305,13 +309,20 @@ def add_parsers(
     importing = commands.add_parser(
         "import",
         parents=[connection],
-        help="create tasks from a CSV file (columns = block ids), every row checked first",
+        help="create tasks from a CSV file (columns = block ids; gold.<block id> = expected values), "
+        "every row checked first",
         description="Create one task per row of a CSV file whose header names the queue's blocks. "
         "Every row is checked before anything is sent: one bad row and nothing is created. On a "
         "QueueDesk server a file larger than one request goes into an import session and becomes "
         "tasks in one commit: after a failure, the same command resumes it and never duplicates. On a "
         "server without bulk import the rows are created one at a time; if one still fails, the "
-        "command stops (exit 8), names the rows created and how to resume with --start-row.",
+        "command stops (exit 8), names the rows created and how to resume with --start-row. "
+        "Gold tasks (admins; a server with B22): a column gold.<block id> holds that block's expected "
+        "value; a row with a value in any gold. column is a gold task expecting those values (an "
+        "empty cell expects nothing of its block), a row without is an ordinary task. Only "
+        "selection, yes/no, number and date blocks may have a gold. column.",
+        epilog="example header: text,category,gold.category  (a row 'Hi,,red' is a gold task "
+        "whose expected category is red)",
     )
     importing.add_argument("queue", help="queue id or name")
     importing.add_argument(

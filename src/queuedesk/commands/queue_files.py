@@ -40,7 +40,7 @@ async def _require_queue_writes(client: "QueueDeskClient") -> None:
 
 def _report(queue: "QueueDetail", done: str, args: argparse.Namespace) -> None:
     if args.json:
-        print_json(queue.model_dump(mode="json"))
+        print_json(queue.as_sent())
     else:
         print(f"{done} queue {queue.id} {queue.name!r} with {counted(len(queue.data), 'block')}.")
 

@@ -17,7 +17,7 @@ async def list_queues(args: argparse.Namespace) -> int:
     async with client_from(args) as client:
         queues = await client.queues()
     if args.json:
-        print_json([q.model_dump(mode="json") for q in queues])
+        print_json([q.as_sent() for q in queues])
         return OK
     print_table(
         ["id", "name", "pending", "active", "created"],

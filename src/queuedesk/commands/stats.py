@@ -1,6 +1,7 @@
 """`queuedesk stats QUEUE [--since WHEN] [--bucket-minutes N]`: a queue's work over a period (B15):
 what waits, completions, reviews pending, and per worker their completions, time and verdicts; in a
-consensus queue (B21) the disputed tasks, and per worker their answers and how many agreed."""
+consensus queue (B21) the disputed tasks, and per worker their answers and how many agreed; in a
+queue with gold tasks (B22) each worker's gold accuracy."""
 
 import argparse
 from datetime import UTC, date, datetime, time
@@ -37,6 +38,12 @@ def consensus_shown(stats: "QueueStats", detail: "QueueDetail") -> bool:
     )
 
 
+def gold_shown(stats: "QueueStats", detail: "QueueDetail") -> bool:
+    """Whether gold accuracy is worth columns: the queue has a gold share, or a gold task was
+    answered in the period."""
+    return detail.gold_percent > 0 or any(worker.gold_answered for worker in stats.by_worker)
+
+
 def agreement_rate(answers: int, agreed: int) -> str:
     return f"{agreed / answers:.0%}" if answers else ""
 
@@ -50,6 +57,7 @@ async def stats(args: argparse.Namespace) -> int:
         print_json(found.model_dump(mode="json"))
         return OK
     with_answers = consensus_shown(found, detail)
+    with_gold = gold_shown(found, detail)
     parts = [
         f"{found.pending:,} pending",
         f"{found.in_progress:,} in progress",
@@ -63,6 +71,8 @@ async def stats(args: argparse.Namespace) -> int:
     headers = ["worker", "name", "completed", "median s", "last"]
     if with_answers:
         headers += ["answers", "agreed", "agreement"]
+    if with_gold:
+        headers += ["gold", "gold right", "gold accuracy"]
     headers += ["reviewed", "accepted", "corrected", "redone"]
     rows = []
     for worker in found.by_worker:
@@ -75,6 +85,12 @@ async def stats(args: argparse.Namespace) -> int:
         ]
         if with_answers:
             row += [worker.answers, worker.agreed, agreement_rate(worker.answers, worker.agreed)]
+        if with_gold:
+            row += [
+                worker.gold_answered,
+                worker.gold_correct,
+                agreement_rate(worker.gold_answered, worker.gold_correct),
+            ]
         row += [worker.reviewed, worker.accepted, worker.corrected, worker.redone]
         rows.append(row)
     if rows:
@@ -85,6 +101,11 @@ async def stats(args: argparse.Namespace) -> int:
         print(
             "In a consensus queue a worker's completed and median count their answers; agreed: their "
             "answers that held every final value of a settled or decided task."
+        )
+    if with_gold:
+        print(
+            "gold: the gold tasks (known answers) a worker answered in the period; gold right: those "
+            "whose every expected value they matched."
         )
     return OK
 
@@ -98,8 +119,8 @@ def add_parsers(
         help="a queue's work over a period: per worker, and in a consensus queue answers and agreement",
         description="What waits in a queue, its completions since --since (default: 8 hours ago), "
         "and per worker their completions, median seconds and the verdicts on their work; in a "
-        "consensus queue the disputed tasks and per worker their answers and agreement rate. "
-        "(admins and supervisors)",
+        "consensus queue the disputed tasks and per worker their answers and agreement rate; in a "
+        "queue with gold tasks each worker's gold answers and accuracy. (admins and supervisors)",
     )
     reading.add_argument("queue", help="queue id or name")
     reading.add_argument("--since", type=moment, metavar="WHEN", help="from this date or date-time (UTC)")

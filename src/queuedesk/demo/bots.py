@@ -5,7 +5,8 @@ all over HTTP like any client, so counts, active users, stats and accept rates m
 In the consensus queue (B21, `content.CONSENSUS_QUEUE`) a colleague's completion is an answer, and
 they see a photo differently now and then; on the demo's first run (`first_run`) some photos are
 disputed before they start (`consensus_start.py`). The simulated reviewer leaves that queue's
-reviews, disputes first, to the person trying the demo.
+reviews, disputes first, to the person trying the demo. On the first run `Support triage` also gets
+a gold share and gold tasks, some answered at once, right or wrong (`gold_start.py`, B22).
 
 `pace` scales every pause (1.0: seconds per task, as people work; the tests use less). Stopping
 cancels them; a worker gives back the task it holds before it stops, so nothing is left claimed.
@@ -22,6 +23,7 @@ from queuedesk.api.client import Claim, QueueDeskClient
 from queuedesk.api.models import AssignedTask
 from queuedesk.demo.consensus_start import start_consensus
 from queuedesk.demo.content import CONSENSUS_QUEUE, QUEUES, SLIP_CHANCE, answer, expected, new_task, slip
+from queuedesk.demo.gold_start import start_gold
 
 COLLEAGUE_KEYS = {
     "priya@demo.test": "demo-colleague-key-priya-000004",
@@ -44,6 +46,7 @@ class Colleagues:
     first_run: bool = False  # a new demo database: the consensus queue is set up first
     completed: int = 0
     answered_at_start: int = 0
+    gold_answered_at_start: int = 0
     created: int = 0
     reviewed: int = 0
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
@@ -57,6 +60,7 @@ class Colleagues:
 
     async def _set_up_then_start(self) -> None:
         self.answered_at_start = await start_consensus(self.url, list(COLLEAGUE_KEYS.values()))
+        self.gold_answered_at_start = await start_gold(self.url, list(COLLEAGUE_KEYS.values()))
         self._start_all()
 
     def _start_all(self) -> None:

@@ -21,6 +21,7 @@ import orjson
 from sqlalchemy import Connection, text, update
 
 from queuedesk.demo.content import (
+    CONSENSUS_QUEUE,
     IMAGE_BASE_PLACEHOLDER,
     QUEUES,
     SLIP_CHANCE,
@@ -51,6 +52,9 @@ COMPLETED = {QUEUES[0]: 1500, QUEUES[1]: 1100, QUEUES[2]: 800}
 WEBHOOK_LOG_HOURS = 3  # completions of the webhook's queue in these last hours have deliveries
 SETTING_UP_DAYS = 30  # the organization, its people and queues were set up this long before now
 FAIL_EVERY = 9  # as the receiver: every ninth delivery needed a second attempt
+# The consensus queue's history (one answer each, before consensus was set on its first run) ends
+# before the stats' default period: there a worker's agreement rate counts their answers only.
+BEFORE_CONSENSUS = timedelta(hours=8, minutes=10)
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,8 @@ def _history(queue_id: int, name: str, rng: random.Random, now: datetime) -> lis
     for _ in range(COMPLETED[name]):
         # More work in the recent hours than a day ago: a triangle leaning to now.
         ago = timedelta(hours=24 * (1 - rng.triangular(0, 1, 0.97)))
+        if name == CONSENSUS_QUEUE:
+            ago = BEFORE_CONSENSUS + ago * (1 - BEFORE_CONSENSUS / timedelta(hours=24))
         completed_at = now - ago - timedelta(seconds=rng.randrange(5, 60))
         work = timedelta(seconds=rng.lognormvariate(3.0, 0.5))  # a median of ~20 s
         created_at = completed_at - work - timedelta(minutes=rng.randrange(1, 240))

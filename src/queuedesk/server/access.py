@@ -43,6 +43,9 @@ class Action(Enum):
     REVIEW = ("review completed work", ("admin", "supervisor"))
     # Workers too, but only the reviews of their own work (the handler checks `completed_by=me`).
     READ_REVIEWS = ("list reviews", ("admin", "supervisor", "worker"))
+    CHANGE_TASKS = ("change a task", ("admin",))  # B24's PATCH (B22's gold values, retiring)
+    # Workers too, but only their own answers (the handler checks `completed_by=me`).
+    READ_GOLD_ANSWERS = ("list gold answers", ("admin", "supervisor", "worker"))
 
     @property
     def description(self) -> str:

@@ -18,6 +18,7 @@ from queuedesk.api.models import Queue
 from queuedesk.api.terminal_text import shown
 from queuedesk.tui.app_parts.navigation import Navigation
 from queuedesk.tui.app_parts.quitting import Quitting
+from queuedesk.tui.app_parts.screen_shapes import FollowsRole, LimitedByRole, RefusesEarlyKeys
 from queuedesk.tui.app_parts.unsent_work import UnsentWork
 from queuedesk.tui.clock import Clock, SystemClock
 from queuedesk.tui.commands import QueueCommands
@@ -116,8 +117,8 @@ class QueueDeskApp(App[None]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.keys_read.read(event.key, event.time)  # before any binding acts on it
-            refuses = getattr(self.screen, "refuses_key", None)
-            if callable(refuses) and refuses(event):
+            screen = self.screen
+            if isinstance(screen, RefusesEarlyKeys) and screen.refuses_key(event):
                 return  # typed before what it would act on was shown (the work screen says so)
         await super().on_event(event)
 
@@ -309,13 +310,12 @@ class QueueDeskApp(App[None]):
         from queuedesk.tui.widgets.context_bar import ContextBar
 
         for screen in reversed(self.screen_stack):
-            allowed = getattr(screen, "allowed_for_role", None)
-            if allowed is not None and not allowed() and screen is self.screen and len(self.screen_stack) > 2:
+            gone = isinstance(screen, LimitedByRole) and not screen.allowed_for_role()
+            if gone and screen is self.screen and len(self.screen_stack) > 2:
                 await self.pop_screen()
                 continue
-            follow = getattr(screen, "follow_role", None)
-            if follow is not None:
-                await follow()
+            if isinstance(screen, FollowsRole):
+                await screen.follow_role()
             for bar in screen.query(ContextBar):
                 bar.render_bar()
             screen.refresh_bindings()

@@ -10,11 +10,12 @@ the documented Task Queue Service interface (Part A), the Part A methods work, f
 lacks are applied here, and every extension raises `NotSupported` with a clear message.
 
 One class for callers, built of one part per resource: `core` (the connection, the request path,
-who and where), `queues`, `tasks`, `completed`, `work`, `imports`, `webhooks`, `reviews`, `people`, `consensus`.
+who and where), `queues`, `tasks`, `completed`, `work`, `imports`, `webhooks`, `reviews`, `people`, `consensus`, `gold`.
 """
 
 from queuedesk.api.client.completed import CompletedMixin
 from queuedesk.api.client.consensus import ConsensusMixin
+from queuedesk.api.client.gold import GoldMixin
 from queuedesk.api.client.imports import ImportsMixin
 from queuedesk.api.client.people import PeopleMixin
 from queuedesk.api.client.results import (
@@ -57,6 +58,7 @@ __all__ = [
 
 
 class QueueDeskClient(
+    GoldMixin,
     ConsensusMixin,
     TasksMixin,
     CompletedMixin,

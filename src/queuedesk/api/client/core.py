@@ -16,9 +16,7 @@ from queuedesk.api.client.transport import body_of, maybe_json, transport_for
 from queuedesk.api.config import ENV_URL, Connection, config_path, resolve_connection
 from queuedesk.api.errors import (
     ConnectionFailed,
-    FeatureMissing,
     Forbidden,
-    NoConsensus,
     NotConfigured,
     NotFound,
     NotSupported,
@@ -29,6 +27,7 @@ from queuedesk.api.errors import (
     WrongAddress,
     WrongOrganization,
     error_for,
+    feature_missing,
 )
 from queuedesk.api.setting_names import PYTHON, SettingNames
 
@@ -267,7 +266,7 @@ class ClientCore:
         return feature in await self.features()
 
     async def _require_feature(self, feature: str, what: str) -> None:
-        """`FeatureMissing` (`NoConsensus` for B21), with nothing sent, when the server lacks `feature`:
+        """`FeatureMissing` (`NoConsensus` for B21, `NoGold` for B22), with nothing sent, when the server lacks `feature`:
         the one check every call of a section from B21 on makes first."""
         if await self.supports(feature):
             return
@@ -275,9 +274,7 @@ class ClientCore:
             server = "this server (the basic Task Queue API)"
         else:
             server = f"this server (QueueDesk {(await self._me_as(what)).version})"
-        if feature == "B21":
-            raise NoConsensus(what, server)
-        raise FeatureMissing(feature, what, server)
+        raise feature_missing(feature, what, server)
 
     async def org(self) -> int:
         if self.organization_id is None:

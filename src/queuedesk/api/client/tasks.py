@@ -19,8 +19,11 @@ BLOCKS_KEPT_SECONDS = 30.0  # how long the pre-check of creates on the original 
 class TasksMixin(QueuesMixin):
     """A1, B2, B3."""
 
-    async def create_task(self, queue_id: int, data: Mapping[str, Any]) -> models.Task:
-        """A1. Never retried: a repeated create would make a second task.
+    async def create_task(
+        self, queue_id: int, data: Mapping[str, Any], *, gold: Mapping[str, Any] | None = None
+    ) -> models.Task:
+        """A1. Never retried: a repeated create would make a second task. `gold` (B22, admins): the
+        expected values that make it a gold task (`NoGold`, with nothing sent, on a server without B22).
 
         On a server without QueueDesk's extensions (the original service) the queue must be one of
         the organization's (that server looks it up by id alone), the data must pass the checks that
@@ -30,7 +33,11 @@ class TasksMixin(QueuesMixin):
         failed answer says whether the task was probably saved all the same (`probably_saved`, from
         the queue's `n_tasks` before and after)."""
         what = f"Creating a task in queue {queue_id}"
-        body = {"data": dict(data)}
+        body: dict[str, Any] = {"data": dict(data)}
+        if gold is not None:
+            what = f"Creating a gold task in queue {queue_id}"
+            await self._require_feature("B22", what)
+            body["gold"] = dict(gold)
         if await self.supports_extensions():
             path = f"{await self._queue_path(queue_id, what)}/tasks/create"
             response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 201))
@@ -97,14 +104,18 @@ class TasksMixin(QueuesMixin):
         order: Literal["asc", "desc"] | None = None,
         sort: PendingSort | None = None,
         consensus: ConsensusState | None = None,
+        gold: bool = False,
     ) -> models.PendingPage:
         """B2. Tasks not completed, oldest first (`order="desc"`: newest first; `sort` by another
         column), with their assignment; `q` finds text in any block's value, in any case;
-        `consensus` (B21) only the tasks still collecting answers, or only the disputed ones."""
+        `consensus` (B21) only the tasks still collecting answers, or only the disputed ones; `gold`
+        (B22, admins and supervisors) the gold tasks instead, each with its expected values."""
         check_page(offset, limit)
-        what = f"Listing pending tasks of queue {queue_id}"
+        what = f"Listing {'gold' if gold else 'pending'} tasks of queue {queue_id}"
         if consensus is not None:
             await self._require_feature("B21", what)
+        if gold:
+            await self._require_feature("B22", what)
         path = f"{await self._ext_queue_path(queue_id, what)}/tasks"
         params = {
             "offset": offset,
@@ -114,6 +125,7 @@ class TasksMixin(QueuesMixin):
             "order": order,
             "sort": sort,
             "consensus": consensus,
+            "gold": "true" if gold else None,
         }
         return self._parse(models.PendingPage, await self._get(path, what, params), what)
 

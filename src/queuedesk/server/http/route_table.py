@@ -30,6 +30,7 @@ from queuedesk.server.ops.readiness import readyz
 from queuedesk.server.routes import (
     account,
     audit,
+    gold,
     imports,
     queues,
     reviews,
@@ -171,6 +172,28 @@ REVIEW_FILTERS = (
     {"name": "completed_by", "in": "query", "schema": {"type": "string"}, "description": "an email, or `me`"},
     {"name": "reviewer", "in": "query", "schema": {"type": "string"}, "description": "an email, or `me`"},
 )
+GOLD_FILTERS = (
+    {
+        "name": "completed_by",
+        "in": "query",
+        "schema": {"type": "string"},
+        "description": "the worker: an email, or `me`",
+    },
+    {
+        "name": "correct",
+        "in": "query",
+        "schema": {"type": "boolean"},
+        "description": "only answers that matched, or missed",
+    },
+)
+GOLD_PATCH: dict[str, Any] = {
+    "type": "object",
+    "title": "TaskChange",
+    "description": "B22: a gold task's new expected values ({block id: value}; earlier answers keep their "
+    "score), or `retired: true` (never served again).",
+    "properties": {"gold": {"type": "object"}, "retired": {"type": "boolean", "enum": [True]}},
+    "additionalProperties": False,
+}
 
 
 async def serve_openapi(request: Request) -> Response:
@@ -337,6 +360,30 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         Action.READ_PENDING,
         tasks.get_task,
         Doc("B3 Get a task", models.AssignedTask, WITH_ASSIGNMENT),
+    ),
+    in_queue(
+        TASK,
+        PATCH,
+        Action.CHANGE_TASKS,
+        gold.patch_task,
+        Doc(
+            "B24 Change a task (B22: a gold task's expected values, retiring it)",
+            models.AssignedTask,
+            WITH_ASSIGNMENT,
+            body=GOLD_PATCH,
+            conflicts="`already_completed`: the task is completed.",
+        ),
+    ),
+    in_queue(
+        QUEUE + "/gold/answers",
+        GET,
+        Action.READ_GOLD_ANSWERS,
+        gold.list_answers,
+        Doc(
+            "B22 Scored answers to gold tasks, newest first",
+            models.GoldAnswerPage,
+            query=PAGING + GOLD_FILTERS,
+        ),
     ),
     in_queue(
         TASK + "/heartbeat",

@@ -45,6 +45,9 @@ def task(row: dict[str, Any], *, with_assignment: bool = False) -> dict[str, Any
         body["draft"] = row.get("draft")
         body["review"] = review(row.get("review"))
         body["consensus"] = consensus(row.get("consensus"))
+        if "gold" in row:  # B22: a gold task, to admins and supervisors only
+            body["gold"] = row["gold"]
+            body["retired"] = row["retired"]
     return body
 
 
@@ -91,8 +94,9 @@ def queue_summaries(found: list[QueueSummaryRow]) -> list[dict[str, Any]]:
             "n_tasks": pending,
             "active_users": active,
             "review_percent": review_percent,
+            "gold_percent": gold_percent,
         }
-        for queue_id, name, created_at, pending, active, review_percent in found
+        for queue_id, name, created_at, pending, active, review_percent, gold_percent in found
     ]
 
 
@@ -104,20 +108,23 @@ def queue_summary(summary: dict[str, Any]) -> dict[str, Any]:
         "n_tasks": summary["n_tasks"],
         "active_users": summary["active_users"],
         "review_percent": summary["review_percent"],
+        "gold_percent": summary.get("gold_percent", 0),
     }
 
 
 def queue_detail(detail: dict[str, Any]) -> dict[str, Any]:
-    """The summary's keys, then `description` and `data`, then the extra `review_percent` (B19) and
-    `consensus` (B21)."""
+    """The summary's keys, then `description` and `data`, then the extra `review_percent` (B19),
+    `consensus` (B21) and `gold_percent` (B22)."""
     body = queue_summary(detail)
     review_percent = body.pop("review_percent")
+    gold_percent = body.pop("gold_percent")
     return {
         **body,
         "description": detail["description"],
         "data": detail["data"],
         "review_percent": review_percent,
         "consensus": detail.get("consensus"),
+        "gold_percent": gold_percent,
     }
 
 

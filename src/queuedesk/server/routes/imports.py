@@ -7,6 +7,7 @@ makes every staged row a task in one transaction (committing again answers the s
 """
 
 import asyncio
+import itertools
 import logging
 import re
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from queuedesk.server.http.plumbing import JSONResponse, json_object, read_json
 from queuedesk.server.http.serialize import ts
 from queuedesk.server.routes import db_of
 from queuedesk.server.routes.tasks import CSV_SOURCE, MAX_IMPORT
+from queuedesk.server.rules import gold
 from queuedesk.server.store import imports, long_writes
 from queuedesk.server.store.database import Database
 from queuedesk.server.store.imports import CommitOutcome, Session
@@ -162,12 +164,16 @@ def _row_problems(caller: QueueCaller, offset: int, items: list[Any]) -> Iterato
     for index, item in enumerate(items):
         row = f"row {offset + index}"
         where = f"tasks[{index}]"
-        if not isinstance(item, dict) or set(item) != {"data"}:
-            yield Problem("invalid_value", where, f"{row}: must be an object with only 'data'")
+        if not isinstance(item, dict) or "data" not in item or not set(item) <= {"data", "gold"}:
+            yield Problem("invalid_value", where, f"{row}: must be an object with 'data' (and 'gold')")
         else:
             found = task_data_problems(
                 caller.queue.blocks, item["data"], field_name=f"{where}.data", by_id=by_id
             )
+            if item.get("gold") is not None:  # B22
+                found = itertools.chain(
+                    found, gold.expected_problems(caller.queue, item["gold"], f"{where}.gold")
+                )
             yield from (Problem(p.code, p.field, f"{row}: {p.message}") for p in found)
 
 
@@ -184,8 +190,11 @@ async def stage_chunk(request: Request, caller: QueueCaller) -> Response:
     if problems:
         raise invalid(problems)
     items = [item["data"] for item in body["tasks"]]
+    expected = [item.get("gold") for item in body["tasks"]]
     # Thousands of rows: a long write (on SQLite in the writer process, beside others' reads).
-    staged = await db.long_write(imports.stage, caller.queue, session_id, body["offset"], items, utcnow())
+    staged = await db.long_write(
+        imports.stage, caller.queue, session_id, body["offset"], items, utcnow(), expected
+    )
     if staged is None:
         raise _missing(session_id)
     if staged.status == "committed":

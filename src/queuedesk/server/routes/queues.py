@@ -22,7 +22,7 @@ from queuedesk.server.store import audit, consensus, long_writes, queues
 from queuedesk.server.store.records import Principal, QueueRecord
 from queuedesk.server.store.types import to_micros
 
-QUEUE_FIELDS = ("name", "description", "data", "review_percent", "consensus")
+QUEUE_FIELDS = ("name", "description", "data", "review_percent", "consensus", "gold_percent")
 
 
 async def list_queues(request: Request, principal: Principal) -> Response:
@@ -75,6 +75,16 @@ def _check_queue_fields(body: dict[str, Any]) -> list[Problem]:
                     "invalid_value",
                     "review_percent",
                     f"must be a whole number from 0 to 100, not {percent!r:.40}",
+                )
+            )
+    if "gold_percent" in body:
+        percent = body["gold_percent"]
+        if type(percent) is not int or not 0 <= percent <= 50:  # bool is not a percent
+            problems.append(
+                Problem(
+                    "invalid_value",
+                    "gold_percent",
+                    f"must be a whole number from 0 to 50, not {percent!r:.40}",
                 )
             )
     return problems
@@ -135,6 +145,7 @@ async def create_queue(request: Request, principal: Principal) -> Response:
             now,
             review_percent=body.get("review_percent", 0),
             consensus=settings,
+            gold_percent=body.get("gold_percent", 0),
         )
         audit.record_queue_created(conn, principal, record)
         return record
@@ -161,6 +172,8 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
         changes["blocks"] = body["data"]
     if "review_percent" in body:
         changes["review_percent"] = body["review_percent"]
+    if "gold_percent" in body:
+        changes["gold_percent"] = body["gold_percent"]
     sets_consensus, settings = _consensus_change(body, caller.queue)
     if sets_consensus:
         changes["consensus"] = settings
@@ -169,6 +182,7 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
     def change(conn: Connection) -> None:
         percent_before = queues.current_review_percent(conn, caller.queue.id)
         consensus_before = queues.current_consensus(conn, caller.queue.id)
+        gold_before = queues.current_gold_percent(conn, caller.queue.id)
         if sets_consensus and settings is not None:
             changes["consensus_used"] = True
             consensus.adopt_open_tasks(conn, caller.queue.id)
@@ -177,6 +191,9 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
         if sets_consensus and settings != consensus_before:
             detail["fields"].append("consensus")
             detail["consensus"] = {"from": consensus_before, "to": settings}
+        if "gold_percent" in changes and changes["gold_percent"] != gold_before:
+            detail["fields"].append("gold_percent")
+            detail["gold_percent"] = {"from": gold_before, "to": changes["gold_percent"]}
         if detail["fields"]:
             audit.record(
                 conn, caller.principal, "queue.update", caller.queue.id, {"queue_id": caller.queue.id}, detail

@@ -25,9 +25,11 @@ from queuedesk.server.http.plumbing import (
     search_parameter,
     sort_parameter,
 )
-from queuedesk.server.routes import creations_of, db_of, settings_of
+from queuedesk.server.routes import creations_of, db_of, gold, settings_of
 from queuedesk.server.rules import consensus_view, work
+from queuedesk.server.rules import gold as gold_rules
 from queuedesk.server.store import audit, tasks
+from queuedesk.server.store import gold as gold_store
 from queuedesk.server.store.records import Principal, QueueRecord
 
 MAX_IMPORT = 10_000
@@ -37,7 +39,9 @@ SCAN_OFFSET = 10_000  # from here a history page skips enough index entries to b
 
 
 async def create_task(request: Request, caller: QueueCaller) -> Response:
-    body = json_object(await read_json(request, required=False) or {}, allowed=("data",))
+    body = json_object(await read_json(request, required=False) or {}, allowed=("data", "gold"))
+    if body.get("gold") is not None:  # B22: a gold task (`"gold": null` is an ordinary one)
+        return await gold.create(request, caller, body)
     work.check_new_task(caller.queue, body.get("data"))
     # the INSERT and the queue's pending count, in one transaction with the others of this moment
     row = await creations_of(request).create(caller.queue, body["data"], "api", utcnow())
@@ -86,6 +90,10 @@ def _statuses(raw: str | None) -> tuple[str, ...]:
 async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
     params = request.query_params
     offset, limit = paging(params)
+    if params.get("gold") == "true":  # B22: the gold tasks instead
+        return await gold.list_gold(request, caller, offset, limit)
+    if params.get("gold") not in (None, "false"):
+        raise bad_parameter("gold", f"'gold' takes true or false, not {params['gold'][:60]!r}")
     statuses = _statuses(params.get("status"))
     q = search_parameter(params)
     newest_first = order_parameter(params, "asc") == "desc"
@@ -113,11 +121,18 @@ def _consensus_state(raw: str | None, queue: QueueRecord) -> str | None:
 
 async def get_task(request: Request, caller: QueueCaller) -> Response:
     task_id = request.path_params["task"]
-    row = await db_of(request).read(consensus_view.task_with_review, caller.queue, task_id, caller.principal)
+    row = await db_of(request).read(_task_with_gold, caller.queue, task_id, caller.principal)
     body = serialize.task(row, with_assignment=True)
     if not may_read(caller.principal, body):
         raise forbidden("A worker may read only tasks not completed, or completed by them.")
     return JSONResponse(body)
+
+
+def _task_with_gold(conn: Connection, queue: QueueRecord, task_id: int, viewer: Principal) -> dict[str, Any]:
+    """B3 as consensus_view has it, and B22's view of a gold task."""
+    row = consensus_view.task_with_review(conn, queue, task_id, viewer)
+    gold_rules.attach(conn, queue.id, [row], viewer)
+    return row
 
 
 def may_read(principal: Principal, task: dict[str, Any]) -> bool:
@@ -144,10 +159,12 @@ def _import_problems(queue: QueueRecord, body: dict[str, Any]) -> Iterator[Probl
     by_id = {block.id: block for block in queue.blocks}
     for index, item in enumerate(items):
         where = f"tasks[{index}]"
-        if not isinstance(item, dict) or set(item) != {"data"}:
-            yield Problem("invalid_value", where, f"task {index}: must be an object with only 'data'")
+        if not isinstance(item, dict) or "data" not in item or not set(item) <= {"data", "gold"}:
+            yield Problem("invalid_value", where, f"task {index}: must be an object with 'data' (and 'gold')")
         else:
             yield from task_data_problems(queue.blocks, item["data"], field_name=f"{where}.data", by_id=by_id)
+            if item.get("gold") is not None:  # B22
+                yield from gold_rules.expected_problems(queue, item["gold"], f"{where}.gold")
 
 
 async def import_tasks(request: Request, caller: QueueCaller) -> Response:
@@ -156,10 +173,20 @@ async def import_tasks(request: Request, caller: QueueCaller) -> Response:
     if problems:
         raise invalid(problems)
     items = [item["data"] for item in body["tasks"]]
+    expected = [item.get("gold") for item in body["tasks"]]
     source = body["source"]
 
     def import_and_record(conn: Connection) -> list[int]:
-        ids = tasks.import_tasks(conn, caller.queue, items, source, utcnow())
+        now = utcnow()
+        if not any(value is not None for value in expected):
+            ids = tasks.import_tasks(conn, caller.queue, items, source, now)
+        else:  # B22: gold tasks among them, in the order given
+            ids = [
+                tasks.import_tasks(conn, caller.queue, [data], source, now)[0]
+                if gold_value is None
+                else gold_store.create(conn, caller.queue, data, gold_value, source, now)
+                for data, gold_value in zip(items, expected, strict=True)
+            ]
         audit.record_import(conn, caller.principal, caller.queue, source, ids)
         return ids
 

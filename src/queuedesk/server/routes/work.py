@@ -16,7 +16,7 @@ from queuedesk.server.http.http_errors import error, invalid
 from queuedesk.server.http.plumbing import JSONResponse, header, json_object, read_json
 from queuedesk.server.jobs.turn_writes import TurnWrites
 from queuedesk.server.routes import db_of, settings_of
-from queuedesk.server.rules import consensus, work
+from queuedesk.server.rules import consensus, gold, work
 from queuedesk.server.rules.claiming import MAX_EXCLUDE
 
 
@@ -112,7 +112,7 @@ async def claimed(request: Request, caller: QueueCaller, claim: Claim, held_head
 async def claim_next(request: Request, caller: QueueCaller) -> Response:
     if caller.queue.consensus_used:
         return await claimed(request, caller, _consensus_claim(caller), "X-Tasks-Held")
-    return await claimed(request, caller, work.claim_next, "X-Tasks-Held")
+    return await claimed(request, caller, gold.claim_next, "X-Tasks-Held")  # B22's share of gold tasks
 
 
 def _consensus_claim(caller: QueueCaller) -> Claim:
@@ -154,7 +154,7 @@ async def release(request: Request, caller: QueueCaller) -> Response:
 async def complete(request: Request, caller: QueueCaller) -> Response:
     body = json_object(await read_json(request), allowed=("data",), required=("data",))
     data = _data_object(body)
-    complete = consensus.answer if caller.queue.consensus_used else work.complete
+    complete = consensus.answer if caller.queue.consensus_used else gold.complete  # B22: or a gold answer
     completion: work.Completion = await turn_writes(request).write(
         complete, caller.queue, request.path_params["task"], caller.principal, data, utcnow()
     )

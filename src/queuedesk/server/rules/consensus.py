@@ -88,7 +88,7 @@ def answer(
     """B7 in a consensus queue: the holder's answer, recorded apart from the task's data (validated
     as B7; the claim ends); the task settles, is disputed, or goes back to `open` for the others.
     With the queue's consensus set to null since, the answer completes the task as B7 always did."""
-    held, claimed_at = tasks.held_state_and_claim(conn, queue.id, task_id)  # the row locked
+    held, claimed_at, stored = tasks.held_for_answer(conn, queue.id, task_id)  # the task's row locked
     if held is None:
         raise TaskNotFound(task_id)
     holding = held.status == "in_progress" and held.assigned_to == principal.user_id
@@ -103,9 +103,7 @@ def answer(
         raise NotAssignee(task_id)
     merged = checked_completion(queue, held.data, data)
     consensus.add_answer(conn, queue.id, task_id, principal.user_id, principal.email, merged, now, claimed_at)
-    drafts.save(conn, queue.id, task_id, principal.user_id, {}, now)  # the answerer's draft goes
     answers = consensus.answers_of(conn, task_id)
-    stored = queues.current_consensus(conn, queue.id)
     if stored is None:  # consensus switched off: this answer completes the task
         blocks = tuple(default_blocks(queue.blocks))
         judged = Judgment(

@@ -60,7 +60,7 @@ def claim_next(
     return _found(conn, queue_id, task_id, user_id), 0
 
 
-def _held(
+def held_task(
     conn: Connection, queue_id: int, task_id: int, principal: Principal, *, admin_may: bool = False
 ) -> tasks.HeldState:
     """The task, if the caller holds it (an expired lease counts until someone else claims)."""
@@ -69,7 +69,8 @@ def _held(
         raise TaskNotFound(task_id)
     if state.status == "completed":
         raise AlreadyCompleted(task_id)
-    if state.status != "in_progress":
+    held = state.status == "in_progress" or (state.status == tasks.GOLD and state.assigned_to is not None)
+    if not held:
         raise NotClaimed(task_id)
     if state.assigned_to != principal.user_id and not (admin_may and principal.role == "admin"):
         raise NotAssignee(task_id)
@@ -80,7 +81,7 @@ def heartbeat(
     conn: Connection, queue_id: int, task_id: int, principal: Principal, now: datetime, lease: timedelta
 ) -> dict[str, Any]:
     """B5: the holder's lease runs `lease` from now."""
-    _held(conn, queue_id, task_id, principal)
+    held_task(conn, queue_id, task_id, principal)
     tasks.CLAIMS.renew(conn, task_id, now + lease)
     return _found(conn, queue_id, task_id)
 
@@ -96,7 +97,7 @@ def release(
     """B6: the holder (or an admin) hands the task back. A draft is kept apart from the task's data,
     as the releaser's own; a `data` object replaces their earlier draft (an empty one removes it),
     no `data` leaves it as it was."""
-    held = _held(conn, queue.id, task_id, principal, admin_may=True)
+    held = held_task(conn, queue.id, task_id, principal, admin_may=True)
     if held.assigned_to is not None and held.assigned_to != principal.user_id:
         _record_release_of_another(conn, queue.id, task_id, principal, held.assigned_to)
     if draft is not None:
@@ -157,7 +158,7 @@ def complete(
     now: datetime,
 ) -> Completion:
     """B7: the holder completes the task with values that, merged over its own, fill every required block."""
-    held = _held(conn, queue.id, task_id, principal)
+    held = held_task(conn, queue.id, task_id, principal)
     merged = checked_completion(queue, held.data, data)
     row = tasks.mark_completed(conn, queue, task_id, held, merged, principal.email, now)
     drafts.drop_for_task(conn, task_id)

@@ -37,6 +37,14 @@ _OPEN_TO_ME = """(t.status = 'open' OR (t.status = 'in_progress' AND t.lease_exp
     AND (t.assigned_to IS NULL OR t.assigned_to <> :user_id)))"""
 
 
+# Within a set, its oldest task: the set is written as a range of one value, so that ordering by
+# (answer_set, task_id) is the claims index's own order and only that index serves it. (With an
+# equality PostgreSQL may walk the primary key instead, filtering: at 100,000 tasks in one set that
+# took 17-27 ms against 0.05 ms.) The fence (OFFSET 0) keeps PostgreSQL from running the
+# subquery twice, once for the filter and once for the value.
+_FENCE = {"sqlite": "LIMIT -1 OFFSET 0", "postgresql": "OFFSET 0"}
+
+
 def _answered_first(dialect: str) -> Sql:
     return Sql(
         f"""WITH RECURSIVE g(k) AS (
@@ -48,9 +56,9 @@ def _answered_first(dialect: str) -> Sql:
             FROM g WHERE g.k IS NOT NULL)
         SELECT f.first FROM (
             SELECT (SELECT c.task_id FROM consensus_tasks c JOIN tasks t ON t.id = c.task_id
-                WHERE c.queue_id = :queue_id AND c.state = 'collecting' AND c.answer_set = g.k
-                AND {_OPEN_TO_ME} ORDER BY c.task_id LIMIT 1) AS first
-            FROM g WHERE g.k IS NOT NULL AND {_CONTAINS[dialect]} = 0) f
+                WHERE c.queue_id = :queue_id AND c.state = 'collecting' AND c.answer_set >= g.k
+                AND c.answer_set <= g.k AND {_OPEN_TO_ME} ORDER BY c.answer_set, c.task_id LIMIT 1) AS first
+            FROM g WHERE g.k IS NOT NULL AND {_CONTAINS[dialect]} = 0 {_FENCE[dialect]}) f
         WHERE f.first IS NOT NULL ORDER BY f.first LIMIT {CANDIDATES}"""
     )
 
@@ -112,7 +120,8 @@ PHASES: tuple[Phase, ...] = (_answered_first_phase, _never_claimed, _given_back)
 
 def take(conn: Connection, task_id: int, user_id: int, now: datetime, lease_until: datetime) -> bool:
     now_us = to_micros(now)
-    if one(conn, LOCK, task_id=task_id, now=now_us) is None:
+    # SQLite has no row locks (a write transaction holds the database): the update's own check is enough.
+    if conn.dialect.name == "postgresql" and one(conn, LOCK, task_id=task_id, now=now_us) is None:
         return False
     changed = run(conn, TAKE, user_id=user_id, now=now_us, lease=to_micros(lease_until), task_id=task_id)
     return changed == 1

@@ -9,12 +9,10 @@ from typing import Any, NamedTuple
 import orjson
 from sqlalchemy import Connection
 
-from queuedesk.server.store.embedded import embedded
 from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.types import to_micros
 
 COLLECTING, DISPUTED, SETTLED, DECIDED = "collecting", "disputed", "settled", "decided"
-WAITING_STATES = (COLLECTING, DISPUTED)  # a task not completed yet
 
 
 def answer_set(worker_ids: Iterable[int]) -> str:
@@ -225,11 +223,3 @@ def answer_body(answer: Answer) -> dict[str, Any]:
         "answered_at": answer.answered_at,
         "seconds": None if answer.work_micros is None else round(answer.work_micros / 1_000_000, 3),
     }
-
-
-def own_answer(conn: Connection, task_id: int, user_id: int) -> Any:
-    found = one(conn, OWN, task_id=task_id, user_id=user_id)
-    return None if found is None else embedded(found[0]) if isinstance(found[0], str | bytes) else found[0]
-
-
-OWN = Sql("SELECT data FROM task_answers WHERE task_id = :task_id AND worker_id = :user_id")

@@ -85,12 +85,13 @@ PROGRESS = Sql(
 )
 # Re-sent rows (the same session and position) change nothing: the first staging stands.
 STAGE = text(
-    """INSERT INTO import_rows (session_id, position, data) VALUES (:session_id, :position, :data)
+    """INSERT INTO import_rows (session_id, position, data, gold) VALUES (:session_id, :position, :data, :gold)
     ON CONFLICT (session_id, position) DO NOTHING"""
 )
 MOVE_ROWS = Sql(
     """INSERT INTO tasks (queue_id, status, data, source, created_at)
-    SELECT :queue_id, 'new', data, :source, :now FROM import_rows WHERE session_id = :session_id
+    SELECT :queue_id, CASE WHEN gold IS NULL THEN 'new' ELSE 'gold' END, data, :source, :now
+    FROM import_rows WHERE session_id = :session_id
     ORDER BY position RETURNING id"""
 )
 # PostgreSQL: the same, with the ids listed by the database: 200,000 rows each turned into a Python
@@ -193,9 +194,10 @@ def stage(
     offset: int,
     items: list[dict[str, Any]],
     now: datetime,
+    gold: list[dict[str, Any] | None] | None = None,
 ) -> Session | None:
     """Stage `items` at positions `offset`, `offset + 1`, ...; rows already staged there stay as they
-    were. A committed session is answered unchanged; None when there is no such live session."""
+    were. `gold` (B22): each row's expected values, None for an ordinary task. A committed session is answered unchanged; None when there is no such live session."""
     row = one(conn, BY_ID_WITHOUT_IDS, session_id=session_id, queue_id=queue.id, now=to_micros(now))
     if row is None:
         return None
@@ -209,6 +211,7 @@ def stage(
                     "session_id": session_id,
                     "position": offset + index,
                     "data": orjson.dumps(full_data(queue, data)).decode(),
+                    "gold": None if not gold or gold[index] is None else orjson.dumps(gold[index]).decode(),
                 }
                 for index, data in enumerate(items)
             ],
@@ -260,7 +263,8 @@ def commit(
     if session.staged != session.total:
         return session, CommitOutcome.INCOMPLETE
     moved = _move_rows(conn, queue_id, session.source, now, session_id)
-    count_pending(conn, queue_id, moved.created)
+    golden = _gold_rows(conn, queue_id, session_id, moved)
+    count_pending(conn, queue_id, moved.created - golden)
     run(
         conn,
         MARK_COMMITTED,
@@ -280,6 +284,27 @@ def commit(
     if on_commit is not None:
         on_commit(committed, moved)
     return committed, CommitOutcome.COMMITTED
+
+
+GOLD_ROWS = Sql(
+    "SELECT position, gold FROM import_rows WHERE session_id = :session_id AND gold IS NOT NULL ORDER BY position"
+)
+ADD_GOLD = Sql(
+    "INSERT INTO gold_tasks (task_id, queue_id, expected, retired, answered, correct) "
+    "VALUES (:task_id, :queue_id, :expected, FALSE, 0, 0)"
+)
+
+
+def _gold_rows(conn: Connection, queue_id: int, session_id: int, moved: Moved) -> int:
+    """B22: the gold tasks among the rows moved (their `status` is 'gold'), given their expected
+    values; how many there are (they are no pending work)."""
+    found = rows(conn, GOLD_ROWS, session_id=session_id)
+    if not found:
+        return 0
+    ids = orjson.loads(moved.ids)
+    for position, expected in found:
+        run(conn, ADD_GOLD, task_id=ids[position], queue_id=queue_id, expected=expected)
+    return len(found)
 
 
 def _move_rows(conn: Connection, queue_id: int, source: str, now: datetime, session_id: int) -> Moved:

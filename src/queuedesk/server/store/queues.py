@@ -62,7 +62,8 @@ def find_queue_by_name(conn: Connection, organization_id: int, name: str) -> Que
 
 # n_tasks is the queue's counter: counting a backlog of 1,000,000 on every listing took 168 ms.
 QUEUES = Sql(
-    "SELECT id, name, created_at, n_tasks, review_percent FROM queues WHERE organization_id = :org_id ORDER BY id"
+    "SELECT id, name, created_at, n_tasks, review_percent, gold_percent FROM queues WHERE organization_id = :org_id "
+    "ORDER BY id"
 )
 # With the moment each active user's last live claim lapses: the listing changes then, with no write.
 ACTIVE_USERS = Sql(
@@ -71,14 +72,16 @@ ACTIVE_USERS = Sql(
     JOIN users u ON u.id = t.assigned_to WHERE q.organization_id = :org_id AND t.lease_expires_at > :now
     GROUP BY q.id, u.name"""
 )
-ONE_PENDING_COUNT = Sql("SELECT n_tasks, review_percent, consensus FROM queues WHERE id = :queue_id")
+ONE_PENDING_COUNT = Sql(
+    "SELECT n_tasks, review_percent, consensus, gold_percent FROM queues WHERE id = :queue_id"
+)
 ONE_ACTIVE_USERS = Sql(
     """SELECT DISTINCT u.name FROM tasks t JOIN users u ON u.id = t.assigned_to
     WHERE t.queue_id = :queue_id AND t.status = 'in_progress' AND t.lease_expires_at > :now"""
 )
 
 
-QueueSummaryRow = tuple[int, str, int, int, list[str], int]
+QueueSummaryRow = tuple[int, str, int, int, list[str], int, int]
 
 
 class QueueListing(NamedTuple):
@@ -87,7 +90,8 @@ class QueueListing(NamedTuple):
 
 
 def list_queues(conn: Connection, organization_id: int, now: datetime) -> QueueListing:
-    """(id, name, created_at as stored micros, n_tasks, active_users, review_percent) per queue:
+    """(id, name, created_at as stored micros, n_tasks, active_users, review_percent,
+    gold_percent) per queue:
     tuples, shaped once by `serialize.queue_summaries` (a dict here and another there cost more
     than the SQL on a listing of 100 queues)."""
     found = rows(conn, QUEUES, org_id=organization_id)
@@ -99,8 +103,16 @@ def list_queues(conn: Connection, organization_id: int, now: datetime) -> QueueL
         active[queue_id].append(name)
         lapses_at = lapses if lapses_at is None else min(lapses_at, lapses)
     summaries = [
-        (queue_id, name, created_at, pending, sorted(active[queue_id]) if queue_id in active else [], review)
-        for queue_id, name, created_at, pending, review in found
+        (
+            queue_id,
+            name,
+            created_at,
+            pending,
+            sorted(active[queue_id]) if queue_id in active else [],
+            review,
+            gold,
+        )
+        for queue_id, name, created_at, pending, review, gold in found
     ]
     return QueueListing(summaries, lapses_at)
 
@@ -118,6 +130,7 @@ def queue_detail(conn: Connection, queue: QueueRecord, now: datetime) -> dict[st
         "data": queue.raw_blocks,
         "review_percent": count[1] if count else 0,
         "consensus": orjson.loads(count[2]) if count and count[2] is not None else None,
+        "gold_percent": count[3] if count else 0,
     }
 
 
@@ -131,6 +144,7 @@ def create_queue(
     webhook_target: str | None = None,
     review_percent: int = 0,
     consensus: dict[str, Any] | None = None,
+    gold_percent: int = 0,
 ) -> QueueRecord:
     queue_id = conn.execute(
         queues.insert()
@@ -144,6 +158,7 @@ def create_queue(
             review_percent=review_percent,
             consensus=consensus,
             consensus_used=consensus is not None,
+            gold_percent=gold_percent,
         )
         .returning(queues.c.id)
     ).scalar_one()
@@ -161,6 +176,7 @@ def update_queue(conn: Connection, queue_id: int, changes: dict[str, Any]) -> No
 
 CURRENT_TARGET = Sql("SELECT webhook_target FROM queues WHERE id = :queue_id {lock}")
 CURRENT_REVIEW_PERCENT = Sql("SELECT review_percent FROM queues WHERE id = :queue_id {lock}")
+CURRENT_GOLD_PERCENT = Sql("SELECT gold_percent FROM queues WHERE id = :queue_id {lock}")
 CURRENT_CONSENSUS = Sql("SELECT consensus FROM queues WHERE id = :queue_id")
 
 
@@ -175,6 +191,13 @@ def current_review_percent(conn: Connection, queue_id: int) -> int:
     """The queue's review share as the database has it now (locked on PostgreSQL until the
     transaction ends): an update's audit event says what it was."""
     found = one(conn, CURRENT_REVIEW_PERCENT, queue_id=queue_id)
+    return int(found[0]) if found else 0
+
+
+def current_gold_percent(conn: Connection, queue_id: int) -> int:
+    """The queue's gold share (B22) as the database has it now (locked on PostgreSQL until the
+    transaction ends)."""
+    found = one(conn, CURRENT_GOLD_PERCENT, queue_id=queue_id)
     return int(found[0]) if found else 0
 
 

@@ -14,6 +14,8 @@ from queuedesk.server.store.tables import metadata, schema_version
 from queuedesk.server.store.upgrade_v12 import v12_import_progress
 from queuedesk.server.store.upgrade_v13 import v13_stats_rollups
 from queuedesk.server.store.upgrade_v15 import v15_consensus
+from queuedesk.server.store.upgrade_v16 import v16_gold
+from queuedesk.server.store.upgrade_v17 import v17_gold_from
 from queuedesk.server.store.upgrades import (
     v2_webhook_outbox,
     v3_completed_count,
@@ -46,6 +48,8 @@ UPGRADES: dict[int, Upgrade] = {
     13: v13_stats_rollups,
     14: backlogs.v14_queue_backlogs,
     15: v15_consensus,
+    16: v16_gold,
+    17: v17_gold_from,
 }
 LATEST = 1 + len(UPGRADES)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from queuedesk.server.store import consensus_stats, reviews
+from queuedesk.server.store import consensus_stats, gold, reviews
 from queuedesk.server.store.rollups import BIN_SECONDS, DAY, HOUR, MINUTE, NO_TIME
 from queuedesk.server.store.sql import Sql, one, rows
 from queuedesk.server.store.stats_cover import Nodes, Piece, Raw, cover
@@ -34,6 +34,15 @@ LATEST_HOUR = Sql(
 LATEST_IN = Sql(
     """SELECT completed_at FROM tasks WHERE queue_id = :queue_id AND completed_at >= :lo AND completed_at < :hi
     AND coalesce(completed_by, '') = :worker ORDER BY completed_at DESC LIMIT 1"""
+)
+# In a queue that has had consensus (B21) a worker's latest is their latest answer, or completion of
+# a task without consensus.
+LATEST_IN_APART = Sql(
+    """SELECT max(at) FROM (SELECT max(completed_at) AS at FROM tasks t WHERE t.queue_id = :queue_id
+    AND t.completed_at >= :lo AND t.completed_at < :hi AND coalesce(t.completed_by, '') = :worker
+    AND NOT EXISTS (SELECT 1 FROM consensus_tasks c WHERE c.task_id = t.id)
+    UNION ALL SELECT max(answered_at) FROM task_answers WHERE queue_id = :queue_id AND answered_at >= :lo
+    AND answered_at < :hi AND worker_email = :worker) found"""
 )
 WORK_SPANS = (HOUR, DAY)
 
@@ -312,7 +321,7 @@ def _medians(
 
 
 def _last_completions(
-    conn: Connection, queue_id: int, emails: list[str], start: int, until: int
+    conn: Connection, queue_id: int, emails: list[str], start: int, until: int, apart: bool = False
 ) -> dict[str, int | None]:
     """Each worker's latest completion in [start, until]. The rollup's latest hour for all of them in
     one statement (a statement per worker was most of an answer's round trips); worker by worker, as
@@ -341,13 +350,15 @@ def _last_completions(
         elif last is not None and start <= last <= until:
             found[email] = int(last)
         else:
-            found[email] = _last_completed(conn, queue_id, email, start, until)
+            found[email] = _last_completed(conn, queue_id, email, start, until, apart)
     return found
 
 
-def _last_completed(conn: Connection, queue_id: int, email: str, start: int, until: int) -> int | None:
+def _last_completed(
+    conn: Connection, queue_id: int, email: str, start: int, until: int, apart: bool = False
+) -> int | None:
     """The worker's latest completion in [start, until]: the rollup's when it knows it, else read
-    from that hour's completions."""
+    from that hour's completions (`apart`: a consensus queue's, from its answers too)."""
     lo, hi = start // HOUR, until // HOUR
     while hi >= lo:
         found = one(conn, LATEST_HOUR, queue_id=queue_id, worker=email, lo=lo, hi=hi)
@@ -359,13 +370,13 @@ def _last_completed(conn: Connection, queue_id: int, email: str, start: int, unt
         if last is None or last > until:
             inside = one(
                 conn,
-                LATEST_IN,
+                LATEST_IN_APART if apart else LATEST_IN,
                 queue_id=queue_id,
                 worker=email,
                 lo=max(hour * HOUR, start),
                 hi=min((hour + 1) * HOUR, until + 1),
             )
-            if inside is not None:
+            if inside is not None and inside[0] is not None:
                 return int(inside[0])
         hi = hour - 1
     return None
@@ -392,7 +403,7 @@ def queue_stats(
     verdicts = reviews.verdicts_by_worker(conn, queue_id, start, until + 1)  # None: no completer
     names = dict(rows(conn, NAMES, org_id=org_id)) if workers or verdicts else {}
     medians = _medians(conn, queue_id, nodes, workers)
-    last_completions = _last_completions(conn, queue_id, list(workers), start, until)
+    last_completions = _last_completions(conn, queue_id, list(workers), start, until, consensus_used)
     by_worker = [
         {
             "email": email or None,
@@ -417,6 +428,7 @@ def queue_stats(
             }
         )
     consensus_stats.add_answers(conn, queue_id, start, until, by_worker, consensus_used)
+    _add_gold(conn, org_id, queue_id, since, by_worker, names)
     return {
         "since": start,
         "bucket_minutes": int(bucket.total_seconds() // 60),
@@ -427,6 +439,38 @@ def queue_stats(
         "reviews_pending": reviews.waiting(conn, queue_id),
         "disputed": consensus_stats.disputed(conn, queue_id) if consensus_used else 0,
     }
+
+
+def _add_gold(
+    conn: Connection,
+    org_id: int,
+    queue_id: int,
+    since: datetime,
+    by_worker: list[dict[str, Any]],
+    names: dict[str, str],
+) -> None:
+    """B22: each worker's gold answers and correct ones over the period (from their per-minute
+    counts); a worker who answered only gold tasks in it is listed too."""
+    counts = gold.per_worker(conn, queue_id, since)
+    listed = {entry["email"] for entry in by_worker}
+    missing = sorted(set(counts) - listed)
+    if missing and not names:
+        names.update(rows(conn, NAMES, org_id=org_id))
+    for email in missing:
+        by_worker.append(
+            {
+                "email": email,
+                "name": names.get(email),
+                "completed": 0,
+                "median_seconds": None,
+                "last_completed_at": None,
+                **_verdicts({}),
+                "answers": 0,
+                "agreed": 0,
+            }
+        )
+    for entry in by_worker:
+        entry["gold_answered"], entry["gold_correct"] = counts.get(entry["email"] or "", (0, 0))
 
 
 def _verdicts(states: dict[str, int]) -> dict[str, int]:

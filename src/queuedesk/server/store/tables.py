@@ -99,6 +99,9 @@ queues = Table(
     # tasks stay disputed, its tasks with answers stay first) after the settings are set to null.
     Column("consensus", JsonText),
     Column("consensus_used", Boolean, nullable=False, default=False, server_default=false()),
+    # B22 (version 16): the share (0-50) of a worker's claims that serve a gold task. Read in the
+    # claiming transaction, like `review_percent`.
+    Column("gold_percent", Integer, nullable=False, default=0, server_default="0"),
     UniqueConstraint("organization_id", "name", name="uq_queues_org_name"),
 )
 
@@ -214,6 +217,7 @@ import_rows = Table(
     Column("session_id", ForeignKey("import_sessions.id", ondelete="CASCADE"), primary_key=True),
     Column("position", BigInteger, primary_key=True, autoincrement=False),
     Column("data", Text, nullable=False),  # every block of the queue, as the task will hold it
+    Column("gold", Text),  # B22 (version 16): a gold task's expected values, as JSON; null for others
 )
 
 # The audit log (B20): what people did, one row per action, written in the action's transaction.
@@ -379,5 +383,66 @@ answer_hours = Table(
     Column("worker", String(320), primary_key=True),
     Column("hour", BigInteger, primary_key=True, autoincrement=False),
     Column("agreed", BigInteger, nullable=False),
+    sqlite_with_rowid=False,
+)
+
+# B22 (version 16): gold tasks. A gold task is a row of `tasks` whose `status` is 'gold' for its whole
+# life (so no list, count, claim or flush of ordinary work meets it); its holder is `assigned_to`
+# with a lease, as any claim. Its expected values, whether it is retired, and how many answers it
+# got (and how many matched) are here.
+gold_tasks = Table(
+    "gold_tasks",
+    metadata,
+    Column("task_id", Id, primary_key=True, autoincrement=False),
+    Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+    Column("expected", JsonText, nullable=False),
+    Column("retired", Boolean, nullable=False, default=False, server_default=false()),
+    Column("answered", BigInteger, nullable=False, default=0, server_default="0"),
+    Column("correct", BigInteger, nullable=False, default=0, server_default="0"),
+    Index("ix_gold_tasks_queue", "queue_id", "task_id"),
+)
+
+# B22: each worker's answer to a gold task, scored against the values expected then (kept as they
+# were: a later PATCH of the expected values does not rescore it). One per task and worker.
+gold_answers = Table(
+    "gold_answers",
+    metadata,
+    Column("task_id", Id, primary_key=True, autoincrement=False),
+    Column("worker_id", ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, autoincrement=False),
+    Column("queue_id", ForeignKey("queues.id", ondelete="CASCADE"), nullable=False),
+    Column("worker_email", String(320), nullable=False),
+    Column("answered_at", Timestamp, nullable=False),
+    Column("data", JsonText, nullable=False),
+    Column("expected", JsonText, nullable=False),
+    Column("correct", Boolean, nullable=False),
+    Column("wrong", JsonText, nullable=False),
+    # GET .../gold/answers: newest first, for the queue and for one worker.
+    Index("ix_gold_answers_queue", "queue_id", "answered_at", "task_id"),
+    Index("ix_gold_answers_worker", "queue_id", "worker_email", "answered_at", "task_id"),
+)
+
+# B22: per queue and worker, the claims that gave them a task not already theirs (the k of the share),
+# and where their walk of the gold tasks starts.
+gold_claims = Table(
+    "gold_claims",
+    metadata,
+    Column("queue_id", Id, primary_key=True, autoincrement=False),
+    Column("worker_id", Id, primary_key=True, autoincrement=False),
+    Column("claims", BigInteger, nullable=False, server_default="0"),
+    # Version 17: every gold task of the queue below this id was answered by the worker (or is
+    # retired), so their gold claims walk from here, never over all the answers they gave.
+    Column("gold_from", BigInteger, nullable=False, server_default="0"),
+)
+
+# B22: gold answers and correct ones per queue, worker (email) and minute of the answer, kept in the
+# answering transaction: B15's `gold_answered` and `gold_correct` read these, never the answers.
+gold_minutes = Table(
+    "gold_minutes",
+    metadata,
+    Column("queue_id", Id, primary_key=True, autoincrement=False),
+    Column("worker", String(320), primary_key=True),
+    Column("minute", BigInteger, primary_key=True, autoincrement=False),
+    Column("answered", BigInteger, nullable=False),
+    Column("correct", BigInteger, nullable=False),
     sqlite_with_rowid=False,
 )

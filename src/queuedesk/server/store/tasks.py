@@ -21,6 +21,7 @@ from queuedesk.server.store.tables import tasks
 from queuedesk.server.store.types import to_micros
 
 PENDING = ("new", "open", "in_progress")
+GOLD = "gold"  # the status of a gold task (B22) all its life; never listed, counted or flushed as work
 
 TASK_COLUMNS = """t.id, t.status, t.created_at, t.completed_at, t.completed_by, q.name, t.queue_id, t.data,
     t.source, t.assigned_to, u.email, u.name, t.assigned_at, t.lease_expires_at, d.data"""
@@ -36,9 +37,12 @@ def _json(value: Any) -> Any:
 
 def task_row(row: tuple[Any, ...]) -> dict[str, Any]:
     """A task row for `serialize.task`: timestamps as stored microseconds, data as its stored JSON."""
+    status = row[1]
+    if status == GOLD:  # B22: a gold task shows as any other: held, or open for the next claim
+        status = "open" if row[9] is None else "in_progress"
     return {
         "id": row[0],
-        "status": row[1],
+        "status": status,
         "created_at": row[2],
         "completed_at": row[3],
         "completed_by": row[4],
@@ -400,23 +404,31 @@ def held_state(conn: Connection, queue_id: int, task_id: int) -> HeldState | Non
     return HeldState(status, assigned_to, decoded, created_at, source)
 
 
-HELD_AND_CLAIM = Sql(
-    """SELECT status, assigned_to, data, created_at, source, assigned_at FROM tasks
+# The queue's consensus settings come with it, read in the same statement (a subquery: only the
+# task's row is locked).
+HELD_FOR_ANSWER = Sql(
+    """SELECT status, assigned_to, data, created_at, source, assigned_at,
+    (SELECT q.consensus FROM queues q WHERE q.id = :queue_id) FROM tasks
     WHERE id = :task_id AND queue_id = :queue_id {lock}"""
 )
 
 
-def held_state_and_claim(
-    conn: Connection, queue_id: int, task_id: int
-) -> tuple[HeldState | None, int | None]:
-    """`held_state`, and when the current claim was taken (stored micros; None when nobody holds it):
-    a B21 answer's seconds run from it."""
-    row = one(conn, HELD_AND_CLAIM, task_id=task_id, queue_id=queue_id)
+class HeldForAnswer(NamedTuple):
+    held: HeldState | None
+    claimed_at: int | None  # stored micros; None when nobody holds it
+    consensus: dict[str, Any] | None  # the queue's settings in this transaction
+
+
+def held_for_answer(conn: Connection, queue_id: int, task_id: int) -> HeldForAnswer:
+    """`held_state`, when the current claim was taken (a B21 answer's seconds run from it), and the
+    queue's consensus settings as they are in force now (B21: each answer is judged by them)."""
+    row = one(conn, HELD_FOR_ANSWER, task_id=task_id, queue_id=queue_id)
     if row is None:
-        return None, None
-    status, assigned_to, data, created_at, source, assigned_at = row
+        return HeldForAnswer(None, None, None)
+    status, assigned_to, data, created_at, source, assigned_at, consensus = row
     decoded = orjson.loads(data) if isinstance(data, str | bytes) else data
-    return HeldState(status, assigned_to, decoded, created_at, source), assigned_at
+    settings = None if consensus is None else orjson.loads(consensus)
+    return HeldForAnswer(HeldState(status, assigned_to, decoded, created_at, source), assigned_at, settings)
 
 
 SET_DATA = Sql("UPDATE tasks SET data = :data WHERE id = :task_id")
@@ -428,13 +440,13 @@ def set_data(conn: Connection, task_id: int, data: dict[str, Any]) -> None:
 
 
 RELEASE = Sql(
-    """UPDATE tasks SET status = 'open', assigned_to = NULL, assigned_at = NULL, lease_expires_at = NULL
-    WHERE id = :task_id"""
+    """UPDATE tasks SET status = CASE WHEN status = 'gold' THEN 'gold' ELSE 'open' END, assigned_to = NULL,
+    assigned_at = NULL, lease_expires_at = NULL WHERE id = :task_id"""
 )
 
 
 def reopen(conn: Connection, task_id: int) -> None:
-    """Back to `open`, held by nobody."""
+    """Back to `open` (a gold task stays gold), held by nobody."""
     run(conn, RELEASE, task_id=task_id)
 
 

@@ -11,6 +11,7 @@ from queuedesk.api.block_changes import compare_blocks, impact_lines
 from queuedesk.api.client import QueueDeskClient
 from queuedesk.api.models import Block, QueueDetail
 from queuedesk.tui.admin.consensus_draft import ConsensusDraft
+from queuedesk.tui.admin.gold_draft import GoldDraft
 from queuedesk.tui.admin.queue_draft import (
     BlockDraft,
     DraftProblem,
@@ -41,7 +42,8 @@ def who_is_affected(pending: int, completed: int) -> str:
 class QueueEdit:
     """The editor's model. `existing`: editing a queue (else a new one); `reviews`: the server
     reviews work (B19), so the share reviewed is edited and checked; `consensus_offered`: the server
-    has consensus (B21), so it is edited and checked."""
+    has consensus (B21), so it is edited and checked; `gold.offered`: the server has gold tasks (B22),
+    so the gold share is edited and checked."""
 
     existing: bool = False
     detail: QueueDetail | None = None
@@ -54,10 +56,12 @@ class QueueEdit:
     reviews: bool = False
     consensus: ConsensusDraft = field(default_factory=ConsensusDraft)
     consensus_offered: bool = False
+    gold: GoldDraft = field(default_factory=GoldDraft)
     saved_state: Any = None  # None until loaded: nothing is saved or compared before
     selected: int | None = None
     problems: list[DraftProblem] = field(default_factory=list)
     name_touched: bool = False  # a new queue's empty name is no fault until it is
+    created: QueueDetail | None = None  # the new queue once the server made it (what follows may fail)
 
     def __post_init__(self) -> None:
         self.name_touched = self.name_touched or self.existing
@@ -72,6 +76,7 @@ class QueueEdit:
         self.drafts = [BlockDraft.of(b) for b in detail.data]
         held = detail.consensus
         self.consensus = ConsensusDraft.of(held.model_dump() if held is not None else None)
+        self.gold.text = str(detail.gold_percent)
 
     def mark_saved(self) -> None:
         self.saved_state = self.state()
@@ -85,6 +90,7 @@ class QueueEdit:
             self.raw_blocks(),
             self.review_text.strip(),
             self.consensus.state(),
+            self.gold.state(),
         )
 
     @property
@@ -101,6 +107,9 @@ class QueueEdit:
             self.problems += review_problems(self.review_text)
         if self.consensus_offered:
             self.problems += self.consensus.problems(self.drafts)
+        gold = self.gold.problem()
+        if gold is not None:
+            self.problems.append(DraftProblem(None, "gold", gold))
         return self.problems
 
     def queue_problems_shown(self) -> dict[str, str]:
@@ -127,6 +136,8 @@ class QueueEdit:
             parts.append(f"{share}% of completions reviewed")
         if self.consensus_offered and self.consensus.on:
             parts.append(f"consensus of {self.consensus.answers.strip() or '?'} answers")
+        if self.gold.offered and self.gold.value:
+            parts.append(f"{self.gold.value}% gold")
         if self.problems:
             parts.append(f"{len(self.problems)} problem(s) to fix before saving")
         if self.dirty:
@@ -194,8 +205,8 @@ class QueueEdit:
 
     def changes(self) -> dict[str, Any]:
         """The arguments of `update_queue`: only what changed since it was loaded or saved."""
-        name, description, blocks, review, _ = self.state()
-        was_name, was_description, was_blocks, was_review, _ = self.saved_state
+        name, description, blocks, review = self.state()[:4]
+        was_name, was_description, was_blocks, was_review = self.saved_state[:4]
         return {
             "name": name.strip() if name != was_name else None,
             "description": description if description != was_description else None,
@@ -207,23 +218,44 @@ class QueueEdit:
         """The consensus differs from the one loaded or saved (sent apart: B13 with `consensus`)."""
         return self.consensus_offered and self.consensus.state() != self.saved_state[4]
 
+    def gold_changed(self) -> bool:
+        """The gold share differs from the one loaded or saved (sent apart: B13 with `gold_percent`);
+        a new queue's share is sent when it is not 0."""
+        return self.gold.offered and self.gold.state() != self.saved_state[5]
+
     def saved_but_consensus(self) -> None:
-        """Everything but the consensus reached the server (its change was refused)."""
-        self.saved_state = (*self.state()[:4], self.saved_state[4])
+        """Everything but the consensus and the gold share reached the server (what follows may be
+        refused)."""
+        self.saved_state = (*self.state()[:4], *self.saved_state[4:])
+
+    def saved_but_gold(self) -> None:
+        """Everything but the gold share reached the server (its change may be refused)."""
+        self.saved_state = (*self.state()[:5], self.saved_state[5])
 
     async def send(self, client: QueueDeskClient, queue_id: int | None) -> QueueDetail:
         """Create the queue (`queue_id` None) or change it: B13 with what changed, the consensus
-        apart (the client's `set_consensus`), after the blocks it may compare."""
-        if queue_id is None:
-            return await client.create_queue(**self.creation())
-        changes = self.changes()
+        apart (the client's `set_consensus`), after the blocks it may compare; then the gold share
+        (the client's `set_gold_percent`), of the new queue too."""
         saved: QueueDetail | None = None
-        if any(value is not None for value in changes.values()) or not self.consensus_changed():
-            saved = await client.update_queue(queue_id, **changes)
-        if self.consensus_changed():
-            self.saved_but_consensus()  # if the consensus is refused, the rest is saved all the same
-            saved = await client.set_consensus(
-                queue_id, **(self.consensus.body(self.drafts) or {"answers": None})
-            )
+        if queue_id is None and self.created is not None:
+            queue_id = self.created.id  # made already: only what did not reach it is sent again
+        if queue_id is None:
+            saved = self.created = await client.create_queue(**self.creation())
+            self.saved_but_gold()
+        else:
+            changes = self.changes()
+            apart = self.consensus_changed() or self.gold_changed()
+            if any(value is not None for value in changes.values()) or not apart:
+                saved = await client.update_queue(queue_id, **changes)
+            if self.consensus_changed():
+                self.saved_but_consensus()  # if the consensus is refused, the rest is saved all the same
+                saved = await client.set_consensus(
+                    queue_id, **(self.consensus.body(self.drafts) or {"answers": None})
+                )
+        if self.gold_changed() and self.gold.value is not None:
+            self.saved_but_gold()
+            target = saved.id if saved is not None else queue_id
+            assert target is not None
+            saved = await client.set_gold_percent(target, self.gold.value)
         assert saved is not None
         return saved

@@ -19,6 +19,10 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Container
 from textual.content import Content
+from textual.geometry import Size
+from textual.layout import ArrangeResult, Layout
+from textual.layouts.grid import GridLayout
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from queuedesk.api.models import Block
@@ -81,6 +85,20 @@ class OptionItem(Static):
         self.update(Content.assemble((self.number, "bold $text-accent"), " ", mark, " ", self.option_name))
 
 
+class OptionColumns(GridLayout):
+    """The options' grid: as many columns as `OptionGrid.columns_for` the width given to arrange."""
+
+    def __init__(self, grid: "OptionGrid") -> None:
+        super().__init__()
+        self.grid = grid
+
+    def arrange(
+        self, parent: Widget, children: list[Widget], size: Size, greedy: bool = True
+    ) -> ArrangeResult:
+        parent.styles.grid_size_columns = self.grid.columns_for(size.width)  # unchanged: no new layout
+        return super().arrange(parent, children, size, greedy)
+
+
 class OptionGrid(Container):
     """The options in as many columns as their names allow (one column for a few options)."""
 
@@ -92,13 +110,18 @@ class OptionGrid(Container):
         self.names = names
         self.marks = marks
         self.columns = columns
+        self._layout = OptionColumns(self)
 
     def compose(self) -> ComposeResult:
         for index, (number, name) in enumerate(zip(self.numbers, self.names, strict=True)):
             yield OptionItem(index, number, name, self.marks)
 
-    def on_resize(self, event: events.Resize) -> None:
-        self.styles.grid_size_columns = self.columns_for(event.size.width)
+    @property
+    def layout(self) -> Layout:
+        """A grid whose columns are decided by the width it lays the options out in, at every layout,
+        the first one too (`OptionColumns`). Set on `Resize` before, the first frames (and any taken
+        before the event came, under load) showed one column: a yes/no on two lines, then on one."""
+        return self._layout
 
     def columns_for(self, width: int) -> int:
         if self.columns is not None:
@@ -106,8 +129,11 @@ class OptionGrid(Container):
         count = len(self.names)
         if count <= self.ONE_COLUMN_UP_TO:
             return 1
-        widest = max(len(n) + len(m) for n, m in zip(self.numbers, self.names, strict=True)) + 3
-        return max(1, min(count, (width + 2) // (widest + 2)))
+        return max(1, min(count, (width + 2) // (self.widest + 2)))
+
+    @cached_property
+    def widest(self) -> int:
+        return max(len(n) + len(m) for n, m in zip(self.numbers, self.names, strict=True)) + 3
 
     def show(self, chosen: Callable[[int], bool], cursor: int | None, visible: set[int] | None) -> None:
         for item in self.query(OptionItem):

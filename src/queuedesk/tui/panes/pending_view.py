@@ -94,7 +94,7 @@ class PendingView(AppAccess, Vertical):
         self.newest_first = False  # o: the list read from its other end
         self.sort: PendingSort = "id"  # s: the column the list is sorted by
         self.search: str | None = None  # /: only tasks with this text in a value (any case)
-        self.consensus: ConsensusSettings | None = None  # the queue's (B21), read with the first page
+        self.consensus: ConsensusSettings | None = None  # the queue's (B21), as its screen read it
         self.consensus_filter: ConsensusState | None = None  # c
 
     def compose(self) -> ComposeResult:
@@ -129,11 +129,6 @@ class PendingView(AppAccess, Vertical):
         order: Literal["desc"] | None = "desc" if self.newest_first else None
         sort: PendingSort | None = None if self.sort == "id" else self.sort
         client = self.session.client
-        if offset == 0 and await client.supports_consensus():
-            had = self.consensus
-            self.consensus = (await client.queue(self.queue_id)).consensus
-            if (had is None) != (self.consensus is None):
-                self.screen.refresh_bindings()  # c comes and goes with the queue's consensus
         page = await client.pending_tasks(
             self.queue_id,
             offset=offset,
@@ -144,6 +139,17 @@ class PendingView(AppAccess, Vertical):
             consensus=self.consensus_filter,
         )
         return Page(page.count, page.tasks)
+
+    def show_consensus(self, settings: ConsensusSettings | None) -> None:
+        """The queue's consensus as its screen last read it (with its blocks): rows say how many
+        answers each task needs of it, and `c` comes and goes with it."""
+        if settings == self.consensus:
+            return
+        had = self.consensus
+        self.consensus = settings
+        self.table.redraw()
+        if (had is None) != (settings is None):
+            self.screen.refresh_bindings()
 
     def _cells(self, task: AssignedTask) -> list[str | Text]:
         assignment = task.assignment

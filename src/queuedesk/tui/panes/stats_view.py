@@ -1,6 +1,7 @@
 """The Stats tab: completions per bucket over a chosen period, the queue now, and each worker's pace;
 in a queue with consensus (B21), each worker's answers and agreement rate (answers that held every
-final value of a settled or decided task), and the tasks disputed now.
+final value of a settled or decided task), and the tasks disputed now; in a queue whose workers
+answered gold tasks (B22), each worker's gold accuracy (correct of answered) and the queue's.
 
 The queue screen's live refresh calls `fetch` while the tab is shown; `+` and `-` change the period
 and fetch at once. Times are shown relative to the app's clock ("8 h ago", "3 min ago").
@@ -49,6 +50,11 @@ REVIEW_COLUMNS = [
 CONSENSUS_COLUMNS = [
     ("answers", "Answers"),
     ("agreement", "Agreed"),
+]
+# With gold tasks (B22): each worker's gold tasks answered correctly of those answered, and that share.
+GOLD_COLUMNS = [
+    ("gold_answered", "Gold right"),
+    ("gold", "Gold acc."),
 ]
 BASIC_SERVER = (
     "This server offers only the basic Task Queue API, which has no stats. A QueueDesk server shows "
@@ -99,7 +105,14 @@ class StatsView(AppAccess, Vertical):
         stats = self.stats
         reviewing = stats is not None and stats.reviews_pending is not None
         agreeing = [*CONSENSUS_COLUMNS] if stats is not None and has_consensus(stats) else []
-        return [*WORKER_COLUMNS[:3], *agreeing, *(REVIEW_COLUMNS if reviewing else []), *WORKER_COLUMNS[3:]]
+        gold = [*GOLD_COLUMNS] if stats is not None and has_gold(stats) else []
+        return [
+            *WORKER_COLUMNS[:3],
+            *agreeing,
+            *gold,
+            *(REVIEW_COLUMNS if reviewing else []),
+            *WORKER_COLUMNS[3:],
+        ]
 
     def _add_columns(self, columns: list[tuple[str, str]], widths: dict[str, int] | None = None) -> None:
         table = self.query_one("#stats-workers", DataTable)
@@ -272,6 +285,12 @@ def _summary(stats: QueueStats, counts: list[int], period: Period) -> Text:
         text.append(" · ")
         text.append(f"{stats.disputed or 0:,}", style="bold red" if stats.disputed else "bold")
         text.append(" disputed")
+    if has_gold(stats):
+        answered = sum(w.gold_answered for w in stats.by_worker)
+        correct = sum(w.gold_correct for w in stats.by_worker)
+        text.append(" · gold ")
+        text.append(f"{correct / answered:.0%}", style="bold")
+        text.append(f" correct of {answered:,}")
     if stats.reviews_pending is not None:
         text.append(" · ")
         text.append(f"{stats.reviews_pending:,}", style="bold")
@@ -288,6 +307,11 @@ def has_consensus(stats: QueueStats) -> bool:
     return stats.disputed is not None and (stats.disputed > 0 or any(w.answers for w in stats.by_worker))
 
 
+def has_gold(stats: QueueStats) -> bool:
+    """Workers answered gold tasks in the period (B22; a server without gold tasks says 0)."""
+    return any(w.gold_answered for w in stats.by_worker)
+
+
 def _name(worker: WorkerStats) -> str:
     return (worker.name or worker.email).casefold()
 
@@ -301,6 +325,7 @@ WORKER_SORTS: dict[str, tuple[Callable[[WorkerStats], Any], str]] = {
     "last": (lambda w: (-(w.last_completed_at or _LONG_AGO).timestamp(), _name(w)), "▼"),
     "rate": (lambda w: (-(w.accepted / w.reviewed) if w.reviewed else 1, _name(w)), "▼"),
     "agreement": (lambda w: (-(w.agreed / w.answers) if w.answers else 1, _name(w)), "▼"),
+    "gold": (lambda w: (-(w.gold_correct / w.gold_answered) if w.gold_answered else 1, _name(w)), "▼"),
 }
 
 
@@ -318,6 +343,8 @@ def _cells(worker: WorkerStats, now: datetime) -> dict[str, str | Text]:
         "rate": f"{worker.accepted / reviewed:.0%}" if reviewed else "—",
         "answers": f"{worker.answers:,}" if worker.answers else "—",
         "agreement": f"{worker.agreed / worker.answers:.0%}" if worker.answers else "—",
+        "gold_answered": f"{worker.gold_correct:,}/{worker.gold_answered:,}" if worker.gold_answered else "—",
+        "gold": f"{worker.gold_correct / worker.gold_answered:.0%}" if worker.gold_answered else "—",
         "reviewed": f"{reviewed:,}" if reviewed else "—",
         "verdicts": f"{worker.accepted} · {worker.corrected} · {worker.redone}" if reviewed else "—",
     }

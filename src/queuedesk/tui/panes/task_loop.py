@@ -21,6 +21,7 @@ from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.panes.task_pane import TaskPane
 from queuedesk.tui.widgets.instructions import Instructions
 from queuedesk.tui.work.journal import Entry
+from queuedesk.tui.work.kept import GONE_UNLEFT, Kept, kept_words
 from queuedesk.tui.work.outbox import TASK_REMOVED, Outbox
 from queuedesk.tui.work.task_rules import undo_refused
 from queuedesk.tui.work.work_session import WorkSession
@@ -43,6 +44,7 @@ class TaskLoop:
         self.queue = queue
         self.work = work
         self.pane = pane
+        self._renewing = False  # a check of the claims held is under way (one at a time)
         # The queue's instructions, above the pane (the screen composes them; the loop keeps them up to date).
         self.instructions = Instructions(
             "", key="f2", expanded=screen.app.size.height >= INSTRUCTIONS_FOLDED_BELOW, id="work-instructions"
@@ -59,7 +61,13 @@ class TaskLoop:
         self.screen.run_worker(self._open(), group="work-open", exclusive=True)
 
     def stop(self) -> None:
+        """The screen goes. Gone without leaving (the app closed it: the key refused, the session
+        ended), the claims cannot be given back from here: what was typed is kept in the journal."""
         self.work.timers.stop_all()
+        if not self.work.leaving:
+            typed = self.pane.entered() if self.work.current is not None else None
+            for kept in self.work.keep_all_here(typed, GONE_UNLEFT):
+                self.say_kept(kept)
 
     # --- loading tasks -------------------------------------------------------------------------------
 
@@ -155,16 +163,7 @@ class TaskLoop:
         self.pane.show_status()
 
     def _warm_images(self, task: AssignedTask) -> None:
-        detail = self.pane.detail
-        if detail is None:
-            return
-        from queuedesk.tui.widgets.image_view import fetcher_for
-
-        fetcher = fetcher_for(self.screen)
-        for block in detail.data:
-            value = task.data.get(block.id)
-            if block.type == "image" and isinstance(value, str) and value:
-                fetcher.prefetch(value)
+        warm_images(self.screen, self.pane.detail, task)
 
     def show(self, task: AssignedTask, values: dict[str, Any] | None = None, seconds: float = 0.0) -> None:
         """Put `task` on screen (`seconds` already spent on it, `values` over its data)."""
@@ -184,22 +183,39 @@ class TaskLoop:
     # --- heartbeats ----------------------------------------------------------------------------------
 
     def _beat(self) -> None:
-        self._run(self._renew(), "work-heartbeat")
+        if not self._renewing:
+            self._renewing = True  # now: two beats asked before the first runs make one
+            self._run(self._renew(), "work-heartbeat")
+
+    async def _check_held(self) -> None:
+        """A look at the task on screen (not a renewal): lost (flushed, taken), the claims are
+        renewed now, which drops what is lost."""
+        try:
+            held = await self.work.still_held()
+        except errors.AuthenticationError as exc:
+            self.screen.qd.report(exc, doing="Keeping your task")  # the screen closes: `stop` keeps it
+            return
+        if not held:
+            self._beat()
 
     async def _renew(self) -> None:
-        await self.work.give_back_ahead_when_away(self.screen.clock.now())
-        for task in await self.work.renew():
-            if self.work.current is task:
-                why = (
-                    f"Task {task.id}: {TASK_REMOVED}."
-                    if task.id in self.work.removed
-                    else f"Task {task.id} is no longer yours (its lease ran out and someone else took it)."
-                )
-                self.screen.notify(
-                    f"{why} Here is the next one.", title="Task lost", severity="warning", timeout=8
-                )
-                self.work.current = None
-                await self.next()
+        """Renew the claims held; a task lost meanwhile (flushed, or its claim taken) leaves the
+        screen and the claims ahead with what was typed on it kept in the journal, and is said."""
+        try:
+            await self.work.give_back_ahead_when_away(self.screen.clock.now())
+            lost = await self.work.renew()
+        except errors.AuthenticationError as exc:
+            self.screen.qd.report(exc, doing="Keeping your task")  # the screen closes: `stop` keeps it
+            return
+        finally:
+            self._renewing = False
+        typed = self.pane.entered()
+        for task in lost:
+            said = self.work.dropped(task, typed)
+            if said is not None:
+                self.screen.notify(said, title="Task lost", severity="warning", timeout=15)
+        if lost and self.work.current is None and not self.work.leaving:
+            await self.next()
         self.work.beat_later(self.screen.clock.now(), self._beat)
 
     # --- decisions that end the task on screen -------------------------------------------------------
@@ -256,6 +272,8 @@ class TaskLoop:
             # A lost task (409, 404) cannot come back; the app's notification says so. Not done.
             self.work.uncount(entry)
             self.pane.show_status()
+            if entry.error == TASK_REMOVED and not self.work.leaving:
+                self._beat()  # a flush: the tasks held here are checked at once
             return
         client = self.screen.session.client
         try:
@@ -287,21 +305,20 @@ class TaskLoop:
     # --- leaving -------------------------------------------------------------------------------------
 
     async def leave(self, *, send: bool = True) -> None:
-        """Send what waits for the undo grace (unless not to `send`), and give back every claim held here."""
+        """Send what waits for the undo grace (unless not to `send`), and give back every claim held
+        here, with what was typed on each kept (`WorkSession.release_keeping`), and say where."""
         if self.work.leaving:
             return
         draft = self.pane.entered()
         self.pane.set_ready(False)
-        for task, problem in await self.work.leave(draft, send=send):
-            if problem is not None:
-                self.screen.qd.report(problem, doing=f"Keeping your draft on task {task.id}")
-            else:
-                self.screen.notify(
-                    f"Task {task.id} given back with what you entered kept as a draft: "
-                    "it is filled in again when the task is next opened.",
-                    title="Draft kept",
-                    timeout=8,
-                )
+        for kept in await self.work.leave(draft, send=send):
+            self.say_kept(kept)
+
+    def say_kept(self, kept: Kept) -> None:
+        said, title = kept_words(kept)
+        self.screen.app.notify(
+            said, title=title, severity="warning" if kept.journal else "information", timeout=15
+        )
 
     def escape(self) -> None:
         """`escape`: out of a text field (to the form), out of the options' filter, else back."""
@@ -325,6 +342,9 @@ class TaskLoop:
         self.pane.show_status()
         if self.work.tick():
             self.check_queue()
+        if self.work.held_check_due and not self._renewing:
+            # a flush, a lost claim, a refused key: seen within `HELD_CHECK_SECONDS`
+            self._run(self._check_held, "work-held-check", exclusive=True)
         if self.work.count_due:
             self.recount()
         if self.screen.is_attached:
@@ -382,7 +402,8 @@ class TaskLoop:
     # --- the queue changed by an admin ---------------------------------------------------------------
 
     def check_queue(self) -> None:
-        self._run(self._check_queue(), "work-queue-check", exclusive=True)
+        # The method, not a coroutine: one cancelled before it started (a newer check) is never made.
+        self._run(self._check_queue, "work-queue-check", exclusive=True)
 
     async def _check_queue(self) -> None:
         """Read the queue again; when its blocks changed, the form is made again for the task on
@@ -414,12 +435,16 @@ class TaskLoop:
         self._say_queue_changed(task.id, lost)
 
     def _say_queue_changed(self, task_id: int, lost: dict[str, Any]) -> None:
-        said = f"An admin changed this queue's fields: task {task_id} is shown with them."
-        if lost:
-            said += " Removed, with what you had typed there: " + "; ".join(
-                f"{name}: {value!r}" for name, value in lost.items()
-            )
-        self.screen.notify(said, title="Queue changed", timeout=15)
+        self.screen.notify(queue_changed_words(task_id, lost), title="Queue changed", timeout=15)
+
+
+def queue_changed_words(task_id: int, lost: dict[str, Any]) -> str:
+    said = f"An admin changed this queue's fields: task {task_id} is shown with them."
+    if lost:
+        said += " Removed, with what you had typed there: " + "; ".join(
+            f"{name}: {value!r}" for name, value in lost.items()
+        )
+    return said
 
 
 def answers_waiting(answered: int, held: int) -> str:
@@ -445,3 +470,16 @@ def _typed_in_removed(
         for block in (before.data if before is not None else [])
         if block.id not in kept and values.get(block.id) not in (None, "", [], {})
     }
+
+
+def warm_images(screen: AppScreen, detail: QueueDetail | None, task: AssignedTask) -> None:
+    """The task's images fetched ahead (into the cache), so they show at once."""
+    if detail is None:
+        return
+    from queuedesk.tui.widgets.image_view import fetcher_for
+
+    fetcher = fetcher_for(screen)
+    for block in detail.data:
+        value = task.data.get(block.id)
+        if block.type == "image" and isinstance(value, str) and value:
+            fetcher.prefetch(value)

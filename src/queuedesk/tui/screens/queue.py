@@ -16,9 +16,10 @@ from queuedesk.tui.base import opens_a_screen, styles
 from queuedesk.tui.modals.go_to import GoToScreen, Place
 from queuedesk.tui.panes.blocks_view import BlocksView
 from queuedesk.tui.panes.feedback_view import FeedbackView
+from queuedesk.tui.panes.gold_view import GoldView
 from queuedesk.tui.panes.history_view import HistoryView
 from queuedesk.tui.panes.pending_view import PendingView
-from queuedesk.tui.panes.role_tabs import feedback_pane, follow_role, watch_panes
+from queuedesk.tui.panes.role_tabs import feedback_pane, follow_role, watching_panes
 from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.review.review_access import has_review, offers_review
@@ -38,12 +39,15 @@ FOCUS_IN_TAB = {
     "tab-stats": "#stats-workers",
     "tab-webhook": "#deliveries",
     "tab-feedback": "#feedback-list",
+    "tab-gold": "#gold-list",
 }
 # The tabs read again by each refresh only while shown.
-LIVE_TABS: dict[str, type[StatsView | WebhookView | FeedbackView]] = {
+LiveView = StatsView | WebhookView | FeedbackView | GoldView
+LIVE_TABS: dict[str, type[LiveView]] = {
     "tab-stats": StatsView,
     "tab-webhook": WebhookView,
     "tab-feedback": FeedbackView,
+    "tab-gold": GoldView,
 }
 
 
@@ -61,6 +65,7 @@ class QueueScreen(QueueKeys):
         Binding("4", "tab('tab-stats')", "Stats", show=False, id="queue.tab_stats"),
         Binding("5", "tab('tab-webhook')", "Webhook", show=False, id="queue.tab_webhook"),
         Binding("6", "tab('tab-feedback')", "Feedback", show=False, id="queue.tab_feedback"),
+        Binding("7", "tab('tab-gold')", "Gold", show=False, id="queue.tab_gold"),
         *keys_for_a_queue("queue"),
         Binding("E", "edit_queue", "Edit queue", show=False, id="queue.edit_queue", priority=True),
         # Priority: the keys typed right after it go to the field it opens (`focus_key`).
@@ -96,8 +101,7 @@ class QueueScreen(QueueKeys):
                 yield HistoryView(self.queue.id, id="completed")
             with TabPane("Blocks", id="tab-blocks"):
                 yield BlocksView(id="blocks")
-            if self.session.can_watch:
-                yield from watch_panes(self.queue.id)
+            yield from watching_panes(self.session, self.queue)
             if self.session.extensions and has_review(self.queue):
                 yield feedback_pane(self.queue.id, watching=self.session.can_watch)
         yield AppFooter()
@@ -137,6 +141,7 @@ class QueueScreen(QueueKeys):
             self.query_one(PendingView).blocks = self.completed.blocks = detail.data
             self.pending.redraw()
             self.history.redraw()
+        self.query_one(PendingView).show_consensus(detail.consensus)
         if self.session.extensions:
             self.in_progress = await self.query_one(PendingView).refresh_live()
         self.completed_count = await self.completed.read_count()
@@ -148,7 +153,7 @@ class QueueScreen(QueueKeys):
         if view is not None:
             await view.fetch()
 
-    def _shown_view(self) -> StatsView | WebhookView | FeedbackView | None:
+    def _shown_view(self) -> LiveView | None:
         """The Stats, Webhook or review tab when it is the one shown: only then is it refreshed."""
         kind = LIVE_TABS.get(self._tab())
         return None if kind is None else self.query_one(kind)
@@ -189,8 +194,8 @@ class QueueScreen(QueueKeys):
             return session.can_watch
         if action == "toggle_instructions":
             return self.detail is not None and bool(self.detail.description.strip())
-        if action == "tab" and parameters and parameters[0] == "tab-feedback":
-            return bool(self.query("#tab-feedback"))
+        if action == "tab" and parameters and parameters[0] in ("tab-feedback", "tab-gold"):
+            return bool(self.query(f"#{parameters[0]}"))
         return True
 
     def action_toggle_instructions(self) -> None:

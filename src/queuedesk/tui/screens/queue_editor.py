@@ -29,6 +29,7 @@ from queuedesk.tui.widgets.block_list import BlockList
 from queuedesk.tui.widgets.block_settings import BlockSettings
 from queuedesk.tui.widgets.consensus_fields import ConsensusFields
 from queuedesk.tui.widgets.context_bar import ContextBar
+from queuedesk.tui.widgets.gold_fields import GoldFields
 from queuedesk.tui.widgets.queue_fields import QueueFields
 from queuedesk.tui.widgets.queue_preview import QueuePreview
 
@@ -78,6 +79,7 @@ class QueueEditorScreen(AppScreen):
                 if self.edit.consensus_offered
                 else []
             ),
+            *([GoldFields(self.edit.gold, id="gold")] if self.edit.gold.offered else []),
             Static("Blocks: ctrl+n adds · [ ] or ctrl+↑↓ move · delete removes", classes="qe-label"),
             BlockList(id="block-list", compact=True, markup=False),
             blocks_problem,
@@ -100,7 +102,8 @@ class QueueEditorScreen(AppScreen):
                 self.dismiss()
                 return
             edit.load(detail, completed)
-        edit.consensus_offered = await self._has_consensus()
+        edit.consensus_offered = await self._has("B21")
+        edit.gold.offered = await self._has("B22")
         edit.reviews = any(
             has_review(q) for q in [*([edit.detail] if edit.detail else []), *self.qd.known_queues]
         )
@@ -114,9 +117,9 @@ class QueueEditorScreen(AppScreen):
         self._changed()
         self.query_one("#queue-name").focus()
 
-    async def _has_consensus(self) -> bool:
+    async def _has(self, feature: str) -> bool:
         try:
-            return await self.session.client.supports_consensus()
+            return await self.session.client.supports(feature)
         except errors.QueueDeskError:
             return False  # the editor works without it; the save says what the server answers
 
@@ -127,9 +130,11 @@ class QueueEditorScreen(AppScreen):
             return
         mine = self.edit.queue_problems_shown()
         self.query_one(QueueFields).show_problems(mine)
-        others = [f"{k}: {m}" for k, m in mine.items() if k != "name" and not k.startswith("consensus")]
+        others = [f"{k}: {m}" for k, m in mine.items() if k not in ("name", "gold") and "consensus" not in k]
         for consensus in self.query(ConsensusFields):
             consensus.show_problems(mine)
+        for gold in self.query(GoldFields):
+            gold.show_problem(mine.get("gold"))
         general = self.query_one("#blocks-problem", Static)
         general.update("\n".join(others))
         general.display = bool(others)
@@ -175,6 +180,7 @@ class QueueEditorScreen(AppScreen):
 
     @on(QueueFields.Changed)
     @on(ConsensusFields.Changed)
+    @on(GoldFields.Changed)
     def _queue_changed(self) -> None:
         self._changed()
 
@@ -262,8 +268,8 @@ class QueueEditorScreen(AppScreen):
 
     async def _go_to(self, problem: DraftProblem) -> None:
         if problem.block is None:
-            consensus = self.query(ConsensusFields)
-            if consensus and consensus.first().focus_field(problem.field):
+            parts = [*self.query(ConsensusFields), *self.query(GoldFields)]
+            if any(part.focus_field(problem.field) for part in parts):
                 return
             if not self.query_one(QueueFields).focus_field(problem.field):
                 self.query_one("#queue-description").focus()

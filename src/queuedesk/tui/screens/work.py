@@ -45,6 +45,7 @@ class WorkScreen(AppScreen):
         self.work_session = WorkSession(
             self.session.client, queue.id, queue.name, outbox_of(self), self.clock.now()
         )
+        self.work_session.look = self.session.client.task  # the task on screen looked at (a flush)
         self._status = WorkStatus("", id="work-status")
         self.pane = TaskPane(self, self.work_session, self._status)
         self.loop = TaskLoop(self, queue, self.work_session, self.pane)

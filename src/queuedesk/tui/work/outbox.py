@@ -106,6 +106,16 @@ class Outbox:
         while any(entry_id != keep for entry_id in self._sending) and not self.closed:
             await asyncio.sleep(SENDING_POLL_SECONDS)
 
+    def keep(self, entry: Entry, why: str) -> None:
+        """Typing that could not be kept as the task's draft on the server (the key refused, the
+        claim lost, the task flushed): kept in the journal among the refused (never sent), with
+        `why`, until the worker dismisses it or submits the task again."""
+        entry.state = "failed"
+        entry.error = why
+        entry.extra["kept"] = True
+        self.journal.put(entry)
+        self._changed()
+
     def discard(self, entry_id: str) -> None:
         """The worker dropped this submission (quitting): never sent."""
         self._stop(entry_id)

@@ -19,7 +19,7 @@ them all.
 import asyncio
 import contextlib
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -28,6 +28,7 @@ from queuedesk.api import errors
 from queuedesk.api.client import Claim, QueueDeskClient
 from queuedesk.api.models import AssignedTask, Assignment
 from queuedesk.tui.work.journal import Entry
+from queuedesk.tui.work.kept import KEPT_PREFIX, REMOVED, TAKEN, Keeper, Kept, lost_task_words
 
 IDLE_AFTER_SECONDS = 120
 EXCLUDE_AT_MOST = 10  # the server's limit on `exclude`
@@ -37,6 +38,9 @@ MIN_HEARTBEAT_SECONDS = 5.0
 # How often the queue is read again while a task is on screen: an admin's change to its blocks
 # reaches the form (after each task shown too), so the next submit is made on the queue as it is.
 QUEUE_CHECK_SECONDS = 15
+# How often the tasks held are checked (a heartbeat) while one is on screen: a flush, a lost claim,
+# a refused key are seen within this.
+HELD_CHECK_SECONDS = 5
 
 
 class Stoppable(Protocol):
@@ -97,6 +101,7 @@ class Submissions(Protocol):
     async def send_held_now(self, *, keep: str | None = None) -> None: ...
     def task_ids(self, queue_id: int) -> list[int]: ...
     def outcome(self, entry_id: str) -> str | None: ...
+    def keep(self, entry: Entry, why: str) -> None: ...
 
 
 @dataclass
@@ -167,6 +172,10 @@ class WorkSession:
         # answered (they wait for other workers' answers, or a reviewer).
         self.consensus = False
         self.answered_waiting = 0
+        self.keeper = Keeper(client, outbox, queue_id, queue_name)
+        # How the task on screen is looked at without renewing its claim (`still_held`): the work
+        # screen gives the client's task read (A-part GET); none, no look (a review's claims).
+        self.look: Callable[[int, int], Awaitable[AssignedTask]] | None = None
 
     # --- timers ------------------------------------------------------------------------------------
 
@@ -175,6 +184,11 @@ class WorkSession:
         task is on screen)."""
         self.ticks += 1
         return self.ticks % QUEUE_CHECK_SECONDS == 0 and self.current is not None
+
+    @property
+    def held_check_due(self) -> bool:
+        """Whether the tasks held are to be checked now (`HELD_CHECK_SECONDS`, while one is on screen)."""
+        return self.ticks % HELD_CHECK_SECONDS == 0 and self.current is not None
 
     def beat_later(self, now: datetime, beat: Callable[[], object]) -> None:
         """The next heartbeat for the task on screen (`heartbeat_delay`); none without a lease."""
@@ -345,8 +359,7 @@ class WorkSession:
             return 0
         going, self.ahead = self.ahead, []
         for task in going:
-            with contextlib.suppress(errors.QueueDeskError):  # else its lease runs out on its own
-                await self.client.release(self.queue_id, task.id)
+            await self.release_keeping(task, self.drafts.pop(task.id, None))
         self.away_gave_back += len(going)
         return len(going)
 
@@ -361,6 +374,8 @@ class WorkSession:
         for task in [t for t in [self.current, *self.ahead] if t is not None]:
             try:
                 task.assignment = await self.client.heartbeat(self.queue_id, task.id)
+            except errors.AuthenticationError:
+                raise  # the key is refused: for the app to say, the screen to close (`TaskLoop.stop`)
             except (errors.Conflict, errors.NotFound) as exc:
                 if isinstance(exc, errors.NotFound):
                     self.removed.add(task.id)
@@ -370,6 +385,49 @@ class WorkSession:
             except errors.QueueDeskError:
                 pass  # the network: try again at the next beat, the lease has room
         return lost
+
+    async def still_held(self) -> bool:
+        """Whether the task on screen is still this session's, looked at without renewing its claim:
+        False once it was deleted (a flush) or someone else holds it; True when it cannot be told
+        (no way to look, the network). A refused key is raised, for the app to say."""
+        task = self.current
+        if task is None or self.look is None:
+            return True
+        try:
+            now = await self.look(self.queue_id, task.id)
+        except errors.NotFound:
+            return False
+        except errors.AuthenticationError:
+            raise
+        except errors.QueueDeskError:
+            return True
+        return now.status == "in_progress" and now.assignment.assigned_to == task.assignment.assigned_to
+
+    def dropped(self, task: AssignedTask, typed: dict[str, Any] | None) -> str | None:
+        """`task` was lost while held here (`renew`): what was typed on it (`typed`, when it is on
+        screen; else what undo put aside) kept in the journal. What the worker is told when it was
+        the one on screen (it is no longer), else None."""
+        removed = task.id in self.removed
+        on_it = typed if self.current is task else self.drafts.pop(task.id, None)
+        if on_it:
+            self.keep_here(task, on_it, KEPT_PREFIX + (REMOVED if removed else TAKEN))
+        if self.current is not task:
+            return None
+        self.current = None
+        return lost_task_words(task.id, removed=removed, kept=bool(on_it))
+
+    def keep_all_here(self, typed: dict[str, Any] | None, why: str) -> list[Kept]:
+        """The screen closed without leaving (nothing can be given back from here): what was typed
+        on the task on screen (`typed`) and on one put aside by undo kept in the journal."""
+        self.leaving = True
+        kept = []
+        current = self.current
+        for task in [t for t in [current, *self.ahead] if t is not None]:
+            on_it = typed if task is current else self.drafts.pop(task.id, None)
+            if on_it:
+                self.keep_here(task, on_it, KEPT_PREFIX + why)
+                kept.append(Kept(task, draft=False, journal=KEPT_PREFIX + why))
+        return kept
 
     # --- submissions -------------------------------------------------------------------------------
 
@@ -441,27 +499,28 @@ class WorkSession:
 
     # --- leaving -----------------------------------------------------------------------------------
 
-    async def leave(
-        self, draft: dict[str, Any] | None, *, send: bool = True
-    ) -> list[tuple[AssignedTask, Exception | None]]:
+    async def leave(self, draft: dict[str, Any] | None, *, send: bool = True) -> list[Kept]:
         """Send what waits for the undo grace (unless not to `send`: kept, or discarded, by the
-        worker quitting) and give back every task held here (the one on screen with `draft` kept on
-        it); each task given back with a draft, and what went wrong keeping it."""
+        worker quitting) and give back every task held here, each with what was typed on it (the one
+        on screen: `draft`; one put aside by undo: its own) kept (`release_keeping`); where each
+        task's typing went."""
         self.leaving = True
         self.timers.stop("poll")
         current = self.current
         if send:
             await self.outbox.send_held_now()
-        kept: list[tuple[AssignedTask, Exception | None]] = []
+        kept: list[Kept] = []
         for task in [t for t in [current, *self.ahead] if t is not None]:
-            with_draft = draft if task is current else None
-            try:
-                await self.client.release(self.queue_id, task.id, with_draft)
-            except errors.QueueDeskError as exc:  # else its lease runs out on its own
-                if with_draft is not None:
-                    kept.append((task, exc))
-                continue
-            if with_draft is not None:
-                kept.append((task, None))
+            typed = draft if task is current else self.drafts.pop(task.id, None)
+            where = await self.release_keeping(task, typed)
+            if where is not None:
+                kept.append(where)
         self.current, self.ahead = None, []
         return kept
+
+    async def release_keeping(self, task: AssignedTask, typed: dict[str, Any] | None) -> Kept | None:
+        """`task` given back with what was `typed` on it kept (`Keeper.release_keeping`)."""
+        return await self.keeper.release_keeping(task, typed)
+
+    def keep_here(self, task: AssignedTask, typed: dict[str, Any], why: str) -> None:
+        self.keeper.keep_here(task, typed, why)
