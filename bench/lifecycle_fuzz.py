@@ -54,9 +54,9 @@ async def main() -> int:
         env.proxy.stop()
         env.server.stop()
     report = fuzz.report
+    print(report.summary(), flush=True)  # first: what the run found stays said whatever follows
     places = every_place()
     never = sorted(places - set(report.transitions))
-    print(report.summary())
     print(f"  never reached: {', '.join(never) or 'none'}")
     fewest = min((report.transitions[p] for p in places), default=0)
     print(f"  fewest transitions of a place: {fewest}; minutes: {(time.monotonic() - started) / 60:.1f}")

@@ -75,7 +75,8 @@ async def open_add_user(app: QueueDeskApp, pilot: Pilot) -> AddUserScreen:
     await open_people(app, pilot)
     await pilot.press("a")
     await until(app, pilot, lambda: isinstance(app.screen, AddUserScreen), "the form opens")
-    await until(app, pilot, lambda: app.focused is app.screen.query_one("#new-user-email"), "email focused")
+    # `query`, not `query_one`: on a loaded machine the form may not be built yet when first asked.
+    await until(app, pilot, lambda: app.focused in app.screen.query("#new-user-email"), "email focused")
     assert isinstance(app.screen, AddUserScreen)
     return app.screen
 

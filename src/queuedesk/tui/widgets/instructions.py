@@ -9,8 +9,10 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Markdown, Static
 
+from queuedesk.tui.nodes.lifecycle import Lifecycle
 
-class Instructions(Vertical):
+
+class Instructions(Lifecycle, Vertical):
     DEFAULT_CSS = """
     Instructions {
         height: auto;
