@@ -122,6 +122,8 @@ def expected(
             "redone": 0,
             "answers": 0,
             "agreed": 0,
+            "gold_answered": 0,
+            "gold_correct": 0,
         }
         for email, worker in sorted(workers.items(), key=lambda item: (-item[1]["completed"], item[0] or ""))
     ]
