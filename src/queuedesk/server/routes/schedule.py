@@ -90,6 +90,8 @@ async def patch_task(request: Request, caller: QueueCaller) -> Response:
     row, queued = await db_of(request).write(change)
     if queued:
         request.app.state.dispatcher.wake()
+    if planned.get("due_at") is not None:  # the overdue job sleeps no longer than until it
+        request.app.state.overdue.wake()
     return JSONResponse(serialize.task(row, with_assignment=True))
 
 

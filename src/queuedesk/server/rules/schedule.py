@@ -156,9 +156,9 @@ def one_schedule(conn: Connection, organization_id: int, asked: Requested) -> Sc
 
 
 def overdue_at_creation(found: list[Requested], now: datetime) -> bool:
-    """Whether any new task is due already (the overdue job is then woken to notice it at once)."""
-    now_us = to_micros(now)
-    return any(a.due_at is not None and a.due_at <= now_us for a in found)
+    """Whether any new task has a due date: the overdue job is then woken, to notice one already
+    passed at once and to sleep no longer than until the soonest."""
+    return any(a.due_at is not None for a in found)
 
 
 # --- the PATCH and the assignment ---------------------------------------------------------------
