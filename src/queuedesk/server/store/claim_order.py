@@ -239,6 +239,9 @@ class TaskClaims(Claims):
         order = ORDER_KEYS["oldest"]
         self._candidates = {flag: _candidates(order, flag) for flag in (False, True)}
         self._given_back_by_me = _given_back_by_me(order)
+        self._reserved_one = Sql(
+            f"SELECT id FROM tasks WHERE queue_id = :queue_id AND reserved_for = :user_id AND {CLAIMABLE} LIMIT 1"
+        )
         mine = "queue_id = :queue_id AND status = 'in_progress' AND assigned_to = :user_id"
         self._own = Sql(f"SELECT id FROM tasks WHERE {mine} ORDER BY {_OWN_ORDER} LIMIT 1")
         self._own_claims = Sql(
@@ -250,6 +253,10 @@ class TaskClaims(Claims):
             AND (status IN ('new', 'open') OR (status = 'in_progress' AND lease_expires_at <= :now))
             AND (reserved_for IS NULL OR reserved_for = :user_id)"""
         )
+
+    def has_reserved_for(self, conn: Connection, queue_id: int, user_id: int) -> bool:
+        """Whether a task not held is reserved for the caller (one seek of the claim order's index)."""
+        return one(conn, self._reserved_one, queue_id=queue_id, user_id=user_id) is not None
 
     def next_claimable(
         self, conn: Connection, queue_id: int, user_id: int, now: datetime, *, others_only: bool
