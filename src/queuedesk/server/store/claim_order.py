@@ -48,6 +48,9 @@ CANDIDATES = 8  # tasks a phase offers at once
 CLAIMABLE = "status IN ('new', 'open')"  # the partial condition of ix_tasks_claim_order, word for word
 # B24's order within a reservation: the index's own order after (queue_id, reserved_for).
 B24_ORDER = "priority DESC, due_at, status, id"
+# A seek says the index's column before them too: PostgreSQL does not take `reserved_for IS NULL` as
+# fixing the column, and would sort the whole part instead of walking it (a no-op for the order).
+SEEK_ORDER = f"reserved_for, {B24_ORDER}"
 
 # The caller's set contains ",<id>,"; instr and strpos are the two databases' names for it.
 _CONTAINS = {"sqlite": "instr(g.k, :me)", "postgresql": "strpos(g.k, :me)"}
@@ -87,14 +90,14 @@ ANSWERED_FIRST = {dialect: _answered_first(dialect) for dialect in _CONTAINS}
 # seek, which would make it sort every task of the queue for the order's last columns).
 NEVER_CLAIMED = Sql(
     f"""SELECT id FROM tasks WHERE queue_id = :queue_id AND reserved_for IS NULL AND {CLAIMABLE}
-    AND status || '' = 'new' ORDER BY {B24_ORDER} LIMIT 1 {{skip_locked}}"""
+    AND status || '' = 'new' ORDER BY {SEEK_ORDER} LIMIT 1 {{skip_locked}}"""
 )
 # Phase 0 (B25): reserved for the caller, not answered by them, not disputed or done.
 RESERVED_FOR_ME = Sql(
     f"""SELECT t.id FROM tasks t WHERE t.queue_id = :queue_id AND t.reserved_for = :user_id AND {CLAIMABLE}
     AND NOT EXISTS (SELECT 1 FROM task_answers a WHERE a.task_id = t.id AND a.worker_id = :user_id)
     AND NOT EXISTS (SELECT 1 FROM consensus_tasks c WHERE c.task_id = t.id AND c.state <> 'collecting')
-    ORDER BY {B24_ORDER} LIMIT {CANDIDATES}"""
+    ORDER BY {SEEK_ORDER} LIMIT {CANDIDATES}"""
 )
 GIVEN_BACK = Sql(
     f"""SELECT c.task_id FROM consensus_tasks c JOIN tasks t ON t.id = c.task_id
@@ -205,7 +208,7 @@ def _candidates(order: str, others_only: bool) -> Sql:
     skipping those other claims hold)."""
     seek = f"""SELECT id, {{phase}} AS phase, priority, due_at, status AS rank FROM tasks
         WHERE queue_id = :queue_id AND reserved_for {{whose}} AND {CLAIMABLE} AND {_NOT_RECENTLY_MINE}
-        ORDER BY {order} LIMIT 1 {{{{skip_locked}}}}"""
+        ORDER BY reserved_for, {order} LIMIT 1 {{{{skip_locked}}}}"""
     expired = _EXPIRED.format(others=_NOT_MINE if others_only else "", order=order.replace("status, ", ""))
     return Sql(
         f"""WITH mine AS ({seek.format(phase=0, whose="= :user_id")}),
@@ -220,7 +223,7 @@ def _candidates(order: str, others_only: bool) -> Sql:
 # are all that is left in these two parts of the index.
 def _given_back_by_me(order: str) -> Sql:
     seek = f"""SELECT id, {{phase}} AS phase FROM tasks WHERE queue_id = :queue_id AND reserved_for {{whose}}
-        AND {CLAIMABLE} ORDER BY {order} LIMIT 1 {{{{skip_locked}}}}"""
+        AND {CLAIMABLE} ORDER BY reserved_for, {order} LIMIT 1 {{{{skip_locked}}}}"""
     return Sql(
         f"""WITH mine AS ({seek.format(phase=0, whose="= :user_id")}),
         anyone AS ({seek.format(phase=1, whose="IS NULL")})
