@@ -109,6 +109,7 @@ GIVEN_BACK = Sql(
 EXPIRED = Sql(
     f"""SELECT t.id FROM tasks t WHERE t.queue_id = :queue_id AND t.status = 'in_progress'
     AND t.lease_expires_at <= :now AND (t.assigned_to IS NULL OR t.assigned_to <> :user_id)
+    AND (t.reserved_for IS NULL OR t.reserved_for = :user_id)
     AND NOT EXISTS (SELECT 1 FROM task_answers a WHERE a.task_id = t.id AND a.worker_id = :user_id)
     AND NOT EXISTS (SELECT 1 FROM consensus_tasks c WHERE c.task_id = t.id AND c.state <> 'collecting')
     ORDER BY t.id LIMIT {CANDIDATES}"""
