@@ -286,7 +286,9 @@ class ReviewPage(Resource):
 class Delivery(Resource):
     id: int
     event_id: str
-    type: str = "task.completed"  # what the event says: task.completed, task.corrected, task.redo, task.overdue
+    type: str = (
+        "task.completed"  # what the event says: task.completed, task.corrected, task.redo, task.overdue
+    )
     task_id: int
     target: str
     status: str

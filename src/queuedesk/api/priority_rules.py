@@ -93,7 +93,7 @@ def is_overdue(due_at: datetime | None, now: datetime) -> bool:
 
 
 def due_text(due_at: datetime | None, now: datetime) -> str:
-    """"due in 3 h", "overdue 2 d", "due now", or "" for no due date."""
+    """ "due in 3 h", "overdue 2 d", "due now", or "" for no due date."""
     if due_at is None:
         return ""
     seconds = (due_at - now).total_seconds()

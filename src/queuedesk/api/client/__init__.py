@@ -40,10 +40,10 @@ from queuedesk.api.client.work import WorkMixin
 from queuedesk.api.config import ENV_ORG, ENV_TOKEN, ENV_URL
 
 __all__ = [
-    "KEEP",
     "ENV_ORG",
     "ENV_TOKEN",
     "ENV_URL",
+    "KEEP",
     "NO_RETRY",
     "RETRY_STATUSES",
     "AuditSort",

@@ -34,7 +34,9 @@ class AssignMixin(TasksMixin, PeopleMixin):
         its claim until it ends; a completed task is a `Conflict` `already_completed`. (admins and
         supervisors; `NoAssignment` on a server without B25)"""
         what = (
-            f"Reserving task {task_id} for {to}" if to is not None else f"Lifting the reservation of task {task_id}"
+            f"Reserving task {task_id} for {to}"
+            if to is not None
+            else f"Lifting the reservation of task {task_id}"
         )
         await self._require_feature("B25", what)
         path = f"{await self._ext_queue_path(queue_id, what)}/tasks/{task_id}/assign"

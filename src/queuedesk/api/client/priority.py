@@ -39,7 +39,7 @@ class PriorityMixin(TasksMixin):
         task_id: int,
         *,
         priority: int | None = None,
-        due_at: datetime | None | Keep = KEEP,
+        due_at: datetime | Keep | None = KEEP,
     ) -> models.AssignedTask:
         """B24's PATCH: a new `priority` (-1000..1000) and/or `due_at` (None: no due date) of a task
         not completed (`Conflict` `already_completed` otherwise). (admins; `NoPriority` on a server
