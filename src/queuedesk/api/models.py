@@ -189,7 +189,7 @@ class AssignedTask(Task):
 
 class Queue(Resource):
     model_config = leaves_out("gold_percent", "n_overdue")
-    SENT_ONLY = ("gold_percent", "n_overdue")
+    SENT_ONLY: ClassVar[tuple[str, ...]] = ("gold_percent", "n_overdue")
 
     id: int
     name: str
@@ -226,7 +226,7 @@ class ConsensusSettings(Resource):
 
 class QueueDetail(Queue):
     model_config = leaves_out("consensus", "gold_percent", "n_overdue", "order")
-    SENT_ONLY = ("gold_percent", "n_overdue", "order")
+    SENT_ONLY: ClassVar[tuple[str, ...]] = ("gold_percent", "n_overdue", "order")
 
     description: str = ""
     data: list[Block] = []
