@@ -57,6 +57,8 @@ class QueueEdit:
     consensus: ConsensusDraft = field(default_factory=ConsensusDraft)
     consensus_offered: bool = False
     gold: GoldDraft = field(default_factory=GoldDraft)
+    order: str = "oldest"  # B24: the order claims take after priority
+    order_offered: bool = False  # the server has B24: the order is edited
     saved_state: Any = None  # None until loaded: nothing is saved or compared before
     selected: int | None = None
     problems: list[DraftProblem] = field(default_factory=list)
@@ -77,6 +79,7 @@ class QueueEdit:
         held = detail.consensus
         self.consensus = ConsensusDraft.of(held.model_dump() if held is not None else None)
         self.gold.text = str(detail.gold_percent)
+        self.order = detail.order
 
     def mark_saved(self) -> None:
         self.saved_state = self.state()
@@ -91,6 +94,7 @@ class QueueEdit:
             self.review_text.strip(),
             self.consensus.state(),
             self.gold.state(),
+            self.order if self.order_offered else None,
         )
 
     @property
@@ -138,6 +142,8 @@ class QueueEdit:
             parts.append(f"consensus of {self.consensus.answers.strip() or '?'} answers")
         if self.gold.offered and self.gold.value:
             parts.append(f"{self.gold.value}% gold")
+        if self.order_offered and self.order != "oldest":
+            parts.append("least confident first")
         if self.problems:
             parts.append(f"{len(self.problems)} problem(s) to fix before saving")
         if self.dirty:
@@ -201,6 +207,7 @@ class QueueEdit:
             "description": self.description,
             "review_percent": share,
             "consensus": self.consensus.body(self.drafts) if self.consensus_offered else None,
+            "order": self.order if self.order_offered and self.order != "oldest" else None,
         }
 
     def changes(self) -> dict[str, Any]:
@@ -212,6 +219,8 @@ class QueueEdit:
             "description": description if description != was_description else None,
             "blocks": blocks if blocks != was_blocks else None,
             "review_percent": review_percent(review) if self.reviews and review != was_review else None,
+            # B24: sent with the rest; a refusal of what follows sends it again (the same value)
+            "order": self.order if self.order_offered and self.order != self.saved_state[6] else None,
         }
 
     def consensus_changed(self) -> bool:
@@ -226,11 +235,11 @@ class QueueEdit:
     def saved_but_consensus(self) -> None:
         """Everything but the consensus and the gold share reached the server (what follows may be
         refused)."""
-        self.saved_state = (*self.state()[:4], *self.saved_state[4:])
+        self.saved_state = (*self.state()[:4], *self.saved_state[4:6], *self.state()[6:])
 
     def saved_but_gold(self) -> None:
         """Everything but the gold share reached the server (its change may be refused)."""
-        self.saved_state = (*self.state()[:5], self.saved_state[5])
+        self.saved_state = (*self.state()[:5], self.saved_state[5], *self.state()[6:])
 
     async def send(self, client: QueueDeskClient, queue_id: int | None) -> QueueDetail:
         """Create the queue (`queue_id` None) or change it: B13 with what changed, the consensus

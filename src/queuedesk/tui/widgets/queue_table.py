@@ -14,16 +14,19 @@ from queuedesk.tui.widgets.row_table import RowTable
 COLUMNS: list[tuple[str, str]] = [
     ("name", "Queue"),
     ("pending", "Pending"),
+    ("overdue", "Overdue"),  # B24: pending tasks past their due date; empty for none, or an older server
     ("active", "Active users"),
     ("created", "Created"),
 ]
-SORTS: list[str | None] = [None, "name", "pending", "active", "created"]
+SORTS: list[str | None] = [None, "name", "pending", "overdue", "active", "created"]
 CHANGED = "bold black on #e5c07b"
-# A long name or many active users are cut (with "…") so Pending stays on screen: the name gets
-# what the other columns leave of the table's width, at least NAME_MIN characters.
+OVERDUE = "bold red"
+RIGHT_ALIGNED = ("pending", "overdue")
+# A long name or many active users are cut (with "…") so Pending and Overdue stay on screen: the
+# name gets what the other columns leave of the table's width, at least NAME_MIN characters.
 NAME_MIN = 16
-OTHER_COLUMNS_WIDTH = 50
-ACTIVE_MAX = 28
+OTHER_COLUMNS_WIDTH = 58
+ACTIVE_MAX = 24
 
 
 def fit(value: str, limit: int) -> str:
@@ -34,6 +37,8 @@ def cell_values(queue: Queue, clock: Clock) -> dict[str, str]:
     return {
         "name": queue.name,
         "pending": f"{queue.n_tasks:,}",
+        # A server without B24 leaves n_overdue out: nothing to say, rather than a 0 that says "none".
+        "overdue": f"{queue.n_overdue:,}" if queue.n_overdue else "",
         "active": ", ".join(queue.active_users) or "—",
         "created": minute(queue.created_at, clock),
     }
@@ -44,6 +49,8 @@ def sort_key(column: str, queue: Queue) -> tuple[object, ...]:
         return (queue.name.casefold(), queue.id)
     if column == "pending":
         return (-queue.n_tasks, queue.id)
+    if column == "overdue":  # the most overdue first, then the most pending
+        return (-queue.n_overdue, -queue.n_tasks, queue.id)
     if column == "active":
         return (-len(queue.active_users), queue.id)
     return (queue.created_at, queue.id)
@@ -118,8 +125,8 @@ class QueueTable(RowTable):
         value = shown(value)
         if limit is not None:
             value = fit(value, limit)
-        style = CHANGED if (key, column) in changed else ""
-        if column == "pending":  # numbers stay right-aligned, also while highlighted as changed
+        style = CHANGED if (key, column) in changed else OVERDUE if column == "overdue" else ""
+        if column in RIGHT_ALIGNED:  # numbers stay right-aligned, also while highlighted as changed
             return Text(value, style=style, justify="right")
         return Text(value, style=style, no_wrap=True, end="")
 
