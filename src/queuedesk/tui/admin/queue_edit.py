@@ -207,21 +207,21 @@ class QueueEdit:
             "description": self.description,
             "review_percent": share,
             "consensus": self.consensus.body(self.drafts) if self.consensus_offered else None,
-            "order": self.order if self.order_offered and self.order != "oldest" else None,
-        }
+        } | ({"order": self.order} if self.order_offered and self.order != "oldest" else {})
 
     def changes(self) -> dict[str, Any]:
         """The arguments of `update_queue`: only what changed since it was loaded or saved."""
         name, description, blocks, review = self.state()[:4]
         was_name, was_description, was_blocks, was_review = self.saved_state[:4]
-        return {
+        changed = {
             "name": name.strip() if name != was_name else None,
             "description": description if description != was_description else None,
             "blocks": blocks if blocks != was_blocks else None,
             "review_percent": review_percent(review) if self.reviews and review != was_review else None,
-            # B24: sent with the rest; a refusal of what follows sends it again (the same value)
-            "order": self.order if self.order_offered and self.order != self.saved_state[6] else None,
         }
+        if self.order_offered and self.order != self.saved_state[6]:
+            changed["order"] = self.order  # B24: a refusal of what follows sends it again (the same)
+        return changed
 
     def consensus_changed(self) -> bool:
         """The consensus differs from the one loaded or saved (sent apart: B13 with `consensus`)."""

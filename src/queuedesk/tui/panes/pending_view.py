@@ -283,11 +283,10 @@ class PendingView(AppAccess, Vertical):
         self.start()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        refused = self._placing_refusal(action.removeprefix("no_"))
         if action in ("overdue", "reserve", "priority"):
-            return refused is None
+            return self._placing_refusal(action) is None
         if action in ("no_overdue", "no_reserve", "no_priority"):
-            return refused is not None
+            return self._placing_refusal(action.removeprefix("no_")) is not None
         if action == "consensus":
             return self.consensus is not None or self.consensus_filter is not None
         if action in ("order", "search", "sort"):

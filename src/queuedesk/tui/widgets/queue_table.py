@@ -26,6 +26,7 @@ RIGHT_ALIGNED = ("pending", "overdue")
 # name gets what the other columns leave of the table's width, at least NAME_MIN characters.
 NAME_MIN = 16
 OTHER_COLUMNS_WIDTH = 58
+OVERDUE_WIDTH = 9  # "Overdue" and its padding
 ACTIVE_MAX = 24
 
 
@@ -81,17 +82,24 @@ class View:
 
 
 class QueueTable(RowTable):
-    """One row per queue, keyed by the queue's id."""
+    """One row per queue, keyed by the queue's id; the Overdue column only where the server counts
+    overdue tasks (B24: `overdue`)."""
 
-    def __init__(self, clock: Clock, *, id: str | None = None) -> None:
+    def __init__(self, clock: Clock, *, overdue: bool = False, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.clock = clock
+        self.columns_shown = [(key, label) for key, label in COLUMNS if overdue or key != "overdue"]
+        self.other_width = OTHER_COLUMNS_WIDTH if overdue else OTHER_COLUMNS_WIDTH - OVERDUE_WIDTH
         self.shown: dict[str, dict[str, str]] = {}  # what each row's cells say now
         self.highlighted: set[tuple[str, str]] = set()
         self.cut_at: int | None = None  # the name length the rows were last built for
 
+    def sorts(self) -> list[str | None]:
+        """The sorts `s` goes through: one per column shown, and none."""
+        return [sort for sort in SORTS if sort is None or sort in dict(self.columns_shown)]
+
     def on_mount(self) -> None:
-        for key, label in COLUMNS:
+        for key, label in self.columns_shown:
             self.add_column(f"{label} {zone_name(self.clock)}" if key == "created" else label, key=key)
 
     def on_resize(self) -> None:
@@ -117,7 +125,7 @@ class QueueTable(RowTable):
 
     def _limit(self, column: str) -> int | None:
         if column == "name":
-            return max(NAME_MIN, (self.size.width or self.app.size.width) - OTHER_COLUMNS_WIDTH)
+            return max(NAME_MIN, (self.size.width or self.app.size.width) - self.other_width)
         return ACTIVE_MAX if column == "active" else None
 
     def _cell(self, key: str, column: str, value: str, changed: set[tuple[str, str]]) -> Text:
@@ -131,8 +139,11 @@ class QueueTable(RowTable):
         return Text(value, style=style, no_wrap=True, end="")
 
     def _update_in_place(self, values: dict[str, dict[str, str]], changed: set[tuple[str, str]]) -> None:
+        shown_columns = dict(self.columns_shown)
         for key, cells in values.items():
             for column, value in cells.items():
+                if column not in shown_columns:
+                    continue
                 was_changed = (key, column) in self.highlighted
                 now_changed = (key, column) in changed
                 if self.shown.get(key, {}).get(column) != value or was_changed or now_changed:
@@ -145,10 +156,12 @@ class QueueTable(RowTable):
         scroll_y = self.scroll_y
         self.cut_at = self._limit("name")
         self.clear(columns=True)  # the widths follow the rows shown (a filter can drop the widest)
-        for key, label in COLUMNS:
+        for key, label in self.columns_shown:
             self.add_column(f"{label} {zone_name(self.clock)}" if key == "created" else label, key=key)
         for key in keys:
-            self.add_row(*(self._cell(key, c, values[key][c], changed) for c, _ in COLUMNS), key=key)
+            self.add_row(
+                *(self._cell(key, c, values[key][c], changed) for c, _ in self.columns_shown), key=key
+            )
         if not keys:
             return
         row = keys.index(cursor_key) if cursor_key in keys else min(cursor_row, len(keys) - 1)
