@@ -25,9 +25,9 @@ RIGHT_ALIGNED = ("pending", "overdue")
 # A long name or many active users are cut (with "…") so Pending and Overdue stay on screen: the
 # name gets what the other columns leave of the table's width, at least NAME_MIN characters.
 NAME_MIN = 16
-OTHER_COLUMNS_WIDTH = 58
+OTHER_COLUMNS_WIDTH = 50
 OVERDUE_WIDTH = 9  # "Overdue" and its padding
-ACTIVE_MAX = 24
+ACTIVE_MAX = 28
 
 
 def fit(value: str, limit: int) -> str:
@@ -89,7 +89,7 @@ class QueueTable(RowTable):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.clock = clock
         self.columns_shown = [(key, label) for key, label in COLUMNS if overdue or key != "overdue"]
-        self.other_width = OTHER_COLUMNS_WIDTH if overdue else OTHER_COLUMNS_WIDTH - OVERDUE_WIDTH
+        self.other_width = OTHER_COLUMNS_WIDTH + (OVERDUE_WIDTH if overdue else 0)
         self.shown: dict[str, dict[str, str]] = {}  # what each row's cells say now
         self.highlighted: set[tuple[str, str]] = set()
         self.cut_at: int | None = None  # the name length the rows were last built for
