@@ -42,14 +42,14 @@ async def start_priorities(url: str) -> int:
                     made += 1
             if await admin.supports_assignment() and TRIAGE in ids:
                 dated = await admin.supports_priority()
-                for minutes, priority in RESERVED:
+                for due_in, rank in RESERVED:
                     data = new_task(TRIAGE, rng, date.today(), "")
                     await admin.create_task(
                         ids[TRIAGE],
                         data,
                         reserved_for=DEMO_WORKER,
-                        priority=priority if dated and priority else None,
-                        due_at=_due(now, minutes) if dated else None,
+                        priority=rank if dated and rank else None,
+                        due_at=_due(now, due_in) if dated else None,
                     )
                     made += 1
     except errors.QueueDeskError:
