@@ -77,7 +77,7 @@ def parse_due(text: str, now: datetime) -> datetime | None:
 
 
 def span_text(seconds: float) -> str:
-    """A length of time in one short unit: "45 s", "12 min", "3 h", "2 d"."""
+    """A length of time in one short unit: "45 s", "12 min", "3 h", "2 d", "3 y"."""
     seconds = abs(seconds)
     if seconds < 60:
         return f"{int(seconds)} s"
@@ -85,7 +85,9 @@ def span_text(seconds: float) -> str:
         return f"{int(seconds // 60)} min"
     if seconds < 86400:
         return f"{int(seconds // 3600)} h"
-    return f"{int(seconds // 86400)} d"
+    if seconds < 365 * 86400:
+        return f"{int(seconds // 86400)} d"
+    return f"{int(seconds // (365 * 86400))} y"
 
 
 def is_overdue(due_at: datetime | None, now: datetime) -> bool:
