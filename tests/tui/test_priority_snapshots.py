@@ -73,7 +73,9 @@ def fill(server: ServerProcess) -> None:
 async def overdue_counted(pilot: Pilot[None]) -> None:
     """The queue list once the server counted the overdue tasks (within its 60 s, as of its clock)."""
     app = pilot.app
-    await until(app, pilot, lambda: "3" in str(app.screen.query_one("QueueTable").get_row_at(0)), "counted")
+    await until(
+        app, pilot, lambda: sum(q.n_overdue for q in getattr(app.screen, "queues", [])) == 3, "counted"
+    )
     await ready_picture(pilot)
 
 
