@@ -116,7 +116,7 @@ def test_priority_due_dates_and_reservations_through_the_command_line(
     needs(server, "B24", "B25")
     queue = make_queue(admin, org_id)
     name = queue["name"]
-    made = cli("tasks", "create", name, "--data", '{"paragraph": "late"}', "--priority", "5", "--due", "-1h")
+    made = cli("tasks", "create", name, "--data", '{"paragraph": "late"}', "--priority", "5", "--due=-1h")
     assert made.code == 0 and "priority +5, overdue 1 h." in made.out, made
     late = int(made.out.split()[2])
     path = tmp_path / "tasks.csv"

@@ -5,7 +5,6 @@
 
 import argparse
 from datetime import datetime
-from typing import Any
 
 from queuedesk.api.models import QUEUE_ORDERS
 from queuedesk.api.priority_rules import (
@@ -21,7 +20,7 @@ from queuedesk.commands.common import OK, UsageError, client_from, find_queue, p
 
 DUE_HELP = (
     "a time (2026-12-24T17:00Z; UTC when it names no zone), a date (2026-12-24: its midnight, UTC), "
-    "a moment from now (+30m, +2h, +1d; -1h is already overdue), or none"
+    "a moment from now (+30m, +2h, +1d; --due=-1h is already overdue), or none"
 )
 
 
@@ -39,15 +38,16 @@ def due_of(text: str, flag: str = "--due") -> datetime | None:
         raise UsageError(f"{flag}: {exc}") from None
 
 
-def placed_words(task: Any, now: datetime) -> str:
-    """ ", priority +5, due in 3 h, reserved for ana@example.com" for a Part B task, "" for none."""
+def placed_words(priority: int | None, due: datetime | None, reserved_for: str | None, now: datetime) -> str:
+    """ ", priority +5, due in 3 h, reserved for ana@example.com": what a create sent (A1 answers
+    the Part A shape, without them), "" for none."""
     said = []
-    if getattr(task, "priority", 0):
-        said.append(f"priority {priority_text(task.priority)}")
-    if getattr(task, "due_at", None) is not None:
-        said.append(due_text(task.due_at, now))
-    if getattr(task, "reserved_for", None):
-        said.append(f"reserved for {shown(task.reserved_for)}")
+    if priority:
+        said.append(f"priority {priority_text(priority)}")
+    if due is not None:
+        said.append(due_text(due, now))
+    if reserved_for:
+        said.append(f"reserved for {shown(reserved_for)}")
     return "".join(f", {part}" for part in said)
 
 

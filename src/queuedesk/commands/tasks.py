@@ -64,7 +64,9 @@ async def create(args: argparse.Namespace) -> int:
             f"{values_text(expected)}."
         )
     else:
-        print(f"Created task {task.id} in queue {queue.id} {queue.name!r}{placed_words(task, utcnow())}.")
+        print(
+            f"Created task {task.id} in queue {queue.id} {queue.name!r}{placed_words(args.priority, due, args.reserved_for, utcnow())}."
+        )
     if lost:
         print(
             f"queuedesk: the server stored no value for {', '.join(lost)} (its answer has null there)",
