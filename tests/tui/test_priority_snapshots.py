@@ -80,7 +80,7 @@ async def overdue_counted(pilot: Pilot[None]) -> None:
 
 
 async def reserve_picker(pilot: Pilot[None]) -> None:
-    await steps("enter", "down")(pilot)
+    await steps("down", "enter", "down", "down", "down")(pilot)  # Support's fourth task
     await pilot.press("a")
     app = pilot.app
     await until(app, pilot, lambda: isinstance(app.screen, ReserveScreen) and app.screen.people, "people")
@@ -88,7 +88,7 @@ async def reserve_picker(pilot: Pilot[None]) -> None:
 
 
 async def work_on_reserved(pilot: Pilot[None]) -> None:
-    await steps("enter")(pilot)
+    await steps("down", "enter")(pilot)  # Support
     await pilot.press("w")
     app = pilot.app
     await until(app, pilot, lambda: isinstance(app.screen, WorkScreen) and app.screen.ready, "the task")
@@ -108,7 +108,7 @@ def test_pending_with_priority_due_and_reserved(
     snap_compare, deadline_server: ServerProcess, size: tuple[int, int]
 ) -> None:
     app = app_for(deadline_server, "supervisor")
-    assert snap_compare(app, terminal_size=size, run_before=steps("enter"))
+    assert snap_compare(app, terminal_size=size, run_before=steps("down", "enter"))  # Support
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
