@@ -72,6 +72,7 @@ def test_the_claim_walks_the_claim_order_index(tmp_path: Path, backend: str) -> 
     statements = {
         "candidates": CLAIMS._candidates[False],
         "candidates ahead": CLAIMS._candidates[True],
+        "seeks without expired claims": CLAIMS._seeks,
         "given back by me": CLAIMS._given_back_by_me,
         "consensus never claimed": NEVER_CLAIMED,
         "consensus reserved for me": RESERVED_FOR_ME,
