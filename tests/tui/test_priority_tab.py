@@ -1,7 +1,8 @@
 """Priority, due dates (B24) and reservations (B25) in the app, against a real `queuedesk serve`:
 the queue list's Overdue column, the Pending tab's columns and `d` (overdue only), `a` (reserve the
 task under the cursor for a person, or nobody) and `e` (its priority and due date, a bad value said
-and never sent); the work screen's line with the task's due time and "reserved for you".
+and never sent); the work screen's line with the task's due time and "reserved for you", and the queue screen's
+count of the tasks reserved for the worker.
 
 On a server that does not list B24/B25 (the suite's, until it does) the keys say why they do not
 apply, in a notification, and the columns are not there; the rest skips until the server lists them."""
@@ -147,6 +148,7 @@ async def test_the_worker_sees_the_due_time_and_that_the_task_is_reserved_for_th
     app = make_app("worker")
     async with app.run_test(size=SIZE) as pilot:
         await open_queue(app, pilot, queue["id"])
+        await until(app, pilot, lambda: shows(app, "1 reserved for you"), "the count of the worker's own")
         await pilot.press("w")
         await until(app, pilot, lambda: isinstance(app.screen, WorkScreen) and app.screen.ready, "the task")
         line = app.screen.query_one(TaskDeadline)
