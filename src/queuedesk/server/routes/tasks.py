@@ -8,6 +8,7 @@ from sqlalchemy import Connection
 from starlette.requests import Request
 from starlette.responses import Response
 
+from queuedesk.api import suggestion_rules
 from queuedesk.api.blocks import Problem, first_problems, task_data_problems
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access import QueueCaller
@@ -26,7 +27,7 @@ from queuedesk.server.http.plumbing import (
     sort_parameter,
 )
 from queuedesk.server.routes import creations_of, db_of, gold, settings_of
-from queuedesk.server.rules import consensus_view, work
+from queuedesk.server.rules import consensus_view, suggested, work
 from queuedesk.server.rules import gold as gold_rules
 from queuedesk.server.store import audit, tasks
 from queuedesk.server.store import gold as gold_store
@@ -35,16 +36,38 @@ from queuedesk.server.store.records import Principal, QueueRecord
 MAX_IMPORT = 10_000
 CSV_SOURCE = re.compile(r"[^/\\\x00-\x1f]{1,251}\.csv")  # fullmatch: `$` would let a newline end it
 PENDING_STATUSES = ("new", "open", "in_progress")
+ITEM_KEYS = frozenset({"data", "gold", "suggestions"})  # an imported task's keys (B22, B23)
 SCAN_OFFSET = 10_000  # from here a history page skips enough index entries to be a long read
 
 
 async def create_task(request: Request, caller: QueueCaller) -> Response:
-    body = json_object(await read_json(request, required=False) or {}, allowed=("data", "gold"))
+    body = json_object(
+        await read_json(request, required=False) or {}, allowed=("data", "gold", "suggestions")
+    )
     if body.get("gold") is not None:  # B22: a gold task (`"gold": null` is an ordinary one)
+        if body.get("suggestions"):
+            raise invalid([suggested.NOT_ON_GOLD])
         return await gold.create(request, caller, body)
     work.check_new_task(caller.queue, body.get("data"))
+    if body.get("suggestions"):  # B23
+        return await _create_suggested(request, caller, body["data"], body["suggestions"])
     # the INSERT and the queue's pending count, in one transaction with the others of this moment
     row = await creations_of(request).create(caller.queue, body["data"], "api", utcnow())
+    return JSONResponse(serialize.task(row))
+
+
+async def _create_suggested(request: Request, caller: QueueCaller, data: Any, raw: Any) -> Response:
+    """A1 with `suggestions` (B23): the task and its suggestions in one transaction."""
+    found = suggested.checked(caller.queue, raw)
+    assert found is not None
+
+    def create(conn: Connection) -> dict[str, Any]:
+        row = tasks.create_task(conn, caller.queue, data, "api", utcnow())
+        suggested.store_new(conn, [(row["id"], found)])
+        return row
+
+    row = await db_of(request).write(create)
+    row["suggestions"] = found
     return JSONResponse(serialize.task(row))
 
 
@@ -159,12 +182,19 @@ def _import_problems(queue: QueueRecord, body: dict[str, Any]) -> Iterator[Probl
     by_id = {block.id: block for block in queue.blocks}
     for index, item in enumerate(items):
         where = f"tasks[{index}]"
-        if not isinstance(item, dict) or "data" not in item or not set(item) <= {"data", "gold"}:
-            yield Problem("invalid_value", where, f"task {index}: must be an object with 'data' (and 'gold')")
+        if not isinstance(item, dict) or "data" not in item or not set(item) <= ITEM_KEYS:
+            yield Problem(
+                "invalid_value",
+                where,
+                f"task {index}: must be an object with 'data' (and 'gold', 'suggestions')",
+            )
         else:
             yield from task_data_problems(queue.blocks, item["data"], field_name=f"{where}.data", by_id=by_id)
             if item.get("gold") is not None:  # B22
                 yield from gold_rules.expected_problems(queue, item["gold"], f"{where}.gold")
+                if item.get("suggestions"):
+                    yield suggested.not_on_gold(f"{where}.suggestions")
+            yield from suggested.problems(queue, item.get("suggestions"), f"{where}.suggestions")  # B23
 
 
 async def import_tasks(request: Request, caller: QueueCaller) -> Response:
@@ -174,6 +204,7 @@ async def import_tasks(request: Request, caller: QueueCaller) -> Response:
         raise invalid(problems)
     items = [item["data"] for item in body["tasks"]]
     expected = [item.get("gold") for item in body["tasks"]]
+    offered = [suggestion_rules.normalized(item.get("suggestions")) for item in body["tasks"]]
     source = body["source"]
 
     def import_and_record(conn: Connection) -> list[int]:
@@ -187,6 +218,7 @@ async def import_tasks(request: Request, caller: QueueCaller) -> Response:
                 else gold_store.create(conn, caller.queue, data, gold_value, source, now)
                 for data, gold_value in zip(items, expected, strict=True)
             ]
+        suggested.store_new(conn, list(zip(ids, offered, strict=True)))  # B23
         audit.record_import(conn, caller.principal, caller.queue, source, ids)
         return ids
 

@@ -16,6 +16,7 @@ from queuedesk.server.store.upgrade_v13 import v13_stats_rollups
 from queuedesk.server.store.upgrade_v15 import v15_consensus
 from queuedesk.server.store.upgrade_v16 import v16_gold
 from queuedesk.server.store.upgrade_v17 import v17_gold_from
+from queuedesk.server.store.upgrade_v19 import v19_suggestions
 from queuedesk.server.store.upgrades import (
     v2_webhook_outbox,
     v3_completed_count,
@@ -50,6 +51,7 @@ UPGRADES: dict[int, Upgrade] = {
     15: v15_consensus,
     16: v16_gold,
     17: v17_gold_from,
+    18: v19_suggestions,  # (renumbered 19 once main's version 18 is merged)
 }
 LATEST = 1 + len(UPGRADES)
 

@@ -4,6 +4,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -121,6 +122,11 @@ tasks = Table(
     Column("lease_expires_at", Timestamp),
     # At completion: how long the completing claim held the task (completed_at - assigned_at), for stats.
     Column("work_micros", BigInteger),
+    # B23 (version 19): values proposed per block, the lowest of their scores (B24's
+    # `least_confident`), and once completed, per suggested block "accepted" or "changed".
+    Column("suggestions", JsonText),
+    Column("suggestion_score", Float),
+    Column("suggestion_outcome", JsonText),
     # Pending work, claims and counts: by queue and status, oldest first.
     Index("ix_tasks_queue_status_id", "queue_id", "status", "id"),
     # History (A2): newest completion first, stable by id.
@@ -444,5 +450,19 @@ gold_minutes = Table(
     Column("minute", BigInteger, primary_key=True, autoincrement=False),
     Column("answered", BigInteger, nullable=False),
     Column("correct", BigInteger, nullable=False),
+    sqlite_with_rowid=False,
+)
+
+
+# B23: suggested blocks and accepted ones per queue, agent and minute of the completion, kept in the
+# completing transaction: B15's `by_agent` reads these, never the tasks (but the first partial minute).
+suggestion_minutes = Table(
+    "suggestion_minutes",
+    metadata,
+    Column("queue_id", Id, primary_key=True, autoincrement=False),
+    Column("agent", String(100), primary_key=True),
+    Column("minute", BigInteger, primary_key=True, autoincrement=False),
+    Column("offered", BigInteger, nullable=False),
+    Column("accepted", BigInteger, nullable=False),
     sqlite_with_rowid=False,
 )
