@@ -83,7 +83,11 @@ def answer(client: httpx.Client, qpath: str, expected: int | None = None, **data
 
 def test_me_names_the_part_b_sections_served_from_b19_on(clients) -> None:
     for role in ("admin", "supervisor", "worker"):
-        assert body_of(clients[role].get("/me"))["features"] == ["B19", "B20", "B21", "B22", "B23"] == list(FEATURES)
+        assert (
+            body_of(clients[role].get("/me"))["features"]
+            == ["B19", "B20", "B21", "B22", "B23"]
+            == list(FEATURES)
+        )
 
 
 # --- settings -------------------------------------------------------------------------------------
