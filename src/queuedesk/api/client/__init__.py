@@ -10,7 +10,7 @@ the documented Task Queue Service interface (Part A), the Part A methods work, f
 lacks are applied here, and every extension raises `NotSupported` with a clear message.
 
 One class for callers, built of one part per resource: `core` (the connection, the request path,
-who and where), `queues`, `tasks`, `completed`, `work`, `imports`, `webhooks`, `reviews`, `people`, `consensus`, `gold`.
+who and where), `queues`, `tasks`, `completed`, `work`, `imports`, `webhooks`, `reviews`, `people`, `consensus`, `gold`, `suggestions`.
 """
 
 from queuedesk.api.client.completed import CompletedMixin
@@ -31,6 +31,7 @@ from queuedesk.api.client.results import (
 )
 from queuedesk.api.client.retries import NO_RETRY, RETRY_STATUSES, RetryPolicy, retry_after_seconds
 from queuedesk.api.client.reviews import ReviewsMixin
+from queuedesk.api.client.suggestions import SuggestionsMixin
 from queuedesk.api.client.tasks import TasksMixin
 from queuedesk.api.client.webhooks import WebhookMixin
 from queuedesk.api.client.work import WorkMixin
@@ -58,6 +59,7 @@ __all__ = [
 
 
 class QueueDeskClient(
+    SuggestionsMixin,
     GoldMixin,
     ConsensusMixin,
     TasksMixin,
