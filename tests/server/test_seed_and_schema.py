@@ -97,6 +97,7 @@ name = "Acme"
   name = "Categorization"
   description = "Sort incoming reports"
   webhook = "http://127.0.0.1:9000/hook"
+  gold_percent = 20
     [[organizations.queues.blocks]]
     id = "category"
     name = "Category"
@@ -112,7 +113,7 @@ name = "Acme"
         hook = admin.get("/orgs/1/queues/1/webhook").json()
     server.stop()
     assert queue["description"] == "Sort incoming reports"
-    assert queue["n_tasks"] == 1
+    assert queue["n_tasks"] == 1 and queue["gold_percent"] == 20
     assert hook == {"target": "http://127.0.0.1:9000/hook"}
 
 

@@ -54,6 +54,7 @@ async def test_the_editor_sets_the_gold_share_and_says_what_it_means(
         await until(app, pilot, lambda: app.focused is screen.query_one("#gold-percent"), "its field")
         assert admin.get(path).json()["gold_percent"] == 0  # nothing sent
         await set_field(app, pilot, "#gold-percent", "10")
+        await set_field(app, pilot, "#queue-description", "With a gold share")
         assert not problem.display
         said = plain(screen.query_one("#gold-meaning"))  # type: ignore[arg-type]
         assert said.startswith("About 1 in 10 tasks a worker is given is a gold task with a known answer")
@@ -61,6 +62,10 @@ async def test_the_editor_sets_the_gold_share_and_says_what_it_means(
         await pilot.press("ctrl+s")
         await until(app, pilot, lambda: not isinstance(app.screen, type(screen)), "saved")
         assert admin.get(path).json()["gold_percent"] == 10
+        # One B13 for the description and the share: one audit event names both.
+        audit = {"queue_id": queue["id"], "action": "queue.update"}
+        (event,) = admin.get(f"/orgs/{org_id}/audit", params=audit).json()["events"]
+        assert set(event["detail"]["fields"]) == {"description", "gold_percent"}
 
         screen = await open_editor(app, pilot, "E", queue["id"])
         assert screen.edit.gold.text == "10"
@@ -89,6 +94,9 @@ async def test_a_new_queue_is_made_with_its_gold_share(
         await until(app, pilot, lambda: not isinstance(app.screen, type(screen)), "created")
     (made,) = queues_named(admin, org_id, name)
     assert admin.get(f"/orgs/{org_id}/queues/{made['id']}").json()["gold_percent"] == 25
+    # Made with its share by B12 alone: no B13 followed.
+    audit = {"queue_id": made["id"], "action": "queue.update"}
+    assert admin.get(f"/orgs/{org_id}/audit", params=audit).json()["events"] == []
 
 
 async def test_stats_show_each_workers_gold_accuracy_sortable(

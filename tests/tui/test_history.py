@@ -96,11 +96,25 @@ def rows_note(screen: QueueScreen) -> tuple[int, int, int]:
     return first, last, total
 
 
+def loaded(screen: QueueScreen, table: PagedTable) -> bool:
+    """The table holds no page in flight and the note above it says the rows it holds: the note
+    follows the table's `Loaded` message, which a loaded machine handles a moment after the page."""
+    if table.busy:
+        return False
+    note = plain(screen.query_one("#history-note", Static))
+    found = re.search(r" · rows ([\d,]+) to ([\d,]+)", note)
+    if not table.items:
+        return found is None
+    return found is not None and found.groups() == (f"{table.start + 1:,}", f"{table.end:,}")
+
+
 async def open_history(app: QueueDeskApp, pilot: Pilot, queue_id: int) -> tuple[QueueScreen, PagedTable]:
     screen = await open_queue(app, pilot, queue_id)
     await show_tab(app, pilot, "tab-completed")
     table = screen.history
-    await until(app, pilot, lambda: table.row_count > 0 and not table.busy, "the first page of history")
+    await until(
+        app, pilot, lambda: table.row_count > 0 and loaded(screen, table), "the first page of history"
+    )
     table.focus()
     await pilot.pause()
     return screen, table
@@ -108,7 +122,9 @@ async def open_history(app: QueueDeskApp, pilot: Pilot, queue_id: int) -> tuple[
 
 async def press_and_load(app: QueueDeskApp, pilot: Pilot, table: PagedTable, *keys: str) -> None:
     await pilot.press(*keys)
-    await until(app, pilot, lambda: not table.busy, "the page loaded")
+    screen = table.screen
+    assert isinstance(screen, QueueScreen)
+    await until(app, pilot, lambda: loaded(screen, table), "the page loaded and the note saying its rows")
 
 
 async def walk_down(

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Iterator
 
 import httpx
+from textual.messages import ExitApp
 
 from queuedesk.tui.work.image_fetch import ImageFetcher, ImageUnavailable
 from tests.conftest import make_queue
@@ -83,7 +84,8 @@ async def test_quitting_from_every_kind_of_screen_leaves_nothing_behind(
     make_app: MakeApp, admin: httpx.Client, org_id: int
 ) -> None:
     """ctrl+q on the queue list, on a queue's screen (its live tabs refreshing) and on the work
-    screen while the task's image is still being fetched (from an address nobody answers)."""
+    screen while the task's image is still being fetched (from an address nobody answers); and the
+    work screen's browser tab closing."""
     queue = make_queue(admin, org_id)
     create(admin, org_id, queue, 2, photo=f"http://127.0.0.1:{free_port()}/p.png")
     with left_behind() as said:
@@ -109,4 +111,11 @@ async def test_quitting_from_every_kind_of_screen_leaves_nothing_behind(
                 await until(app, pilot, lambda: not app.is_running or app.screen.is_modal, "quitting")
                 if app.is_running:  # unsent work asks first: keep it for the next start
                     await pilot.press("k")
+        app = make_app("worker")
+        async with asyncio.timeout(PHASE_SECONDS):
+            async with app.run_test(size=SIZE) as pilot:
+                await open_work(app, pilot, queue)
+                await until(app, pilot, lambda: type(app.screen).__name__ == "WorkScreen", "the work screen")
+                app.post_message(ExitApp())  # a browser session's tab closed (textual-serve's `quit`)
+                await until(app, pilot, lambda: not app.is_running, "the app ended")
     assert not said, said

@@ -192,19 +192,28 @@ async def test_a_completion_shows_up_delivered(
     app = make_app("admin")
     async with app.run_test(size=SIZE) as pilot:
         view = await open_webhook(app, pilot, queue["id"])
+        await until(
+            app,
+            pilot,
+            lambda: "Deliveries: 0" in plain(view.query_one("#webhook-log-note", Static)),
+            "the empty log's first page read and said",
+        )
         assert view.deliveries.row_count == 0
-        assert "Deliveries: 0" in plain(view.query_one("#webhook-log-note", Static))
         task = complete(worker, org_id, queue)
         await refreshed_until(
             app,
             pilot,
             clock,
-            lambda: rows(view) and rows(view)[0][1] == "delivered",
-            "the delivery is delivered",
+            # The note follows the table's Loaded message: a loaded machine paints it a moment later.
+            lambda: (
+                bool(rows(view))
+                and rows(view)[0][1] == "delivered"
+                and "Deliveries: 1" in plain(view.query_one("#webhook-log-note", Static))
+            ),
+            "the delivery is delivered and counted in the note",
         )
         (row,) = rows(view)
         assert row[0] == str(task["id"]) and row[2:4] == ["1", "200"] and row[6:] == [receiver.url, "—"]
-        assert "Deliveries: 1" in plain(view.query_one("#webhook-log-note", Static))
 
 
 async def test_a_failing_receiver_shows_attempts_and_error_then_redelivers(

@@ -190,3 +190,30 @@ async def test_a_lost_lease_keeps_the_typing_in_the_journal_and_says_so(
         assert f"Task {first} is no longer yours" in lost and KEPT_HERE in lost, lost
         (entry,) = kept_entries(first)
         assert entry["data"] == {"category": "red", "note": "mine"}, screen_text(app)
+
+
+async def test_a_browser_tab_closing_keeps_the_typing_as_a_draft_and_gives_the_claims_back(
+    make_app: MakeApp, admin: httpx.Client, worker: httpx.Client, org_id: int
+) -> None:
+    """textual-serve ends a browser session's app with its web driver's `quit`, which posts
+    Textual's ExitApp: the app quits as ctrl+q does instead of ending in place (typing lost, the
+    task and the one ahead held for the whole lease)."""
+    from textual.messages import ExitApp
+
+    blocks = [MESSAGE, CATEGORY, NOTE]
+    queue = make_queue(admin, org_id, blocks, label="Work")
+    first, second = add_tasks(admin, org_id, queue, [{"message": m} for m in "ab"])
+    app = make_app("worker")
+    async with app.run_test(size=SIZE) as pilot:
+        assert await start_work(app, pilot, queue) == first
+        await until(app, pilot, lambda: work(app).ahead, "the next task is claimed ahead")
+        await pilot.press("2", "tab", *"typed in the browser")
+        await until(app, pilot, lambda: form_of(app).values().get("note") == "typed in the browser", "typed")
+        app.post_message(ExitApp())  # what the web driver does on textual-serve's `quit`
+        await until(app, pilot, lambda: not app.is_running, "the app ended")
+    task = task_on_server(admin, org_id, queue, first)
+    ahead = task_on_server(admin, org_id, queue, second)
+    assert (task["status"], task["assignment"]["assigned_to"]) == ("open", None)
+    mine = worker.get(f"{qpath(org_id, queue)}/tasks/{first}").json()["draft"]
+    assert (mine["category"], mine.get("note")) == ("blue", "typed in the browser")
+    assert ahead["assignment"]["assigned_to"] is None

@@ -66,7 +66,7 @@ def detail(gold_percent: int) -> QueueDetail:
     )
 
 
-def test_the_share_is_loaded_said_and_sent_apart_only_when_changed() -> None:
+def test_the_share_is_loaded_said_and_sent_with_the_rest_only_when_changed() -> None:
     edit = QueueEdit(existing=True)
     edit.gold.offered = True
     edit.load(detail(10), completed=0)
@@ -77,9 +77,11 @@ def test_the_share_is_loaded_said_and_sent_apart_only_when_changed() -> None:
     assert not edit.gold_changed()
     edit.gold.text = "20"
     assert edit.gold_changed() and edit.dirty
-    assert all(v is None for v in edit.changes().values())  # not in B13's other fields
-    edit.saved_but_gold()  # the rest reached the server; the share is still to send
-    assert edit.gold_changed()
+    changes = edit.changes()  # B13 with the share, in the same request as the rest
+    assert changes.pop("gold_percent") == 20 and all(v is None for v in changes.values())
+    edit.consensus_offered = True
+    edit.saved_but_consensus()  # the share reached the server with the rest
+    assert not edit.gold_changed() and edit.changes()["gold_percent"] is None
 
 
 def test_a_new_queue_sends_a_share_only_when_one_is_typed() -> None:
@@ -88,4 +90,9 @@ def test_a_new_queue_sends_a_share_only_when_one_is_typed() -> None:
     edit.mark_saved()
     assert not edit.gold_changed()
     edit.gold.text = "5"
-    assert edit.gold_changed() and "gold_percent" not in edit.creation()
+    assert edit.gold_changed() and edit.creation()["gold_percent"] == 5
+    edit.gold.text = "0"
+    assert edit.creation()["gold_percent"] is None  # 0, the default: not sent
+    edit.gold.offered = False
+    edit.gold.text = "5"
+    assert edit.creation()["gold_percent"] is None  # a server without B22 is sent none

@@ -37,7 +37,14 @@ def test_a_loaded_queue_is_clean_and_sends_nothing_unchanged() -> None:
     edit = loaded()
     assert (edit.tasks_held, edit.tasks_completed, edit.review_text) == (5, 2, "10")
     assert not edit.dirty and not edit.problems
-    assert edit.changes() == {"name": None, "description": None, "blocks": None, "review_percent": None}
+    unchanged = {
+        "name": None,
+        "description": None,
+        "blocks": None,
+        "review_percent": None,
+        "gold_percent": None,
+    }
+    assert edit.changes() == unchanged
     assert edit.block_label(1) == "2. Colour · colour · single_selection *"
     assert (
         edit.status_line()
@@ -49,7 +56,13 @@ def test_only_what_changed_is_sent_and_the_name_trimmed() -> None:
     edit = loaded()
     edit.name, edit.review_text = " Sorted ", "25"
     assert edit.dirty
-    assert edit.changes() == {"name": "Sorted", "description": None, "blocks": None, "review_percent": 25}
+    assert edit.changes() == {
+        "name": "Sorted",
+        "description": None,
+        "blocks": None,
+        "review_percent": 25,
+        "gold_percent": None,
+    }
 
 
 def test_moving_and_removing_keep_the_block_selected_and_refuse_the_edges() -> None:

@@ -541,6 +541,7 @@ class QueueCreate(Request):
     data: list[Block]
     review_percent: int = Field(default=0, ge=0, le=100)
     consensus: ConsensusRequest | None = None  # B21: null, one answer completes a task
+    gold_percent: int = Field(default=0, ge=0, le=50)  # B22: the share of claims served gold
 
 
 class QueueUpdate(Request):
@@ -549,6 +550,7 @@ class QueueUpdate(Request):
     data: list[Block] | None = None
     review_percent: int | None = Field(default=None, ge=0, le=100)
     consensus: ConsensusRequest | None = None  # B21: null turns consensus off (a key left out: unchanged)
+    gold_percent: int | None = Field(default=None, ge=0, le=50)  # B22
 
 
 class TaskUpdate(Request):

@@ -15,6 +15,7 @@ from sqlalchemy import Connection
 
 from queuedesk.api.blocks import validate_blocks, validate_task_data
 from queuedesk.api.timestamps import utcnow
+from queuedesk.server.rules.gold import MAX_PERCENT as MAX_GOLD_PERCENT
 from queuedesk.server.rules.webhook_targets import shape_problem
 from queuedesk.server.store import accounts, audit, queues, tasks
 
@@ -108,9 +109,20 @@ def _seed_queue(conn: Connection, org_id: int, queue: dict[str, Any], where: str
     review_percent = queue.get("review_percent", 0)
     if type(review_percent) is not int or not 0 <= review_percent <= 100:
         raise SeedError(f"{where}.review_percent: must be a whole number from 0 to 100")
+    gold_percent = queue.get("gold_percent", 0)  # B22's share of claims served from gold tasks
+    if type(gold_percent) is not int or not 0 <= gold_percent <= MAX_GOLD_PERCENT:
+        raise SeedError(f"{where}.gold_percent: must be a whole number from 0 to {MAX_GOLD_PERCENT}")
     now = utcnow()
     record = queues.create_queue(
-        conn, org_id, name, queue.get("description", ""), blocks, now, webhook, review_percent
+        conn,
+        org_id,
+        name,
+        queue.get("description", ""),
+        blocks,
+        now,
+        webhook,
+        review_percent,
+        gold_percent=gold_percent,
     )
     audit.record_queue_created(conn, None, record)
     report.created.append(f"queue {name!r}")

@@ -4,9 +4,10 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import events, work
+from textual import events, on, work
 from textual.app import App, InvalidThemeError, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.messages import ExitApp
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
@@ -16,6 +17,7 @@ from queuedesk.api import errors
 from queuedesk.api.config import AppSettings
 from queuedesk.api.models import Queue
 from queuedesk.api.terminal_text import shown
+from queuedesk.tui.app_parts.ended_from_outside import EndedFromOutside
 from queuedesk.tui.app_parts.navigation import Navigation
 from queuedesk.tui.app_parts.quitting import Quitting
 from queuedesk.tui.app_parts.screen_shapes import FollowsRole, LimitedByRole, RefusesEarlyKeys
@@ -79,6 +81,7 @@ class QueueDeskApp(App[None]):
         self.navigation = Navigation(self, self.said, self._outbox_changed)
         self.unsent_work = UnsentWork(self, self._outbox_changed)
         self.quitting = Quitting(self)
+        self.ended_from_outside = EndedFromOutside(self, self.action_quit)  # a browser tab closed
         self._failed_at_start: tuple[Target, Exception] | None = None
         self._losing_key = False  # going back to Connect after a 401: said once
         self._checking_role = False  # reading /me again (after a 403, or once a refresh)
@@ -209,6 +212,16 @@ class QueueDeskApp(App[None]):
 
     def outbox_task_ids(self, queue_id: int) -> list[int]:
         return self.outbox.task_ids(queue_id) if self.outbox is not None else []
+
+    def exit(
+        self, result: None = None, return_code: int = 0, message: "RenderableType | None" = None
+    ) -> None:
+        self.ended_from_outside.asked_to_exit()
+        super().exit(result, return_code, message)
+
+    @on(ExitApp)
+    def _ended_from_outside(self, event: ExitApp) -> None:
+        self.ended_from_outside.on_exit_app(event)  # the browser tab closed: quit as ctrl+q does
 
     async def action_quit(self) -> None:
         """Quitting sends what waits and gives claims back; work the server did not take is not
@@ -397,6 +410,8 @@ class QueueDeskApp(App[None]):
 
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from queuedesk.tui.app_parts.holds_work import HoldsWork
     from queuedesk.tui.host import AppHost
     from queuedesk.tui.screens.review import ReviewScreen

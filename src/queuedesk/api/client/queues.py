@@ -87,18 +87,24 @@ class QueuesMixin(ClientCore):
         description: str = "",
         review_percent: int | None = None,
         consensus: Mapping[str, Any] | None = None,
+        gold_percent: int | None = None,
     ) -> models.QueueDetail:
-        """B12; `review_percent` (B19) and `consensus` (B21, as `consensus_body` makes it) only when
-        given (`NoConsensus`, with nothing sent, on a server without B21)."""
+        """B12; `review_percent` (B19), `consensus` (B21, as `consensus_body` makes it) and
+        `gold_percent` (B22) only when given (`NoConsensus` or `NoGold`, with nothing sent, on a
+        server without the part)."""
         what = f"Creating queue {name!r}"
         if consensus is not None:
             await self._require_feature("B21", what)
+        if gold_percent is not None:
+            await self._require_feature("B22", what)
         await self._require_extensions(what)
         body: dict[str, Any] = {"name": name, "description": description, "data": [dict(b) for b in blocks]}
         if review_percent is not None:
             body["review_percent"] = review_percent
         if consensus is not None:
             body["consensus"] = dict(consensus)
+        if gold_percent is not None:
+            body["gold_percent"] = gold_percent
         response = await self._request(
             "POST", f"/orgs/{await self.org()}/queues", what, json=body, idempotent=False
         )
@@ -112,9 +118,13 @@ class QueuesMixin(ClientCore):
         description: str | None = None,
         blocks: list[Mapping[str, Any]] | None = None,
         review_percent: int | None = None,
+        gold_percent: int | None = None,
     ) -> models.QueueDetail:
-        """B13. Changes only what is given."""
+        """B13. Changes only what is given (`gold_percent`: `NoGold`, with nothing sent, on a server
+        without B22)."""
         what = f"Changing queue {queue_id}"
+        if gold_percent is not None:
+            await self._require_feature("B22", what)
         path = await self._ext_queue_path(queue_id, what)
         body: dict[str, Any] = {}
         if name is not None:
@@ -125,5 +135,7 @@ class QueuesMixin(ClientCore):
             body["data"] = [dict(b) for b in blocks]
         if review_percent is not None:
             body["review_percent"] = review_percent
+        if gold_percent is not None:
+            body["gold_percent"] = gold_percent
         response = await self._request("PATCH", path, what, json=body, idempotent=True)
         return self._parse(models.QueueDetail, body_of(response, what), what)

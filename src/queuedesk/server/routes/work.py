@@ -112,7 +112,9 @@ async def claimed(request: Request, caller: QueueCaller, claim: Claim, held_head
 async def claim_next(request: Request, caller: QueueCaller) -> Response:
     if caller.queue.consensus_used:
         return await claimed(request, caller, _consensus_claim(caller), "X-Tasks-Held")
-    return await claimed(request, caller, gold.claim_next, "X-Tasks-Held")  # B22's share of gold tasks
+    if caller.queue.gold_used:  # B22's share of gold tasks
+        return await claimed(request, caller, gold.claim_next, "X-Tasks-Held")
+    return await claimed(request, caller, work.claim_next, "X-Tasks-Held")
 
 
 def _consensus_claim(caller: QueueCaller) -> Claim:
@@ -154,7 +156,11 @@ async def release(request: Request, caller: QueueCaller) -> Response:
 async def complete(request: Request, caller: QueueCaller) -> Response:
     body = json_object(await read_json(request), allowed=("data",), required=("data",))
     data = _data_object(body)
-    complete = consensus.answer if caller.queue.consensus_used else gold.complete  # B22: or a gold answer
+    # B21: an answer; B22: a gold answer, in a queue where gold may be held; else the completion.
+    queue = caller.queue
+    complete = (
+        consensus.answer if queue.consensus_used else gold.complete if queue.gold_used else work.complete
+    )
     completion: work.Completion = await turn_writes(request).write(
         complete, caller.queue, request.path_params["task"], caller.principal, data, utcnow()
     )

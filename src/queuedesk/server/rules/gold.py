@@ -81,20 +81,31 @@ def claim_next(
     lease: timedelta,
     exclude: frozenset[int] = frozenset(),
 ) -> tuple[dict[str, Any] | None, int]:
-    """B4 in a queue without consensus: the caller's gold claim again, else `work.claim_next` with
-    the order of B22 (the due kind first, the other when it is exhausted)."""
+    """B4 in a queue without consensus where gold may be held or served (`QueueRecord.gold_used`):
+    the caller's gold claim again, else `work.claim_next` with the order of B22 (the due kind first,
+    the other when it is exhausted). A live gold claim counts toward the claims ahead's limit, and
+    gold tasks others hold count in the 204's `X-Tasks-Held`. k counts the claims made while the
+    queue has a share: with none, gold is not served and nothing is counted."""
     own = gold.own_claim(conn, queue_id, user_id)
-    if own is not None and own not in exclude and gold.renew_own(conn, own, user_id, now + lease):
-        return tasks.get_task(conn, queue_id, own, user_id), 0
+    if (
+        own is not None
+        and own.task_id not in exclude
+        and gold.renew_own(conn, own.task_id, user_id, now + lease)
+    ):
+        return tasks.get_task(conn, queue_id, own.task_id, user_id), 0
+    own_live = own is not None and own.lease_expires_at is not None and own.lease_expires_at > to_micros(now)
 
     def next_row(
         conn: Connection, queue_id: int, user_id: int, now: datetime, lease_until: datetime, attempts: int
     ) -> int | None:
+        if exclude and own_live:  # claiming ahead: the gold claim is one of the caller's live claims
+            assert own is not None
+            _below_limit(conn, queue_id, user_id, now, own.task_id)
         percent, k, start = gold.share_and_count(conn, queue_id, user_id)
         ordinary = _ordinary(conn, queue_id, user_id, now, lease_until, attempts, others_only=bool(exclude))
-        if percent == 0:  # no share: gold tasks are not served
-            taken = ordinary()
-        elif gold_due(user_id, queue_id, k, percent):
+        if percent == 0:  # no share: gold tasks are not served, the claim is not counted
+            return ordinary()
+        if gold_due(user_id, queue_id, k, percent):
             taken = gold.next_gold(conn, queue_id, user_id, now, lease_until, start) or ordinary()
         else:
             taken = ordinary() or gold.next_gold(conn, queue_id, user_id, now, lease_until, start)
@@ -106,8 +117,16 @@ def claim_next(
         conn, tasks.CLAIMS, queue_id, user_id, now, lease, exclude, ClaimLimit, next_row
     )
     if task_id is None:
-        return None, held
+        return None, held + gold.held_by_others(conn, queue_id, user_id, now)
     return tasks.get_task(conn, queue_id, task_id, user_id), 0
+
+
+def _below_limit(conn: Connection, queue_id: int, user_id: int, now: datetime, gold_id: int) -> None:
+    """ClaimLimit when the caller's live ordinary claims and their live gold claim reach the limit."""
+    ordinary = tasks.CLAIMS.own_claims(conn, queue_id, user_id, now, claiming.MAX_EXCLUDE + 1)
+    live = sorted([held.task_id for held in ordinary if held.live] + [gold_id])
+    if len(live) >= claiming.CLAIM_LIMIT:
+        raise ClaimLimit(live)
 
 
 def _ordinary(

@@ -93,7 +93,7 @@ def states(conn: Connection, queue_id: int, task_ids: list[int]) -> dict[int, Go
 # key instead, filtering a million ordinary tasks. The caller's own gold claim (live or expired, as
 # B4's own claim):
 OWN = Sql(
-    "SELECT id FROM tasks WHERE queue_id = :queue_id AND status = 'gold' AND assigned_to = :user_id "
+    "SELECT id, lease_expires_at FROM tasks WHERE queue_id = :queue_id AND status = 'gold' AND assigned_to = :user_id "
     "ORDER BY status, id LIMIT 1"
 )
 RENEW_OWN = Sql(
@@ -134,9 +134,27 @@ TAKE = Sql(
 )
 
 
-def own_claim(conn: Connection, queue_id: int, user_id: int) -> int | None:
+class OwnClaim(NamedTuple):
+    task_id: int
+    lease_expires_at: int | None  # stored micros
+
+
+def own_claim(conn: Connection, queue_id: int, user_id: int) -> OwnClaim | None:
+    """The caller's gold claim in the queue, live or expired (a worker holds at most one)."""
     found = one(conn, OWN, queue_id=queue_id, user_id=user_id)
-    return None if found is None else int(found[0])
+    return None if found is None else OwnClaim(int(found[0]), found[1])
+
+
+# B4's 204: gold tasks under other workers' live claims count among the tasks held.
+HELD_BY_OTHERS = Sql(
+    """SELECT count(*) FROM tasks WHERE queue_id = :queue_id AND status = 'gold'
+    AND lease_expires_at > :now AND assigned_to <> :user_id"""
+)
+
+
+def held_by_others(conn: Connection, queue_id: int, user_id: int, now: datetime) -> int:
+    found = one(conn, HELD_BY_OTHERS, queue_id=queue_id, user_id=user_id, now=to_micros(now))
+    return int(found[0]) if found else 0
 
 
 def renew_own(conn: Connection, task_id: int, user_id: int, lease_until: datetime) -> bool:
@@ -166,7 +184,8 @@ def next_gold(
     return None
 
 
-# The share's k: the caller's claims in the queue that gave them a task not already theirs.
+# The share's k: the caller's claims in the queue, made while it had a share, that gave them a task
+# not already theirs.
 CLAIMS_READ = Sql(
     """SELECT q.gold_percent, c.claims, c.gold_from FROM queues q
     LEFT JOIN gold_claims c ON c.queue_id = q.id AND c.worker_id = :user_id WHERE q.id = :queue_id"""
@@ -180,7 +199,7 @@ CLAIMS_BUMP = Sql(
 
 class Share(NamedTuple):
     percent: int  # the queue's gold_percent
-    k: int  # the caller's claims so far that gave them a task not already theirs
+    k: int  # the caller's claims under a share so far that gave them a task not already theirs
     start: int  # where the caller's walk of the gold tasks starts
 
 

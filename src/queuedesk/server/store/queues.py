@@ -10,9 +10,10 @@ import orjson
 from sqlalchemy import Connection, update
 
 from queuedesk.api.models import Block
+from queuedesk.server.store import access_version
 from queuedesk.server.store.deliveries import ensure_secret
 from queuedesk.server.store.records import QueueRecord
-from queuedesk.server.store.sql import Sql, one, rows
+from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.tables import queues
 from queuedesk.server.store.types import from_micros, to_micros
 
@@ -24,13 +25,21 @@ def _parse_blocks(raw: str) -> tuple[list[Block], list[dict[str, Any]]]:
     return [Block.model_validate(b) for b in loaded], loaded
 
 
+# B22: a queue with a gold share or gold tasks. Gold is served only under a share, so a queue that
+# has neither holds no gold claim and its B4 and B7 need no gold statement. The record is kept while
+# the access version stands still: a change of `gold_percent` moves it (`update_queue`); a gold task
+# created in a queue without a share needs no new record, as none is served until a share is set.
+# (A gold claim needs a gold task committed before it, so a record read after a share went back to
+# 0 still sees the task its holder holds.)
+GOLD_USED = """(gold_percent > 0 OR EXISTS (SELECT 1 FROM tasks g WHERE g.queue_id = queues.id
+    AND g.status = 'gold'))"""
 QUEUE = Sql(
-    """SELECT id, organization_id, name, description, blocks, created_at, webhook_target, consensus,
-    consensus_used FROM queues WHERE id = :queue_id AND organization_id = :org_id"""
+    f"""SELECT id, organization_id, name, description, blocks, created_at, webhook_target, consensus,
+    consensus_used, {GOLD_USED} FROM queues WHERE id = :queue_id AND organization_id = :org_id"""
 )
 QUEUE_BY_NAME = Sql(
-    """SELECT id, organization_id, name, description, blocks, created_at, webhook_target, consensus,
-    consensus_used FROM queues WHERE name = :name AND organization_id = :org_id"""
+    f"""SELECT id, organization_id, name, description, blocks, created_at, webhook_target, consensus,
+    consensus_used, {GOLD_USED} FROM queues WHERE name = :name AND organization_id = :org_id"""
 )
 
 
@@ -47,6 +56,7 @@ def _record(row: tuple[Any, ...]) -> QueueRecord:
         webhook_target=row[6],
         consensus=None if row[7] is None else orjson.loads(row[7]),
         consensus_used=bool(row[8]),
+        gold_used=bool(row[9]),
     )
 
 
@@ -65,10 +75,11 @@ QUEUES = Sql(
     "SELECT id, name, created_at, n_tasks, review_percent, gold_percent FROM queues WHERE organization_id = :org_id "
     "ORDER BY id"
 )
+# Live claims of tasks and of gold tasks (B22: a worker on a gold task is as active as any other).
 # With the moment each active user's last live claim lapses: the listing changes then, with no write.
 ACTIVE_USERS = Sql(
     """SELECT q.id, u.name, max(t.lease_expires_at) FROM queues q
-    JOIN tasks t ON t.queue_id = q.id AND t.status = 'in_progress'
+    JOIN tasks t ON t.queue_id = q.id AND t.status IN ('in_progress', 'gold')
     JOIN users u ON u.id = t.assigned_to WHERE q.organization_id = :org_id AND t.lease_expires_at > :now
     GROUP BY q.id, u.name"""
 )
@@ -77,7 +88,7 @@ ONE_PENDING_COUNT = Sql(
 )
 ONE_ACTIVE_USERS = Sql(
     """SELECT DISTINCT u.name FROM tasks t JOIN users u ON u.id = t.assigned_to
-    WHERE t.queue_id = :queue_id AND t.status = 'in_progress' AND t.lease_expires_at > :now"""
+    WHERE t.queue_id = :queue_id AND t.status IN ('in_progress', 'gold') AND t.lease_expires_at > :now"""
 )
 
 
@@ -169,7 +180,17 @@ def create_queue(
     return record
 
 
+# `gold_percent` is not among the columns whose change moves the access version by trigger
+# (`access_version.WATCHED`), yet the kept queue record's `gold_used` follows it.
+BUMP_IF_GOLD_CHANGES = Sql(
+    f"""{access_version.BUMP} WHERE EXISTS (SELECT 1 FROM queues WHERE id = :queue_id
+    AND gold_percent <> :gold_percent)"""
+)
+
+
 def update_queue(conn: Connection, queue_id: int, changes: dict[str, Any]) -> None:
+    if "gold_percent" in changes:
+        run(conn, BUMP_IF_GOLD_CHANGES, queue_id=queue_id, gold_percent=changes["gold_percent"])
     if changes:
         conn.execute(update(queues).where(queues.c.id == queue_id).values(**changes))
 

@@ -33,6 +33,9 @@ class QueueRecord:
     # B21: the consensus settings (None: none) and whether the queue ever had them, when read.
     consensus: dict[str, Any] | None = None
     consensus_used: bool = False
+    # B22: whether a claim may meet gold here: the queue has a gold share (gold_percent > 0) or gold
+    # tasks, when read. False: B4 and B7 are the plain ones, with no statement for gold.
+    gold_used: bool = False
 
 
 @dataclass(frozen=True)

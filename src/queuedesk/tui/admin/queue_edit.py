@@ -201,6 +201,7 @@ class QueueEdit:
             "description": self.description,
             "review_percent": share,
             "consensus": self.consensus.body(self.drafts) if self.consensus_offered else None,
+            "gold_percent": (self.gold.value or None) if self.gold.offered else None,
         }
 
     def changes(self) -> dict[str, Any]:
@@ -212,6 +213,7 @@ class QueueEdit:
             "description": description if description != was_description else None,
             "blocks": blocks if blocks != was_blocks else None,
             "review_percent": review_percent(review) if self.reviews and review != was_review else None,
+            "gold_percent": self.gold.value if self.gold_changed() else None,
         }
 
     def consensus_changed(self) -> bool:
@@ -219,43 +221,32 @@ class QueueEdit:
         return self.consensus_offered and self.consensus.state() != self.saved_state[4]
 
     def gold_changed(self) -> bool:
-        """The gold share differs from the one loaded or saved (sent apart: B13 with `gold_percent`);
-        a new queue's share is sent when it is not 0."""
+        """The gold share differs from the one loaded or saved (B13's `gold_percent`, with the rest)."""
         return self.gold.offered and self.gold.state() != self.saved_state[5]
 
     def saved_but_consensus(self) -> None:
-        """Everything but the consensus and the gold share reached the server (what follows may be
-        refused)."""
-        self.saved_state = (*self.state()[:4], *self.saved_state[4:])
-
-    def saved_but_gold(self) -> None:
-        """Everything but the gold share reached the server (its change may be refused)."""
-        self.saved_state = (*self.state()[:5], self.saved_state[5])
+        """Everything but the consensus reached the server (what follows may be refused)."""
+        now = self.state()
+        self.saved_state = (*now[:4], self.saved_state[4], *now[5:])
 
     async def send(self, client: QueueDeskClient, queue_id: int | None) -> QueueDetail:
-        """Create the queue (`queue_id` None) or change it: B13 with what changed, the consensus
-        apart (the client's `set_consensus`), after the blocks it may compare; then the gold share
-        (the client's `set_gold_percent`), of the new queue too."""
+        """Create the queue (`queue_id` None: B12 with everything, the gold share included) or change
+        it: B13 with what changed (the gold share too), the consensus apart (the client's
+        `set_consensus`), after the blocks it may compare."""
         saved: QueueDetail | None = None
         if queue_id is None and self.created is not None:
             queue_id = self.created.id  # made already: only what did not reach it is sent again
         if queue_id is None:
             saved = self.created = await client.create_queue(**self.creation())
-            self.saved_but_gold()
+            self.mark_saved()
         else:
             changes = self.changes()
-            apart = self.consensus_changed() or self.gold_changed()
-            if any(value is not None for value in changes.values()) or not apart:
+            if any(value is not None for value in changes.values()) or not self.consensus_changed():
                 saved = await client.update_queue(queue_id, **changes)
             if self.consensus_changed():
                 self.saved_but_consensus()  # if the consensus is refused, the rest is saved all the same
                 saved = await client.set_consensus(
                     queue_id, **(self.consensus.body(self.drafts) or {"answers": None})
                 )
-        if self.gold_changed() and self.gold.value is not None:
-            self.saved_but_gold()
-            target = saved.id if saved is not None else queue_id
-            assert target is not None
-            saved = await client.set_gold_percent(target, self.gold.value)
         assert saved is not None
         return saved

@@ -53,7 +53,7 @@ QUIT_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if 
 """Signals that end the app as ctrl+q does: SIGTERM (a stop asked for), SIGHUP (the terminal closed)."""
 
 
-async def _quit_unattended(app: App[Any], quit_action: Callable[[], Awaitable[object]]) -> None:
+async def quit_unattended(app: App[Any], quit_action: Callable[[], Awaitable[object]]) -> None:
     """ctrl+q with nobody at the terminal: work the server did not take is kept for the next start
     (in the journal) rather than asked about on a screen no one sees."""
     before = app.screen
@@ -85,7 +85,7 @@ def quits_on_sigterm(app: App[Any]) -> Iterator[None]:
         if action is None:
             loop.call_soon_threadsafe(app.exit, None, 128 + signum)
         elif signum == getattr(signal, "SIGHUP", None):
-            loop.call_soon_threadsafe(app.call_later, _quit_unattended, app, action)
+            loop.call_soon_threadsafe(app.call_later, quit_unattended, app, action)
         else:
             loop.call_soon_threadsafe(app.call_later, action)
 
