@@ -100,7 +100,7 @@ async def test_a_changed_value_is_marked_and_ctrl_r_puts_the_suggestion_back(
         await settle(app, pilot, 1)
         assert category.has_class("-changed") and not category.has_class("-suggested")
         line = str(category.query_one(".editor-suggestion").render())
-        assert "changed" in line and "“Blue”" in line and RESTORE_KEY in line
+        assert "changed · suggested “Blue”" in line and f"{RESTORE_KEY} restores" in line
         await pilot.press(RESTORE_KEY)
         await settle(app, pilot, 1)
         assert form.values()["category"] == "blue" and category.has_class("-suggested")

@@ -3,7 +3,8 @@ worker typed.
 
 The line under a suggested field's name says whose it is and how sure: "✦ suggested by model-a ·
 92%". Once the worker changes the value it says so, with the suggestion and the key that puts it
-back: "✎ changed · model-a suggested “red” · ctrl+r puts it back". The editor carries the
+back first (a narrow form cuts the end): "✎ changed · suggested “Red” · ctrl+r restores · by
+model-a". The editor carries the
 classes `-suggested` (holding the suggestion) or `-changed` (not any more) for the look
 (`styles/forms.tcss`).
 """
@@ -44,7 +45,7 @@ def mark(suggestion: Suggestion, *, changed: bool, shown_as: str | None = None) 
     if not changed:
         return f"✦ suggested by {agent}" + (f" · {score}" if score else "")
     said = shown(shown_as if shown_as is not None else quoted(suggestion.value))
-    return f"✎ changed · {agent} suggested “{said}” · {RESTORE_KEY} puts it back"
+    return f"✎ changed · suggested “{said}” · {RESTORE_KEY} restores · by {agent}"
 
 
 def same(left: Any, right: Any) -> bool:

@@ -36,11 +36,13 @@ class WorkScreen(AppScreen):
     STYLE_FILES: ClassVar = styles("editing.tcss", "forms.tcss")
     # Priority bindings: they act in the order the keys were typed (see the module's docstring).
     BINDINGS: ClassVar[list[BindingType]] = [
-        *TASK_KEYS,
+        *TASK_KEYS[:2],  # enter, ctrl+j
+        # B23: the suggestion back in the field; in the footer while the task has suggestions, beside
+        # Submit (the footer leaves out its last keys at 80 columns).
+        Binding(RESTORE_KEY, "restore_suggestion", "Restore", priority=True, id="work.restore_suggestion"),
+        *TASK_KEYS[2:],
         # The one-line text field's new line changes the field the keys after it go to: read in order.
         Binding("ctrl+n", "new_line", "New line", show=False, priority=True),
-        # B23: the suggestion back in the field (in the footer while the task has suggestions).
-        Binding(RESTORE_KEY, "restore_suggestion", "Restore", priority=True, id="work.restore_suggestion"),
     ]
 
     def __init__(self, queue: Queue) -> None:
