@@ -151,7 +151,7 @@ class WorkScreen(AppScreen):
 
     # --- decisions -------------------------------------------------------------------------------------
 
-    def action_submit(self) -> None:
+    def action_submit(self, anywhere: bool = False) -> None:
         form, task = self.form, self.current
         if not self.pane.ready or form is None or task is None:
             self.pane.not_applied("Enter")
@@ -160,7 +160,9 @@ class WorkScreen(AppScreen):
             self.pane.show_status()
             return
         self.rules.submitting(self.clock.now(), self.qd.keys_read)
-        if self.suggestion_keys.enter(lambda: self._decide_submit(form, task), self.rules.submit_refused):
+        if not anywhere and self.suggestion_keys.enter(
+            lambda: self._decide_submit(form, task), self.rules.submit_refused
+        ):
             return  # in a multi-line field: a submit, or the new line it was typed as (B23)
         self._decide_submit(form, task)
 
@@ -176,7 +178,7 @@ class WorkScreen(AppScreen):
 
     def action_submit_anywhere(self) -> None:
         """ctrl+j: submit, also from a multi-line field (where enter is a new line)."""
-        self.action_submit()
+        self.action_submit(anywhere=True)
 
     def action_choice_key(self, key: str) -> None:
         editor, form, task = self.pane.choice_editor(), self.form, self.current

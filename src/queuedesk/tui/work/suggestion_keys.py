@@ -61,7 +61,7 @@ class SuggestionKeys:
         typed before it are in if the form is still untouched, else to be the new line it was typed as
         (`new_line` told, with "": the submit that was not)."""
         area = self.screen.focused
-        if not isinstance(area, TextArea):
+        if not isinstance(area, TextArea) or not self.enter_accepts():
             return False
         form = self.form()
         self.holding = True
