@@ -4,13 +4,16 @@ queue), the outcome recorded by the completing transaction (on the settled or de
 consensus queue; a review does not change it), the completion event's extra keys, B15's `by_agent`."""
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from queuedesk.server.routes.account import FEATURES
+from queuedesk.server.store.schema import LATEST
 from tests.conftest import make_queue
+from tests.support import ROLES_SEED, ServerProcess, execute_sql, query_value
 from tests.support.contract import body_of
 
 BLOCKS: list[dict[str, Any]] = [
@@ -259,3 +262,35 @@ def test_a_decided_task_is_judged_on_the_decided_values(admin, worker, clients, 
 @pytest.fixture
 def supervisor_client(clients: dict[str, httpx.Client]) -> httpx.Client:
     return clients["supervisor"]
+
+
+def test_the_upgrade_from_version_18_adds_suggestions(tmp_path: Path, backend: str) -> None:
+    """Schema version 19 on a version 18 database (both databases): the tasks' three columns and
+    `suggestion_minutes`; a partial copy of the step (one column there already) is completed."""
+    db = tmp_path / "v18.db"
+    server = ServerProcess(db, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
+    with server.client("admin") as admin:
+        older = body_of(admin.post("/orgs/1/queues/1/tasks/create", json={"data": {"paragraph": "older"}}))
+    server.stop()
+    for statement in (
+        "DROP TABLE suggestion_minutes",
+        "ALTER TABLE tasks DROP COLUMN suggestion_score",
+        "ALTER TABLE tasks DROP COLUMN suggestion_outcome",  # `suggestions` stays: a partial copy
+        "UPDATE schema_version SET version = 18",
+    ):
+        execute_sql(server.db_url, statement)
+    server = ServerProcess(db, ["--allow-private-webhooks"], seed=ROLES_SEED, backend=backend).start()
+    try:
+        assert query_value(server.db_url, "SELECT version FROM schema_version") == LATEST == 19
+        with server.client("admin") as admin, server.client("worker") as worker:
+            assert body_of(admin.get(f"/orgs/1/queues/1/tasks/{older['id']}"))["suggestions"] is None
+            qpath = suggested_queue(admin, 1)
+            made = create(admin, qpath, {"category": offer("red", score=0.3)})
+            stored = f"SELECT suggestion_score FROM tasks WHERE id = {made['id']}"
+            assert query_value(server.db_url, stored) == 0.3
+            claim_and_complete(worker, qpath, made["id"], category="red")
+            assert body_of(admin.get(f"{qpath}/stats"))["by_agent"] == [
+                {"agent": "model-a", "offered": 1, "accepted": 1}
+            ]
+    finally:
+        server.stop()
