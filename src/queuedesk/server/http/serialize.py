@@ -45,6 +45,10 @@ def task(row: dict[str, Any], *, with_assignment: bool = False) -> dict[str, Any
         body["draft"] = row.get("draft")
         body["review"] = review(row.get("review"))
         body["consensus"] = consensus(row.get("consensus"))
+        # B24, B25: rows read without them (none do today) show the defaults
+        body["priority"] = row.get("priority", 0)
+        body["due_at"] = ts(row.get("due_at"))
+        body["reserved_for"] = row.get("reserved_for")
         if "gold" in row:  # B22: a gold task, to admins and supervisors only
             body["gold"] = row["gold"]
             body["retired"] = row["retired"]
@@ -101,8 +105,10 @@ def queue_summaries(found: list[QueueSummaryRow]) -> list[dict[str, Any]]:
             "active_users": active,
             "review_percent": review_percent,
             "gold_percent": gold_percent,
+            "n_overdue": overdue,
+            "order": order,
         }
-        for queue_id, name, created_at, pending, active, review_percent, gold_percent in found
+        for queue_id, name, created_at, pending, active, review_percent, gold_percent, overdue, order in found
     ]
 
 
@@ -115,6 +121,8 @@ def queue_summary(summary: dict[str, Any]) -> dict[str, Any]:
         "active_users": summary["active_users"],
         "review_percent": summary["review_percent"],
         "gold_percent": summary.get("gold_percent", 0),
+        "n_overdue": summary.get("n_overdue", 0),
+        "order": summary.get("order", "oldest"),
     }
 
 
@@ -124,6 +132,8 @@ def queue_detail(detail: dict[str, Any]) -> dict[str, Any]:
     body = queue_summary(detail)
     review_percent = body.pop("review_percent")
     gold_percent = body.pop("gold_percent")
+    overdue = body.pop("n_overdue")
+    order = body.pop("order")
     return {
         **body,
         "description": detail["description"],
@@ -131,6 +141,8 @@ def queue_detail(detail: dict[str, Any]) -> dict[str, Any]:
         "review_percent": review_percent,
         "consensus": detail.get("consensus"),
         "gold_percent": gold_percent,
+        "n_overdue": overdue,
+        "order": order,
     }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from queuedesk.server.store import tasks
 from queuedesk.server.store.database import Database
 from queuedesk.server.store.records import QueueRecord
-from queuedesk.server.store.tasks import NewTask
+from queuedesk.server.store.tasks import UNSCHEDULED, NewTask, Schedule
 
 Waiting = tuple[NewTask, "asyncio.Future[dict[str, Any]]"]
 
@@ -27,13 +27,18 @@ class Creations:
         self._batches: set[asyncio.Task[None]] = set()  # kept until done (the loop holds tasks weakly)
 
     async def create(
-        self, queue: QueueRecord, data: dict[str, Any], source: str, now: datetime
+        self,
+        queue: QueueRecord,
+        data: dict[str, Any],
+        source: str,
+        now: datetime,
+        schedule: Schedule = UNSCHEDULED,
     ) -> dict[str, Any]:
         """The created task's row, once it is committed."""
         if self._db.dialect != "sqlite":  # units of work there are truly concurrent: no batching
-            return await self._db.write(tasks.create_task, queue, data, source, now)
+            return await self._db.write(tasks.create_task, queue, data, source, now, schedule)
         answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._waiting.append((NewTask(queue, data, source, now), answer))
+        self._waiting.append((NewTask(queue, data, source, now, schedule), answer))
         if len(self._waiting) == 1:  # the first of this turn: write them all once the turn is over
             batch = asyncio.get_running_loop().create_task(self._write())
             self._batches.add(batch)

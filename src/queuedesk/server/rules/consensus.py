@@ -29,7 +29,16 @@ from queuedesk.server.rules.refusals import (
 )
 from queuedesk.server.rules.review_draw import drawn_for_review
 from queuedesk.server.rules.work import Completion, checked_completion
-from queuedesk.server.store import claim_order, consensus, deliveries, drafts, queues, reviews, tasks
+from queuedesk.server.store import (
+    claim_order,
+    consensus,
+    deliveries,
+    drafts,
+    queues,
+    reviews,
+    schedule,
+    tasks,
+)
 from queuedesk.server.store.consensus import DECIDED, DISPUTED, SETTLED, Answer
 from queuedesk.server.store.records import Principal, QueueRecord
 
@@ -117,6 +126,7 @@ def answer(
     consensus.set_state(conn, queue.id, task_id, judged.state, (a.worker_id for a in answers), now)
     consensus.move_waiting(conn, queue.id, {principal.user_id: 1})
     tasks.reopen(conn, task_id)
+    schedule.lift_after_answer(conn, task_id, principal.user_id)  # B25: a reservation covers one answer
     if judged.state == DISPUTED:
         reviews.draw(conn, queue.id, task_id)  # waits in the review loop, served first
     row = {

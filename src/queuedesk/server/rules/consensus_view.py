@@ -77,6 +77,7 @@ def list_pending(conn: Connection, queue: QueueRecord, viewer: Principal, query:
         query.newest_first,
         query.sort,
         query.consensus_state,
+        query.scheduled,
     )
     attach(conn, queue, found.rows, viewer)
     return found

@@ -28,6 +28,7 @@ from queuedesk.server.rules.refusals import (
 from queuedesk.server.rules.review_draw import drawn_for_review
 from queuedesk.server.store import audit, consensus, deliveries, drafts, reviews, tasks, users
 from queuedesk.server.store.records import Principal, QueueRecord
+from queuedesk.service_defaults import DEFAULT_LEASE_SECONDS
 
 
 def check_new_task(queue: QueueRecord, data: Any) -> None:
@@ -93,10 +94,12 @@ def release(
     principal: Principal,
     draft: dict[str, Any] | None,
     now: datetime,
+    lease: timedelta = timedelta(seconds=DEFAULT_LEASE_SECONDS),
 ) -> dict[str, Any]:
     """B6: the holder (or an admin) hands the task back. A draft is kept apart from the task's data,
     as the releaser's own; a `data` object replaces their earlier draft (an empty one removes it),
-    no `data` leaves it as it was."""
+    no `data` leaves it as it was. B24: for the next `lease`, the task goes to the holder again only
+    when nothing else is claimable for them."""
     held = held_task(conn, queue.id, task_id, principal, admin_may=True)
     if held.assigned_to is not None and held.assigned_to != principal.user_id:
         _record_release_of_another(conn, queue.id, task_id, principal, held.assigned_to)
@@ -105,7 +108,8 @@ def release(
         if problems:
             raise InvalidTaskData(problems)
         drafts.save(conn, queue.id, task_id, principal.user_id, draft, now)
-    tasks.reopen(conn, task_id)
+    releaser = held.assigned_to if held.assigned_to is not None else principal.user_id
+    tasks.reopen(conn, task_id, releaser, now + lease)
     if queue.consensus_used:  # B21: back in the consensus order (among tasks without answers if none)
         consensus.returned(conn, queue.id, task_id)
     row = _found(conn, queue.id, task_id, principal.user_id)

@@ -34,6 +34,7 @@ from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.forms.text import TextEditor
 from queuedesk.tui.keys.keys_read import key_time
 from queuedesk.tui.review.review_rules import changes, read_only_refusal
+from queuedesk.tui.widgets.task_deadline import TaskDeadline
 from queuedesk.tui.work.task_rules import CHOICE_KEYS, SELECTION_TYPES, TaskRules
 from queuedesk.tui.work.work_session import WorkSession
 
@@ -122,6 +123,7 @@ class TaskPane(AppAccess, Vertical):
         self.beside: Widget | None = None  # what a screen shows above the task (the review's details)
 
     def compose(self) -> ComposeResult:
+        yield TaskDeadline(id="task-deadline")  # B24, B25: due, priority, "reserved for you"
         if self._loading is not None:
             yield self._loading
         yield self._waiting
@@ -412,3 +414,5 @@ class TaskPane(AppAccess, Vertical):
             return
         unsent = outbox.unsent if outbox is not None else 0
         self.status.show(self.work, self.clock.now(), unsent=unsent, rules=self.rules)
+        me = self.qd.session.me if self.qd.session is not None else None
+        self.query_one(TaskDeadline).show(self.work.current, self.clock.now(), me.email if me else None)

@@ -1,4 +1,5 @@
-"""The line under a queue's header: its pending (with those in progress), completed, and who works now."""
+"""The line under a queue's header: its pending (with those in progress), overdue (B24), completed,
+and who works now."""
 
 from textual.content import Content
 from textual.widgets import Static
@@ -13,6 +14,8 @@ class QueueCounts(Static):
         if in_progress is not None:  # a part of the pending, not beside them
             pending += f" ({in_progress:,} in progress)"
         parts = [pending]
+        if queue.n_overdue:  # B24; 0 (unsaid) from a server without it
+            parts.append(Content.assemble((f"{queue.n_overdue:,} overdue", "bold red")))
         if completed is not None:
             parts.append(Content.assemble((f"{completed:,}", "bold"), " completed"))
         active = ", ".join(queue.active_users) if queue.active_users else "nobody"
