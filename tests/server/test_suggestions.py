@@ -13,6 +13,7 @@ import pytest
 from queuedesk.server.routes.account import FEATURES
 from queuedesk.server.store.schema import LATEST
 from tests.conftest import make_queue
+from tests.server.conftest import sqlite_only
 from tests.support import ROLES_SEED, ServerProcess, execute_sql, query_value
 from tests.support.contract import body_of
 
@@ -274,6 +275,7 @@ def test_the_upgrade_from_version_18_adds_suggestions(tmp_path: Path, backend: s
     server.stop()
     for statement in (
         "DROP TABLE suggestion_minutes",
+        "DROP INDEX ix_tasks_claim_confident",
         "ALTER TABLE tasks DROP COLUMN suggestion_score",
         "ALTER TABLE tasks DROP COLUMN suggestion_outcome",  # `suggestions` stays: a partial copy
         "UPDATE schema_version SET version = 18",
@@ -294,3 +296,76 @@ def test_the_upgrade_from_version_18_adds_suggestions(tmp_path: Path, backend: s
             ]
     finally:
         server.stop()
+
+
+def test_least_confident_claims_the_lowest_suggestion_score_first(admin, worker, org_id) -> None:
+    """B24's `order` "least_confident": priority, then the lowest score of a task's suggestions (tasks
+    without a scored suggestion after), then as "oldest"."""
+    qpath = suggested_queue(admin, org_id, order="least_confident")
+    plain = body_of(admin.post(f"{qpath}/tasks/create", json={"data": {"paragraph": "plain"}}))["id"]
+    sure = create(admin, qpath, {"category": offer("red", score=0.8)})["id"]
+    doubtful = create(admin, qpath, {"category": offer("red", score=0.9), "size": offer(1, score=0.2)})["id"]
+    unscored = create(admin, qpath, {"category": offer("red", score=None)})["id"]
+    body = {
+        "data": {"paragraph": "first"},
+        "suggestions": {"category": offer("red", score=0.99)},
+        "priority": 5,
+    }
+    urgent = body_of(admin.post(f"{qpath}/tasks/create", json=body))["id"]
+    claimed = []
+    for _ in range(5):
+        task = body_of(worker.post(f"{qpath}/tasks/next"))
+        claimed.append(task["id"])
+        body_of(worker.post(f"{qpath}/tasks/{task['id']}/complete", json={"data": {"category": "red"}}))
+    assert claimed == [urgent, doubtful, sure, plain, unscored]
+    # the same queue claimed "oldest" again: by priority, then age
+    assert body_of(admin.patch(qpath, json={"order": "oldest"}))["order"] == "oldest"
+
+
+def test_the_least_confident_claim_is_one_index_seek_at_100000_pending(backend: str, tmp_path: Path) -> None:
+    """SQLite's plan of the least-confident claim: the seeks of `ix_tasks_claim_confident`, no scan of
+    the tasks, with 100,000 pending tasks of assorted scores; and a claim's time there."""
+    sqlite_only(backend, "SQLite's query plan")
+    import time
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import create_engine, text
+
+    from queuedesk.server.store import claim_order, schema, tasks
+
+    engine = create_engine(f"sqlite:///{tmp_path / 'plan.db'}")
+    with engine.begin() as conn:
+        schema.upgrade(conn)
+        conn.execute(text("INSERT INTO organizations (id, name, created_at) VALUES (1, 'o', 0)"))
+        conn.execute(
+            text(
+                "INSERT INTO queues (id, organization_id, name, description, blocks, created_at, claim_order) "
+                "VALUES (1, 1, 'q', '', '[]', 0, 'least_confident')"
+            )
+        )
+        conn.execute(
+            text(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) "
+                "INSERT INTO tasks (id, queue_id, status, data, source, created_at, suggestion_score) "
+                "SELECT i, 1, 'new', '{}', 'api', 0, CASE WHEN i % 3 = 0 THEN 2.0 ELSE (i * 7919 % 1000) / 1000.0 END FROM n"
+            )
+        )
+        conn.execute(text("ANALYZE"))
+        statement = tasks.CLAIMS._candidates["least_confident", False]
+        values = {"queue_id": 1, "now": 0, "user_id": 7}
+        plan = [row[3] for row in conn.execute(text(f"EXPLAIN QUERY PLAN {statement.text}"), values)]
+        assert any("ix_tasks_claim_confident" in step for step in plan), plan
+        assert not any(step.startswith("SCAN tasks") for step in plan), plan
+        assert claim_order.queue_order(conn, 1) == "least_confident"
+        now = datetime.now(UTC)
+        started = time.perf_counter()
+        task_id = tasks.CLAIMS.next_claimable(conn, 1, 7, now, others_only=False)
+        seconds = time.perf_counter() - started
+        lowest = conn.execute(text("SELECT min(suggestion_score) FROM tasks")).scalar_one()
+        assert (
+            conn.execute(text(f"SELECT suggestion_score FROM tasks WHERE id = {task_id}")).scalar_one()
+            == lowest
+        )
+        assert tasks.CLAIMS.take(conn, task_id, 7, now, now + timedelta(minutes=15))
+    print(f"least-confident claim at 100,000 pending: {seconds * 1000:.2f} ms; plan {plan}")
+    assert seconds < 0.5

@@ -13,6 +13,7 @@ from queuedesk.server.store.sql import Sql, rows, run
 from queuedesk.server.store.types import to_micros
 
 MINUTE = 60_000_000
+NO_SCORE = 2.0  # `tasks.suggestion_score` of a task without a scored suggestion: after every score
 
 STORE = text("UPDATE tasks SET suggestions = :suggestions, suggestion_score = :score WHERE id = :task_id")
 OUTCOME = Sql("UPDATE tasks SET suggestion_outcome = :outcome WHERE id = :task_id")
@@ -27,7 +28,11 @@ MINUTE_BUMP = Sql(
 def store(conn: Connection, found: Iterable[tuple[int, dict[str, Any], float | None]]) -> None:
     """Each (task id, suggestions, lowest score) written on its task, in the creating transaction."""
     params = [
-        {"task_id": task_id, "suggestions": orjson.dumps(suggestions).decode(), "score": score}
+        {
+            "task_id": task_id,
+            "suggestions": orjson.dumps(suggestions).decode(),
+            "score": NO_SCORE if score is None else score,
+        }
         for task_id, suggestions, score in found
     ]
     if params:

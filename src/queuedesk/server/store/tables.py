@@ -147,7 +147,7 @@ tasks = Table(
     # B23 (version 19): values proposed per block, the lowest of their scores (B24's
     # `least_confident`), and once completed, per suggested block "accepted" or "changed".
     Column("suggestions", JsonText),
-    Column("suggestion_score", Float),
+    Column("suggestion_score", Float, nullable=False, default=2.0, server_default="2.0"),  # NO_SCORE
     Column("suggestion_outcome", JsonText),
     # Pending work, listings and counts: by queue and status, oldest first.
     Index("ix_tasks_queue_status_id", "queue_id", "status", "id"),
@@ -166,6 +166,20 @@ Index(
     tasks.c.queue_id,
     tasks.c.reserved_for,
     tasks.c.priority.desc(),
+    tasks.c.due_at,
+    tasks.c.status,
+    tasks.c.id,
+    sqlite_where=text(CLAIMABLE),
+    postgresql_where=text(CLAIMABLE),
+)
+# B4 in a queue whose `order` is "least_confident" (B24 with B23): priority, then the lowest
+# suggestion score (NO_SCORE 2.0 when none), then as the claim order above.
+Index(
+    "ix_tasks_claim_confident",
+    tasks.c.queue_id,
+    tasks.c.reserved_for,
+    tasks.c.priority.desc(),
+    tasks.c.suggestion_score,
     tasks.c.due_at,
     tasks.c.status,
     tasks.c.id,

@@ -1,8 +1,20 @@
-"""Schema version 19: suggestions (B23) stored with each task, and the agents' counts per minute."""
+"""Schema version 19: suggestions (B23) stored with each task, their lowest score in the index of
+B24's `least_confident` claim order, and the agents' counts per minute."""
 
 from sqlalchemy import BigInteger, Column, Connection, MetaData, String, Table, inspect, text
 
 from queuedesk.server.store.types import Id
+
+# The lowest score of a task's suggestions, NO_SCORE (2.0) when none is scored: after every score.
+COLUMNS_AT_V19 = (
+    ("suggestions", "TEXT"),
+    ("suggestion_score", "FLOAT NOT NULL DEFAULT 2.0"),
+    ("suggestion_outcome", "TEXT"),
+)
+INDEX_AT_V19 = (
+    "CREATE INDEX IF NOT EXISTS ix_tasks_claim_confident ON tasks "
+    "(queue_id, reserved_for, priority DESC, suggestion_score, due_at, status, id) WHERE status IN ('new', 'open')"
+)
 
 
 def v19_suggestions(conn: Connection) -> None:
