@@ -108,3 +108,40 @@ def test_the_app_words_and_compares_a_suggestion() -> None:
     assert quoted(["a", "b"]) == "a, b" and quoted(True) == "yes" and quoted("a\n b") == "a b"
     assert quoted("x" * 60).endswith("…") and len(quoted("x" * 60)) == 40
     assert same(["a", "b"], ["b", "a"]) and not same(1, True) and same("x", "x") and not same(3, 3.0)
+
+
+def test_the_demo_model_is_right_most_of_the_time_and_less_sure_when_wrong() -> None:
+    import random
+    from datetime import date
+
+    from queuedesk.demo.content import TRIAGE, expected, new_task
+    from queuedesk.demo.suggestions_start import suggestions_for
+
+    rng = random.Random(23)
+    right, scores = 0, {True: [], False: []}
+    for _ in range(300):
+        data = new_task(TRIAGE, rng, date(2026, 12, 8), "")
+        found = suggestions_for(data, rng)
+        assert not list(suggestion_problems(TRIAGE_BLOCKS, found))
+        hit = found["team"]["value"] == expected(TRIAGE, data)["team"]
+        right += hit
+        scores[hit].append(found["team"]["score"])
+    assert 0.75 <= right / 300 <= 0.95
+    assert max(scores[False]) < min(scores[True])
+
+
+TRIAGE_BLOCKS = [
+    Block.model_validate(raw)
+    for raw in (
+        {"id": "message", "name": "Message", "type": "text", "text": {"read_only": True}},
+        {
+            "id": "team",
+            "name": "Team",
+            "type": "single_selection",
+            "single_selection": {
+                "options": [{"id": t, "name": t} for t in ("billing", "tech", "sales", "spam")]
+            },
+        },
+        {"id": "note", "name": "Note", "type": "text", "text": {}},
+    )
+]
