@@ -31,6 +31,8 @@ LAZY_SCREENS = (
     "modals.block_type_picker",
     "modals.image",
     "modals.gold_expect",
+    "modals.reserve",
+    "modals.task_priority",
 )
 
 FORBIDDEN = {
