@@ -1,7 +1,8 @@
 """Priority, due dates (B24) and reservations (B25) in the app, against a real `queuedesk serve`:
 the queue list's Overdue column, the Pending tab's columns and `d` (overdue only), `a` (reserve the
 task under the cursor for a person, or nobody) and `e` (its priority and due date, a bad value said
-and never sent); the work screen's line with the task's due time and "reserved for you".
+and never sent); the work screen's line with the task's due time and "reserved for you", and the queue screen's
+count of the tasks reserved for the worker.
 
 On a server that does not list B24/B25 (the suite's, until it does) the keys say why they do not
 apply, in a notification, and the columns are not there; the rest skips until the server lists them."""
@@ -22,6 +23,7 @@ from tests.support import ServerProcess
 from tests.support.pilot import until
 from tests.tui.conftest import MakeApp
 from tests.tui.test_app import home, open_queue, plain, shows
+from tests.tui.test_queue_editor import open_editor
 
 SIZE = (120, 36)
 
@@ -147,8 +149,32 @@ async def test_the_worker_sees_the_due_time_and_that_the_task_is_reserved_for_th
     app = make_app("worker")
     async with app.run_test(size=SIZE) as pilot:
         await open_queue(app, pilot, queue["id"])
+        await until(app, pilot, lambda: shows(app, "1 reserved for you"), "the count of the worker's own")
         await pilot.press("w")
         await until(app, pilot, lambda: isinstance(app.screen, WorkScreen) and app.screen.ready, "the task")
         line = app.screen.query_one(TaskDeadline)
         await until(app, pilot, lambda: line.display, "the deadline line")
         assert plain(line) == "overdue 2 h · reserved for you"
+
+
+async def test_the_editor_sets_the_claim_order_and_says_what_it_means(
+    make_app: MakeApp, server: ServerProcess, admin: httpx.Client, org_id: int
+) -> None:
+    needs(server, "B24")
+    queue = make_queue(admin, org_id, label="Ordered")
+    path = f"/orgs/{org_id}/queues/{queue['id']}"
+    app = make_app("admin")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_editor(app, pilot, "E", queue["id"])
+        assert "then the earliest due date" in plain(screen.query_one("#order-meaning"))
+        screen.query_one("#queue-order").focus()
+        await pilot.press("down")
+        await until(app, pilot, lambda: screen.edit.order == "least_confident", "the order chosen")
+        assert "lowest suggestion score" in plain(screen.query_one("#order-meaning"))
+        assert "least confident first" in plain(screen.query_one("#editor-status"))
+        await pilot.press("ctrl+s")
+        await until(app, pilot, lambda: not isinstance(app.screen, type(screen)), "saved")
+    assert admin.get(path).json()["order"] == "least_confident"
+    audit = {"queue_id": queue["id"], "action": "queue.update"}
+    (event,) = admin.get(f"/orgs/{org_id}/audit", params=audit).json()["events"]
+    assert "order" in event["detail"]["fields"]

@@ -36,6 +36,9 @@ ATTEMPT_TIMEOUT = 15.0
 CLAIM_HOLD = timedelta(seconds=60)
 BATCH = 50
 MAX_IN_FLIGHT = 200
+# Attempts recorded at once: 200 answers arriving together each asked the database for a connection
+# and a PostgreSQL pool of 15 ran out (its 10 s wait failed them, and the API's requests waited too).
+RECORDS_AT_ONCE = 4
 # Test pings (B16) have a small pool of their own, so that pings held by a slow receiver never
 # hold up deliveries; a ping that finds the pool full waits PING_POOL_WAIT at most.
 PING_CONNECTIONS = 8
@@ -90,6 +93,7 @@ class Dispatcher:
         self._wake = asyncio.Event()
         self._stopping = False
         self._in_flight: dict[int, asyncio.Task[None]] = {}
+        self._recording = asyncio.Semaphore(RECORDS_AT_ONCE)
         self._loop: asyncio.Task[None] | None = None
         self._client: httpx.AsyncClient | None = None
         self._ping_client: httpx.AsyncClient | None = None
@@ -287,16 +291,17 @@ class Dispatcher:
             error = f"the receiver answered {status_code}"
         outcome = self._outcome(row, status_code, utcnow())
         try:
-            await self.db.write(
-                deliveries.record_attempt,
-                row["id"],
-                self.owner,
-                attempted_at,
-                status_code,
-                error,
-                duration_ms,
-                outcome,
-            )
+            async with self._recording:
+                await self.db.write(
+                    deliveries.record_attempt,
+                    row["id"],
+                    self.owner,
+                    attempted_at,
+                    status_code,
+                    error,
+                    duration_ms,
+                    outcome,
+                )
         except Exception:
             log.exception("could not record the attempt of delivery %s; it will be retried", row["id"])
         status = outcome.get("status") or "retried"

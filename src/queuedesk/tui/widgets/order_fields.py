@@ -8,14 +8,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import OptionList, Static
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from queuedesk.api.models import QUEUE_ORDERS
 from queuedesk.api.priority_rules import ORDER_MEANINGS
 from queuedesk.tui.admin.queue_edit import QueueEdit
 from queuedesk.tui.keys.ordered_keys import OrderedOptionList
-from queuedesk.tui.widgets.block_settings import row
 
 ORDER_NAMES = {"oldest": "Oldest first", "least_confident": "Least confident first"}
 
@@ -27,6 +26,7 @@ def order_meaning(order: str) -> str:
 
 class OrderFields(Vertical):
     DEFAULT_CSS = """
+    OrderFields { height: auto; margin-top: 1; }
     OrderFields #queue-order { height: 2; width: 1fr; }
     """
 
@@ -41,7 +41,8 @@ class OrderFields(Vertical):
         choices = OrderedOptionList(
             *[Option(ORDER_NAMES[name], id=name) for name in QUEUE_ORDERS], id="queue-order", compact=True
         )
-        yield row("Claim order", choices)
+        yield Label("Claim order (↑/↓ chooses)", classes="qe-label")
+        yield choices
         yield Static(order_meaning(self.edit.order), id="order-meaning", classes="qe-note", markup=False)
 
     def on_mount(self) -> None:
