@@ -22,6 +22,7 @@ DROP_V18 = {
 }
 COMMON = [
     "DROP INDEX ix_tasks_claim_order",
+    "DROP INDEX ix_tasks_claim_confident",  # B23's (version 19) is on these columns too
     "DROP INDEX ix_tasks_due_armed",
     *(f"ALTER TABLE tasks DROP COLUMN {c}" for c in ("priority", "due_at", "due_armed", "reserved_for")),
     # released_by and released_until stay: a partial copy of the step made them already

@@ -215,6 +215,8 @@ def test_review_claims_resume_exclude_and_stop_at_three(clients, admin, worker, 
         "priority",
         "due_at",
         "reserved_for",
+        "suggestions",
+        "suggestion_outcome",
     ]
     assert list(first["review"]) == REVIEW_KEYS
     assert first["review"]["state"] == "in_review" and first["review"]["reviewer"] == "sue@acme.test"
@@ -457,6 +459,8 @@ def test_reviews_are_listed_newest_first_with_filters(clients, admin, worker, or
                 "priority",
                 "due_at",
                 "reserved_for",
+                "suggestions",
+                "suggestion_outcome",
             ]
         return [t["id"] for t in page["tasks"]]
 

@@ -88,7 +88,11 @@ def full(**values: Any) -> dict[str, Any]:
 
 def assert_task(task: dict, queue: dict, *, assignment: bool = False) -> None:
     """The Task's exact keys, in the contract's order, and the types of its fields."""
-    part_b = ["assignment", "draft", "review", "consensus", "priority", "due_at", "reserved_for"]  # B24, B25
+    part_b = [
+        *("assignment", "draft", "review", "consensus"),
+        *("priority", "due_at", "reserved_for"),  # B24, B25
+        *("suggestions", "suggestion_outcome"),  # B23
+    ]
     expected = [*TASK_KEYS, *part_b] if assignment else TASK_KEYS
     assert list(task) == expected, list(task)
     assert isinstance(task["id"], int) and task["id"] > 0

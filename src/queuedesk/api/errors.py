@@ -131,6 +131,7 @@ class NoReview(NotSupported):
 FEATURE_WORDS = {
     "B21": "consensus (several workers answer each task, blind, until they agree)",
     "B22": "gold tasks (tasks with a known answer, mixed into the work to measure each worker)",
+    "B23": "suggestions (values proposed by a model or a rule, for the worker to accept or change)",
     "B24": "priority and due dates (tasks claimed by priority and due date, overdue counts)",
     "B25": "reservations (tasks reserved for one person)",
 }

@@ -163,12 +163,29 @@ class Consensus(Resource):
     decided_by: str | None = None  # the reviewer who decided a disputed task
 
 
+class Suggestion(Resource):
+    """B23: a value proposed for one block by a model or a rule (`agent`), with its confidence."""
+
+    value: Any
+    agent: str
+    score: float | None = None
+
+
 class AssignedTask(Task):
     """A task as Part B answers it: with who holds it and until when, and the caller's own draft
     (B6: the values they kept when they last gave it back; None when they kept none, or from a
     server that stores drafts in the task's data)."""
 
-    model_config = leaves_out("consensus", "gold", "retired", "priority", "due_at", "reserved_for")
+    model_config = leaves_out(
+        "consensus",
+        "gold",
+        "retired",
+        "priority",
+        "due_at",
+        "reserved_for",
+        "suggestions",
+        "suggestion_outcome",
+    )
 
     assignment: Assignment
     draft: dict[str, Any] | None = None
@@ -185,6 +202,10 @@ class AssignedTask(Task):
     due_at: Timestamp | None = None
     # B25: the person (email) the task is reserved for; None when nobody, or from a server without B25.
     reserved_for: str | None = None
+    # B23: values proposed per block (None without any, to a worker in a consensus queue, or from a
+    # server without suggestions), and once completed, per suggested block "accepted" or "changed".
+    suggestions: dict[str, Suggestion] | None = None
+    suggestion_outcome: dict[str, str] | None = None
 
 
 class Queue(Resource):
@@ -414,10 +435,19 @@ class GoldAnswerPage(Resource):
     answers: list[GoldAnswer]
 
 
+class AgentStats(Resource):
+    """B23: one agent's suggestions over a stats period: one per suggested block of the tasks
+    completed in it, and those the completing values kept."""
+
+    agent: str
+    offered: int
+    accepted: int
+
+
 class QueueStats(Resource):
     """B15: completions per bucket from `since` to now (oldest first), the queue now, and per worker."""
 
-    model_config = leaves_out("disputed")
+    model_config = leaves_out("disputed", "by_agent")
 
     since: Timestamp
     bucket_minutes: int
@@ -427,6 +457,7 @@ class QueueStats(Resource):
     by_worker: list[WorkerStats]
     reviews_pending: int | None = None  # B19: None from a server without review
     disputed: int | None = None  # B21: tasks disputed now; None from a server without consensus
+    by_agent: list[AgentStats] | None = None  # B23: None from a server without suggestions
 
 
 class WebhookTestResult(Resource):

@@ -25,6 +25,7 @@ from queuedesk.demo.consensus_start import start_consensus
 from queuedesk.demo.content import CONSENSUS_QUEUE, QUEUES, SLIP_CHANCE, answer, expected, new_task, slip
 from queuedesk.demo.gold_start import start_gold
 from queuedesk.demo.priority_start import start_priorities
+from queuedesk.demo.suggestions_start import create_demo_task
 
 COLLEAGUE_KEYS = {
     "priya@demo.test": "demo-colleague-key-priya-000004",
@@ -205,9 +206,8 @@ class Colleagues:
                         continue
                     wanted = 3 if queue.n_tasks < TARGET_PENDING else 1 if rng.random() < 0.4 else 0
                     for _ in range(wanted):
-                        await client.create_task(
-                            queue.id, new_task(queue.name, rng, date.today(), self.image_base)
-                        )
+                        data = new_task(queue.name, rng, date.today(), self.image_base)
+                        await create_demo_task(client, queue, data, rng)  # B23: triage suggested
                         self.created += 1
             except errors.QueueDeskError:
                 pass

@@ -11,7 +11,7 @@ lacks are applied here, and every extension raises `NotSupported` with a clear m
 
 One class for callers, built of one part per resource: `core` (the connection, the request path,
 who and where), `queues`, `tasks`, `completed`, `work`, `imports`, `webhooks`, `reviews`, `people`, `consensus`, `gold`,
-`priority` (B24), `assign` (B25).
+`priority` (B24), `assign` (B25), `suggestions` (B23).
 """
 
 from queuedesk.api.client.assign import AssignMixin
@@ -34,6 +34,7 @@ from queuedesk.api.client.results import (
 )
 from queuedesk.api.client.retries import NO_RETRY, RETRY_STATUSES, RetryPolicy, retry_after_seconds
 from queuedesk.api.client.reviews import ReviewsMixin
+from queuedesk.api.client.suggestions import SuggestionsMixin
 from queuedesk.api.client.tasks import TasksMixin
 from queuedesk.api.client.webhooks import WebhookMixin
 from queuedesk.api.client.work import WorkMixin
@@ -62,6 +63,7 @@ __all__ = [
 
 
 class QueueDeskClient(
+    SuggestionsMixin,
     PriorityMixin,
     AssignMixin,
     GoldMixin,

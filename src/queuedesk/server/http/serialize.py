@@ -52,6 +52,12 @@ def task(row: dict[str, Any], *, with_assignment: bool = False) -> dict[str, Any
         if "gold" in row:  # B22: a gold task, to admins and supervisors only
             body["gold"] = row["gold"]
             body["retired"] = row["retired"]
+        body["suggestions"] = row.get("suggestions")  # B23 (None to a worker in a consensus queue)
+        body["suggestion_outcome"] = row.get("suggestion_outcome")
+    elif row.get("suggestions") is not None:
+        # B23: the completion event (and the answers in Part A's shape) of a task that had suggestions
+        body["suggestions"] = row["suggestions"]
+        body["suggestion_outcome"] = row.get("suggestion_outcome")
     return body
 
 

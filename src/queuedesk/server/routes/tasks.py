@@ -8,6 +8,7 @@ from sqlalchemy import Connection
 from starlette.requests import Request
 from starlette.responses import Response
 
+from queuedesk.api import suggestion_rules
 from queuedesk.api.blocks import Problem, first_problems, task_data_problems
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access import QueueCaller
@@ -27,7 +28,7 @@ from queuedesk.server.http.plumbing import (
 )
 from queuedesk.server.routes import creations_of, db_of, gold, settings_of
 from queuedesk.server.routes import schedule as schedule_routes
-from queuedesk.server.rules import consensus_view, work
+from queuedesk.server.rules import consensus_view, suggested, work
 from queuedesk.server.rules import gold as gold_rules
 from queuedesk.server.rules import schedule as schedule_rules
 from queuedesk.server.store import audit, tasks
@@ -37,28 +38,58 @@ from queuedesk.server.store.records import Principal, QueueRecord
 MAX_IMPORT = 10_000
 CSV_SOURCE = re.compile(r"[^/\\\x00-\x1f]{1,251}\.csv")  # fullmatch: `$` would let a newline end it
 PENDING_STATUSES = ("new", "open", "in_progress")
-ITEM_FIELDS = {"data", "gold", *schedule_rules.FIELDS}  # an imported task's keys (B22, B24, B25)
+ITEM_FIELDS = {"data", "gold", "suggestions", *schedule_rules.FIELDS}  # an imported task's keys (B22-B25)
 SCAN_OFFSET = 10_000  # from here a history page skips enough index entries to be a long read
 
 
 async def create_task(request: Request, caller: QueueCaller) -> Response:
     body = json_object(
-        await read_json(request, required=False) or {}, allowed=("data", "gold", *schedule_rules.FIELDS)
+        await read_json(request, required=False) or {},
+        allowed=("data", "gold", "suggestions", *schedule_rules.FIELDS),
     )
     asked, problems = schedule_rules.requested(body)
     if body.get("gold") is not None:  # B22: a gold task (`"gold": null` is an ordinary one)
         if asked != schedule_rules.NOTHING:
             raise invalid([schedule_rules.not_for_gold()])
+        if body.get("suggestions"):
+            raise invalid([suggested.NOT_ON_GOLD])
         return await gold.create(request, caller, body)
     work.check_new_task(caller.queue, body.get("data"))
     if problems:
         raise invalid(problems)
     planned = await schedule_routes.schedule_of(request, caller, asked)
+    if body.get("suggestions"):  # B23
+        return await _create_suggested(request, caller, body["data"], body["suggestions"], planned, asked)
     # the INSERT and the queue's pending count, in one transaction with the others of this moment
     now = utcnow()
     row = await creations_of(request).create(caller.queue, body["data"], "api", now, planned)
     if schedule_rules.overdue_at_creation([asked], now):
         request.app.state.overdue.wake()
+    return JSONResponse(serialize.task(row))
+
+
+async def _create_suggested(
+    request: Request,
+    caller: QueueCaller,
+    data: Any,
+    raw: Any,
+    planned: tasks.Schedule,
+    asked: schedule_rules.Requested,
+) -> Response:
+    """A1 with `suggestions` (B23): the task and its suggestions in one transaction."""
+    found = suggested.checked(caller.queue, raw)
+    assert found is not None
+    now = utcnow()
+
+    def create(conn: Connection) -> dict[str, Any]:
+        row = tasks.create_task(conn, caller.queue, data, "api", now, planned)
+        suggested.store_new(conn, [(row["id"], found)])
+        return row
+
+    row = await db_of(request).write(create)
+    if schedule_rules.overdue_at_creation([asked], now):
+        request.app.state.overdue.wake()
+    row["suggestions"] = found
     return JSONResponse(serialize.task(row))
 
 
@@ -184,7 +215,10 @@ def _import_problems(queue: QueueRecord, body: dict[str, Any]) -> Iterator[Probl
             yield from task_data_problems(queue.blocks, item["data"], field_name=f"{where}.data", by_id=by_id)
             if item.get("gold") is not None:  # B22
                 yield from gold_rules.expected_problems(queue, item["gold"], f"{where}.gold")
+                if item.get("suggestions"):
+                    yield suggested.not_on_gold(f"{where}.suggestions")
             yield from schedule_rules.item_problems(item, f"{where}.")
+            yield from suggested.problems(queue, item.get("suggestions"), f"{where}.suggestions")  # B23
 
 
 async def import_tasks(request: Request, caller: QueueCaller) -> Response:
@@ -195,6 +229,7 @@ async def import_tasks(request: Request, caller: QueueCaller) -> Response:
     items = [item["data"] for item in body["tasks"]]
     expected = [item.get("gold") for item in body["tasks"]]
     asked = [schedule_rules.requested(item)[0] for item in body["tasks"]]  # B24, B25
+    offered = [suggestion_rules.normalized(item.get("suggestions")) for item in body["tasks"]]
     source = body["source"]
     now = utcnow()
 
@@ -214,6 +249,7 @@ async def import_tasks(request: Request, caller: QueueCaller) -> Response:
                 else gold_store.create(conn, caller.queue, data, gold_value, source, now)
                 for data, gold_value, plan in zip(items, expected, planned, strict=True)
             ]
+        suggested.store_new(conn, list(zip(ids, offered, strict=True)))  # B23
         audit.record_import(conn, caller.principal, caller.queue, source, ids)
         return ids
 

@@ -14,7 +14,7 @@ import orjson
 from sqlalchemy import Connection
 
 from queuedesk.server.http import serialize
-from queuedesk.server.rules import claiming, consensus_view
+from queuedesk.server.rules import claiming, consensus_view, suggested
 from queuedesk.server.rules.agreement import Judgment, holds_all, judge, shares
 from queuedesk.server.rules.consensus_settings import default_blocks, settings_of
 from queuedesk.server.rules.refusals import (
@@ -73,7 +73,7 @@ def claim_next(
     if row is None:
         raise TaskNotFound(task_id)
     if principal.role == "worker":  # null to workers, and the task is never one they answered
-        row["consensus"] = None
+        row["consensus"] = row["suggestions"] = None  # (B23: suggestions would anchor their answer)
     else:
         consensus_view.attach(conn, queue, [row], principal)
     return row, {}
@@ -166,6 +166,7 @@ def _complete(
     others = {a.worker_id: -1 for a in answers if a.worker_id != principal.user_id}
     consensus.move_waiting(conn, queue.id, others)
     row = tasks.mark_completed(conn, queue, task_id, held, final, chosen.email, now)
+    suggested.completed(conn, queue, held.suggestions, row, final, now)  # B23: on the settled values
     drafts.drop_for_task(conn, task_id)
     counted = tasks.count_completion(conn, queue.id)
     if counted.review_percent and drawn_for_review(task_id, counted.review_percent):
@@ -174,6 +175,8 @@ def _complete(
         conn, queue, task_id, row, counted.webhook_target, answers, judged, SETTLED, None, now
     )
     mine = {**row, "data": next(a.data for a in answers if a.worker_id == principal.user_id)}
+    if principal.role == "worker" and "suggestions" in mine:  # B23: never to a worker here
+        mine["suggestions"] = None
     return Completion(mine, event_written)
 
 
@@ -229,6 +232,7 @@ def decide(
     consensus.set_state(conn, queue.id, task_id, DECIDED, (), now, decided_by=principal.user_id)
     consensus.move_waiting(conn, queue.id, {a.worker_id: -1 for a in answers})
     row = tasks.mark_completed(conn, queue, task_id, held, final, principal.email, now)
+    suggested.completed(conn, queue, held.suggestions, row, final, now)  # B23: on the decided values
     drafts.drop_for_task(conn, task_id)
     counted = tasks.count_completion(conn, queue.id)
     agreement = shares(types, blocks, [a.data for a in answers])

@@ -46,6 +46,7 @@ def attach(conn: Connection, queue: QueueRecord, found: list[dict[str, Any]], vi
     if viewer.role == "worker":
         for row in found:
             row["consensus"] = None
+            row["suggestions"] = None  # B23: they would anchor the worker's answer
             if row["status"] != "completed":
                 mine = [a for a in answers.get(row["id"], []) if a.worker_id == viewer.user_id]
                 if mine:

@@ -15,7 +15,7 @@ from sqlalchemy import Connection
 
 from queuedesk.api.blocks import first_problems, task_data_problems
 from queuedesk.server.http import serialize
-from queuedesk.server.rules import claiming, consensus_view
+from queuedesk.server.rules import claiming, consensus_view, suggested
 from queuedesk.server.rules.read_only import changed_read_only_values
 from queuedesk.server.rules.refusals import (
     AlreadyCompleted,
@@ -165,6 +165,7 @@ def complete(
     held = held_task(conn, queue.id, task_id, principal)
     merged = checked_completion(queue, held.data, data)
     row = tasks.mark_completed(conn, queue, task_id, held, merged, principal.email, now)
+    suggested.completed(conn, queue, held.suggestions, row, merged, now)  # B23: the outcome
     drafts.drop_for_task(conn, task_id)
     # The count, the draw and the event are part of the completion: all commit, or nothing does.
     counted = tasks.count_completion(conn, queue.id)

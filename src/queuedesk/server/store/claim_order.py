@@ -185,20 +185,20 @@ def next_task(
 
 # --- every queue: B4 with B24 and B25 ----------------------------------------------------------------
 
-# A queue's `order` -> the sort within a reservation. "least_confident" (B24) sorts by priority, then
-# the task's lowest suggestion score (tasks without a scored suggestion after), then as "oldest":
-# until B23 stores that score on the task (and an index in this order serves it), it claims as
-# "oldest". THE PLACE IT PLUGS IN: a column (e.g. `min_score`, NULLs as 2.0 like NO_DUE) put between
-# `priority DESC` and `due_at` here and in a second partial index, and `TaskClaims` choosing the
-# statements of the queue's order.
-ORDER_KEYS = {"oldest": B24_ORDER, "least_confident": B24_ORDER}
+# A queue's `order` -> the sort within a reservation. "least_confident" (B24 with B23) sorts by
+# priority, then the task's lowest suggestion score (`suggestion_score`, NO_SCORE = 2.0 when it has
+# no scored suggestion: after every real score, as NO_DUE is after every date), then as "oldest". Each
+# order has its partial index in its own order (`ix_tasks_claim_order`, `ix_tasks_claim_confident`).
+LEAST_CONFIDENT_ORDER = "priority DESC, suggestion_score, due_at, status, id"
+ORDER_KEYS = {"oldest": B24_ORDER, "least_confident": LEAST_CONFIDENT_ORDER}
+ORDER_OF = Sql("SELECT claim_order FROM queues WHERE id = :queue_id")
 
 # Not a task the caller gave back within the last lease period (see `tasks.released_by`).
 _NOT_RECENTLY_MINE = "(released_by IS NULL OR released_by <> :user_id OR released_until <= :now)"
 # Expired claims: only the queue's tasks in progress are looked at (as many as there are claims).
 # With `others_only` (claiming ahead), not the caller's own expired claim, which they still show.
-_EXPIRED = """SELECT id, CASE WHEN reserved_for IS NULL THEN 1 ELSE 0 END AS phase, priority, due_at, 'x' AS rank
-    FROM tasks WHERE queue_id = :queue_id AND status = 'in_progress' AND lease_expires_at <= :now
+_EXPIRED = """SELECT id, CASE WHEN reserved_for IS NULL THEN 1 ELSE 0 END AS phase, priority, due_at, 'x' AS rank,
+    suggestion_score AS score FROM tasks WHERE queue_id = :queue_id AND status = 'in_progress' AND lease_expires_at <= :now
     AND (reserved_for IS NULL OR reserved_for = :user_id){others}
     ORDER BY phase, {order} LIMIT 1 {{skip_locked}}"""
 _NOT_MINE = " AND (assigned_to IS NULL OR assigned_to <> :user_id)"
@@ -206,9 +206,9 @@ _NOT_MINE = " AND (assigned_to IS NULL OR assigned_to <> :user_id)"
 
 def _candidates(order: str, others_only: bool, *, with_expired: bool = True) -> Sql:
     """The first task reserved for the caller, the first reserved for nobody, the first expired
-    claim: (id, phase, priority, due_at, rank) each, in one statement (PostgreSQL locks each,
+    claim: (id, phase, priority, due_at, rank, score) each, in one statement (PostgreSQL locks each,
     skipping those other claims hold)."""
-    seek = f"""SELECT id, {{phase}} AS phase, priority, due_at, status AS rank FROM tasks
+    seek = f"""SELECT id, {{phase}} AS phase, priority, due_at, status AS rank, suggestion_score AS score FROM tasks
         WHERE queue_id = :queue_id AND reserved_for {{whose}} AND {CLAIMABLE} AND {_NOT_RECENTLY_MINE}
         ORDER BY reserved_for, {order} LIMIT 1 {{{{skip_locked}}}}"""
     expired = _EXPIRED.format(others=_NOT_MINE if others_only else "", order=order.replace("status, ", ""))
@@ -249,9 +249,12 @@ class TaskClaims(Claims):
 
     def __init__(self, spec: ClaimTable) -> None:
         super().__init__(spec)
-        order = ORDER_KEYS["oldest"]
-        self._candidates = {flag: _candidates(order, flag) for flag in (False, True)}
-        self._given_back_by_me = _given_back_by_me(order)
+        self._candidates = {
+            (name, flag): _candidates(order, flag)
+            for name, order in ORDER_KEYS.items()
+            for flag in (False, True)
+        }
+        self._given_back_by_me = {name: _given_back_by_me(order) for name, order in ORDER_KEYS.items()}
         self._reserved_one = Sql(
             f"SELECT id FROM tasks WHERE queue_id = :queue_id AND reserved_for = :user_id AND {CLAIMABLE} LIMIT 1"
         )
@@ -261,7 +264,9 @@ class TaskClaims(Claims):
             "SELECT max(CASE WHEN assigned_to = :user_id THEN 1 ELSE 0 END), min(lease_expires_at) FROM tasks "
             "WHERE queue_id = :queue_id AND status = 'in_progress'"
         )
-        self._seeks = _candidates(order, False, with_expired=False)
+        self._seeks = {
+            name: _candidates(order, False, with_expired=False) for name, order in ORDER_KEYS.items()
+        }
         self._own_claims = Sql(
             f"SELECT id, lease_expires_at FROM tasks WHERE {mine} ORDER BY {_OWN_ORDER} LIMIT :limit"
         )
@@ -307,15 +312,26 @@ class TaskClaims(Claims):
         """The first claimable task in the order above; the caller's own recent give-backs only
         when there is nothing else."""
         now_us = to_micros(now)
+        order = queue_order(conn, queue_id)
         none_expired = not others_only and self._none_expired(conn, queue_id, user_id, now_us)
-        statement = self._seeks if none_expired else self._candidates[others_only]
+        statement = self._seeks[order] if none_expired else self._candidates[order, others_only]
         found = rows(conn, statement, queue_id=queue_id, user_id=user_id, now=now_us)
         if found:
             rank = {"new": 0, "open": 1}
-            first = min(found, key=lambda r: (r[1], -r[2], r[3], rank.get(r[4], 2), r[0]))
+            if order == "least_confident":
+                first = min(found, key=lambda r: (r[1], -r[2], r[5], r[3], rank.get(r[4], 2), r[0]))
+            else:
+                first = min(found, key=lambda r: (r[1], -r[2], r[3], rank.get(r[4], 2), r[0]))
             return int(first[0])
-        again = one(conn, self._given_back_by_me, queue_id=queue_id, user_id=user_id, now=now_us)
+        again = one(conn, self._given_back_by_me[order], queue_id=queue_id, user_id=user_id, now=now_us)
         return None if again is None else int(again[0])
+
+
+def queue_order(conn: Connection, queue_id: int) -> str:
+    """The queue's `order` as the claim reads it, in the claiming transaction (one primary-key read)."""
+    found = one(conn, ORDER_OF, queue_id=queue_id)
+    order = found[0] if found is not None else None
+    return order if order in ORDER_KEYS else "oldest"
 
 
 __all__ = ["Claim", "TaskClaims"]

@@ -17,6 +17,7 @@ from queuedesk.server.store.upgrade_v15 import v15_consensus
 from queuedesk.server.store.upgrade_v16 import v16_gold
 from queuedesk.server.store.upgrade_v17 import v17_gold_from
 from queuedesk.server.store.upgrade_v18 import v18_priority_due_reserved
+from queuedesk.server.store.upgrade_v19 import v19_suggestions
 from queuedesk.server.store.upgrades import (
     v2_webhook_outbox,
     v3_completed_count,
@@ -52,6 +53,7 @@ UPGRADES: dict[int, Upgrade] = {
     16: v16_gold,
     17: v17_gold_from,
     18: v18_priority_due_reserved,
+    19: v19_suggestions,
 }
 LATEST = 1 + len(UPGRADES)
 

@@ -4,6 +4,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -143,6 +144,11 @@ tasks = Table(
     # to them again only when nothing else is claimable for them.
     Column("released_by", Id),
     Column("released_until", BigInteger),
+    # B23 (version 19): values proposed per block, the lowest of their scores (B24's
+    # `least_confident`), and once completed, per suggested block "accepted" or "changed".
+    Column("suggestions", JsonText),
+    Column("suggestion_score", Float, nullable=False, default=2.0, server_default="2.0"),  # NO_SCORE
+    Column("suggestion_outcome", JsonText),
     # Pending work, listings and counts: by queue and status, oldest first.
     Index("ix_tasks_queue_status_id", "queue_id", "status", "id"),
     # History (A2): newest completion first, stable by id.
@@ -160,6 +166,20 @@ Index(
     tasks.c.queue_id,
     tasks.c.reserved_for,
     tasks.c.priority.desc(),
+    tasks.c.due_at,
+    tasks.c.status,
+    tasks.c.id,
+    sqlite_where=text(CLAIMABLE),
+    postgresql_where=text(CLAIMABLE),
+)
+# B4 in a queue whose `order` is "least_confident" (B24 with B23): priority, then the lowest
+# suggestion score (NO_SCORE 2.0 when none), then as the claim order above.
+Index(
+    "ix_tasks_claim_confident",
+    tasks.c.queue_id,
+    tasks.c.reserved_for,
+    tasks.c.priority.desc(),
+    tasks.c.suggestion_score,
     tasks.c.due_at,
     tasks.c.status,
     tasks.c.id,
@@ -492,5 +512,19 @@ gold_minutes = Table(
     Column("minute", BigInteger, primary_key=True, autoincrement=False),
     Column("answered", BigInteger, nullable=False),
     Column("correct", BigInteger, nullable=False),
+    sqlite_with_rowid=False,
+)
+
+
+# B23: suggested blocks and accepted ones per queue, agent and minute of the completion, kept in the
+# completing transaction: B15's `by_agent` reads these, never the tasks (but the first partial minute).
+suggestion_minutes = Table(
+    "suggestion_minutes",
+    metadata,
+    Column("queue_id", Id, primary_key=True, autoincrement=False),
+    Column("agent", String(100), primary_key=True),
+    Column("minute", BigInteger, primary_key=True, autoincrement=False),
+    Column("offered", BigInteger, nullable=False),
+    Column("accepted", BigInteger, nullable=False),
     sqlite_with_rowid=False,
 )

@@ -27,7 +27,7 @@ GOLD = "gold"  # the status of a gold task (B22) all its life; never listed, cou
 
 TASK_COLUMNS = """t.id, t.status, t.created_at, t.completed_at, t.completed_by, q.name, t.queue_id, t.data,
     t.source, t.assigned_to, u.email, u.name, t.assigned_at, t.lease_expires_at, d.data, t.priority, t.due_at,
-    (SELECT r.email FROM users r WHERE r.id = t.reserved_for)"""
+    (SELECT r.email FROM users r WHERE r.id = t.reserved_for), t.suggestions, t.suggestion_outcome"""
 # The draft is the viewer's own (B6): `:viewer_id` is the caller's user id (0 reads none).
 TASK_FROM = """FROM tasks t JOIN queues q ON q.id = t.queue_id LEFT JOIN users u ON u.id = t.assigned_to
     LEFT JOIN task_drafts d ON d.task_id = t.id AND d.user_id = :viewer_id"""
@@ -62,6 +62,8 @@ def task_row(row: tuple[Any, ...]) -> dict[str, Any]:
         "priority": row[15],
         "due_at": None if row[16] == NO_DUE else row[16],
         "reserved_for": row[17],
+        "suggestions": _json(row[18]),  # B23
+        "suggestion_outcome": _json(row[19]),
     }
 
 
@@ -468,10 +470,11 @@ class HeldState(NamedTuple):
     data: dict[str, Any]
     created_at: int  # as stored (microseconds)
     source: str
+    suggestions: Any = None  # B23: the task's suggestions (decoded), None without any
 
 
 HELD = Sql(
-    """SELECT status, assigned_to, data, created_at, source FROM tasks
+    """SELECT status, assigned_to, data, created_at, source, suggestions FROM tasks
     WHERE id = :task_id AND queue_id = :queue_id {lock}"""
 )
 
@@ -482,16 +485,20 @@ def held_state(conn: Connection, queue_id: int, task_id: int) -> HeldState | Non
     row = one(conn, HELD, task_id=task_id, queue_id=queue_id)
     if row is None:
         return None
-    status, assigned_to, data, created_at, source = row
+    status, assigned_to, data, created_at, source, suggested = row
     decoded = orjson.loads(data) if isinstance(data, str | bytes) else data
-    return HeldState(status, assigned_to, decoded, created_at, source)
+    return HeldState(status, assigned_to, decoded, created_at, source, _decoded(suggested))
+
+
+def _decoded(value: Any) -> Any:
+    return orjson.loads(value) if isinstance(value, str | bytes) else value
 
 
 # The queue's consensus settings come with it, read in the same statement (a subquery: only the
 # task's row is locked).
 HELD_FOR_ANSWER = Sql(
     """SELECT status, assigned_to, data, created_at, source, assigned_at,
-    (SELECT q.consensus FROM queues q WHERE q.id = :queue_id) FROM tasks
+    (SELECT q.consensus FROM queues q WHERE q.id = :queue_id), suggestions FROM tasks
     WHERE id = :task_id AND queue_id = :queue_id {lock}"""
 )
 
@@ -508,10 +515,11 @@ def held_for_answer(conn: Connection, queue_id: int, task_id: int) -> HeldForAns
     row = one(conn, HELD_FOR_ANSWER, task_id=task_id, queue_id=queue_id)
     if row is None:
         return HeldForAnswer(None, None, None)
-    status, assigned_to, data, created_at, source, assigned_at, consensus = row
+    status, assigned_to, data, created_at, source, assigned_at, consensus, suggested = row
     decoded = orjson.loads(data) if isinstance(data, str | bytes) else data
     settings = None if consensus is None else orjson.loads(consensus)
-    return HeldForAnswer(HeldState(status, assigned_to, decoded, created_at, source), assigned_at, settings)
+    held = HeldState(status, assigned_to, decoded, created_at, source, _decoded(suggested))
+    return HeldForAnswer(held, assigned_at, settings)
 
 
 SET_DATA = Sql("UPDATE tasks SET data = :data WHERE id = :task_id")

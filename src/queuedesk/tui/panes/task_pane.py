@@ -149,10 +149,12 @@ class TaskPane(AppAccess, Vertical):
         form = self.form
         if form is None:
             form = self.form = TaskForm(self.detail.data, data, mode="work")
+            form.suggest(task.suggestions, prefill=not self.opens_read_only)  # B23
             self.run_worker(self._paint_once_mounted(self.mount(form), task))
         else:
             form.display = True
             form.set_data(data)
+            form.suggest(task.suggestions, prefill=not self.opens_read_only)  # B23
             self.app.call_later(self.painted, task)
         has_images = bool(form.image_urls())
         if has_images != self.had_images:
@@ -223,8 +225,8 @@ class TaskPane(AppAccess, Vertical):
         if form is None or task is None or self._loading is not None:
             return None
         values = form.values()
-        if values == {block_id: task.data.get(block_id) for block_id in values}:
-            return None
+        if form.untouched() or values == {block_id: task.data.get(block_id) for block_id in values}:
+            return None  # (B23: suggestions pre-filled and left as they were are nothing entered)
         return values
 
     # --- keys for the task ---------------------------------------------------------------------------
