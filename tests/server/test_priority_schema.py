@@ -12,12 +12,10 @@ from tests.support.contract import body_of
 
 DROP_V18 = {
     "sqlite": [
-        "DROP TRIGGER qd_overdue_insert",
         "DROP TRIGGER qd_overdue_delete",
         "DROP TRIGGER qd_overdue_update",
     ],
     "postgresql": [
-        "DROP TRIGGER qd_overdue_insert ON tasks",
         "DROP TRIGGER qd_overdue_delete ON tasks",
         "DROP TRIGGER qd_overdue_update ON tasks",
     ],
@@ -56,9 +54,35 @@ def test_the_upgrade_from_version_17_adds_priority_due_dates_and_reservations(
             if backend == "sqlite"
             else "SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'qd_overdue_%'"
         )
-        assert query_value(server.db_url, names) == 3
+        assert query_value(server.db_url, names) == 2
         with server.client("admin") as admin:
             listed = body_of(admin.get(f"{qpath}/tasks"))["tasks"]
             assert {t["id"] for t in listed} >= {done["id"]}
+    finally:
+        server.stop()
+
+
+FIRST_COPY = {  # what the first copy of version 18 made beside today's two triggers
+    "sqlite": "CREATE TRIGGER qd_overdue_insert AFTER INSERT ON tasks WHEN 0 BEGIN SELECT 1; END",
+    "postgresql": "CREATE TRIGGER qd_overdue_insert AFTER INSERT ON tasks FOR EACH ROW WHEN (false) "
+    "EXECUTE FUNCTION qd_overdue()",
+}
+
+
+def test_a_database_of_the_first_version_18_gets_todays_triggers(tmp_path: Path, backend: str) -> None:
+    db = tmp_path / "v18.db"
+    server = ServerProcess(db, seed=ROLES_SEED, backend=backend).start()
+    server.stop()
+    execute_sql(server.db_url, FIRST_COPY[backend])
+    execute_sql(server.db_url, "UPDATE queues SET n_overdue = 5")  # drifted: recounted
+    server = ServerProcess(db, seed=ROLES_SEED, backend=backend).start()
+    try:
+        names = (
+            "SELECT count(*) FROM sqlite_master WHERE name = 'qd_overdue_insert'"
+            if backend == "sqlite"
+            else "SELECT count(*) FROM pg_trigger WHERE tgname = 'qd_overdue_insert'"
+        )
+        assert query_value(server.db_url, names) == 0
+        assert query_value(server.db_url, "SELECT max(n_overdue) FROM queues") == 0
     finally:
         server.stop()

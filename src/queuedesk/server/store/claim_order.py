@@ -35,6 +35,7 @@ they appear.
 Further orders add a phase or a sort key here (see ORDER_KEYS for B24's `least_confident`).
 """
 
+import time
 from collections.abc import Callable
 from datetime import datetime
 
@@ -48,6 +49,9 @@ CANDIDATES = 8  # tasks a phase offers at once
 CLAIMABLE = "status IN ('new', 'open')"  # the partial condition of ix_tasks_claim_order, word for word
 # B24's order within a reservation: the index's own order after (queue_id, reserved_for).
 B24_ORDER = "priority DESC, due_at, status, id"
+# A seek says the index's column before them too: PostgreSQL does not take `reserved_for IS NULL` as
+# fixing the column, and would sort the whole part instead of walking it (a no-op for the order).
+SEEK_ORDER = f"reserved_for, {B24_ORDER}"
 
 # The caller's set contains ",<id>,"; instr and strpos are the two databases' names for it.
 _CONTAINS = {"sqlite": "instr(g.k, :me)", "postgresql": "strpos(g.k, :me)"}
@@ -87,14 +91,14 @@ ANSWERED_FIRST = {dialect: _answered_first(dialect) for dialect in _CONTAINS}
 # seek, which would make it sort every task of the queue for the order's last columns).
 NEVER_CLAIMED = Sql(
     f"""SELECT id FROM tasks WHERE queue_id = :queue_id AND reserved_for IS NULL AND {CLAIMABLE}
-    AND status || '' = 'new' ORDER BY {B24_ORDER} LIMIT 1 {{skip_locked}}"""
+    AND status || '' = 'new' ORDER BY {SEEK_ORDER} LIMIT 1 {{skip_locked}}"""
 )
 # Phase 0 (B25): reserved for the caller, not answered by them, not disputed or done.
 RESERVED_FOR_ME = Sql(
     f"""SELECT t.id FROM tasks t WHERE t.queue_id = :queue_id AND t.reserved_for = :user_id AND {CLAIMABLE}
     AND NOT EXISTS (SELECT 1 FROM task_answers a WHERE a.task_id = t.id AND a.worker_id = :user_id)
     AND NOT EXISTS (SELECT 1 FROM consensus_tasks c WHERE c.task_id = t.id AND c.state <> 'collecting')
-    ORDER BY {B24_ORDER} LIMIT {CANDIDATES}"""
+    ORDER BY {SEEK_ORDER} LIMIT {CANDIDATES}"""
 )
 GIVEN_BACK = Sql(
     f"""SELECT c.task_id FROM consensus_tasks c JOIN tasks t ON t.id = c.task_id
@@ -106,6 +110,7 @@ GIVEN_BACK = Sql(
 EXPIRED = Sql(
     f"""SELECT t.id FROM tasks t WHERE t.queue_id = :queue_id AND t.status = 'in_progress'
     AND t.lease_expires_at <= :now AND (t.assigned_to IS NULL OR t.assigned_to <> :user_id)
+    AND (t.reserved_for IS NULL OR t.reserved_for = :user_id)
     AND NOT EXISTS (SELECT 1 FROM task_answers a WHERE a.task_id = t.id AND a.worker_id = :user_id)
     AND NOT EXISTS (SELECT 1 FROM consensus_tasks c WHERE c.task_id = t.id AND c.state <> 'collecting')
     ORDER BY t.id LIMIT {CANDIDATES}"""
@@ -199,14 +204,20 @@ _EXPIRED = """SELECT id, CASE WHEN reserved_for IS NULL THEN 1 ELSE 0 END AS pha
 _NOT_MINE = " AND (assigned_to IS NULL OR assigned_to <> :user_id)"
 
 
-def _candidates(order: str, others_only: bool) -> Sql:
+def _candidates(order: str, others_only: bool, *, with_expired: bool = True) -> Sql:
     """The first task reserved for the caller, the first reserved for nobody, the first expired
     claim: (id, phase, priority, due_at, rank) each, in one statement (PostgreSQL locks each,
     skipping those other claims hold)."""
     seek = f"""SELECT id, {{phase}} AS phase, priority, due_at, status AS rank FROM tasks
         WHERE queue_id = :queue_id AND reserved_for {{whose}} AND {CLAIMABLE} AND {_NOT_RECENTLY_MINE}
-        ORDER BY {order} LIMIT 1 {{{{skip_locked}}}}"""
+        ORDER BY reserved_for, {order} LIMIT 1 {{{{skip_locked}}}}"""
     expired = _EXPIRED.format(others=_NOT_MINE if others_only else "", order=order.replace("status, ", ""))
+    if not with_expired:  # no lease has run out (see TaskClaims.own_claim): the two seeks alone
+        return Sql(
+            f"""WITH mine AS ({seek.format(phase=0, whose="= :user_id")}),
+            anyone AS ({seek.format(phase=1, whose="IS NULL")})
+            SELECT * FROM mine UNION ALL SELECT * FROM anyone"""
+        )
     return Sql(
         f"""WITH mine AS ({seek.format(phase=0, whose="= :user_id")}),
         anyone AS ({seek.format(phase=1, whose="IS NULL")}),
@@ -220,7 +231,7 @@ def _candidates(order: str, others_only: bool) -> Sql:
 # are all that is left in these two parts of the index.
 def _given_back_by_me(order: str) -> Sql:
     seek = f"""SELECT id, {{phase}} AS phase FROM tasks WHERE queue_id = :queue_id AND reserved_for {{whose}}
-        AND {CLAIMABLE} ORDER BY {order} LIMIT 1 {{{{skip_locked}}}}"""
+        AND {CLAIMABLE} ORDER BY reserved_for, {order} LIMIT 1 {{{{skip_locked}}}}"""
     return Sql(
         f"""WITH mine AS ({seek.format(phase=0, whose="= :user_id")}),
         anyone AS ({seek.format(phase=1, whose="IS NULL")})
@@ -228,7 +239,9 @@ def _given_back_by_me(order: str) -> Sql:
     )
 
 
-_OWN_ORDER = "priority DESC, due_at, id"  # the caller's held claims (B24: in the claim order too)
+_OWN_ORDER = "priority DESC, due_at, id"
+_SCANNED = "queuedesk.claim_scan"  # conn.info: what own_claim saw of the queue's tasks in progress
+_SCAN_FRESH = 1.0  # seconds: older, it is not used  # the caller's held claims (B24: in the claim order too)
 
 
 class TaskClaims(Claims):
@@ -244,6 +257,11 @@ class TaskClaims(Claims):
         )
         mine = "queue_id = :queue_id AND status = 'in_progress' AND assigned_to = :user_id"
         self._own = Sql(f"SELECT id FROM tasks WHERE {mine} ORDER BY {_OWN_ORDER} LIMIT 1")
+        self._in_progress = Sql(
+            "SELECT max(CASE WHEN assigned_to = :user_id THEN 1 ELSE 0 END), min(lease_expires_at) FROM tasks "
+            "WHERE queue_id = :queue_id AND status = 'in_progress'"
+        )
+        self._seeks = _candidates(order, False, with_expired=False)
         self._own_claims = Sql(
             f"SELECT id, lease_expires_at FROM tasks WHERE {mine} ORDER BY {_OWN_ORDER} LIMIT :limit"
         )
@@ -253,6 +271,31 @@ class TaskClaims(Claims):
             AND (status IN ('new', 'open') OR (status = 'in_progress' AND lease_expires_at <= :now))
             AND (reserved_for IS NULL OR reserved_for = :user_id)"""
         )
+
+    def own_claim(self, conn: Connection, queue_id: int, user_id: int) -> int | None:
+        """The caller's first claim in the claim order (live or expired). Most claims find none: one
+        look at the queue's tasks in progress says so, and when their soonest lease runs out, which
+        the claim that follows in this transaction uses (`next_claimable`: no expired claim to look
+        for before then). Only a caller holding some sorts them."""
+        found = one(conn, self._in_progress, queue_id=queue_id, user_id=user_id)
+        holds, soonest = found if found is not None else (None, None)
+        conn.info[_SCANNED] = (time.monotonic(), queue_id, user_id, soonest)
+        if not holds:
+            return None
+        return super().own_claim(conn, queue_id, user_id)
+
+    def _none_expired(self, conn: Connection, queue_id: int, user_id: int, now_us: int) -> bool:
+        """Whether `own_claim`, just before in this transaction, found no lease run out by `now_us`.
+        (Every claim without `exclude` runs `own_claim` right before this, on the same connection,
+        which holds one unit of work at a time; what it saw is used once, and only just after.)"""
+        scanned = conn.info.pop(_SCANNED, None)
+        if (
+            scanned is None
+            or time.monotonic() - scanned[0] > _SCAN_FRESH
+            or scanned[1:3] != (queue_id, user_id)
+        ):
+            return False
+        return scanned[3] is None or scanned[3] > now_us
 
     def has_reserved_for(self, conn: Connection, queue_id: int, user_id: int) -> bool:
         """Whether a task not held is reserved for the caller (one seek of the claim order's index)."""
@@ -264,7 +307,9 @@ class TaskClaims(Claims):
         """The first claimable task in the order above; the caller's own recent give-backs only
         when there is nothing else."""
         now_us = to_micros(now)
-        found = rows(conn, self._candidates[others_only], queue_id=queue_id, user_id=user_id, now=now_us)
+        none_expired = not others_only and self._none_expired(conn, queue_id, user_id, now_us)
+        statement = self._seeks if none_expired else self._candidates[others_only]
+        found = rows(conn, statement, queue_id=queue_id, user_id=user_id, now=now_us)
         if found:
             rank = {"new": 0, "open": 1}
             first = min(found, key=lambda r: (r[1], -r[2], r[3], rank.get(r[4], 2), r[0]))

@@ -88,4 +88,5 @@ def upgrade(conn: Connection) -> tuple[int, int]:
         UPGRADES[version](conn)
         conn.execute(update(schema_version).values(version=version))
         log.info("schema: upgraded to version %d", version, extra={"fields": {"schema_version": version}})
+    overdue_counts.repair(conn)  # the first copy of version 18's triggers, replaced
     return found, LATEST

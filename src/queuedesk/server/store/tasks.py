@@ -538,10 +538,13 @@ def reopen(
     run(conn, RELEASE, task_id=task_id, released_by=released_by, released_until=until)
 
 
+# B24: the due date and its arm come back, to tell whether the task was counted overdue
+# (`overdue_counts`). Compared here, not in the RETURNING: SQLite 3.40 answered such a CASE wrongly.
 COMPLETE = Sql(
     """UPDATE tasks SET status = 'completed', data = :data, completed_at = :now, completed_by = :email,
-    lease_expires_at = NULL, work_micros = :now - assigned_at WHERE id = :task_id"""
+    lease_expires_at = NULL, work_micros = :now - assigned_at WHERE id = :task_id RETURNING due_at, due_armed"""
 )
+UNCOUNT_OVERDUE = Sql("UPDATE queues SET n_overdue = n_overdue - 1 WHERE id = :queue_id")
 COUNT_COMPLETION = Sql(
     """UPDATE queues SET completed_count = completed_count + 1, n_tasks = n_tasks - 1 WHERE id = :queue_id
     RETURNING webhook_target, review_percent"""
@@ -561,7 +564,9 @@ def mark_completed(
     no assignment), made from what was written and `held` rather than read back."""
     text = orjson.dumps(data).decode()
     completed_at = to_micros(now)
-    run(conn, COMPLETE, data=text, now=completed_at, email=email, task_id=task_id)
+    overdue = one(conn, COMPLETE, data=text, now=completed_at, email=email, task_id=task_id)
+    if overdue is not None and overdue[0] < NO_DUE and overdue[1] is None:  # counted in n_overdue
+        run(conn, UNCOUNT_OVERDUE, queue_id=queue.id)
     return {
         "id": task_id,
         "status": "completed",
