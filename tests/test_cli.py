@@ -183,6 +183,7 @@ def test_queues_json(cli, admin, org_id) -> None:
         "review_percent",
         "gold_percent",
         "n_overdue",
+        "order",
     }
 
 

@@ -209,8 +209,8 @@ class AssignedTask(Task):
 
 
 class Queue(Resource):
-    model_config = leaves_out("gold_percent", "n_overdue")
-    SENT_ONLY: ClassVar[tuple[str, ...]] = ("gold_percent", "n_overdue")
+    model_config = leaves_out("gold_percent", "n_overdue", "order")
+    SENT_ONLY: ClassVar[tuple[str, ...]] = ("gold_percent", "n_overdue", "order")
 
     id: int
     name: str
@@ -227,6 +227,9 @@ class Queue(Resource):
     # B24: pending tasks whose due date has passed (as of at most 60 s ago); 0 from a server without
     # B24, which leaves it out.
     n_overdue: int = 0
+    # B24: the order of claims after priority: "oldest" (due date, then age) or "least_confident"
+    # (the task whose lowest suggestion score is lowest first); "oldest" from a server without B24.
+    order: str = "oldest"
 
 
 # B24: the orders a queue's claims may follow (a queue's `order`; "oldest" by default).
@@ -253,9 +256,6 @@ class QueueDetail(Queue):
     data: list[Block] = []
     # B21: None when one answer completes a task (and from a server without consensus).
     consensus: ConsensusSettings | None = None
-    # B24: the order of claims after priority: "oldest" (due date, then age) or "least_confident"
-    # (the task whose lowest suggestion score is lowest first); "oldest" from a server without B24.
-    order: str = "oldest"
 
 
 class Webhook(Resource):
