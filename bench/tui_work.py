@@ -72,18 +72,13 @@ def timed_loop(screen: object) -> None:
     loop.show = timed_show
 
 
-async def run(server: ServerProcess, tasks: int, queue_name: str | None = None) -> dict[str, float]:
-    """The app's worker loop on the first queue (or `queue_name`): "1" then enter a task; on a queue
-    whose tasks suggest the category (B23, `--suggested`), enter alone accepts it."""
-    TimedWorkScreen.painted = []
-    keys = ("1", "enter") if queue_name is None else ("enter",)
+async def run(server: ServerProcess, tasks: int) -> dict[str, float]:
     clock = ManualClock()
     app = QueueDeskApp(Target(server.url, KEYS["worker"], None), settings=AppSettings(), clock=clock)
     async with app.run_test(size=(120, 40)) as pilot:
         while app.session is None or not app.known_queues:
             await pilot.pause(0.01)
-        queue = next(q for q in app.known_queues if queue_name is None or q.name == queue_name)
-        app.push_screen(TimedWorkScreen(queue))
+        app.push_screen(TimedWorkScreen(app.known_queues[0]))
         while getattr(app.screen, "current", None) is None:
             await asyncio.sleep(0.001)
         screen = app.screen
@@ -95,7 +90,7 @@ async def run(server: ServerProcess, tasks: int, queue_name: str | None = None) 
                 await asyncio.sleep(0.001)  # a human takes seconds per task: the prefetch is done
             previous = screen.current.id  # type: ignore[attr-defined]
             prefetched += bool(screen.ahead)  # type: ignore[attr-defined]
-            await pilot.press(*keys)
+            await pilot.press("1", "enter")
             while screen.current is None or screen.current.id == previous or not screen.ready:  # type: ignore[attr-defined]
                 if n == tasks - 1:
                     break
@@ -132,31 +127,12 @@ def server_cycle_ms(server: ServerProcess, queue_id: int, rounds: int = 200) -> 
     return round(statistics.median(times) * 1000, 1)
 
 
-def suggested_queue(server: ServerProcess, tasks: int) -> str:
-    """A queue like the first, whose tasks suggest the category (B23); its name."""
-    with httpx.Client(base_url=server.url, headers={"Authorization": f"Token {KEYS['admin']}"}) as admin:
-        blocks = admin.get("/orgs/1/queues/1").json()["data"]
-        made = admin.post("/orgs/1/queues", json={"name": "Suggested", "data": blocks})
-        made.raise_for_status()
-        offered = {"category": {"value": "red", "agent": "bench-model", "score": 0.9}}
-        items = [{"data": {"paragraph": f"report {n}"}, "suggestions": offered} for n in range(tasks + 400)]
-        admin.post(
-            f"/orgs/1/queues/{made.json()['id']}/tasks/import", json={"source": "manual", "tasks": items}
-        ).raise_for_status()
-    return "Suggested"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--tasks", type=int, default=500)
     parser.add_argument("--json", type=Path)
-    parser.add_argument(
-        "--suggested",
-        action="store_true",
-        help="also a queue whose tasks suggest the category (B23): enter alone per task, same run",
-    )
     args = parser.parse_args()
     server = ServerProcess(Path(tempfile.mkdtemp()) / "qd.db", [*UNLIMITED], seed=ROLES_SEED).start()
     try:
@@ -167,13 +143,6 @@ def main() -> None:
             ).raise_for_status()
         result = asyncio.run(run(server, args.tasks))
         result["server_claim_complete_median_ms"] = server_cycle_ms(server, 1)
-        if args.suggested:
-            suggested = asyncio.run(run(server, args.tasks, suggested_queue(server, args.tasks)))
-            for key in ("submit_to_next_median_ms", "submit_to_next_p95_ms", "sustained_tasks_per_s"):
-                result[f"suggested_{key}"] = suggested[key]
-            result["suggested_over_plain_median"] = round(
-                suggested["submit_to_next_median_ms"] / result["submit_to_next_median_ms"], 2
-            )
         with httpx.Client(base_url=server.url, headers={"Authorization": f"Token {KEYS['admin']}"}) as admin:
             done = admin.get(
                 "/orgs/1/queues/1/tasks/completed", params={"completed_by": "wes@acme.test", "limit": 1}

@@ -182,8 +182,6 @@ def test_queues_json(cli, admin, org_id) -> None:
         "active_users",
         "review_percent",
         "gold_percent",
-        "n_overdue",
-        "order",
     }
 
 

@@ -15,9 +15,7 @@ import pytest
 from tests.support import KEYS, ROLES_SEED, ServerProcess, assert_envelope
 
 CAP = 3
-WAIT = (
-    20.0  # seconds for the server to take up the held requests on a loaded machine (8 s ran out at load 13)
-)
+WAIT = 20.0  # seconds for the server to take up the held requests (8 s ran out at load 13)
 
 
 @pytest.fixture(scope="module")

@@ -186,8 +186,8 @@ def test_unknown_block_is_400_unknown_field_listing_unknown_and_valid(admin, qpa
 
 def test_unknown_top_level_key_is_400_unknown_field(admin, qpath):
     before = _snapshot(admin, qpath)
-    response = admin.post(f"{qpath}/tasks/create", json={"data": {"paragraph": "x"}, "urgency": 1})
-    assert_envelope(response, 400, "unknown_field", "urgency")
+    response = admin.post(f"{qpath}/tasks/create", json={"data": {"paragraph": "x"}, "priority": 1})
+    assert_envelope(response, 400, "unknown_field", "priority")
     assert _snapshot(admin, qpath) == before
 
 

@@ -159,10 +159,10 @@ def prepare(env: Environment, tasks: int, completed: int) -> None:
     assert admin.put(f"{path}/webhook", json={"target": target}).status_code == 200
     env.queue = queue
     for i in range(tasks):
-        body: dict[str, Any] = {"data": {"paragraph": f"report {i}", "photo": "http://127.0.0.1:9/p.png"}}
-        if i % 2 == 0:  # B23: half the work suggested, so ctrl+r and enter on a suggestion are walked too
-            body["suggestions"] = {"category": {"value": "blue", "agent": "fuzz-model", "score": 0.5}}
-        made = admin.post(f"{path}/tasks/create", json=body)
+        made = admin.post(
+            f"{path}/tasks/create",
+            json={"data": {"paragraph": f"report {i}", "photo": "http://127.0.0.1:9/p.png"}},
+        )
         env.task_ids.append(made.json()["id"])
     # Completed by another worker: every one drawn for review (the review loop's tasks, its notes),
     # each a webhook delivery logged as failed (the delivery and redeliver dialogs).

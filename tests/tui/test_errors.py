@@ -55,8 +55,6 @@ KINDS: list[tuple[errors.QueueDeskError, str, str]] = [
     (errors.FeatureMissing("B21", "Setting consensus", "the server"), "upgrade the server", "version"),
     (errors.NoConsensus("Listing answers", "the server"), "upgrade the server", "version"),
     (errors.NoGold("Listing gold answers", "the server"), "upgrade the server", "version"),
-    (errors.NoPriority("Changing a task's priority", "the server"), "upgrade the server", "version"),
-    (errors.NoAssignment("Reserving a task", "the server"), "upgrade the server", "version"),
     (errors.NotConfigured("No organization given."), "missing setting", "missing"),
     (
         errors.UnexpectedResponse("Listing queues failed: the server answered 405", status=405),

@@ -181,10 +181,9 @@ async def test_pages_painted_before_the_queues_blocks_came_show_the_values_once_
     make_app: MakeApp, big: dict
 ) -> None:
     """The queue's blocks (which name the values) and the first pages are fetched side by side: a
-    page in first is painted with no values, and must show them when the blocks arrive. Wide: with
-    B24's and B25's columns the Pending tab leaves its values no room below about 120 columns."""
+    page in first is painted with no values, and must show them when the blocks arrive."""
     app = make_app("supervisor")
-    async with app.run_test(size=(140, SIZE[1])) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         queues = await home(app, pilot)
         await until(app, pilot, lambda: str(big["id"]) in queues.table.rows, "the queue is listed")
         client = app.session.client  # type: ignore[union-attr]

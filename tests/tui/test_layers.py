@@ -31,8 +31,6 @@ LAZY_SCREENS = (
     "modals.block_type_picker",
     "modals.image",
     "modals.gold_expect",
-    "modals.reserve",
-    "modals.task_priority",
 )
 
 FORBIDDEN = {

@@ -21,27 +21,13 @@ from queuedesk.tui.screens.work import WorkScreen
 from tests.conftest import make_queue
 from tests.support.pilot import settle, until
 from tests.tui.conftest import MakeApp
-from tests.tui.test_work import NOTE, OPTIONS, SIZE, open_work, shown_task, start_work, work
+from tests.tui.test_work import NOTE, OPTIONS, SIZE, add_tasks, open_work, shown_task, start_work, work
 from tests.tui.test_work_bursts import burst
 from tests.tui.test_work_first_field import ENTITY_TEXT, LABELS, block
 
 MARKER = {"id": "marker", "name": "Marker", "type": "text", "text": {"read_only": True}}
 LETTERS = ["a", "b", "c", "x", " "]
-COMMON = ["tab", "shift+tab", "ctrl+n", "backspace", "ctrl+r", *LETTERS]
-# B23: a suggestion for the first field of every other task (pre-filled, changed, put back: ctrl+r).
-SUGGESTED: dict[str, Any] = {
-    "list": ["a"],
-    "text_sequence": ["s"],
-    "form_sequence": {"k": 1},
-    "text": "suggested\nover two lines",
-    "number": 7,
-    "email": "s@b.co",
-    "date": "2026-01-02",
-    "binary": True,
-    "single_selection": "blue",
-    "multiple_selection": ["red", "green"],
-    "named_entity_recognition": {"text": ENTITY_TEXT, "entities": []},
-}
+COMMON = ["tab", "shift+tab", "ctrl+n", "backspace", *LETTERS]
 # Each editable type: its block, the value a new task brings, and the keys its editor offers.
 EDITORS: dict[str, tuple[dict[str, Any], Any, list[str]]] = {
     "list": (block("list"), None, ["enter", *LETTERS]),
@@ -63,21 +49,6 @@ EDITORS: dict[str, tuple[dict[str, Any], Any, list[str]]] = {
 # Last, as nothing typed after a way out of the screen is for it (`escape` leaves the queue unless it
 # only left a text field: the task then stays, and `f6` skips it).
 DECISIONS = ["ctrl+j", "ctrl+j", "ctrl+s", "f6", "escape"]
-
-
-def suggested_tasks(
-    admin: httpx.Client, org_id: int, queue: dict, first: str, items: list[dict]
-) -> list[int]:
-    """The tasks, every other one with a suggestion for its first field (B23)."""
-    ids = []
-    for n, data in enumerate(items):
-        body: dict[str, Any] = {"data": data}
-        if n % 2 == 0:
-            body["suggestions"] = {"first": {"value": SUGGESTED[first], "agent": "fuzz", "score": 0.5}}
-        made = admin.post(f"/orgs/{org_id}/queues/{queue['id']}/tasks/create", json=body)
-        assert made.status_code == 200, made.text
-        ids.append(made.json()["id"])
-    return ids
 
 
 def second_block(type_name: str) -> dict[str, Any]:
@@ -112,7 +83,7 @@ async def test_every_editor_first_with_random_keys_never_freezes_the_app(
             {"marker": f"FUZZ-{n}", "first": EDITORS[first][1], "second": EDITORS[second][1]}
             for n in range(tasks_each)
         ]
-        queues.append((first, second, queue, suggested_tasks(admin, org_id, queue, first, items)))
+        queues.append((first, second, queue, add_tasks(admin, org_id, queue, items)))
     app = make_app("worker")
     typed_for = 0
     async with app.run_test(size=SIZE, notifications=True) as pilot:

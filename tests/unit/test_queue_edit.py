@@ -37,14 +37,13 @@ def test_a_loaded_queue_is_clean_and_sends_nothing_unchanged() -> None:
     edit = loaded()
     assert (edit.tasks_held, edit.tasks_completed, edit.review_text) == (5, 2, "10")
     assert not edit.dirty and not edit.problems
-    unchanged = {
+    assert edit.changes() == {
         "name": None,
         "description": None,
         "blocks": None,
         "review_percent": None,
         "gold_percent": None,
     }
-    assert edit.changes() == unchanged
     assert edit.block_label(1) == "2. Colour · colour · single_selection *"
     assert (
         edit.status_line()

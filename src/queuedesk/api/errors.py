@@ -131,9 +131,6 @@ class NoReview(NotSupported):
 FEATURE_WORDS = {
     "B21": "consensus (several workers answer each task, blind, until they agree)",
     "B22": "gold tasks (tasks with a known answer, mixed into the work to measure each worker)",
-    "B23": "suggestions (values proposed by a model or a rule, for the worker to accept or change)",
-    "B24": "priority and due dates (tasks claimed by priority and due date, overdue counts)",
-    "B25": "reservations (tasks reserved for one person)",
 }
 
 
@@ -167,30 +164,10 @@ class NoGold(FeatureMissing):
         super().__init__("B22", what, server)
 
 
-class NoPriority(FeatureMissing):
-    """The server has no priority and due dates (B24)."""
-
-    def __init__(self, what: str, server: str) -> None:
-        super().__init__("B24", what, server)
-
-
-class NoAssignment(FeatureMissing):
-    """The server cannot reserve a task for a person (B25)."""
-
-    def __init__(self, what: str, server: str) -> None:
-        super().__init__("B25", what, server)
-
-
 def feature_missing(feature: str, what: str, server: str) -> FeatureMissing:
     """The one error for a call of Part B section `feature` on a server without it: the section's
-    own class where it has one (`NoConsensus`, `NoGold`, `NoPriority`, `NoAssignment`), else
-    `FeatureMissing`."""
-    own: dict[str, type[NoConsensus] | type[NoGold] | type[NoPriority] | type[NoAssignment]] = {
-        "B21": NoConsensus,
-        "B22": NoGold,
-        "B24": NoPriority,
-        "B25": NoAssignment,
-    }
+    own class where it has one (`NoConsensus`, `NoGold`), else `FeatureMissing`."""
+    own: dict[str, type[NoConsensus] | type[NoGold]] = {"B21": NoConsensus, "B22": NoGold}
     kind = own.get(feature)
     return kind(what, server) if kind is not None else FeatureMissing(feature, what, server)
 

@@ -163,29 +163,12 @@ class Consensus(Resource):
     decided_by: str | None = None  # the reviewer who decided a disputed task
 
 
-class Suggestion(Resource):
-    """B23: a value proposed for one block by a model or a rule (`agent`), with its confidence."""
-
-    value: Any
-    agent: str
-    score: float | None = None
-
-
 class AssignedTask(Task):
     """A task as Part B answers it: with who holds it and until when, and the caller's own draft
     (B6: the values they kept when they last gave it back; None when they kept none, or from a
     server that stores drafts in the task's data)."""
 
-    model_config = leaves_out(
-        "consensus",
-        "gold",
-        "retired",
-        "priority",
-        "due_at",
-        "reserved_for",
-        "suggestions",
-        "suggestion_outcome",
-    )
+    model_config = leaves_out("consensus", "gold", "retired")
 
     assignment: Assignment
     draft: dict[str, Any] | None = None
@@ -196,21 +179,11 @@ class AssignedTask(Task):
     # it was retired; None and False for any other task, and always to a worker (who cannot tell).
     gold: dict[str, Any] | None = None
     retired: bool = False
-    # B24: higher is claimed first (-1000..1000); the moment the task falls due (None: no due date).
-    # 0 and None from a server without B24.
-    priority: int = 0
-    due_at: Timestamp | None = None
-    # B25: the person (email) the task is reserved for; None when nobody, or from a server without B25.
-    reserved_for: str | None = None
-    # B23: values proposed per block (None without any, to a worker in a consensus queue, or from a
-    # server without suggestions), and once completed, per suggested block "accepted" or "changed".
-    suggestions: dict[str, Suggestion] | None = None
-    suggestion_outcome: dict[str, str] | None = None
 
 
 class Queue(Resource):
-    model_config = leaves_out("gold_percent", "n_overdue", "order")
-    SENT_ONLY: ClassVar[tuple[str, ...]] = ("gold_percent", "n_overdue", "order")
+    model_config = leaves_out("gold_percent")
+    SENT_ONLY = ("gold_percent",)
 
     id: int
     name: str
@@ -224,17 +197,6 @@ class Queue(Resource):
     # B22: the share (0-50) of a worker's claims served from the gold tasks; 0 from a server without
     # gold tasks, which leaves it out.
     gold_percent: int = 0
-    # B24: pending tasks whose due date has passed (as of at most 60 s ago); 0 from a server without
-    # B24, which leaves it out.
-    n_overdue: int = 0
-    # B24: the order of claims after priority: "oldest" (due date, then age) or "least_confident"
-    # (the task whose lowest suggestion score is lowest first); "oldest" from a server without B24.
-    order: str = "oldest"
-
-
-# B24: the orders a queue's claims may follow (a queue's `order`; "oldest" by default).
-QUEUE_ORDERS = ("oldest", "least_confident")
-QueueOrder = Literal["oldest", "least_confident"]
 
 
 class ConsensusSettings(Resource):
@@ -249,8 +211,7 @@ class ConsensusSettings(Resource):
 
 
 class QueueDetail(Queue):
-    model_config = leaves_out("consensus", "gold_percent", "n_overdue", "order")
-    SENT_ONLY: ClassVar[tuple[str, ...]] = ("gold_percent", "n_overdue", "order")
+    model_config = leaves_out("consensus", "gold_percent")
 
     description: str = ""
     data: list[Block] = []
@@ -307,9 +268,7 @@ class ReviewPage(Resource):
 class Delivery(Resource):
     id: int
     event_id: str
-    type: str = (
-        "task.completed"  # what the event says: task.completed, task.corrected, task.redo, task.overdue
-    )
+    type: str = "task.completed"  # what the event says: task.completed, task.corrected, task.redo
     task_id: int
     target: str
     status: str
@@ -357,7 +316,6 @@ AUDIT_ACTIONS = (
     "key.create",
     "key.revoke",
     "review.verdict",
-    "task.assign",  # B25
     "task.update",  # B24 (B22: a gold task's expected values, retiring it)
     "audit.prune",
 )
@@ -435,19 +393,10 @@ class GoldAnswerPage(Resource):
     answers: list[GoldAnswer]
 
 
-class AgentStats(Resource):
-    """B23: one agent's suggestions over a stats period: one per suggested block of the tasks
-    completed in it, and those the completing values kept."""
-
-    agent: str
-    offered: int
-    accepted: int
-
-
 class QueueStats(Resource):
     """B15: completions per bucket from `since` to now (oldest first), the queue now, and per worker."""
 
-    model_config = leaves_out("disputed", "by_agent")
+    model_config = leaves_out("disputed")
 
     since: Timestamp
     bucket_minutes: int
@@ -457,7 +406,6 @@ class QueueStats(Resource):
     by_worker: list[WorkerStats]
     reviews_pending: int | None = None  # B19: None from a server without review
     disputed: int | None = None  # B21: tasks disputed now; None from a server without consensus
-    by_agent: list[AgentStats] | None = None  # B23: None from a server without suggestions
 
 
 class WebhookTestResult(Resource):
@@ -572,7 +520,6 @@ class QueueCreate(Request):
     review_percent: int = Field(default=0, ge=0, le=100)
     consensus: ConsensusRequest | None = None  # B21: null, one answer completes a task
     gold_percent: int = Field(default=0, ge=0, le=50)  # B22: the share of claims served gold
-    order: QueueOrder | None = None  # B24: null, the server's default ("oldest")
 
 
 class QueueUpdate(Request):
@@ -582,29 +529,14 @@ class QueueUpdate(Request):
     review_percent: int | None = Field(default=None, ge=0, le=100)
     consensus: ConsensusRequest | None = None  # B21: null turns consensus off (a key left out: unchanged)
     gold_percent: int | None = Field(default=None, ge=0, le=50)  # B22
-    order: QueueOrder | None = None  # B24: a key left out, unchanged
-
-
-# B24: the range of a task's priority.
-PRIORITY_MIN = -1000
-PRIORITY_MAX = 1000
 
 
 class TaskUpdate(Request):
-    """B24's PATCH of a task not completed: its `priority` and `due_at` (null: no due date), and
-    for a gold task (B22) new expected values (earlier answers keep their score) or `retired`
-    (never served again). Keys left out stay as they are."""
+    """B24's PATCH of a task not completed, as far as B22 takes it: new expected values of a gold
+    task (earlier answers keep their score), or `retired` (never served again)."""
 
     gold: dict[str, Any] | None = None
     retired: bool | None = None
-    priority: int | None = Field(default=None, ge=PRIORITY_MIN, le=PRIORITY_MAX)
-    due_at: Timestamp | None = None
-
-
-class AssignRequest(Request):
-    """B25: reserve a task for one person (an enabled worker or admin's email); null lifts it."""
-
-    to: str | None
 
 
 class User(Resource):

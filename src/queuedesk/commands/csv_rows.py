@@ -3,18 +3,11 @@
 Gold tasks (B22): a column `gold.<block id>` holds the expected value of that block. A row with a
 value in any `gold.` column is a gold task whose expected values are those cells (an empty cell
 expects nothing of its block); a row whose `gold.` cells are all empty is an ordinary task. Only
-blocks of the types gold compares (selections, yes/no, number, date) may have a `gold.` column.
-
-Priority, due dates (B24) and reservations (B25): the columns `priority` (a whole number from -1000
-to 1000, higher claimed first), `due_at` (a time such as 2026-12-24T17:00Z, a date, or a moment
-from the import such as +2h) and `reserved_for` (the email of an enabled worker or admin). An empty
-cell leaves the task's default (0, no due date, nobody). A queue's block of the same id wins: the
-column is then the block's."""
+blocks of the types gold compares (selections, yes/no, number, date) may have a `gold.` column."""
 
 import csv
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +15,10 @@ from queuedesk.api import gold_rules, original_rules
 from queuedesk.api.blocks import validate_task_data
 from queuedesk.api.csv_values import TASK_COLUMNS, from_cell
 from queuedesk.api.models import Block
-from queuedesk.api.priority_rules import parse_due, parse_priority, placement
-from queuedesk.api.timestamps import utcnow
 from queuedesk.commands.common import UsageError
 
 MAX_REPORTED_ROWS = 20
 GOLD_PREFIX = "gold."  # a column `gold.<block id>`: the block's expected value in a gold task
-PLACEMENT_COLUMNS = ("priority", "due_at", "reserved_for")  # B24, B25: where the task stands in line
 
 
 @dataclass(frozen=True)
@@ -37,7 +27,6 @@ class Row:
     line: int  # the file's line where the row ends
     data: dict[str, Any]
     gold: dict[str, Any] | None = None  # B22: the expected values, when the row is a gold task
-    placed: dict[str, Any] | None = None  # B24, B25: `priority`, `due_at`, `reserved_for` as sent
 
     @property
     def where(self) -> str:
@@ -48,12 +37,6 @@ def gold_of(rows: Sequence[Row]) -> list[dict[str, Any] | None] | None:
     """The rows' expected values (B22), one per row; None when no row is a gold task."""
     expected = [row.gold for row in rows]
     return expected if any(e is not None for e in expected) else None
-
-
-def placed_of(rows: Sequence[Row]) -> list[dict[str, Any] | None] | None:
-    """The rows' priority, due date and reservation (B24, B25), one per row; None when no row has one."""
-    placed = [row.placed for row in rows]
-    return placed if any(p for p in placed) else None
 
 
 def report(path: Path, problems: list[str]) -> UsageError:
@@ -85,9 +68,7 @@ def _read_rows(
     header = reader.fieldnames or []
     by_id = {b.id: b for b in blocks}
     gold_columns = [c for c in header if c.startswith(GOLD_PREFIX)]
-    placing = [c for c in header if c in PLACEMENT_COLUMNS and c not in by_id]
-    known = (*TASK_COLUMNS, *gold_columns, *placing)
-    unknown = [c for c in header if c not in by_id and c not in known]
+    unknown = [c for c in header if c not in by_id and c not in TASK_COLUMNS and c not in gold_columns]
     if not header or unknown:
         valid = ", ".join(by_id) or "none"
         what = (
@@ -103,18 +84,12 @@ def _read_rows(
             f"{path.name}: {', '.join(map(repr, gold_columns))}: this server has no gold tasks "
             "(it speaks only the basic Task Queue API)"
         )
-    if original and placing:
-        raise UsageError(
-            f"{path.name}: {', '.join(map(repr, placing))}: this server has no priority, due dates or "
-            "reservations (it speaks only the basic Task Queue API)"
-        )
     expected = {c.removeprefix(GOLD_PREFIX): None for c in gold_columns}
     if gold_columns and (found := gold_rules.expected_problems(blocks, expected)):
         raise UsageError(f"{path.name}: gold columns: {'; '.join(found)}")
     rows: list[Row] = []
     problems: list[str] = []
     number = 0
-    now = utcnow()  # `+2h` in a due_at cell: from the import's start, the same for every row
     for number, cells in enumerate(reader, start=1):
         if number < start_row:
             continue
@@ -122,12 +97,9 @@ def _read_rows(
         row_problems = _fill(row.data, cells, columns, by_id, blocks, original)
         gold, gold_problems = _gold(cells, gold_columns, by_id, blocks)
         if gold is not None:
-            row = replace(row, gold=gold)
-        placed, placed_problems = _placed(cells, placing, now)
-        if placed:
-            row = replace(row, placed=placed)
+            row = Row(row.number, row.line, row.data, gold)
         rows.append(row)
-        row_problems += gold_problems + placed_problems
+        row_problems += gold_problems
         problems += [f"{row.where}: {p}" for p in row_problems]
     if problems:
         raise report(path, problems)
@@ -135,26 +107,6 @@ def _read_rows(
         past = f" from row {start_row} on (it has {number})" if start_row > 1 else ""
         raise UsageError(f"{path.name} has no rows to import{past}")
     return rows
-
-
-def _placed(cells: dict[str, Any], placing: list[str], now: datetime) -> tuple[dict[str, Any], list[str]]:
-    """The row's `priority`, `due_at` and `reserved_for` as B8 takes them, and what is wrong with them."""
-    problems: list[str] = []
-    priority = due = reserved = None
-    for column in placing:
-        cell = (cells.get(column) or "").strip()
-        if not cell:
-            continue
-        try:
-            if column == "priority":
-                priority = parse_priority(cell)
-            elif column == "due_at":
-                due = parse_due(cell, now)
-            else:
-                reserved = cell
-        except ValueError as exc:
-            problems.append(f"{column}: {exc}")
-    return placement(priority, due, reserved), problems
 
 
 def _gold(

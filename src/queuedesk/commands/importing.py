@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from queuedesk.api import errors
 from queuedesk.api.numbers import plain_int
@@ -75,8 +75,7 @@ def batches(rows: "list[Row]", max_rows: int = MAX_TASKS_PER_REQUEST) -> "Iterat
     batch: list[Row] = []
     size = 0
     for row in rows:
-        sent = {"data": row.data, "gold": row.gold, **(row.placed or {})}
-        row_size = len(json.dumps(sent, ensure_ascii=False).encode()) + 1
+        row_size = len(json.dumps({"data": row.data, "gold": row.gold}, ensure_ascii=False).encode()) + 1
         if batch and (len(batch) >= max_rows or size + row_size > MAX_BYTES_PER_REQUEST):
             yield batch
             batch, size = [], 0
@@ -93,11 +92,7 @@ async def _in_bulk(
     for batch in batches(rows):
         try:
             result = await client.import_tasks(
-                queue_id,
-                [row.data for row in batch],
-                source,
-                gold=[row.gold for row in batch],
-                placed=[row.placed for row in batch],
+                queue_id, [row.data for row in batch], source, gold=[row.gold for row in batch]
             )
         except errors.QueueDeskError as exc:
             raise Stopped(created, batch[0], exc) from None
@@ -113,7 +108,7 @@ async def _one_by_one(
     count_before = await _count(client, queue_id)
     for row in rows:
         try:
-            task = await client.create_task(queue_id, row.data, gold=row.gold)  # no placement: Part A
+            task = await client.create_task(queue_id, row.data, gold=row.gold)
         except errors.QueueDeskError as exc:
             raise Stopped(created, row, exc) from None
         except asyncio.CancelledError:  # ctrl+c: say what was made and where to resume
@@ -247,7 +242,7 @@ def _committed(
 
 
 async def import_csv(args: argparse.Namespace) -> int:
-    from queuedesk.commands.csv_rows import gold_of, placed_of, read_rows
+    from queuedesk.commands.csv_rows import gold_of, read_rows
     from queuedesk.commands.progress import Progress
     from queuedesk.commands.staged_import import Interrupted, import_in_session, interrupted_message
 
@@ -261,8 +256,6 @@ async def import_csv(args: argparse.Namespace) -> int:
         rows = read_rows(path, detail.data, args.start_row, original=not bulk)
         if gold_of(rows) is not None:
             await client.queue_with_gold(queue.id)  # NoGold, with nothing sent, on an older server
-        if placed := placed_of(rows):
-            await _require_placing(client, placed)
         if not bulk:
             source = "api"
             print(
@@ -296,14 +289,6 @@ async def import_csv(args: argparse.Namespace) -> int:
     return OK
 
 
-async def _require_placing(client: "QueueDeskClient", placed: list[dict[str, Any] | None]) -> None:
-    """`NoPriority` / `NoAssignment`, with nothing sent, when the rows use what the server lacks."""
-    from queuedesk.api.client.imports import needed_features
-
-    for feature in needed_features([p for p in placed if p]):
-        await client.require(feature, "Importing tasks with a priority, due date or reservation")
-
-
 def start_row(text: str) -> int:
     number = plain_int(text)
     if not number:
@@ -324,8 +309,7 @@ def add_parsers(
     importing = commands.add_parser(
         "import",
         parents=[connection],
-        help="create tasks from a CSV file (columns = block ids; gold.<block id> = expected values; "
-        "priority, due_at, reserved_for), "
+        help="create tasks from a CSV file (columns = block ids; gold.<block id> = expected values), "
         "every row checked first",
         description="Create one task per row of a CSV file whose header names the queue's blocks. "
         "Every row is checked before anything is sent: one bad row and nothing is created. On a "
@@ -336,14 +320,9 @@ def add_parsers(
         "Gold tasks (admins; a server with B22): a column gold.<block id> holds that block's expected "
         "value; a row with a value in any gold. column is a gold task expecting those values (an "
         "empty cell expects nothing of its block), a row without is an ordinary task. Only "
-        "selection, yes/no, number and date blocks may have a gold. column. "
-        "Priority and due dates (a server with B24): a column priority (-1000 to 1000, higher "
-        "claimed first) and due_at (2026-12-24T17:00Z, 2026-12-24, or +2h from the import's start); "
-        "reservations (B25): reserved_for, the email of an enabled worker or admin. An empty cell "
-        "keeps the default; a block of the same id takes the column instead.",
+        "selection, yes/no, number and date blocks may have a gold. column.",
         epilog="example header: text,category,gold.category  (a row 'Hi,,red' is a gold task "
-        "whose expected category is red); text,priority,due_at,reserved_for  (a row "
-        "'Hi,5,+2h,ana@example.com' is claimed early, due in two hours, and only by ana)",
+        "whose expected category is red)",
     )
     importing.add_argument("queue", help="queue id or name")
     importing.add_argument(

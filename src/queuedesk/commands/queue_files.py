@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from queuedesk.api import errors
 from queuedesk.api.wording import counted
-from queuedesk.commands import consensus, task_placing
+from queuedesk.commands import consensus
 from queuedesk.commands.common import OK, USAGE, UsageError, client_from, fail, find_queue, print_json
 
 # Building the parser (every start of the app too) imports only this module: the file formats and
@@ -170,7 +170,7 @@ def add_parsers(
 ) -> None:
     queue = commands.add_parser(
         "queue",
-        help="create, change or show one queue from a TOML or JSON description; set its consensus or claim order",
+        help="create, change or show one queue from a TOML or JSON description; set its consensus",
         description="A queue file has the shape of a seed's queue: name, description, webhook "
         "and review_percent (optional) and [[blocks]]; `create` also takes [[tasks]]. `queue show` writes one.",
     )
@@ -191,7 +191,6 @@ def add_parsers(
     changing.set_defaults(client_command=edit)
 
     consensus.add_action(actions, connection)
-    task_placing.add_order_action(actions, connection)
 
     showing = actions.add_parser("show", parents=[connection], help="write a queue as a description file")
     showing.add_argument("queue", help="queue id or name")

@@ -96,12 +96,7 @@ async def import_in_session(
             if end > session.next_offset:
                 try:
                     session = await client.stage_import_chunk(
-                        queue_id,
-                        session.id,
-                        offset,
-                        [r.data for r in chunk],
-                        gold=[r.gold for r in chunk],
-                        placed=[r.placed for r in chunk],
+                        queue_id, session.id, offset, [r.data for r in chunk], gold=[r.gold for r in chunk]
                     )
                 except errors.QueueDeskError as exc:
                     raise Interrupted(

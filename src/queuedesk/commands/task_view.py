@@ -1,13 +1,11 @@
 """One task as `queuedesk tasks show` prints it: its state, values and assignment, and in a consensus
 queue (B21) its answers side by side per compared block, with the agreement of each."""
 
-from datetime import datetime
 from typing import Any
 
 from queuedesk.api.models import AssignedTask, Block, QueueDetail
-from queuedesk.api.priority_rules import due_text, priority_text
 from queuedesk.api.terminal_text import shown
-from queuedesk.api.timestamps import format_timestamp, utcnow
+from queuedesk.api.timestamps import format_timestamp
 from queuedesk.commands.common import print_table
 
 STATES = {
@@ -70,8 +68,6 @@ def print_task(task: AssignedTask, detail: QueueDetail) -> None:
         lease = task.assignment.lease_expires_at
         until = f" until {format_timestamp(lease)}" if lease is not None else ""
         print(f"held by {shown(task.assignment.assigned_to)}{until}")
-    if placed := placement_line(task, utcnow()):
-        print(placed)
     names = {block.id: block.name for block in detail.data}
     print_table(["block", "value"], [(names.get(k, k), value_text(v)) for k, v in task.data.items()])
     if task.gold is not None:  # B22: sent to admins and supervisors only
@@ -103,44 +99,13 @@ def print_task(task: AssignedTask, detail: QueueDetail) -> None:
         print(f"agreement: {agreement}")
 
 
-def placement_line(task: AssignedTask, now: datetime) -> str:
-    """`priority +5 · due 2026-12-08T10:00:00.000000Z (overdue 2 h) · reserved for ana@example.com`,
-    or "" when the task has none of them (B24, B25)."""
-    said = []
-    if task.priority:
-        said.append(f"priority {priority_text(task.priority)}")
-    if task.due_at is not None:
-        said.append(f"due {format_timestamp(task.due_at)} ({due_text(task.due_at, now)})")
-    if task.reserved_for:
-        said.append(f"reserved for {shown(task.reserved_for)}")
-    return " · ".join(said)
-
-
-def due_cell(task: AssignedTask, now: datetime) -> str:
-    if task.due_at is None:
-        return ""
-    return f"{task.due_at:%Y-%m-%d %H:%M} ({due_text(task.due_at, now)})"
-
-
 def pending_rows(
-    tasks: list[AssignedTask], detail: QueueDetail, now: datetime | None = None
+    tasks: list[AssignedTask], detail: QueueDetail
 ) -> tuple[list[str], list[tuple[object, ...]]]:
-    """The pending list's columns and rows: id, status, holder, created; where any task has them,
-    its priority, due date (with how far from `now`) and who it is reserved for (B24, B25); and
-    where the tasks carry their consensus, its state and the answers so far (of the answers the
-    queue needs)."""
-    now = now or utcnow()
+    """The pending list's columns and rows: id, status, holder, created, and where the tasks carry
+    their consensus, its state and the answers so far (of the answers the queue needs)."""
     with_consensus = any(task.consensus is not None for task in tasks)
-    with_priority = any(task.priority for task in tasks)
-    with_due = any(task.due_at is not None for task in tasks)
-    with_reserved = any(task.reserved_for for task in tasks)
-    headers = (
-        ["id", "status", "held by", "created"]
-        + (["priority"] if with_priority else [])
-        + (["due"] if with_due else [])
-        + (["reserved for"] if with_reserved else [])
-        + (["consensus", "answers"] if with_consensus else [])
-    )
+    headers = ["id", "status", "held by", "created"] + (["consensus", "answers"] if with_consensus else [])
     rows: list[tuple[object, ...]] = []
     for task in tasks:
         row: tuple[object, ...] = (
@@ -149,9 +114,6 @@ def pending_rows(
             task.assignment.assigned_to or "",
             f"{task.created_at:%Y-%m-%d %H:%M}",
         )
-        row += (priority_text(task.priority),) if with_priority else ()
-        row += (due_cell(task, now),) if with_due else ()
-        row += (task.reserved_for or "",) if with_reserved else ()
         if with_consensus:
             consensus = task.consensus
             count = len(consensus.answers) if consensus is not None else 0

@@ -1,6 +1,5 @@
-"""`queuedesk tasks create QUEUE --data JSON` (`--priority`, `--due`, `--reserved-for`), `tasks list
-QUEUE` (pending, B2; `--consensus disputed`, `--overdue`, `--reserved-for`), `tasks show QUEUE TASK`
-(with its answers, B21); `tasks patch` and `tasks assign` are in `task_placing`."""
+"""`queuedesk tasks create QUEUE --data JSON`, `tasks list QUEUE` (pending, B2; `--consensus disputed`),
+`tasks show QUEUE TASK` (with its answers, B21)."""
 
 import argparse
 import json
@@ -11,12 +10,10 @@ from typing import Any
 from queuedesk.api import original_rules
 from queuedesk.api.blocks import validate_task_data
 from queuedesk.api.numbers import plain_int
-from queuedesk.api.timestamps import utcnow
 from queuedesk.api.wording import counted
 from queuedesk.commands.common import OK, UsageError, client_from, find_queue, print_json, print_table
 from queuedesk.commands.export import page_size
 from queuedesk.commands.gold import expected_json, values_text
-from queuedesk.commands.task_placing import add_actions, add_create_options, due_of, placed_words
 
 
 async def create(args: argparse.Namespace) -> int:
@@ -27,7 +24,6 @@ async def create(args: argparse.Namespace) -> int:
     if not isinstance(data, dict):
         raise UsageError('--data must be a JSON object of block values, e.g. \'{"paragraph": "hello"}\'')
     expected = None if args.gold is None else expected_json(args.gold, "--gold")
-    due = None if args.due is None else due_of(args.due)
     async with client_from(args) as client:
         queue = await find_queue(client, args.queue)
         if expected is not None:
@@ -47,14 +43,7 @@ async def create(args: argparse.Namespace) -> int:
                 f"{p.field.removeprefix('data.') if p.field else 'data'}: {p.message}" for p in problems
             )
             raise UsageError(f"nothing was sent: {said}")
-        task = await client.create_task(
-            queue.id,
-            data,
-            gold=expected,
-            priority=args.priority,
-            due_at=due,
-            reserved_for=args.reserved_for,
-        )
+        task = await client.create_task(queue.id, data, gold=expected)
     lost = dropped(data, task.data)
     if args.json:
         print_json(task.model_dump(mode="json"))
@@ -64,9 +53,7 @@ async def create(args: argparse.Namespace) -> int:
             f"{values_text(expected)}."
         )
     else:
-        print(
-            f"Created task {task.id} in queue {queue.id} {queue.name!r}{placed_words(args.priority, due, args.reserved_for, utcnow())}."
-        )
+        print(f"Created task {task.id} in queue {queue.id} {queue.name!r}.")
     if lost:
         print(
             f"queuedesk: the server stored no value for {', '.join(lost)} (its answer has null there)",
@@ -114,8 +101,6 @@ async def list_pending(args: argparse.Namespace) -> int:
             queue.id,
             status=args.status.split(",") if args.status else None,
             consensus=args.consensus,
-            overdue=args.overdue,
-            reserved_for=args.reserved_for,
             offset=args.offset,
             limit=args.limit,
         )
@@ -125,9 +110,7 @@ async def list_pending(args: argparse.Namespace) -> int:
     headers, rows = pending_rows(page.tasks, detail)
     print_table(headers, rows)
     shown = f"{args.offset + 1}-{args.offset + len(page.tasks)}" if page.tasks else "none"
-    which = f"{args.consensus} " if args.consensus else "overdue " if args.overdue else ""
-    if args.reserved_for:
-        which = f"{which}reserved ({args.reserved_for}) "
+    which = f"{args.consensus} " if args.consensus else ""
     print(
         f"{counted(page.count, which + 'pending task')} in queue {queue.id} {queue.name!r}; shown: {shown}."
     )
@@ -137,10 +120,7 @@ async def list_pending(args: argparse.Namespace) -> int:
 def add_parsers(
     commands: "argparse._SubParsersAction[argparse.ArgumentParser]", connection: argparse.ArgumentParser
 ) -> None:
-    tasks = commands.add_parser(
-        "tasks",
-        help="create a task, list pending ones, show one, change its priority or due date, reserve it",
-    )
+    tasks = commands.add_parser("tasks", help="create a task, list pending ones, show one (with its answers)")
     actions = tasks.add_subparsers(dest="tasks_command", metavar="ACTION", required=True)
     creating = actions.add_parser(
         "create",
@@ -159,7 +139,6 @@ def add_parsers(
         help="make it a gold task expecting these values (selection, yes/no, number or date blocks), "
         'e.g. \'{"category": "red"}\' (admins; a server with B22)',
     )
-    add_create_options(creating)
     creating.set_defaults(client_command=create)
 
     showing = actions.add_parser(
@@ -189,17 +168,7 @@ def add_parsers(
         help="only tasks still collecting answers, or only disputed ones (waiting for a reviewer to decide)",
     )
     listing.add_argument(
-        "--overdue", action="store_true", help="only tasks whose due date has passed (a server with B24)"
-    )
-    listing.add_argument(
-        "--reserved-for",
-        metavar="EMAIL",
-        help="only tasks reserved for this person (an email, or me; a server with B25)",
-    )
-    listing.add_argument(
         "--limit", type=page_size, default=100, help="at most this many (1-1000; default 100)"
     )
     listing.add_argument("--offset", type=_offset, default=0, help="skip this many (default 0)")
     listing.set_defaults(client_command=list_pending)
-
-    add_actions(actions, connection)

@@ -24,8 +24,6 @@ from queuedesk.api.models import AssignedTask
 from queuedesk.demo.consensus_start import start_consensus
 from queuedesk.demo.content import CONSENSUS_QUEUE, QUEUES, SLIP_CHANCE, answer, expected, new_task, slip
 from queuedesk.demo.gold_start import start_gold
-from queuedesk.demo.priority_start import start_priorities
-from queuedesk.demo.suggestions_start import create_demo_task
 
 COLLEAGUE_KEYS = {
     "priya@demo.test": "demo-colleague-key-priya-000004",
@@ -49,7 +47,6 @@ class Colleagues:
     completed: int = 0
     answered_at_start: int = 0
     gold_answered_at_start: int = 0
-    placed_at_start: int = 0
     created: int = 0
     reviewed: int = 0
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
@@ -64,7 +61,6 @@ class Colleagues:
     async def _set_up_then_start(self) -> None:
         self.answered_at_start = await start_consensus(self.url, list(COLLEAGUE_KEYS.values()))
         self.gold_answered_at_start = await start_gold(self.url, list(COLLEAGUE_KEYS.values()))
-        self.placed_at_start = await start_priorities(self.url)  # B24, B25: due dates, wren's tasks
         self._start_all()
 
     def _start_all(self) -> None:
@@ -206,8 +202,9 @@ class Colleagues:
                         continue
                     wanted = 3 if queue.n_tasks < TARGET_PENDING else 1 if rng.random() < 0.4 else 0
                     for _ in range(wanted):
-                        data = new_task(queue.name, rng, date.today(), self.image_base)
-                        await create_demo_task(client, queue, data, rng)  # B23: triage suggested
+                        await client.create_task(
+                            queue.id, new_task(queue.name, rng, date.today(), self.image_base)
+                        )
                         self.created += 1
             except errors.QueueDeskError:
                 pass

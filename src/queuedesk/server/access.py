@@ -44,7 +44,6 @@ class Action(Enum):
     # Workers too, but only the reviews of their own work (the handler checks `completed_by=me`).
     READ_REVIEWS = ("list reviews", ("admin", "supervisor", "worker"))
     CHANGE_TASKS = ("change a task", ("admin",))  # B24's PATCH (B22's gold values, retiring)
-    RESERVE_TASKS = ("reserve a task for someone", ("admin", "supervisor"))  # B25's assign
     # Workers too, but only their own answers (the handler checks `completed_by=me`).
     READ_GOLD_ANSWERS = ("list gold answers", ("admin", "supervisor", "worker"))
 

@@ -22,7 +22,6 @@ from queuedesk.server.http.rate_limits import RateLimits
 from queuedesk.server.http.route_table import router
 from queuedesk.server.jobs.creations import Creations
 from queuedesk.server.jobs.dispatcher import Dispatcher
-from queuedesk.server.jobs.overdue import OverdueJob
 from queuedesk.server.jobs.retention import DeliveryRetention
 from queuedesk.server.jobs.usage import UsageRecorder
 from queuedesk.server.ops.metrics import Metrics
@@ -79,8 +78,6 @@ def create_app(settings: Settings) -> App:
             on_attempt=None if metrics is None else metrics.delivery,
         )
         await app.state.dispatcher.start()
-        app.state.overdue = OverdueJob(app.state.db, app.state.dispatcher)
-        app.state.overdue.start()
         retention = None
         if settings.retain_deliveries is not None:
             retention = DeliveryRetention(app.state.db, settings.retain_deliveries)
@@ -102,7 +99,6 @@ def create_app(settings: Settings) -> App:
             long_work.cancel()
             if retention is not None:
                 await retention.stop()
-            await app.state.overdue.stop()
             await app.state.dispatcher.stop(within=DRAIN_DISPATCHER_SECONDS)
             await app.state.usage.finish()
             await app.state.db.close()

@@ -19,7 +19,7 @@ from queuedesk.server.backup import BackupError, postgres_advice
 from queuedesk.server.jobs.retention import Pruned, prune_audit, prune_completed, prune_deliveries
 from queuedesk.server.seed import SeedError, apply_seed, load_seed
 from queuedesk.server.settings import Settings, default_db_url
-from queuedesk.server.store import access_version, accounts, audit, backlogs, overdue_counts, rollups
+from queuedesk.server.store import access_version, accounts, audit, backlogs, rollups
 from queuedesk.server.store import retention as retention_store
 from queuedesk.server.store.database import (
     DatabaseUnavailable,
@@ -254,16 +254,7 @@ def _backlog_drifts(conn: Connection, fix: bool) -> bool:
     if drifted and fix:
         backlogs.rebuild(conn)
         print("doctor: the waiting reviews and deliveries were recounted; fixed", file=sys.stderr)
-    overdue = overdue_counts.drifts(conn)
-    for queue_id, counted, found in overdue:
-        print(
-            f"doctor: queue {queue_id} counts {counted} overdue task(s); its tasks say {found}",
-            file=sys.stderr,
-        )
-    if overdue and fix:
-        overdue_counts.rebuild(conn)
-        print("doctor: the overdue tasks were recounted; fixed", file=sys.stderr)
-    return bool(drifted or overdue)
+    return bool(drifted)
 
 
 def _reinstall_triggers(conn: Connection, gaps: TriggerGaps) -> None:
@@ -284,10 +275,6 @@ def _reinstall_triggers(conn: Connection, gaps: TriggerGaps) -> None:
         backlogs.drop_triggers(conn)
         backlogs.install(conn)
         backlogs.rebuild(conn)
-    if gaps.overdue:
-        overdue_counts.drop_triggers(conn)
-        overdue_counts.install(conn)
-        overdue_counts.rebuild(conn)
 
 
 # --- retention and backup -------------------------------------------------------------------------

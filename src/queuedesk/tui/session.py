@@ -33,10 +33,6 @@ class Session:
     def extensions(self) -> bool:
         return self.me is not None
 
-    def has(self, feature: str) -> bool:
-        """Whether the server lists Part B section `feature` (e.g. "B24") among its `features`."""
-        return self.me is not None and feature in self.me.features
-
     @property
     def role(self) -> str | None:
         return self.me.role if self.me else None

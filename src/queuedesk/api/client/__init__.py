@@ -10,17 +10,14 @@ the documented Task Queue Service interface (Part A), the Part A methods work, f
 lacks are applied here, and every extension raises `NotSupported` with a clear message.
 
 One class for callers, built of one part per resource: `core` (the connection, the request path,
-who and where), `queues`, `tasks`, `completed`, `work`, `imports`, `webhooks`, `reviews`, `people`, `consensus`, `gold`,
-`priority` (B24), `assign` (B25), `suggestions` (B23).
+who and where), `queues`, `tasks`, `completed`, `work`, `imports`, `webhooks`, `reviews`, `people`, `consensus`, `gold`.
 """
 
-from queuedesk.api.client.assign import AssignMixin
 from queuedesk.api.client.completed import CompletedMixin
 from queuedesk.api.client.consensus import ConsensusMixin
 from queuedesk.api.client.gold import GoldMixin
 from queuedesk.api.client.imports import ImportsMixin
 from queuedesk.api.client.people import PeopleMixin
-from queuedesk.api.client.priority import KEEP, PriorityMixin
 from queuedesk.api.client.results import (
     AuditSort,
     Claim,
@@ -34,7 +31,6 @@ from queuedesk.api.client.results import (
 )
 from queuedesk.api.client.retries import NO_RETRY, RETRY_STATUSES, RetryPolicy, retry_after_seconds
 from queuedesk.api.client.reviews import ReviewsMixin
-from queuedesk.api.client.suggestions import SuggestionsMixin
 from queuedesk.api.client.tasks import TasksMixin
 from queuedesk.api.client.webhooks import WebhookMixin
 from queuedesk.api.client.work import WorkMixin
@@ -44,7 +40,6 @@ __all__ = [
     "ENV_ORG",
     "ENV_TOKEN",
     "ENV_URL",
-    "KEEP",
     "NO_RETRY",
     "RETRY_STATUSES",
     "AuditSort",
@@ -63,9 +58,6 @@ __all__ = [
 
 
 class QueueDeskClient(
-    SuggestionsMixin,
-    PriorityMixin,
-    AssignMixin,
     GoldMixin,
     ConsensusMixin,
     TasksMixin,

@@ -276,11 +276,6 @@ class ClientCore:
             server = f"this server (QueueDesk {(await self._me_as(what)).version})"
         raise feature_missing(feature, what, server)
 
-    async def require(self, feature: str, what: str) -> None:
-        """The check of `_require_feature` for a caller about to send several requests (a staged
-        import): `FeatureMissing` before the first of them."""
-        await self._require_feature(feature, what)
-
     async def org(self) -> int:
         if self.organization_id is None:
             try:

@@ -88,18 +88,15 @@ class QueuesMixin(ClientCore):
         review_percent: int | None = None,
         consensus: Mapping[str, Any] | None = None,
         gold_percent: int | None = None,
-        order: str | None = None,
     ) -> models.QueueDetail:
-        """B12; `review_percent` (B19), `consensus` (B21, as `consensus_body` makes it),
-        `gold_percent` (B22) and `order` (B24: "oldest" or "least_confident") only when given
-        (`NoConsensus`, `NoGold` or `NoPriority`, with nothing sent, on a server without the part)."""
+        """B12; `review_percent` (B19), `consensus` (B21, as `consensus_body` makes it) and
+        `gold_percent` (B22) only when given (`NoConsensus` or `NoGold`, with nothing sent, on a
+        server without the part)."""
         what = f"Creating queue {name!r}"
         if consensus is not None:
             await self._require_feature("B21", what)
         if gold_percent is not None:
             await self._require_feature("B22", what)
-        if order is not None:
-            await self._require_feature("B24", what)
         await self._require_extensions(what)
         body: dict[str, Any] = {"name": name, "description": description, "data": [dict(b) for b in blocks]}
         if review_percent is not None:
@@ -108,8 +105,6 @@ class QueuesMixin(ClientCore):
             body["consensus"] = dict(consensus)
         if gold_percent is not None:
             body["gold_percent"] = gold_percent
-        if order is not None:
-            body["order"] = order
         response = await self._request(
             "POST", f"/orgs/{await self.org()}/queues", what, json=body, idempotent=False
         )
@@ -124,15 +119,12 @@ class QueuesMixin(ClientCore):
         blocks: list[Mapping[str, Any]] | None = None,
         review_percent: int | None = None,
         gold_percent: int | None = None,
-        order: str | None = None,
     ) -> models.QueueDetail:
-        """B13. Changes only what is given (`gold_percent`: `NoGold`, `order` (B24): `NoPriority`,
-        with nothing sent, on a server without the part)."""
+        """B13. Changes only what is given (`gold_percent`: `NoGold`, with nothing sent, on a server
+        without B22)."""
         what = f"Changing queue {queue_id}"
         if gold_percent is not None:
             await self._require_feature("B22", what)
-        if order is not None:
-            await self._require_feature("B24", what)
         path = await self._ext_queue_path(queue_id, what)
         body: dict[str, Any] = {}
         if name is not None:
@@ -145,7 +137,5 @@ class QueuesMixin(ClientCore):
             body["review_percent"] = review_percent
         if gold_percent is not None:
             body["gold_percent"] = gold_percent
-        if order is not None:
-            body["order"] = order
         response = await self._request("PATCH", path, what, json=body, idempotent=True)
         return self._parse(models.QueueDetail, body_of(response, what), what)

@@ -2,7 +2,6 @@
 
 import time
 from collections.abc import AsyncIterator, Mapping
-from datetime import datetime
 from typing import Any, Literal
 
 from queuedesk.api import errors, models, original_rules
@@ -12,7 +11,6 @@ from queuedesk.api.client.transport import body_of
 from queuedesk.api.errors import (
     QueueDeskError,
 )
-from queuedesk.api.priority_rules import features_for, placement
 from queuedesk.api.wording import counted
 
 BLOCKS_KEPT_SECONDS = 30.0  # how long the pre-check of creates on the original trusts a queue's blocks
@@ -22,20 +20,10 @@ class TasksMixin(QueuesMixin):
     """A1, B2, B3."""
 
     async def create_task(
-        self,
-        queue_id: int,
-        data: Mapping[str, Any],
-        *,
-        gold: Mapping[str, Any] | None = None,
-        priority: int | None = None,
-        due_at: datetime | None = None,
-        reserved_for: str | None = None,
+        self, queue_id: int, data: Mapping[str, Any], *, gold: Mapping[str, Any] | None = None
     ) -> models.Task:
         """A1. Never retried: a repeated create would make a second task. `gold` (B22, admins): the
         expected values that make it a gold task (`NoGold`, with nothing sent, on a server without B22).
-        `priority` (-1000..1000, higher claimed first) and `due_at` (B24), `reserved_for` (B25: the
-        email of an enabled worker or admin, who gets it before other work and nobody else does);
-        `NoPriority` / `NoAssignment`, with nothing sent, on a server without them.
 
         On a server without QueueDesk's extensions (the original service) the queue must be one of
         the organization's (that server looks it up by id alone), the data must pass the checks that
@@ -50,9 +38,6 @@ class TasksMixin(QueuesMixin):
             what = f"Creating a gold task in queue {queue_id}"
             await self._require_feature("B22", what)
             body["gold"] = dict(gold)
-        body |= placement(priority, due_at, reserved_for)
-        for feature in features_for(body):
-            await self._require_feature(feature, what)
         if await self.supports_extensions():
             path = f"{await self._queue_path(queue_id, what)}/tasks/create"
             response = await self._request("POST", path, what, json=body, idempotent=False, ok=(200, 201))
@@ -120,25 +105,17 @@ class TasksMixin(QueuesMixin):
         sort: PendingSort | None = None,
         consensus: ConsensusState | None = None,
         gold: bool = False,
-        overdue: bool = False,
-        reserved_for: str | None = None,
     ) -> models.PendingPage:
         """B2. Tasks not completed, oldest first (`order="desc"`: newest first; `sort` by another
         column), with their assignment; `q` finds text in any block's value, in any case;
         `consensus` (B21) only the tasks still collecting answers, or only the disputed ones; `gold`
-        (B22, admins and supervisors) the gold tasks instead, each with its expected values;
-        `overdue` (B24) only those whose due date has passed; `reserved_for` (B25) only those
-        reserved for this email (or "me")."""
+        (B22, admins and supervisors) the gold tasks instead, each with its expected values."""
         check_page(offset, limit)
-        what = f"Listing {'gold' if gold else 'overdue' if overdue else 'pending'} tasks of queue {queue_id}"
+        what = f"Listing {'gold' if gold else 'pending'} tasks of queue {queue_id}"
         if consensus is not None:
             await self._require_feature("B21", what)
         if gold:
             await self._require_feature("B22", what)
-        if overdue:
-            await self._require_feature("B24", what)
-        if reserved_for is not None:
-            await self._require_feature("B25", what)
         path = f"{await self._ext_queue_path(queue_id, what)}/tasks"
         params = {
             "offset": offset,
@@ -149,8 +126,6 @@ class TasksMixin(QueuesMixin):
             "sort": sort,
             "consensus": consensus,
             "gold": "true" if gold else None,
-            "overdue": "true" if overdue else None,
-            "reserved_for": reserved_for,
         }
         return self._parse(models.PendingPage, await self._get(path, what, params), what)
 

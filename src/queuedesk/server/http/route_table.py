@@ -34,7 +34,6 @@ from queuedesk.server.routes import (
     imports,
     queues,
     reviews,
-    schedule,
     stats,
     tasks,
     users,
@@ -187,26 +186,12 @@ GOLD_FILTERS = (
         "description": "only answers that matched, or missed",
     },
 )
-TASK_PATCH: dict[str, Any] = {
+GOLD_PATCH: dict[str, Any] = {
     "type": "object",
     "title": "TaskChange",
-    "description": "B24: a task's `priority` (-1000..1000) and `due_at` (a timestamp, or null for none); "
-    "B22: a gold task's new expected values ({block id: value}; earlier answers keep their score), or "
-    "`retired: true` (never served again).",
-    "properties": {
-        "priority": {"type": "integer", "minimum": -1000, "maximum": 1000},
-        "due_at": {"type": ["string", "null"], "format": "date-time"},
-        "gold": {"type": "object"},
-        "retired": {"type": "boolean", "enum": [True]},
-    },
-    "additionalProperties": False,
-}
-ASSIGN: dict[str, Any] = {
-    "type": "object",
-    "title": "Assignment",
-    "description": "B25: the enabled worker or admin the task is reserved for, or null to lift it.",
-    "properties": {"to": {"type": ["string", "null"]}},
-    "required": ["to"],
+    "description": "B22: a gold task's new expected values ({block id: value}; earlier answers keep their "
+    "score), or `retired: true` (never served again).",
+    "properties": {"gold": {"type": "object"}, "retired": {"type": "boolean", "enum": [True]}},
     "additionalProperties": False,
 }
 
@@ -380,25 +365,12 @@ ROUTE_TABLE: tuple[RouteSpec, ...] = (
         TASK,
         PATCH,
         Action.CHANGE_TASKS,
-        schedule.patch_task,
+        gold.patch_task,
         Doc(
-            "B24 Change a task's priority or due date (B22: a gold task's expected values, retiring it)",
+            "B24 Change a task (B22: a gold task's expected values, retiring it)",
             models.AssignedTask,
             WITH_ASSIGNMENT,
-            body=TASK_PATCH,
-            conflicts="`already_completed`: the task is completed.",
-        ),
-    ),
-    in_queue(
-        TASK + "/assign",
-        POST,
-        Action.RESERVE_TASKS,
-        schedule.assign,
-        Doc(
-            "B25 Reserve a task for someone, or lift its reservation",
-            models.AssignedTask,
-            WITH_ASSIGNMENT,
-            body=ASSIGN,
+            body=GOLD_PATCH,
             conflicts="`already_completed`: the task is completed.",
         ),
     ),

@@ -45,19 +45,9 @@ def task(row: dict[str, Any], *, with_assignment: bool = False) -> dict[str, Any
         body["draft"] = row.get("draft")
         body["review"] = review(row.get("review"))
         body["consensus"] = consensus(row.get("consensus"))
-        # B24, B25: rows read without them (none do today) show the defaults
-        body["priority"] = row.get("priority", 0)
-        body["due_at"] = ts(row.get("due_at"))
-        body["reserved_for"] = row.get("reserved_for")
         if "gold" in row:  # B22: a gold task, to admins and supervisors only
             body["gold"] = row["gold"]
             body["retired"] = row["retired"]
-        body["suggestions"] = row.get("suggestions")  # B23 (None to a worker in a consensus queue)
-        body["suggestion_outcome"] = row.get("suggestion_outcome")
-    elif row.get("suggestions") is not None:
-        # B23: the completion event (and the answers in Part A's shape) of a task that had suggestions
-        body["suggestions"] = row["suggestions"]
-        body["suggestion_outcome"] = row.get("suggestion_outcome")
     return body
 
 
@@ -105,10 +95,8 @@ def queue_summaries(found: list[QueueSummaryRow]) -> list[dict[str, Any]]:
             "active_users": active,
             "review_percent": review_percent,
             "gold_percent": gold_percent,
-            "n_overdue": overdue,
-            "order": order,
         }
-        for queue_id, name, created_at, pending, active, review_percent, gold_percent, overdue, order in found
+        for queue_id, name, created_at, pending, active, review_percent, gold_percent in found
     ]
 
 
@@ -121,8 +109,6 @@ def queue_summary(summary: dict[str, Any]) -> dict[str, Any]:
         "active_users": summary["active_users"],
         "review_percent": summary["review_percent"],
         "gold_percent": summary.get("gold_percent", 0),
-        "n_overdue": summary.get("n_overdue", 0),
-        "order": summary.get("order", "oldest"),
     }
 
 
@@ -132,8 +118,6 @@ def queue_detail(detail: dict[str, Any]) -> dict[str, Any]:
     body = queue_summary(detail)
     review_percent = body.pop("review_percent")
     gold_percent = body.pop("gold_percent")
-    overdue = body.pop("n_overdue")
-    order = body.pop("order")
     return {
         **body,
         "description": detail["description"],
@@ -141,8 +125,6 @@ def queue_detail(detail: dict[str, Any]) -> dict[str, Any]:
         "review_percent": review_percent,
         "consensus": detail.get("consensus"),
         "gold_percent": gold_percent,
-        "n_overdue": overdue,
-        "order": order,
     }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from queuedesk.server.store import tasks
 from queuedesk.server.store.database import Database
 from queuedesk.server.store.records import QueueRecord
-from queuedesk.server.store.tasks import UNSCHEDULED, NewTask, Schedule
+from queuedesk.server.store.tasks import NewTask
 
 Waiting = tuple[NewTask, "asyncio.Future[dict[str, Any]]"]
 
@@ -27,18 +27,13 @@ class Creations:
         self._batches: set[asyncio.Task[None]] = set()  # kept until done (the loop holds tasks weakly)
 
     async def create(
-        self,
-        queue: QueueRecord,
-        data: dict[str, Any],
-        source: str,
-        now: datetime,
-        schedule: Schedule = UNSCHEDULED,
+        self, queue: QueueRecord, data: dict[str, Any], source: str, now: datetime
     ) -> dict[str, Any]:
         """The created task's row, once it is committed."""
         if self._db.dialect != "sqlite":  # units of work there are truly concurrent: no batching
-            return await self._db.write(tasks.create_task, queue, data, source, now, schedule)
+            return await self._db.write(tasks.create_task, queue, data, source, now)
         answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._waiting.append((NewTask(queue, data, source, now, schedule), answer))
+        self._waiting.append((NewTask(queue, data, source, now), answer))
         if len(self._waiting) == 1:  # the first of this turn: write them all once the turn is over
             batch = asyncio.get_running_loop().create_task(self._write())
             self._batches.add(batch)

@@ -45,7 +45,7 @@ class _Families(Collector):
         read = self.read
         families = {
             "tasks_pending": "Tasks not yet completed (new, open or in progress).",
-            "tasks_overdue": "Pending tasks past their due date (B24's n_overdue).",
+            "tasks_overdue": "Pending tasks past their due date (tasks have no due date yet: always 0).",
             "oldest_pending_age_seconds": "Age of the queue's oldest pending task (0 when none).",
             "reviews_pending": "Completions drawn for review and not yet given a verdict.",
             "webhook_pending": "Webhook deliveries not yet delivered nor failed for good.",
@@ -59,7 +59,7 @@ class _Families(Collector):
             for queue in read.queues:
                 labels = [str(queue.organization_id), str(queue.queue_id)]
                 made["tasks_pending"].add_metric(labels, queue.tasks_pending)
-                made["tasks_overdue"].add_metric(labels, queue.tasks_overdue)
+                made["tasks_overdue"].add_metric(labels, 0)
                 made["oldest_pending_age_seconds"].add_metric(labels, queue.oldest_pending_age)
                 made["reviews_pending"].add_metric(labels, queue.reviews_pending)
                 made["webhook_pending"].add_metric(labels, queue.webhook_pending)

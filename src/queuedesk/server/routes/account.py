@@ -12,7 +12,7 @@ from queuedesk.server.store.records import Principal
 
 # B1's `features`: the Part B sections from B19 on that this server serves, so that a client can tell
 # what an older QueueDesk lacks. One place: a section is named here once it is served whole.
-FEATURES = ("B19", "B20", "B21", "B22", "B23", "B24", "B25")
+FEATURES = ("B19", "B20", "B21", "B22")
 
 
 async def me(request: Request, principal: Principal) -> Response:

@@ -10,19 +10,21 @@ from queuedesk.api.blocks import Problem
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access import QueueCaller
 from queuedesk.server.http import serialize
-from queuedesk.server.http.http_errors import forbidden
+from queuedesk.server.http.http_errors import forbidden, invalid
 from queuedesk.server.http.plumbing import (
     JSONResponse,
     bad_parameter,
+    json_object,
     page_body,
     paging,
+    read_json,
 )
 from queuedesk.server.routes import db_of, settings_of
 from queuedesk.server.rules import gold, work
 from queuedesk.server.store import gold as gold_store
 
-# B22's fields of B24's PATCH (routes/schedule.py serves it with B24's own).
-GOLD_FIELDS = ("gold", "retired")
+# B24's PATCH: B22's fields now; `priority` and `due_at` join them with B24.
+PATCH_FIELDS = ("gold", "retired")
 
 
 def only_admins(caller: QueueCaller, what: str) -> None:
@@ -48,10 +50,13 @@ async def list_gold(request: Request, caller: QueueCaller, offset: int, limit: i
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
 
 
-def gold_changes(caller: QueueCaller, body: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
-    """A PATCH's `gold` (new expected values) and `retired` (must be true), and their problems."""
+async def patch_task(request: Request, caller: QueueCaller) -> Response:
+    only_admins(caller, "change a task")
+    body = json_object(await read_json(request), allowed=PATCH_FIELDS)
     problems: list[Problem] = []
     changes: dict[str, Any] = {}
+    if not body:
+        problems.append(Problem("no_data", None, f"give at least one of {', '.join(PATCH_FIELDS)}"))
     if "gold" in body:
         problems += gold.expected_problems(caller.queue, body["gold"])
         changes["gold"] = body["gold"]
@@ -61,7 +66,12 @@ def gold_changes(caller: QueueCaller, body: dict[str, Any]) -> tuple[dict[str, A
                 Problem("invalid_value", "retired", "must be true (a retired gold task stays retired)")
             )
         changes["retired"] = True
-    return changes, problems
+    if problems:
+        raise invalid(problems)
+    row = await db_of(request).write(
+        gold.patch, caller.queue, request.path_params["task"], caller.principal, changes
+    )
+    return JSONResponse(serialize.task(row, with_assignment=True))
 
 
 async def list_answers(request: Request, caller: QueueCaller) -> Response:

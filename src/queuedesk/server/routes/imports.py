@@ -24,7 +24,7 @@ from queuedesk.server.http.plumbing import JSONResponse, json_object, read_json
 from queuedesk.server.http.serialize import ts
 from queuedesk.server.routes import db_of
 from queuedesk.server.routes.tasks import CSV_SOURCE, MAX_IMPORT
-from queuedesk.server.rules import gold, schedule
+from queuedesk.server.rules import gold
 from queuedesk.server.store import imports, long_writes
 from queuedesk.server.store.database import Database
 from queuedesk.server.store.imports import CommitOutcome, Session
@@ -33,7 +33,6 @@ log = logging.getLogger("queuedesk.imports")
 _sweeps: dict[int, "asyncio.Task[None]"] = {}  # the running sweep of expired sessions, per database
 MAX_SESSION_ROWS = 1_000_000
 KEY = re.compile(r"[A-Za-z0-9_.:-]{1,128}")  # fullmatch: `$` would let a final newline through
-ITEM_FIELDS = {"data", "gold", *schedule.FIELDS}  # a staged row's keys (B22, B24, B25)
 
 
 def _whole(value: Any) -> bool:
@@ -165,11 +164,8 @@ def _row_problems(caller: QueueCaller, offset: int, items: list[Any]) -> Iterato
     for index, item in enumerate(items):
         row = f"row {offset + index}"
         where = f"tasks[{index}]"
-        if not isinstance(item, dict) or "data" not in item or not set(item) <= ITEM_FIELDS:
-            others = ", ".join(sorted(ITEM_FIELDS - {"data"}))
-            yield Problem(
-                "invalid_value", where, f"{row}: must be an object with 'data' (and any of {others})"
-            )
+        if not isinstance(item, dict) or "data" not in item or not set(item) <= {"data", "gold"}:
+            yield Problem("invalid_value", where, f"{row}: must be an object with 'data' (and 'gold')")
         else:
             found = task_data_problems(
                 caller.queue.blocks, item["data"], field_name=f"{where}.data", by_id=by_id
@@ -178,7 +174,6 @@ def _row_problems(caller: QueueCaller, offset: int, items: list[Any]) -> Iterato
                 found = itertools.chain(
                     found, gold.expected_problems(caller.queue, item["gold"], f"{where}.gold")
                 )
-            found = itertools.chain(found, schedule.item_problems(item, f"{where}."))  # B24, B25
             yield from (Problem(p.code, p.field, f"{row}: {p.message}") for p in found)
 
 
@@ -196,14 +191,9 @@ async def stage_chunk(request: Request, caller: QueueCaller) -> Response:
         raise invalid(problems)
     items = [item["data"] for item in body["tasks"]]
     expected = [item.get("gold") for item in body["tasks"]]
-    asked = [schedule.requested(item)[0] for item in body["tasks"]]  # B24, B25
-    planned = None
-    if any(a != schedule.NOTHING for a in asked):  # reservations looked up first (400 when unknown)
-        where = [f"tasks[{index}].reserved_for" for index in range(len(asked))]
-        planned = await db.read(schedule.schedules, caller.principal.organization_id, asked, where)
     # Thousands of rows: a long write (on SQLite in the writer process, beside others' reads).
     staged = await db.long_write(
-        imports.stage, caller.queue, session_id, body["offset"], items, utcnow(), expected, planned
+        imports.stage, caller.queue, session_id, body["offset"], items, utcnow(), expected
     )
     if staged is None:
         raise _missing(session_id)
@@ -237,7 +227,6 @@ async def commit_import(request: Request, caller: QueueCaller) -> Response:
         raise _missing(session_id)
     session, outcome = done
     if outcome is CommitOutcome.COMMITTED:
-        request.app.state.overdue.wake()  # B24: any row already due is noticed at once
         await _drop_staged_rows(db, session)
     if outcome is CommitOutcome.INCOMPLETE:
         raise conflict(

@@ -17,12 +17,12 @@ from queuedesk.server.http.http_errors import conflict, invalid
 from queuedesk.server.http.plumbing import EncodedJSONResponse, JSONResponse, empty, json_object, read_json
 from queuedesk.server.queue_listings import QueueListings
 from queuedesk.server.routes import db_of
-from queuedesk.server.rules import consensus_settings, schedule
+from queuedesk.server.rules import consensus_settings
 from queuedesk.server.store import audit, consensus, long_writes, queues
 from queuedesk.server.store.records import Principal, QueueRecord
 from queuedesk.server.store.types import to_micros
 
-QUEUE_FIELDS = ("name", "description", "data", "review_percent", "consensus", "gold_percent", "order")
+QUEUE_FIELDS = ("name", "description", "data", "review_percent", "consensus", "gold_percent")
 
 
 async def list_queues(request: Request, principal: Principal) -> Response:
@@ -87,14 +87,6 @@ def _check_queue_fields(body: dict[str, Any]) -> list[Problem]:
                     f"must be a whole number from 0 to 50, not {percent!r:.40}",
                 )
             )
-    if "order" in body and body["order"] not in schedule.ORDERS:
-        problems.append(
-            Problem(
-                "invalid_value",
-                "order",
-                f"must be one of {', '.join(schedule.ORDERS)}, not {body['order']!r:.40}",
-            )
-        )
     return problems
 
 
@@ -154,7 +146,6 @@ async def create_queue(request: Request, principal: Principal) -> Response:
             review_percent=body.get("review_percent", 0),
             consensus=settings,
             gold_percent=body.get("gold_percent", 0),
-            order=body.get("order", "oldest"),
         )
         audit.record_queue_created(conn, principal, record)
         return record
@@ -183,8 +174,6 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
         changes["review_percent"] = body["review_percent"]
     if "gold_percent" in body:
         changes["gold_percent"] = body["gold_percent"]
-    if "order" in body:
-        changes["claim_order"] = body["order"]
     sets_consensus, settings = _consensus_change(body, caller.queue)
     if sets_consensus:
         changes["consensus"] = settings
@@ -194,7 +183,6 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
         percent_before = queues.current_review_percent(conn, caller.queue.id)
         consensus_before = queues.current_consensus(conn, caller.queue.id)
         gold_before = queues.current_gold_percent(conn, caller.queue.id)
-        order_before = queues.current_order(conn, caller.queue.id)
         if sets_consensus and settings is not None:
             changes["consensus_used"] = True
             consensus.adopt_open_tasks(conn, caller.queue.id)
@@ -206,9 +194,6 @@ async def update_queue(request: Request, caller: QueueCaller) -> Response:
         if "gold_percent" in changes and changes["gold_percent"] != gold_before:
             detail["fields"].append("gold_percent")
             detail["gold_percent"] = {"from": gold_before, "to": changes["gold_percent"]}
-        if "claim_order" in changes and changes["claim_order"] != order_before:
-            detail["fields"].append("order")
-            detail["order"] = {"from": order_before, "to": changes["claim_order"]}
         if detail["fields"]:
             audit.record(
                 conn, caller.principal, "queue.update", caller.queue.id, {"queue_id": caller.queue.id}, detail

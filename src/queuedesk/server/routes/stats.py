@@ -11,7 +11,6 @@ from queuedesk.server.access import QueueCaller
 from queuedesk.server.http.plumbing import JSONResponse, bad_parameter, int_parameter, moment_parameter
 from queuedesk.server.http.serialize import ts
 from queuedesk.server.routes import db_of
-from queuedesk.server.rules import suggested
 from queuedesk.server.store.stats import queue_stats
 
 DEFAULT_PERIOD = timedelta(hours=8)
@@ -51,7 +50,6 @@ async def get_stats(request: Request, caller: QueueCaller) -> Response:
         now,
         caller.queue.consensus_used,
     )
-    stats["by_agent"] = await db_of(request).read(suggested.per_agent, caller.queue.id, since)  # B23
     stats["since"] = ts(stats["since"])
     for worker in stats["by_worker"]:
         worker["last_completed_at"] = ts(worker["last_completed_at"])

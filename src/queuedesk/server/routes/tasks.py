@@ -8,7 +8,6 @@ from sqlalchemy import Connection
 from starlette.requests import Request
 from starlette.responses import Response
 
-from queuedesk.api import suggestion_rules
 from queuedesk.api.blocks import Problem, first_problems, task_data_problems
 from queuedesk.api.timestamps import utcnow
 from queuedesk.server.access import QueueCaller
@@ -27,10 +26,8 @@ from queuedesk.server.http.plumbing import (
     sort_parameter,
 )
 from queuedesk.server.routes import creations_of, db_of, gold, settings_of
-from queuedesk.server.routes import schedule as schedule_routes
-from queuedesk.server.rules import consensus_view, suggested, work
+from queuedesk.server.rules import consensus_view, work
 from queuedesk.server.rules import gold as gold_rules
-from queuedesk.server.rules import schedule as schedule_rules
 from queuedesk.server.store import audit, tasks
 from queuedesk.server.store import gold as gold_store
 from queuedesk.server.store.records import Principal, QueueRecord
@@ -38,58 +35,16 @@ from queuedesk.server.store.records import Principal, QueueRecord
 MAX_IMPORT = 10_000
 CSV_SOURCE = re.compile(r"[^/\\\x00-\x1f]{1,251}\.csv")  # fullmatch: `$` would let a newline end it
 PENDING_STATUSES = ("new", "open", "in_progress")
-ITEM_FIELDS = {"data", "gold", "suggestions", *schedule_rules.FIELDS}  # an imported task's keys (B22-B25)
 SCAN_OFFSET = 10_000  # from here a history page skips enough index entries to be a long read
 
 
 async def create_task(request: Request, caller: QueueCaller) -> Response:
-    body = json_object(
-        await read_json(request, required=False) or {},
-        allowed=("data", "gold", "suggestions", *schedule_rules.FIELDS),
-    )
-    asked, problems = schedule_rules.requested(body)
+    body = json_object(await read_json(request, required=False) or {}, allowed=("data", "gold"))
     if body.get("gold") is not None:  # B22: a gold task (`"gold": null` is an ordinary one)
-        if asked != schedule_rules.NOTHING:
-            raise invalid([schedule_rules.not_for_gold()])
-        if body.get("suggestions"):
-            raise invalid([suggested.NOT_ON_GOLD])
         return await gold.create(request, caller, body)
     work.check_new_task(caller.queue, body.get("data"))
-    if problems:
-        raise invalid(problems)
-    planned = await schedule_routes.schedule_of(request, caller, asked)
-    if body.get("suggestions"):  # B23
-        return await _create_suggested(request, caller, body["data"], body["suggestions"], planned, asked)
     # the INSERT and the queue's pending count, in one transaction with the others of this moment
-    now = utcnow()
-    row = await creations_of(request).create(caller.queue, body["data"], "api", now, planned)
-    if schedule_rules.overdue_at_creation([asked], now):
-        request.app.state.overdue.wake()
-    return JSONResponse(serialize.task(row))
-
-
-async def _create_suggested(
-    request: Request,
-    caller: QueueCaller,
-    data: Any,
-    raw: Any,
-    planned: tasks.Schedule,
-    asked: schedule_rules.Requested,
-) -> Response:
-    """A1 with `suggestions` (B23): the task and its suggestions in one transaction."""
-    found = suggested.checked(caller.queue, raw)
-    assert found is not None
-    now = utcnow()
-
-    def create(conn: Connection) -> dict[str, Any]:
-        row = tasks.create_task(conn, caller.queue, data, "api", now, planned)
-        suggested.store_new(conn, [(row["id"], found)])
-        return row
-
-    row = await db_of(request).write(create)
-    if schedule_rules.overdue_at_creation([asked], now):
-        request.app.state.overdue.wake()
-    row["suggestions"] = found
+    row = await creations_of(request).create(caller.queue, body["data"], "api", utcnow())
     return JSONResponse(serialize.task(row))
 
 
@@ -144,13 +99,12 @@ async def pending_tasks(request: Request, caller: QueueCaller) -> Response:
     newest_first = order_parameter(params, "asc") == "desc"
     sort = sort_parameter(params, tasks.PENDING_SORTS)
     state = _consensus_state(params.get("consensus"), caller.queue)
-    scheduled = schedule_routes.pending_filter(params, caller.principal, utcnow())
 
     page = await db_of(request).scan(
         consensus_view.list_pending,
         caller.queue,
         caller.principal,
-        tasks.PendingQuery(statuses, offset, limit, q, newest_first, sort, state, scheduled),
+        tasks.PendingQuery(statuses, offset, limit, q, newest_first, sort, state),
     )
     items = [serialize.task(row, with_assignment=True) for row in page.rows]
     return JSONResponse(page_body(request, settings_of(request), offset, limit, page.count, "tasks", items))
@@ -205,20 +159,12 @@ def _import_problems(queue: QueueRecord, body: dict[str, Any]) -> Iterator[Probl
     by_id = {block.id: block for block in queue.blocks}
     for index, item in enumerate(items):
         where = f"tasks[{index}]"
-        if not isinstance(item, dict) or "data" not in item or not set(item) <= ITEM_FIELDS:
-            yield Problem(
-                "invalid_value",
-                where,
-                f"task {index}: must be an object with 'data' (and any of {', '.join(sorted(ITEM_FIELDS - {'data'}))})",
-            )
+        if not isinstance(item, dict) or "data" not in item or not set(item) <= {"data", "gold"}:
+            yield Problem("invalid_value", where, f"task {index}: must be an object with 'data' (and 'gold')")
         else:
             yield from task_data_problems(queue.blocks, item["data"], field_name=f"{where}.data", by_id=by_id)
             if item.get("gold") is not None:  # B22
                 yield from gold_rules.expected_problems(queue, item["gold"], f"{where}.gold")
-                if item.get("suggestions"):
-                    yield suggested.not_on_gold(f"{where}.suggestions")
-            yield from schedule_rules.item_problems(item, f"{where}.")
-            yield from suggested.problems(queue, item.get("suggestions"), f"{where}.suggestions")  # B23
 
 
 async def import_tasks(request: Request, caller: QueueCaller) -> Response:
@@ -228,32 +174,21 @@ async def import_tasks(request: Request, caller: QueueCaller) -> Response:
         raise invalid(problems)
     items = [item["data"] for item in body["tasks"]]
     expected = [item.get("gold") for item in body["tasks"]]
-    asked = [schedule_rules.requested(item)[0] for item in body["tasks"]]  # B24, B25
-    offered = [suggestion_rules.normalized(item.get("suggestions")) for item in body["tasks"]]
     source = body["source"]
-    now = utcnow()
 
     def import_and_record(conn: Connection) -> list[int]:
-        planned = schedule_rules.schedules(
-            conn,
-            caller.principal.organization_id,
-            asked,
-            [f"tasks[{index}].reserved_for" for index in range(len(asked))],
-        )
+        now = utcnow()
         if not any(value is not None for value in expected):
-            ids = tasks.import_tasks(conn, caller.queue, items, source, now, planned)
+            ids = tasks.import_tasks(conn, caller.queue, items, source, now)
         else:  # B22: gold tasks among them, in the order given
             ids = [
-                tasks.import_tasks(conn, caller.queue, [data], source, now, [plan])[0]
+                tasks.import_tasks(conn, caller.queue, [data], source, now)[0]
                 if gold_value is None
                 else gold_store.create(conn, caller.queue, data, gold_value, source, now)
-                for data, gold_value, plan in zip(items, expected, planned, strict=True)
+                for data, gold_value in zip(items, expected, strict=True)
             ]
-        suggested.store_new(conn, list(zip(ids, offered, strict=True)))  # B23
         audit.record_import(conn, caller.principal, caller.queue, source, ids)
         return ids
 
     ids = await db_of(request).write(import_and_record)
-    if schedule_rules.overdue_at_creation(asked, now):
-        request.app.state.overdue.wake()
     return JSONResponse({"created": len(ids), "ids": ids})

@@ -148,13 +148,7 @@ async def heartbeat(request: Request, caller: QueueCaller) -> Response:
 async def release(request: Request, caller: QueueCaller) -> Response:
     draft = _draft(await read_json(request, required=False))
     row = await db_of(request).write(
-        work.release,
-        caller.queue,
-        request.path_params["task"],
-        caller.principal,
-        draft,
-        utcnow(),
-        settings_of(request).lease,  # B24: a task given back goes to its giver last for this long
+        work.release, caller.queue, request.path_params["task"], caller.principal, draft, utcnow()
     )
     return JSONResponse(serialize.task(row, with_assignment=True))
 

@@ -14,7 +14,7 @@ import orjson
 from sqlalchemy import Connection
 
 from queuedesk.server.http import serialize
-from queuedesk.server.rules import claiming, consensus_view, suggested
+from queuedesk.server.rules import claiming, consensus_view
 from queuedesk.server.rules.agreement import Judgment, holds_all, judge, shares
 from queuedesk.server.rules.consensus_settings import default_blocks, settings_of
 from queuedesk.server.rules.refusals import (
@@ -29,16 +29,7 @@ from queuedesk.server.rules.refusals import (
 )
 from queuedesk.server.rules.review_draw import drawn_for_review
 from queuedesk.server.rules.work import Completion, checked_completion
-from queuedesk.server.store import (
-    claim_order,
-    consensus,
-    deliveries,
-    drafts,
-    queues,
-    reviews,
-    schedule,
-    tasks,
-)
+from queuedesk.server.store import claim_order, consensus, deliveries, drafts, queues, reviews, tasks
 from queuedesk.server.store.consensus import DECIDED, DISPUTED, SETTLED, Answer
 from queuedesk.server.store.records import Principal, QueueRecord
 
@@ -73,7 +64,7 @@ def claim_next(
     if row is None:
         raise TaskNotFound(task_id)
     if principal.role == "worker":  # null to workers, and the task is never one they answered
-        row["consensus"] = row["suggestions"] = None  # (B23: suggestions would anchor their answer)
+        row["consensus"] = None
     else:
         consensus_view.attach(conn, queue, [row], principal)
     return row, {}
@@ -126,7 +117,6 @@ def answer(
     consensus.set_state(conn, queue.id, task_id, judged.state, (a.worker_id for a in answers), now)
     consensus.move_waiting(conn, queue.id, {principal.user_id: 1})
     tasks.reopen(conn, task_id)
-    schedule.lift_after_answer(conn, task_id, principal.user_id)  # B25: a reservation covers one answer
     if judged.state == DISPUTED:
         reviews.draw(conn, queue.id, task_id)  # waits in the review loop, served first
     row = {
@@ -166,7 +156,6 @@ def _complete(
     others = {a.worker_id: -1 for a in answers if a.worker_id != principal.user_id}
     consensus.move_waiting(conn, queue.id, others)
     row = tasks.mark_completed(conn, queue, task_id, held, final, chosen.email, now)
-    suggested.completed(conn, queue, held.suggestions, row, final, now)  # B23: on the settled values
     drafts.drop_for_task(conn, task_id)
     counted = tasks.count_completion(conn, queue.id)
     if counted.review_percent and drawn_for_review(task_id, counted.review_percent):
@@ -175,8 +164,6 @@ def _complete(
         conn, queue, task_id, row, counted.webhook_target, answers, judged, SETTLED, None, now
     )
     mine = {**row, "data": next(a.data for a in answers if a.worker_id == principal.user_id)}
-    if principal.role == "worker" and "suggestions" in mine:  # B23: never to a worker here
-        mine["suggestions"] = None
     return Completion(mine, event_written)
 
 
@@ -232,7 +219,6 @@ def decide(
     consensus.set_state(conn, queue.id, task_id, DECIDED, (), now, decided_by=principal.user_id)
     consensus.move_waiting(conn, queue.id, {a.worker_id: -1 for a in answers})
     row = tasks.mark_completed(conn, queue, task_id, held, final, principal.email, now)
-    suggested.completed(conn, queue, held.suggestions, row, final, now)  # B23: on the decided values
     drafts.drop_for_task(conn, task_id)
     counted = tasks.count_completion(conn, queue.id)
     agreement = shares(types, blocks, [a.data for a in answers])

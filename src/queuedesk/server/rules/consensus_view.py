@@ -46,7 +46,6 @@ def attach(conn: Connection, queue: QueueRecord, found: list[dict[str, Any]], vi
     if viewer.role == "worker":
         for row in found:
             row["consensus"] = None
-            row["suggestions"] = None  # B23: they would anchor the worker's answer
             if row["status"] != "completed":
                 mine = [a for a in answers.get(row["id"], []) if a.worker_id == viewer.user_id]
                 if mine:
@@ -77,7 +76,6 @@ def list_pending(conn: Connection, queue: QueueRecord, viewer: Principal, query:
         query.newest_first,
         query.sort,
         query.consensus_state,
-        query.scheduled,
     )
     attach(conn, queue, found.rows, viewer)
     return found

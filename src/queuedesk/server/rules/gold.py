@@ -105,10 +105,7 @@ def claim_next(
         ordinary = _ordinary(conn, queue_id, user_id, now, lease_until, attempts, others_only=bool(exclude))
         if percent == 0:  # no share: gold tasks are not served, the claim is not counted
             return ordinary()
-        # B25: tasks reserved for the caller come before any other work, gold included
-        if gold_due(user_id, queue_id, k, percent) and not tasks.CLAIMS.has_reserved_for(
-            conn, queue_id, user_id
-        ):
+        if gold_due(user_id, queue_id, k, percent):
             taken = gold.next_gold(conn, queue_id, user_id, now, lease_until, start) or ordinary()
         else:
             taken = ordinary() or gold.next_gold(conn, queue_id, user_id, now, lease_until, start)

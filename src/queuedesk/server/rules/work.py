@@ -15,7 +15,7 @@ from sqlalchemy import Connection
 
 from queuedesk.api.blocks import first_problems, task_data_problems
 from queuedesk.server.http import serialize
-from queuedesk.server.rules import claiming, consensus_view, suggested
+from queuedesk.server.rules import claiming, consensus_view
 from queuedesk.server.rules.read_only import changed_read_only_values
 from queuedesk.server.rules.refusals import (
     AlreadyCompleted,
@@ -28,7 +28,6 @@ from queuedesk.server.rules.refusals import (
 from queuedesk.server.rules.review_draw import drawn_for_review
 from queuedesk.server.store import audit, consensus, deliveries, drafts, reviews, tasks, users
 from queuedesk.server.store.records import Principal, QueueRecord
-from queuedesk.service_defaults import DEFAULT_LEASE_SECONDS
 
 
 def check_new_task(queue: QueueRecord, data: Any) -> None:
@@ -94,12 +93,10 @@ def release(
     principal: Principal,
     draft: dict[str, Any] | None,
     now: datetime,
-    lease: timedelta = timedelta(seconds=DEFAULT_LEASE_SECONDS),
 ) -> dict[str, Any]:
     """B6: the holder (or an admin) hands the task back. A draft is kept apart from the task's data,
     as the releaser's own; a `data` object replaces their earlier draft (an empty one removes it),
-    no `data` leaves it as it was. B24: for the next `lease`, the task goes to the holder again only
-    when nothing else is claimable for them."""
+    no `data` leaves it as it was."""
     held = held_task(conn, queue.id, task_id, principal, admin_may=True)
     if held.assigned_to is not None and held.assigned_to != principal.user_id:
         _record_release_of_another(conn, queue.id, task_id, principal, held.assigned_to)
@@ -108,8 +105,7 @@ def release(
         if problems:
             raise InvalidTaskData(problems)
         drafts.save(conn, queue.id, task_id, principal.user_id, draft, now)
-    releaser = held.assigned_to if held.assigned_to is not None else principal.user_id
-    tasks.reopen(conn, task_id, releaser, now + lease)
+    tasks.reopen(conn, task_id)
     if queue.consensus_used:  # B21: back in the consensus order (among tasks without answers if none)
         consensus.returned(conn, queue.id, task_id)
     row = _found(conn, queue.id, task_id, principal.user_id)
@@ -165,7 +161,6 @@ def complete(
     held = held_task(conn, queue.id, task_id, principal)
     merged = checked_completion(queue, held.data, data)
     row = tasks.mark_completed(conn, queue, task_id, held, merged, principal.email, now)
-    suggested.completed(conn, queue, held.suggestions, row, merged, now)  # B23: the outcome
     drafts.drop_for_task(conn, task_id)
     # The count, the draw and the event are part of the completion: all commit, or nothing does.
     counted = tasks.count_completion(conn, queue.id)

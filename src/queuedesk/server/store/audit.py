@@ -21,9 +21,7 @@ from queuedesk.server.store.records import Page, Principal, QueueRecord
 from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.types import to_micros
 
-# B25's `task.assign` joins the client's list (api/models.py) when the client learns it; the server
-# records and filters it already.
-ACTIONS = (*AUDIT_ACTIONS, *(action for action in ("task.assign",) if action not in AUDIT_ACTIONS))
+ACTIONS = AUDIT_ACTIONS
 
 INSERT = Sql(
     """INSERT INTO audit_events (organization_id, at, actor_id, actor_email, actor_name, action, queue_id,

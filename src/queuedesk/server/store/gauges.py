@@ -24,7 +24,7 @@ GAUGES = f"""SELECT q.organization_id, q.id, q.n_tasks,
   {", ".join(_oldest_task(status) for status in PENDING_STATUSES)},
   coalesce(b.reviews_pending, 0), coalesce(b.webhook_pending, 0),
   (SELECT created_at FROM deliveries WHERE id = (SELECT min(id) FROM deliveries
-    WHERE queue_id = q.id AND status = 'pending')), q.n_overdue
+    WHERE queue_id = q.id AND status = 'pending'))
 FROM queues q LEFT JOIN queue_backlogs b ON b.queue_id = q.id ORDER BY q.id"""
 
 
@@ -37,7 +37,6 @@ class QueueGauges:
     reviews_pending: int
     webhook_pending: int
     webhook_oldest_age: float
-    tasks_overdue: int = 0  # B24: the queue's `n_overdue`
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,6 @@ def read_gauges(conn: Connection) -> Gauges:
             reviews_pending=row[6],
             webhook_pending=row[7],
             webhook_oldest_age=_age(now, row[8]),
-            tasks_overdue=row[9],
         )
         for row in conn.execute(text(GAUGES))
     ]

@@ -18,10 +18,9 @@ from sqlalchemy import Connection, text
 
 from queuedesk.server.store import upgrade_v12
 from queuedesk.server.store.embedded import embedded
-from queuedesk.server.store.overdue_counts import NO_DUE
 from queuedesk.server.store.records import QueueRecord
 from queuedesk.server.store.sql import Sql, one, rows, run
-from queuedesk.server.store.tasks import UNSCHEDULED, Schedule, count_pending, full_data
+from queuedesk.server.store.tasks import count_pending, full_data
 from queuedesk.server.store.types import from_micros, to_micros
 
 STAGED_FOR = timedelta(hours=24)  # a staged session lives this long after its last chunk
@@ -86,14 +85,12 @@ PROGRESS = Sql(
 )
 # Re-sent rows (the same session and position) change nothing: the first staging stands.
 STAGE = text(
-    """INSERT INTO import_rows (session_id, position, data, gold, priority, due_at, reserved_for)
-    VALUES (:session_id, :position, :data, :gold, :priority, :due_at, :reserved_for)
+    """INSERT INTO import_rows (session_id, position, data, gold) VALUES (:session_id, :position, :data, :gold)
     ON CONFLICT (session_id, position) DO NOTHING"""
 )
 MOVE_ROWS = Sql(
-    f"""INSERT INTO tasks (queue_id, status, data, source, created_at, priority, due_at, due_armed, reserved_for)
-    SELECT :queue_id, CASE WHEN gold IS NULL THEN 'new' ELSE 'gold' END, data, :source, :now, priority,
-    coalesce(due_at, {NO_DUE}), due_at, reserved_for
+    """INSERT INTO tasks (queue_id, status, data, source, created_at)
+    SELECT :queue_id, CASE WHEN gold IS NULL THEN 'new' ELSE 'gold' END, data, :source, :now
     FROM import_rows WHERE session_id = :session_id
     ORDER BY position RETURNING id"""
 )
@@ -198,7 +195,6 @@ def stage(
     items: list[dict[str, Any]],
     now: datetime,
     gold: list[dict[str, Any] | None] | None = None,
-    schedules: list[Schedule] | None = None,
 ) -> Session | None:
     """Stage `items` at positions `offset`, `offset + 1`, ...; rows already staged there stay as they
     were. `gold` (B22): each row's expected values, None for an ordinary task. A committed session is answered unchanged; None when there is no such live session."""
@@ -216,7 +212,6 @@ def stage(
                     "position": offset + index,
                     "data": orjson.dumps(full_data(queue, data)).decode(),
                     "gold": None if not gold or gold[index] is None else orjson.dumps(gold[index]).decode(),
-                    **_scheduled(schedules, index),
                 }
                 for index, data in enumerate(items)
             ],
@@ -237,12 +232,6 @@ def stage(
         row = one(conn, BY_ID_WITHOUT_IDS, session_id=session_id, queue_id=queue.id, now=to_micros(now))
         assert row is not None
     return _session(row)
-
-
-def _scheduled(schedules: list[Schedule] | None, index: int) -> dict[str, Any]:
-    """A staged row's B24/B25 fields (priority, due date or null, reservation or null)."""
-    plan = UNSCHEDULED if schedules is None else schedules[index]
-    return {"priority": plan.priority, "due_at": plan.due_at, "reserved_for": plan.reserved_for}
 
 
 class Moved(NamedTuple):

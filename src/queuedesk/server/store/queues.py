@@ -72,8 +72,7 @@ def find_queue_by_name(conn: Connection, organization_id: int, name: str) -> Que
 
 # n_tasks is the queue's counter: counting a backlog of 1,000,000 on every listing took 168 ms.
 QUEUES = Sql(
-    "SELECT id, name, created_at, n_tasks, review_percent, gold_percent, n_overdue, claim_order FROM queues "
-    "WHERE organization_id = :org_id "
+    "SELECT id, name, created_at, n_tasks, review_percent, gold_percent FROM queues WHERE organization_id = :org_id "
     "ORDER BY id"
 )
 # Live claims of tasks and of gold tasks (B22: a worker on a gold task is as active as any other).
@@ -85,7 +84,7 @@ ACTIVE_USERS = Sql(
     GROUP BY q.id, u.name"""
 )
 ONE_PENDING_COUNT = Sql(
-    "SELECT n_tasks, review_percent, consensus, gold_percent, n_overdue, claim_order FROM queues WHERE id = :queue_id"
+    "SELECT n_tasks, review_percent, consensus, gold_percent FROM queues WHERE id = :queue_id"
 )
 ONE_ACTIVE_USERS = Sql(
     """SELECT DISTINCT u.name FROM tasks t JOIN users u ON u.id = t.assigned_to
@@ -93,7 +92,7 @@ ONE_ACTIVE_USERS = Sql(
 )
 
 
-QueueSummaryRow = tuple[int, str, int, int, list[str], int, int, int, str]
+QueueSummaryRow = tuple[int, str, int, int, list[str], int, int]
 
 
 class QueueListing(NamedTuple):
@@ -103,7 +102,7 @@ class QueueListing(NamedTuple):
 
 def list_queues(conn: Connection, organization_id: int, now: datetime) -> QueueListing:
     """(id, name, created_at as stored micros, n_tasks, active_users, review_percent,
-    gold_percent, n_overdue, order) per queue:
+    gold_percent) per queue:
     tuples, shaped once by `serialize.queue_summaries` (a dict here and another there cost more
     than the SQL on a listing of 100 queues)."""
     found = rows(conn, QUEUES, org_id=organization_id)
@@ -123,10 +122,8 @@ def list_queues(conn: Connection, organization_id: int, now: datetime) -> QueueL
             sorted(active[queue_id]) if queue_id in active else [],
             review,
             gold,
-            overdue,
-            order,
         )
-        for queue_id, name, created_at, pending, review, gold, overdue, order in found
+        for queue_id, name, created_at, pending, review, gold in found
     ]
     return QueueListing(summaries, lapses_at)
 
@@ -145,8 +142,6 @@ def queue_detail(conn: Connection, queue: QueueRecord, now: datetime) -> dict[st
         "review_percent": count[1] if count else 0,
         "consensus": orjson.loads(count[2]) if count and count[2] is not None else None,
         "gold_percent": count[3] if count else 0,
-        "n_overdue": count[4] if count else 0,
-        "order": count[5] if count else "oldest",
     }
 
 
@@ -161,7 +156,6 @@ def create_queue(
     review_percent: int = 0,
     consensus: dict[str, Any] | None = None,
     gold_percent: int = 0,
-    order: str = "oldest",
 ) -> QueueRecord:
     queue_id = conn.execute(
         queues.insert()
@@ -176,7 +170,6 @@ def create_queue(
             consensus=consensus,
             consensus_used=consensus is not None,
             gold_percent=gold_percent,
-            claim_order=order,
         )
         .returning(queues.c.id)
     ).scalar_one()
@@ -204,7 +197,6 @@ def update_queue(conn: Connection, queue_id: int, changes: dict[str, Any]) -> No
 
 CURRENT_TARGET = Sql("SELECT webhook_target FROM queues WHERE id = :queue_id {lock}")
 CURRENT_REVIEW_PERCENT = Sql("SELECT review_percent FROM queues WHERE id = :queue_id {lock}")
-CURRENT_ORDER = Sql("SELECT claim_order FROM queues WHERE id = :queue_id {lock}")
 CURRENT_GOLD_PERCENT = Sql("SELECT gold_percent FROM queues WHERE id = :queue_id {lock}")
 CURRENT_CONSENSUS = Sql("SELECT consensus FROM queues WHERE id = :queue_id")
 
@@ -228,12 +220,6 @@ def current_gold_percent(conn: Connection, queue_id: int) -> int:
     transaction ends)."""
     found = one(conn, CURRENT_GOLD_PERCENT, queue_id=queue_id)
     return int(found[0]) if found else 0
-
-
-def current_order(conn: Connection, queue_id: int) -> str:
-    """The queue's claim order (B24's `order`) as the database has it now (locked on PostgreSQL)."""
-    found = one(conn, CURRENT_ORDER, queue_id=queue_id)
-    return str(found[0]) if found else "oldest"
 
 
 def current_target(conn: Connection, queue_id: int) -> str | None:

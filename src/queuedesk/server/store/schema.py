@@ -9,15 +9,13 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, inspect, select, update
 
-from queuedesk.server.store import access_version, backlogs, overdue_counts, rollups
+from queuedesk.server.store import access_version, backlogs, rollups
 from queuedesk.server.store.tables import metadata, schema_version
 from queuedesk.server.store.upgrade_v12 import v12_import_progress
 from queuedesk.server.store.upgrade_v13 import v13_stats_rollups
 from queuedesk.server.store.upgrade_v15 import v15_consensus
 from queuedesk.server.store.upgrade_v16 import v16_gold
 from queuedesk.server.store.upgrade_v17 import v17_gold_from
-from queuedesk.server.store.upgrade_v18 import v18_priority_due_reserved
-from queuedesk.server.store.upgrade_v19 import v19_suggestions
 from queuedesk.server.store.upgrades import (
     v2_webhook_outbox,
     v3_completed_count,
@@ -52,8 +50,6 @@ UPGRADES: dict[int, Upgrade] = {
     15: v15_consensus,
     16: v16_gold,
     17: v17_gold_from,
-    18: v18_priority_due_reserved,
-    19: v19_suggestions,
 }
 LATEST = 1 + len(UPGRADES)
 
@@ -82,7 +78,6 @@ def upgrade(conn: Connection) -> tuple[int, int]:
         access_version.install(conn)
         rollups.install(conn)
         backlogs.install(conn)
-        overdue_counts.install(conn)
         conn.execute(schema_version.insert().values(version=LATEST))
         log.info("schema: created at version %d", LATEST, extra={"fields": {"schema_version": LATEST}})
         return found, LATEST
@@ -90,5 +85,4 @@ def upgrade(conn: Connection) -> tuple[int, int]:
         UPGRADES[version](conn)
         conn.execute(update(schema_version).values(version=version))
         log.info("schema: upgraded to version %d", version, extra={"fields": {"schema_version": version}})
-    overdue_counts.repair(conn)  # the first copy of version 18's triggers, replaced
     return found, LATEST

@@ -4,11 +4,10 @@ or, without a trigger, serve on and go wrong without a word (a revoked key still
 process's cache, stats that stop counting)."""
 
 from dataclasses import dataclass
-from dataclasses import field as dataclass_field
 
 from sqlalchemy import Connection, inspect, text
 
-from queuedesk.server.store import access_version, backlogs, overdue_counts, rollups
+from queuedesk.server.store import access_version, backlogs, rollups
 from queuedesk.server.store.tables import metadata
 
 SQLITE_TRIGGERS = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
@@ -23,13 +22,9 @@ class TriggerGaps:
     rollups: list[str]  # the stats rollups' triggers missing
     access_row_missing: bool
     backlogs: list[str]  # the metrics' backlog counts' triggers missing
-    overdue: list[str] = dataclass_field(default_factory=list)  # B24's n_overdue triggers missing
 
     def described(self) -> list[str]:
-        said = [
-            f"trigger {name} is missing"
-            for name in [*self.access, *self.rollups, *self.backlogs, *self.overdue]
-        ]
+        said = [f"trigger {name} is missing" for name in [*self.access, *self.rollups, *self.backlogs]]
         return said + (["the access version's row is missing"] if self.access_row_missing else [])
 
 
@@ -45,7 +40,6 @@ def trigger_gaps(conn: Connection) -> TriggerGaps:
         rollups=[name for name in rollups.TRIGGER_NAMES if name not in found],
         access_row_missing=row != 1,
         backlogs=[name for name in backlogs.TRIGGER_NAMES if name not in found],
-        overdue=[name for name in overdue_counts.TRIGGER_NAMES if name not in found],
     )
 
 

@@ -4,7 +4,6 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
-    Float,
     ForeignKey,
     Index,
     Integer,
@@ -14,7 +13,6 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
-    text,
 )
 
 from queuedesk.server.store.types import Id, JsonText, Timestamp
@@ -104,11 +102,6 @@ queues = Table(
     # B22 (version 16): the share (0-50) of a worker's claims that serve a gold task. Read in the
     # claiming transaction, like `review_percent`.
     Column("gold_percent", Integer, nullable=False, default=0, server_default="0"),
-    # B24 (version 18): the claim order, "oldest" or "least_confident" (B24's `order`; `order` is a
-    # word of SQL), and the pending tasks whose due date has passed and been noticed (`n_overdue`),
-    # kept by triggers on `tasks` (store/overdue.py) in the transaction of every change.
-    Column("claim_order", String(20), nullable=False, default="oldest", server_default="oldest"),
-    Column("n_overdue", BigInteger, nullable=False, default=0, server_default="0"),
     UniqueConstraint("organization_id", "name", name="uq_queues_org_name"),
 )
 
@@ -128,70 +121,13 @@ tasks = Table(
     Column("lease_expires_at", Timestamp),
     # At completion: how long the completing claim held the task (completed_at - assigned_at), for stats.
     Column("work_micros", BigInteger),
-    # B24 (version 18): the priority (-1000..1000, higher claimed first) and the due date in
-    # microseconds, NO_DUE (2**62, after every real date) when there is none, so that "earlier due
-    # first, none last" is the index's own ascending order on both databases; readers show NO_DUE as
-    # null. `due_armed` is the due date whose passing is still to be noticed (counted in
-    # `queues.n_overdue`, its `task.overdue` event queued): set with the due date, cleared in the
-    # transaction that notices it, so that it is noticed once, whichever server does.
-    Column("priority", Integer, nullable=False, default=0, server_default="0"),
-    Column("due_at", BigInteger, nullable=False, default=2**62, server_default=str(2**62)),
-    Column("due_armed", BigInteger),
-    # B25: the user the task is reserved for (null: anyone). No foreign key (users are disabled, never
-    # deleted), so no check runs on every insert.
-    Column("reserved_for", Id),
-    # Who last gave the task back (B6) and until when that counts as "recently": until then it goes
-    # to them again only when nothing else is claimable for them.
-    Column("released_by", Id),
-    Column("released_until", BigInteger),
-    # B23 (version 19): values proposed per block, the lowest of their scores (B24's
-    # `least_confident`), and once completed, per suggested block "accepted" or "changed".
-    Column("suggestions", JsonText),
-    Column("suggestion_score", Float, nullable=False, default=2.0, server_default="2.0"),  # NO_SCORE
-    Column("suggestion_outcome", JsonText),
-    # Pending work, listings and counts: by queue and status, oldest first.
+    # Pending work, claims and counts: by queue and status, oldest first.
     Index("ix_tasks_queue_status_id", "queue_id", "status", "id"),
     # History (A2): newest completion first, stable by id.
     Index("ix_tasks_queue_completed", "queue_id", "completed_at", "id"),
     # SQLite: ids are never reused, even after a flush deleted the newest tasks (receivers and
     # journals key tasks by id). PostgreSQL's sequence never reuses them anyway.
     sqlite_autoincrement=True,
-)
-# B4 with B24/B25: the claim order of tasks not held, per reservation (null: anyone's), higher
-# priority first, earlier due date, never claimed before given back ('new' < 'open'), oldest.
-# Partial: a claim or a completion takes a task out of it, so no held or completed task is in it.
-CLAIMABLE = "status IN ('new', 'open')"
-Index(
-    "ix_tasks_claim_order",
-    tasks.c.queue_id,
-    tasks.c.reserved_for,
-    tasks.c.priority.desc(),
-    tasks.c.due_at,
-    tasks.c.status,
-    tasks.c.id,
-    sqlite_where=text(CLAIMABLE),
-    postgresql_where=text(CLAIMABLE),
-)
-# B4 in a queue whose `order` is "least_confident" (B24 with B23): priority, then the lowest
-# suggestion score (NO_SCORE 2.0 when none), then as the claim order above.
-Index(
-    "ix_tasks_claim_confident",
-    tasks.c.queue_id,
-    tasks.c.reserved_for,
-    tasks.c.priority.desc(),
-    tasks.c.suggestion_score,
-    tasks.c.due_at,
-    tasks.c.status,
-    tasks.c.id,
-    sqlite_where=text(CLAIMABLE),
-    postgresql_where=text(CLAIMABLE),
-)
-# B24's overdue job: the armed due dates, soonest first, across queues; only tasks that have one.
-Index(
-    "ix_tasks_due_armed",
-    tasks.c.due_armed,
-    sqlite_where=text("due_armed IS NOT NULL"),
-    postgresql_where=text("due_armed IS NOT NULL"),
 )
 
 # Drafts (B6): values a worker kept when giving a task back, apart from the task's data and shown
@@ -282,10 +218,6 @@ import_rows = Table(
     Column("position", BigInteger, primary_key=True, autoincrement=False),
     Column("data", Text, nullable=False),  # every block of the queue, as the task will hold it
     Column("gold", Text),  # B22 (version 16): a gold task's expected values, as JSON; null for others
-    # B24/B25 (version 18): each staged task's priority, due date (micros; null: none) and reservation.
-    Column("priority", Integer, nullable=False, server_default="0"),
-    Column("due_at", BigInteger),
-    Column("reserved_for", Id),
 )
 
 # The audit log (B20): what people did, one row per action, written in the action's transaction.
@@ -512,19 +444,5 @@ gold_minutes = Table(
     Column("minute", BigInteger, primary_key=True, autoincrement=False),
     Column("answered", BigInteger, nullable=False),
     Column("correct", BigInteger, nullable=False),
-    sqlite_with_rowid=False,
-)
-
-
-# B23: suggested blocks and accepted ones per queue, agent and minute of the completion, kept in the
-# completing transaction: B15's `by_agent` reads these, never the tasks (but the first partial minute).
-suggestion_minutes = Table(
-    "suggestion_minutes",
-    metadata,
-    Column("queue_id", Id, primary_key=True, autoincrement=False),
-    Column("agent", String(100), primary_key=True),
-    Column("minute", BigInteger, primary_key=True, autoincrement=False),
-    Column("offered", BigInteger, nullable=False),
-    Column("accepted", BigInteger, nullable=False),
     sqlite_with_rowid=False,
 )

@@ -13,10 +13,8 @@ import orjson
 from sqlalchemy import Connection, insert
 
 from queuedesk.server.store import drafts
-from queuedesk.server.store.claim_order import TaskClaims
-from queuedesk.server.store.claims import ClaimTable
+from queuedesk.server.store.claims import Claims, ClaimTable
 from queuedesk.server.store.embedded import embedded
-from queuedesk.server.store.overdue_counts import NO_DUE
 from queuedesk.server.store.records import Page, QueueRecord
 from queuedesk.server.store.sql import Sql, one, rows, run
 from queuedesk.server.store.tables import tasks
@@ -26,8 +24,7 @@ PENDING = ("new", "open", "in_progress")
 GOLD = "gold"  # the status of a gold task (B22) all its life; never listed, counted or flushed as work
 
 TASK_COLUMNS = """t.id, t.status, t.created_at, t.completed_at, t.completed_by, q.name, t.queue_id, t.data,
-    t.source, t.assigned_to, u.email, u.name, t.assigned_at, t.lease_expires_at, d.data, t.priority, t.due_at,
-    (SELECT r.email FROM users r WHERE r.id = t.reserved_for), t.suggestions, t.suggestion_outcome"""
+    t.source, t.assigned_to, u.email, u.name, t.assigned_at, t.lease_expires_at, d.data"""
 # The draft is the viewer's own (B6): `:viewer_id` is the caller's user id (0 reads none).
 TASK_FROM = """FROM tasks t JOIN queues q ON q.id = t.queue_id LEFT JOIN users u ON u.id = t.assigned_to
     LEFT JOIN task_drafts d ON d.task_id = t.id AND d.user_id = :viewer_id"""
@@ -59,11 +56,6 @@ def task_row(row: tuple[Any, ...]) -> dict[str, Any]:
         "assigned_at": row[12],
         "lease_expires_at": row[13],
         "draft": _json(row[14]),
-        "priority": row[15],
-        "due_at": None if row[16] == NO_DUE else row[16],
-        "reserved_for": row[17],
-        "suggestions": _json(row[18]),  # B23
-        "suggestion_outcome": _json(row[19]),
     }
 
 
@@ -87,9 +79,8 @@ def full_data(queue: QueueRecord, data: dict[str, Any]) -> dict[str, Any]:
 
 
 INSERT_TASK = Sql(
-    """INSERT INTO tasks (queue_id, status, data, source, created_at, priority, due_at, due_armed, reserved_for)
-    VALUES (:queue_id, 'new', :data, :source, :created_at, :priority, :due_at, :due_armed, :reserved_for)
-    RETURNING id"""
+    """INSERT INTO tasks (queue_id, status, data, source, created_at)
+    VALUES (:queue_id, 'new', :data, :source, :created_at) RETURNING id"""
 )
 # The queue's count of pending tasks (`queues.n_tasks`) moves in the same transaction as the tasks:
 # +1 on create, +n on import, -1 on complete (with `completed_count`), -n on flush. A claim, an
@@ -102,47 +93,18 @@ def count_pending(conn: Connection, queue_id: int, delta: int) -> None:
         run(conn, COUNT_PENDING, delta=delta, queue_id=queue_id)
 
 
-class Schedule(NamedTuple):
-    """B24's priority and due date (stored micros; None: none) and B25's reservation (a user id and
-    their email; None: anyone) of a new task."""
-
-    priority: int = 0
-    due_at: int | None = None
-    reserved_for: int | None = None
-    reserved_email: str | None = None
-
-    def columns(self) -> dict[str, Any]:
-        """The INSERT's values: the due date armed (the overdue job notices its passing)."""
-        due = NO_DUE if self.due_at is None else self.due_at
-        return {
-            "priority": self.priority,
-            "due_at": due,
-            "due_armed": self.due_at,
-            "reserved_for": self.reserved_for,
-        }
-
-
-UNSCHEDULED = Schedule()
-
-
 class NewTask(NamedTuple):
     queue: QueueRecord
     data: dict[str, Any]
     source: str
     now: datetime
-    schedule: Schedule = UNSCHEDULED
 
 
 def create_task(
-    conn: Connection,
-    queue: QueueRecord,
-    data: dict[str, Any],
-    source: str,
-    now: datetime,
-    schedule: Schedule = UNSCHEDULED,
+    conn: Connection, queue: QueueRecord, data: dict[str, Any], source: str, now: datetime
 ) -> dict[str, Any]:
     """The INSERT and the queue's pending count: two statements, so run it with `Database.write`."""
-    row = _insert_new(conn, queue, data, source, now, schedule)
+    row = _insert_new(conn, queue, data, source, now)
     count_pending(conn, queue.id, 1)
     return row
 
@@ -160,12 +122,7 @@ def create_tasks(conn: Connection, batch: list[NewTask]) -> list[dict[str, Any]]
 
 
 def _insert_new(
-    conn: Connection,
-    queue: QueueRecord,
-    data: dict[str, Any],
-    source: str,
-    now: datetime,
-    schedule: Schedule = UNSCHEDULED,
+    conn: Connection, queue: QueueRecord, data: dict[str, Any], source: str, now: datetime
 ) -> dict[str, Any]:
     full = full_data(queue, data)
     row = one(
@@ -175,7 +132,6 @@ def _insert_new(
         data=orjson.dumps(full).decode(),
         source=source,
         created_at=to_micros(now),
-        **schedule.columns(),
     )
     assert row is not None
     return {
@@ -194,21 +150,12 @@ def _insert_new(
         "assigned_at": None,
         "lease_expires_at": None,
         "draft": None,
-        "priority": schedule.priority,
-        "due_at": schedule.due_at,
-        "reserved_for": schedule.reserved_email,
     }
 
 
 def import_tasks(
-    conn: Connection,
-    queue: QueueRecord,
-    items: list[dict[str, Any]],
-    source: str,
-    now: datetime,
-    schedules: list[Schedule] | None = None,
+    conn: Connection, queue: QueueRecord, items: list[dict[str, Any]], source: str, now: datetime
 ) -> list[int]:
-    """`schedules`: each task's B24/B25 fields, in the order of `items` (none: unscheduled)."""
     if not items:
         return []
     values = [
@@ -218,9 +165,8 @@ def import_tasks(
             "data": full_data(queue, data),
             "source": source,
             "created_at": now,
-            **(UNSCHEDULED if schedules is None else schedules[index]).columns(),
         }
-        for index, data in enumerate(items)
+        for data in items
     ]
     result = conn.execute(insert(tasks).returning(tasks.c.id, sort_by_parameter_order=True), values)
     ids = list(result.scalars())
@@ -375,29 +321,6 @@ def _pending_statements(
     return _pending[key]
 
 
-class ScheduleFilter(NamedTuple):
-    """B2's `overdue=true` (due dates passed by `overdue_at`, micros) and `reserved_for` (an email)."""
-
-    overdue_at: int | None = None
-    reserved_email: str | None = None
-
-    def where(self) -> tuple[str | None, dict[str, Any]]:
-        terms: list[str] = []
-        params: dict[str, Any] = {}
-        if self.overdue_at is not None:
-            terms.append("due_at <= :overdue_at")
-            params["overdue_at"] = self.overdue_at
-        if self.reserved_email is not None:
-            terms.append(
-                "reserved_for IN (SELECT r.id FROM users r WHERE lower(r.email) = lower(:reserved_email))"
-            )
-            params["reserved_email"] = self.reserved_email
-        return (" AND ".join(terms) or None), params
-
-
-UNFILTERED = ScheduleFilter()
-
-
 class PendingQuery(NamedTuple):
     """What a B2 page asks for (the parameters of `list_pending` after the queue and viewer)."""
 
@@ -408,7 +331,6 @@ class PendingQuery(NamedTuple):
     newest_first: bool
     sort: str
     consensus_state: str | None
-    scheduled: ScheduleFilter = ScheduleFilter()
 
 
 def list_pending(
@@ -422,7 +344,6 @@ def list_pending(
     newest_first: bool = False,
     sort: str = "id",
     consensus_state: str | None = None,
-    scheduled: ScheduleFilter = UNFILTERED,
 ) -> Page:
     """A page of pending tasks, oldest first (or newest first, or by another of `PENDING_SORTS`),
     each with `viewer_id`'s draft of it; with `consensus_state` (B21), only the tasks collecting
@@ -431,16 +352,10 @@ def list_pending(
     search = None if q is None else SEARCH[dialect]
     if consensus_state is not None:
         search = " AND ".join(filter(None, [search, CONSENSUS_FILTER[consensus_state]]))
-    by_schedule, scheduled_params = scheduled.where()
-    if by_schedule is not None:
-        search = " AND ".join(filter(None, [search, by_schedule]))
     count_sql, page_sql = _pending_statements(statuses, search, newest_first, sort)
     term = {} if q is None else {"q": search_term(dialect, q)}
-    term.update(scheduled_params)
     # Unfiltered, the queue's own count answers: counting a million pending rows took 0.8 s.
-    every_pending = (
-        q is None and consensus_state is None and by_schedule is None and set(statuses) >= set(PENDING)
-    )
+    every_pending = q is None and consensus_state is None and set(statuses) >= set(PENDING)
     total = one(conn, PENDING_COUNT if every_pending else count_sql, queue_id=queue_id, **term)
     found = rows(conn, page_sql, queue_id=queue_id, limit=limit, offset=offset, viewer_id=viewer_id, **term)
     return Page(total[0] if total else 0, [task_row(row) for row in found])
@@ -449,7 +364,7 @@ def list_pending(
 # --- claims -------------------------------------------------------------------------------------
 
 # Claims (B4): the shared claim statements (store/claims.py) on this table.
-CLAIMS = TaskClaims(  # B24, B25: in priority, due date and reservation order (see claim_order.py)
+CLAIMS = Claims(
     ClaimTable(
         table="tasks",
         key="id",
@@ -470,11 +385,10 @@ class HeldState(NamedTuple):
     data: dict[str, Any]
     created_at: int  # as stored (microseconds)
     source: str
-    suggestions: Any = None  # B23: the task's suggestions (decoded), None without any
 
 
 HELD = Sql(
-    """SELECT status, assigned_to, data, created_at, source, suggestions FROM tasks
+    """SELECT status, assigned_to, data, created_at, source FROM tasks
     WHERE id = :task_id AND queue_id = :queue_id {lock}"""
 )
 
@@ -485,20 +399,16 @@ def held_state(conn: Connection, queue_id: int, task_id: int) -> HeldState | Non
     row = one(conn, HELD, task_id=task_id, queue_id=queue_id)
     if row is None:
         return None
-    status, assigned_to, data, created_at, source, suggested = row
+    status, assigned_to, data, created_at, source = row
     decoded = orjson.loads(data) if isinstance(data, str | bytes) else data
-    return HeldState(status, assigned_to, decoded, created_at, source, _decoded(suggested))
-
-
-def _decoded(value: Any) -> Any:
-    return orjson.loads(value) if isinstance(value, str | bytes) else value
+    return HeldState(status, assigned_to, decoded, created_at, source)
 
 
 # The queue's consensus settings come with it, read in the same statement (a subquery: only the
 # task's row is locked).
 HELD_FOR_ANSWER = Sql(
     """SELECT status, assigned_to, data, created_at, source, assigned_at,
-    (SELECT q.consensus FROM queues q WHERE q.id = :queue_id), suggestions FROM tasks
+    (SELECT q.consensus FROM queues q WHERE q.id = :queue_id) FROM tasks
     WHERE id = :task_id AND queue_id = :queue_id {lock}"""
 )
 
@@ -515,11 +425,10 @@ def held_for_answer(conn: Connection, queue_id: int, task_id: int) -> HeldForAns
     row = one(conn, HELD_FOR_ANSWER, task_id=task_id, queue_id=queue_id)
     if row is None:
         return HeldForAnswer(None, None, None)
-    status, assigned_to, data, created_at, source, assigned_at, consensus, suggested = row
+    status, assigned_to, data, created_at, source, assigned_at, consensus = row
     decoded = orjson.loads(data) if isinstance(data, str | bytes) else data
     settings = None if consensus is None else orjson.loads(consensus)
-    held = HeldState(status, assigned_to, decoded, created_at, source, _decoded(suggested))
-    return HeldForAnswer(held, assigned_at, settings)
+    return HeldForAnswer(HeldState(status, assigned_to, decoded, created_at, source), assigned_at, settings)
 
 
 SET_DATA = Sql("UPDATE tasks SET data = :data WHERE id = :task_id")
@@ -532,27 +441,19 @@ def set_data(conn: Connection, task_id: int, data: dict[str, Any]) -> None:
 
 RELEASE = Sql(
     """UPDATE tasks SET status = CASE WHEN status = 'gold' THEN 'gold' ELSE 'open' END, assigned_to = NULL,
-    assigned_at = NULL, lease_expires_at = NULL, released_by = :released_by, released_until = :released_until
-    WHERE id = :task_id"""
+    assigned_at = NULL, lease_expires_at = NULL WHERE id = :task_id"""
 )
 
 
-def reopen(
-    conn: Connection, task_id: int, released_by: int | None = None, released_until: datetime | None = None
-) -> None:
-    """Back to `open` (a gold task stays gold), held by nobody. `released_by` gave it back (B24: until
-    `released_until` it goes to them again only when nothing else is claimable)."""
-    until = None if released_until is None else to_micros(released_until)
-    run(conn, RELEASE, task_id=task_id, released_by=released_by, released_until=until)
+def reopen(conn: Connection, task_id: int) -> None:
+    """Back to `open` (a gold task stays gold), held by nobody."""
+    run(conn, RELEASE, task_id=task_id)
 
 
-# B24: the due date and its arm come back, to tell whether the task was counted overdue
-# (`overdue_counts`). Compared here, not in the RETURNING: SQLite 3.40 answered such a CASE wrongly.
 COMPLETE = Sql(
     """UPDATE tasks SET status = 'completed', data = :data, completed_at = :now, completed_by = :email,
-    lease_expires_at = NULL, work_micros = :now - assigned_at WHERE id = :task_id RETURNING due_at, due_armed"""
+    lease_expires_at = NULL, work_micros = :now - assigned_at WHERE id = :task_id"""
 )
-UNCOUNT_OVERDUE = Sql("UPDATE queues SET n_overdue = n_overdue - 1 WHERE id = :queue_id")
 COUNT_COMPLETION = Sql(
     """UPDATE queues SET completed_count = completed_count + 1, n_tasks = n_tasks - 1 WHERE id = :queue_id
     RETURNING webhook_target, review_percent"""
@@ -572,9 +473,7 @@ def mark_completed(
     no assignment), made from what was written and `held` rather than read back."""
     text = orjson.dumps(data).decode()
     completed_at = to_micros(now)
-    overdue = one(conn, COMPLETE, data=text, now=completed_at, email=email, task_id=task_id)
-    if overdue is not None and overdue[0] < NO_DUE and overdue[1] is None:  # counted in n_overdue
-        run(conn, UNCOUNT_OVERDUE, queue_id=queue.id)
+    run(conn, COMPLETE, data=text, now=completed_at, email=email, task_id=task_id)
     return {
         "id": task_id,
         "status": "completed",

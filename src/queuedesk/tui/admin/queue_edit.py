@@ -57,8 +57,6 @@ class QueueEdit:
     consensus: ConsensusDraft = field(default_factory=ConsensusDraft)
     consensus_offered: bool = False
     gold: GoldDraft = field(default_factory=GoldDraft)
-    order: str = "oldest"  # B24: the order claims take after priority
-    order_offered: bool = False  # the server has B24: the order is edited
     saved_state: Any = None  # None until loaded: nothing is saved or compared before
     selected: int | None = None
     problems: list[DraftProblem] = field(default_factory=list)
@@ -79,7 +77,6 @@ class QueueEdit:
         held = detail.consensus
         self.consensus = ConsensusDraft.of(held.model_dump() if held is not None else None)
         self.gold.text = str(detail.gold_percent)
-        self.order = detail.order
 
     def mark_saved(self) -> None:
         self.saved_state = self.state()
@@ -94,7 +91,6 @@ class QueueEdit:
             self.review_text.strip(),
             self.consensus.state(),
             self.gold.state(),
-            self.order if self.order_offered else None,
         )
 
     @property
@@ -142,8 +138,6 @@ class QueueEdit:
             parts.append(f"consensus of {self.consensus.answers.strip() or '?'} answers")
         if self.gold.offered and self.gold.value:
             parts.append(f"{self.gold.value}% gold")
-        if self.order_offered and self.order != "oldest":
-            parts.append("least confident first")
         if self.problems:
             parts.append(f"{len(self.problems)} problem(s) to fix before saving")
         if self.dirty:
@@ -208,22 +202,19 @@ class QueueEdit:
             "review_percent": share,
             "consensus": self.consensus.body(self.drafts) if self.consensus_offered else None,
             "gold_percent": (self.gold.value or None) if self.gold.offered else None,
-        } | ({"order": self.order} if self.order_offered and self.order != "oldest" else {})
+        }
 
     def changes(self) -> dict[str, Any]:
         """The arguments of `update_queue`: only what changed since it was loaded or saved."""
         name, description, blocks, review = self.state()[:4]
         was_name, was_description, was_blocks, was_review = self.saved_state[:4]
-        changed = {
+        return {
             "name": name.strip() if name != was_name else None,
             "description": description if description != was_description else None,
             "blocks": blocks if blocks != was_blocks else None,
             "review_percent": review_percent(review) if self.reviews and review != was_review else None,
             "gold_percent": self.gold.value if self.gold_changed() else None,
         }
-        if self.order_offered and self.order != self.saved_state[6]:
-            changed["order"] = self.order  # B24: a refusal of what follows sends it again (the same)
-        return changed
 
     def consensus_changed(self) -> bool:
         """The consensus differs from the one loaded or saved (sent apart: B13 with `consensus`)."""

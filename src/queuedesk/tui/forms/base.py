@@ -14,9 +14,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from queuedesk.api import blocks
-from queuedesk.api.models import Block, Suggestion
+from queuedesk.api.models import Block
 from queuedesk.api.terminal_text import shown
-from queuedesk.tui.forms import suggested
 
 REQUIRED = "required"
 W = TypeVar("W", bound=Widget)
@@ -47,8 +46,6 @@ class BlockEditor(Widget):
     """In the work screen: is this block a question the worker answers (else it is task content)?"""
 
     _problem: str | None = None
-    suggestion: Suggestion | None = None  # B23: the value proposed for this block, on this task
-    _suggested_value: Any = None  # the suggestion as this editor gives it back (its `value()`)
 
     class Changed(EditorMessage):
         """The editor's value changed (a key, a paste or `set_value`)."""
@@ -120,9 +117,6 @@ class BlockEditor(Widget):
             if self.editable and self.block.is_required:
                 yield Static("*", classes="editor-required")
             yield Static(self.key_hint() if self.editable else "", classes="editor-hint", markup=False)
-        line = Static(self._suggestion_mark(), classes="editor-suggestion", markup=False)
-        line.display = self.suggestion is not None
-        yield line
         yield from self.compose_field()
         problem = Static(self._problem or "", classes="editor-problem", markup=False)
         problem.display = self._problem is not None
@@ -133,56 +127,6 @@ class BlockEditor(Widget):
         self.set_value(value)
         self.forget_keys()
         self.show_problem(None)
-
-    # --- suggestions (B23) ----------------------------------------------------------------------
-
-    def suggest(self, suggestion: Suggestion | None, given: Any, *, prefill: bool = True) -> None:
-        """Show `suggestion` (None: none) for the task just `reset`: its value pre-filled unless the
-        task already holds one (`given`: a draft, a submission undone) or not `prefill` (a review:
-        the recorded value stays), and the line that says whose."""
-        self.suggestion = suggestion if self.editable else None
-        if self.suggestion is not None:
-            self.set_value(self.suggestion.value)
-            self._suggested_value = self.value()
-            if given is not None or not prefill:
-                self.set_value(given)
-        self._show_suggestion()
-
-    @property
-    def suggestion_changed(self) -> bool:
-        """A suggestion was pre-filled here and the value is another one now."""
-        return self.suggestion is not None and not suggested.same(self.value(), self._suggested_value)
-
-    def restore_suggestion(self) -> bool:
-        """Put the suggestion back (the restore key); False when there is none or it is there."""
-        if not self.suggestion_changed:
-            return False
-        assert self.suggestion is not None
-        self.set_value(self.suggestion.value)
-        return True
-
-    def suggestion_name(self, value: Any) -> str | None:
-        """How this field names a suggested `value` (an option's name); None: the value itself."""
-        return None
-
-    def _suggestion_mark(self) -> str:
-        if self.suggestion is None:
-            return ""
-        changed = self.suggestion_changed
-        return suggested.mark(
-            self.suggestion,
-            changed=changed,
-            shown_as=self.suggestion_name(self.suggestion.value) if changed else None,
-        )
-
-    def _show_suggestion(self) -> None:
-        changed = self.suggestion_changed
-        self.set_class(self.suggestion is not None and not changed, "-suggested")
-        self.set_class(changed, "-changed")
-        if self.composed:
-            line = self.query_one(".editor-suggestion", Static)
-            line.update(self._suggestion_mark())
-            line.display = self.suggestion is not None
 
     def problem(self) -> str | None:
         """What keeps this value from being accepted: "required", or the block rule's message."""
@@ -232,8 +176,6 @@ class BlockEditor(Widget):
         if value == self._last_value and type(value) is type(self._last_value):
             return
         self._last_value = value
-        if self.suggestion is not None:
-            self._show_suggestion()
         if not self.composed:
             return
         if self._problem is not None:

@@ -29,9 +29,6 @@ class BinaryEditor(OptionsEditor):
     def space(self) -> None:
         self.chosen_by_key(1 if self._value is True else 0)  # not set or No -> Yes, Yes -> No
 
-    def suggestion_name(self, value: Any) -> str | None:
-        return None if not isinstance(value, bool) else ("Yes" if value else "No")
-
     def key_hint(self) -> str:
         state = "not set · " if self._value is None else ""
         return f"{state}y/n · ⌫ clear"

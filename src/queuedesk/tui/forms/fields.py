@@ -3,7 +3,7 @@
 `enter` in such a field is not taken by the field: it goes on to the screen, whose `enter` submits.
 """
 
-from typing import Any, ClassVar, Literal, cast
+from typing import Any, ClassVar, Literal
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -12,60 +12,27 @@ from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
 from queuedesk.api.terminal_text import shown
-from queuedesk.tui.forms import suggested
 from queuedesk.tui.forms.base import BlockEditor
 from queuedesk.tui.keys.ordered_keys import KeysOwnBindings, OrderedInput
 
 InputType = Literal["integer", "number", "text"]
 
 
-class RestoresSuggestion:
-    """A field that puts its block's suggestion (B23) back on `ctrl+r` as it reads the key, in the
-    order typed (`KeysOwnBindings`): the key handed to it after the screen held it (`KeysInOrder`'s
-    `_release`), where the screen's own binding never sees it. Without a suggestion the key goes on."""
-
-    def _suggesting_editor(self) -> BlockEditor | None:
-        editor = next((n for n in cast(Widget, self).ancestors if isinstance(n, BlockEditor)), None)
-        return editor if editor is not None and editor.suggestion is not None else None
-
-    def action_restore_suggestion(self) -> None:
-        editor = self._suggesting_editor()
-        if editor is not None and not editor.restore_suggestion():
-            cast(Widget, self).notify(
-                suggested.ALREADY.format(name=editor.block.name), title=suggested.NOTHING, severity="warning"
-            )
-
-
-RESTORE_BINDING = Binding(suggested.RESTORE_KEY, "restore_suggestion", "Restore", show=False)
-
-
-class FieldInput(RestoresSuggestion, OrderedInput):
+class FieldInput(OrderedInput):
     """An `Input` that leaves `enter` to the screen instead of posting `Input.Submitted`; its editing
     keys act in the order typed (`OrderedInput`)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [RESTORE_BINDING]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "submit":
             return False
-        if action == "restore_suggestion":
-            return self._suggesting_editor() is not None
         return super().check_action(action, parameters)
 
 
-class FieldArea(RestoresSuggestion, KeysOwnBindings, TextArea):
+class FieldArea(KeysOwnBindings, TextArea):
     """A multi-line field whose editing keys act in the order typed (`KeysOwnBindings`), `ctrl+n`
     (a text field's new line, as in its one-line form) too."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+n", "new_line", "New line", show=False),
-        RESTORE_BINDING,
-    ]
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "restore_suggestion":
-            return self._suggesting_editor() is not None
-        return super().check_action(action, parameters)
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+n", "new_line", "New line", show=False)]
 
     def action_new_line(self) -> None:
         self.insert("\n")

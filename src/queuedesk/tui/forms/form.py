@@ -21,7 +21,6 @@ field after / before the one left. `enter` is never taken by a one-line field or
 reaches the screen (submit); a multi-line field takes `enter` as a new line.
 """
 
-from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 from textual import events
@@ -31,7 +30,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
-from queuedesk.api.models import Block, Suggestion
+from queuedesk.api.models import Block
 from queuedesk.tui.forms.base import REQUIRED, BlockEditor
 from queuedesk.tui.forms.image import ImageEditor
 from queuedesk.tui.forms.registry import editor_for, filled_by_worker
@@ -78,7 +77,6 @@ class TaskForm(Widget):
             editor = editor_for(block, self.data.get(block.id), editable=editable, creating=mode == "create")
             (self._editors if editable else self._content).append(editor)
         self._left: BlockEditor | None = None
-        self._shown: dict[str, Any] | None = None  # the values as the task was put on screen (`suggest`)
         self.set_class(mode == "create", "-create")
 
     # --- layout ---------------------------------------------------------------------------------
@@ -181,26 +179,6 @@ class TaskForm(Widget):
         for editor in [*self._content, *self._editors]:
             editor.reset(self.data.get(editor.block.id))
         self.show_problems({})
-
-    def suggest(self, suggestions: Mapping[str, Suggestion] | None, *, prefill: bool = True) -> None:
-        """B23: each editable block's suggestion (none where `suggestions` has none), pre-filled where
-        the task holds no value (`prefill`; a review shows them beside the recorded values only).
-        Called after `set_data` (or a new form): the values then are the form as it was put there."""
-        found = suggestions or {}
-        for editor in self._editors:
-            given = self.data.get(editor.block.id)
-            editor.suggest(
-                found.get(editor.block.id), given if prefill or given is not None else None, prefill=prefill
-            )
-        self._shown = self.values() if found else None
-
-    def suggested(self) -> bool:
-        """Whether a field of the task on screen holds a suggestion."""
-        return self._shown is not None
-
-    def untouched(self) -> bool:
-        """No value changed since the task with its suggestions was put on screen (`suggest`)."""
-        return self._shown is not None and self.values() == self._shown
 
     def image_urls(self) -> list[str]:
         """The addresses of the task's images, in block order (for `z` and `o`)."""

@@ -434,13 +434,6 @@ class SelectionEditor(OptionsEditor):
         """The option ids, in the block's order."""
         return [option_id for option_id, _ in self._options]
 
-    def suggestion_name(self, value: Any) -> str | None:
-        """A suggested option (or list of them) by its name."""
-        names = dict(self._options)
-        if isinstance(value, list):
-            return ", ".join(names.get(str(item), str(item)) for item in value)
-        return names.get(value) if isinstance(value, str) else None
-
     def key_hint(self) -> str:
         if self.filtering:
             return self.FILTER_HINT

@@ -136,27 +136,6 @@ class TextEditor(InputEditor):
     def _new_area(self, text: str, cursor: int) -> TextArea:
         return text_area(text, self.placeholder(), cursor=self._location(text, cursor))
 
-    def restore_suggestion(self) -> bool:
-        """The suggestion back in the field there now: a multi-line area stays one (never swapped
-        while the keys typed after the restore key wait in its queue); a one-line field takes a
-        multi-line suggestion by becoming the area, as `ctrl+n` does."""
-        if not self.suggestion_changed or self.suggestion is None:
-            return False
-        text = shown_text(self.suggestion.value)
-        areas, fields = self.live_fields(TextArea), self.live_fields(FieldInput)
-        if areas:
-            self._text = text
-            areas[0].text = text
-            areas[0].move_cursor(areas[0].document.end)
-            self.value_changed()
-            return True
-        if fields and not wants_area(text):
-            self._text = text
-            put_text(fields[0], text)
-            self.value_changed()
-            return True
-        return super().restore_suggestion()
-
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         event.stop()
         self._text = event.text_area.text

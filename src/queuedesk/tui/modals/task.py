@@ -1,7 +1,6 @@
 """One task, read-only: each block's value as its type reads, who completed it and when, the raw JSON;
 in a queue with consensus (B21), every answer side by side, who gave it, and the agreement per block
-(a completed task from the history is read again from the server for them); where the task had
-suggestions (B23), what was suggested beside what was recorded, by whom, and whether it was kept."""
+(a completed task from the history is read again from the server for them)."""
 
 import json
 from typing import ClassVar
@@ -14,10 +13,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from queuedesk.api.models import AssignedTask, Block, Consensus, QueueDetail, Task
+from queuedesk.api.models import AssignedTask, Consensus, QueueDetail, Task
 from queuedesk.api.terminal_text import shown
 from queuedesk.tui.base import AppModal, styles
-from queuedesk.tui.forms.suggested import score_words
 from queuedesk.tui.present import block_value, when
 from queuedesk.tui.widgets.answers_table import answers_table
 from queuedesk.tui.widgets.app_footer import AppFooter
@@ -35,7 +33,6 @@ class TaskScreen(AppModal[None]):
         self.queue = queue
         self.shown = task
         self.raw = False
-        self.suggested = task if isinstance(task, AssignedTask) and task.suggestions else None
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="task-box"):
@@ -57,14 +54,13 @@ class TaskScreen(AppModal[None]):
     async def _read_answers(self) -> None:
         client = self.session.client
         try:
+            if not await client.supports_consensus():
+                return
             task = await client.task(self.queue.id, self.shown.id)
         except Exception as exc:
             self.qd.report(exc, doing=f"Reading the answers of task {self.shown.id}")
             return
         self._show_answers(task.consensus)
-        if task.suggestions:  # B23: suggested beside recorded
-            self.suggested = task
-            self.query_one("#task-values", Static).update(self._values())
 
     def _show_answers(self, consensus: Consensus | None) -> None:
         if consensus is None:
@@ -91,42 +87,22 @@ class TaskScreen(AppModal[None]):
         table = Table(show_header=True, header_style="bold", expand=True, box=None, padding=(0, 1))
         table.add_column("Block", ratio=1, no_wrap=True)
         table.add_column("Value", ratio=3)
-        suggested = self.suggested
-        if suggested is not None:
-            table.add_column("Suggested", ratio=2)
         known = set()
         for block in self.queue.data:
             known.add(block.id)
             label = Text(shown(block.name))
             label.append(f"\n{block.type}", style="dim")
-            value = Text(shown(block_value(block, self.shown.data.get(block.id))))  # never markup
-            if suggested is None:
-                table.add_row(label, value)
-            else:
-                table.add_row(label, value, suggestion_cell(block, suggested))
+            table.add_row(
+                label, Text(shown(block_value(block, self.shown.data.get(block.id))))
+            )  # never markup
         for key, value in self.shown.data.items():
             if key not in known:
-                cells = [
+                table.add_row(
                     Text(f"{key}\n(no longer a block)", style="dim"),
                     Text(shown(json.dumps(value, ensure_ascii=False))),
-                ]
-                table.add_row(*cells, *([Text("")] if suggested is not None else []))
+                )
         return table
 
     def action_toggle_json(self) -> None:
         self.raw = not self.raw
         self.query_one("#task-values", Static).update(self._values())
-
-
-def suggestion_cell(block: Block, task: AssignedTask) -> Text:
-    """B23: what was suggested for `block`, by whom and how sure, and whether the completion kept it."""
-    suggestion = (task.suggestions or {}).get(block.id)
-    if suggestion is None:
-        return Text("—", style="dim")
-    text = Text(shown(block_value(block, suggestion.value)))
-    score = score_words(suggestion.score)
-    text.append(f"\n✦ {shown(suggestion.agent)}" + (f" · {score}" if score else ""), style="dim")
-    outcome = (task.suggestion_outcome or {}).get(block.id)
-    if outcome is not None:
-        text.append(f" · {outcome}", style="green" if outcome == "accepted" else "yellow")
-    return text

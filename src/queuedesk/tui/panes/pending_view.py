@@ -3,12 +3,7 @@ lease has run out; admins give a held task back (B6 lets an admin release anothe
 
 In a queue with consensus (B21) a task's status says how many answers it has of those it needs
 ("1/2 answers": one of the two it needs) or that it is disputed, and `c` shows only the tasks collecting answers, only the
-disputed ones, or all.
-
-On a server with B24 and B25 each task shows its priority, when it is due and who it is reserved
-for (`pending_placing`); `d` shows only the overdue tasks; `a` reserves the task under the cursor
-for a person, or lifts it (supervisors and admins); `e` changes its priority and due date (admins).
-Where one of them does not apply (a role, an older server) its key says why in a notification."""
+disputed ones, or all."""
 
 from datetime import datetime
 from typing import ClassVar, Literal
@@ -20,20 +15,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
-from queuedesk.api import errors
 from queuedesk.api.client import ConsensusState, PendingSort
 from queuedesk.api.models import AssignedTask, Block, ConsensusSettings
 from queuedesk.tui.base import AppAccess, KeysInOrder
 from queuedesk.tui.clock import duration, zone_name
 from queuedesk.tui.modals.confirm import ConfirmScreen
-from queuedesk.tui.modals.reserve import Reservation, ReserveScreen
-from queuedesk.tui.modals.task_priority import PriorityDue, PriorityDueScreen
-from queuedesk.tui.panes.pending_placing import (
-    OVERDUE_SAID,
-    PRIORITY_COLUMNS,
-    RESERVED_COLUMNS,
-    placing_cells,
-)
 from queuedesk.tui.present import minute, summary
 from queuedesk.tui.views.sort_cycle import next_sort
 from queuedesk.tui.widgets.paged_table import Page, PagedTable
@@ -42,18 +28,13 @@ VALUES_AT_MOST = 400  # characters of a row's values kept for the table to cut
 LEASE_EXPIRED = "lease expired"
 
 
-def pending_columns(
-    zone: str, *, priority: bool = False, reserved: bool = False
-) -> list[tuple[str, str, int]]:
-    """The holder and the lease's state come before the values: they stay on screen at 80 columns;
-    so do the priority, due date (B24) and reservation (B25) where the server has them."""
+def pending_columns(zone: str) -> list[tuple[str, str, int]]:
+    """The holder and the lease's state come before the values: they stay on screen at 80 columns."""
     return [
         ("id", "Task", 6),
         ("status", "Status", 13),
-        *(PRIORITY_COLUMNS if priority else []),
-        ("holder", "Held by", 11 if priority else 12),
+        ("holder", "Held by", 12),
         ("held", "For", 11),
-        *(RESERVED_COLUMNS if reserved else []),
         ("created", f"Created {zone}", 16),
         ("values", "Values", 0),
     ]
@@ -102,12 +83,6 @@ class PendingView(AppAccess, Vertical):
         Binding("o", "order", "Newest first", show=False, id="pending.order"),
         Binding("s", "sort", "Sort", show=False, id="pending.sort"),
         Binding("c", "consensus", "Consensus", id="pending.consensus"),
-        Binding("d", "overdue", "Overdue", id="pending.overdue"),
-        Binding("d", "no_overdue", show=False),  # an older server: says why, never shown
-        Binding("a", "reserve", "Reserve", id="pending.reserve"),
-        Binding("a", "no_reserve", show=False),  # a worker, an older server: says why
-        Binding("e", "priority", "Priority/due", id="pending.priority"),
-        Binding("e", "no_priority", show=False),  # not an admin, an older server: says why
         # Priority: the keys typed right after it go to the field it opens (`focus_key`).
         Binding("slash", "search", "Search values", show=False, id="pending.search", priority=True),
     ]
@@ -121,7 +96,6 @@ class PendingView(AppAccess, Vertical):
         self.search: str | None = None  # /: only tasks with this text in a value (any case)
         self.consensus: ConsensusSettings | None = None  # the queue's (B21), as its screen read it
         self.consensus_filter: ConsensusState | None = None  # c
-        self.overdue_only = False  # d (B24)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="pending-note")
@@ -133,12 +107,7 @@ class PendingView(AppAccess, Vertical):
         searched = Static("", id="pending-searched", markup=False)
         searched.display = False
         yield searched
-        columns = pending_columns(zone_name(self.clock), priority=self._has("B24"), reserved=self._has("B25"))
-        yield PagedTable(columns, self._cells, _key, id="pending")
-
-    def _has(self, feature: str) -> bool:
-        session = self.qd.session
-        return session is not None and session.has(feature)
+        yield PagedTable(pending_columns(zone_name(self.clock)), self._cells, _key, id="pending")
 
     @property
     def table(self) -> PagedTable:
@@ -168,7 +137,6 @@ class PendingView(AppAccess, Vertical):
             q=self.search,
             sort=sort,
             consensus=self.consensus_filter,
-            overdue=self.overdue_only,
         )
         return Page(page.count, page.tasks)
 
@@ -193,15 +161,11 @@ class PendingView(AppAccess, Vertical):
         state = lease_state(task, now, self.consensus)
         styles = {"in_progress": "bold", LEASE_EXPIRED: "bold yellow", "disputed": "bold red"}
         status = Text(state, style=styles.get(state, ""))
-        priority, reserved = self._has("B24"), self._has("B25")
-        placed = placing_cells(task, now, priority=priority, reserved=False)
         return [
             str(task.id),
             status,
-            *placed,
             holder,
             held,
-            *placing_cells(task, now, priority=False, reserved=reserved),
             minute(task.created_at, self.clock),
             summary(self.blocks, task, VALUES_AT_MOST),
         ]
@@ -221,8 +185,6 @@ class PendingView(AppAccess, Vertical):
 
     def _say_filters(self) -> None:
         said = [FILTER_SAID[self.consensus_filter]] if self.consensus_filter else []
-        if self.overdue_only:
-            said.append(OVERDUE_SAID)
         if self.search:
             said.append(f"Tasks with “{self.search}” in a value (/ searches again)")
         searched = self.query_one("#pending-searched", Static)
@@ -283,10 +245,6 @@ class PendingView(AppAccess, Vertical):
         self.start()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("overdue", "reserve", "priority"):
-            return self._placing_refusal(action) is None
-        if action in ("no_overdue", "no_reserve", "no_priority"):
-            return self._placing_refusal(action.removeprefix("no_")) is not None
         if action == "consensus":
             return self.consensus is not None or self.consensus_filter is not None
         if action in ("order", "search", "sort"):
@@ -328,103 +286,6 @@ class PendingView(AppAccess, Vertical):
             self.qd.report(exc, doing=f"Releasing task {task.id}")
         else:
             self.notify(f"Task {task.id} released: {holder} no longer holds it; it is open.", timeout=5)
-        self.table.refresh_window()
-
-    # --- B24, B25: overdue, reserve, priority and due ----------------------------------------------
-
-    def _placing_refusal(self, action: str) -> str | None:
-        """Why `d`, `a` or `e` does not apply here (a role, an older server), or None."""
-        session = self.qd.session
-        feature = {"overdue": "B24", "priority": "B24", "reserve": "B25"}[action]
-        what = {
-            "overdue": "Overdue tasks",
-            "priority": "Priorities and due dates",
-            "reserve": "Reserving tasks",
-        }
-        if session is None or not session.has(feature):
-            return f"{what[action]}: this server does not have them ({feature}); upgrade the server."
-        if action == "reserve" and not session.can_watch:
-            return "Reserving a task for a person is for supervisors and admins."
-        if action == "priority" and not session.is_admin:
-            return "Changing a task's priority or due date is for admins."
-        return None
-
-    def _refuse(self, action: str) -> None:
-        said = self._placing_refusal(action)
-        if said is not None:
-            self.notify(said, title="Not here", severity="warning", timeout=6)
-
-    def action_no_overdue(self) -> None:
-        self._refuse("overdue")
-
-    def action_no_reserve(self) -> None:
-        self._refuse("reserve")
-
-    def action_no_priority(self) -> None:
-        self._refuse("priority")
-
-    def action_overdue(self) -> None:
-        """d: only the tasks whose due date has passed, or every task again."""
-        self.overdue_only = not self.overdue_only
-        self._say_filters()
-        self.start()
-
-    def _task_at_cursor(self, doing: str) -> AssignedTask | None:
-        task = self.table.item_at_cursor()
-        if not isinstance(task, AssignedTask):
-            self.notify(f"No task under the cursor to {doing}.", timeout=4)
-            return None
-        return task
-
-    def action_reserve(self) -> None:
-        task = self._task_at_cursor("reserve")
-        if task is None:
-            return
-
-        def chosen(picked: Reservation | None) -> None:
-            if picked is not None and picked.email != task.reserved_for:
-                self._assign(task.id, picked)
-
-        self.app.push_screen(ReserveScreen(task), chosen)
-
-    @work(group="pending-assign")
-    async def _assign(self, task_id: int, picked: Reservation) -> None:
-        try:
-            task = await self.session.client.assign(self.queue_id, task_id, picked.email)
-        except errors.QueueDeskError as exc:
-            self.qd.report(exc, doing=f"Reserving task {task_id}")
-            return
-        if task.reserved_for:
-            whom = f"{picked.name} ({task.reserved_for})" if picked.name else task.reserved_for
-            self.notify(f"Task {task_id} is reserved for {whom}.", title="Reserved", timeout=5)
-        else:
-            self.notify(f"Task {task_id} is reserved for nobody now.", title="Reservation lifted", timeout=5)
-        self.table.refresh_window()
-
-    def action_priority(self) -> None:
-        task = self._task_at_cursor("change")
-        if task is None:
-            return
-
-        def chosen(values: PriorityDue | None) -> None:
-            if values is not None:
-                self._patch(task.id, values)
-
-        self.app.push_screen(PriorityDueScreen(task), chosen)
-
-    @work(group="pending-patch")
-    async def _patch(self, task_id: int, values: PriorityDue) -> None:
-        from queuedesk.api.priority_rules import due_text
-
-        try:
-            task = await self.session.client.patch_task(
-                self.queue_id, task_id, priority=values.priority, due_at=values.due_at
-            )
-        except errors.QueueDeskError as exc:
-            self.qd.report(exc, doing=f"Changing the priority or due date of task {task_id}")
-            return
-        due = due_text(task.due_at, self.clock.now()) or "no due date"
-        self.notify(f"Task {task_id}: priority {task.priority}, {due}.", title="Changed", timeout=5)
         self.table.refresh_window()
 
 

@@ -1,8 +1,7 @@
 """The Stats tab: completions per bucket over a chosen period, the queue now, and each worker's pace;
 in a queue with consensus (B21), each worker's answers and agreement rate (answers that held every
 final value of a settled or decided task), and the tasks disputed now; in a queue whose workers
-answered gold tasks (B22), each worker's gold accuracy (correct of answered) and the queue's; where
-tasks had suggestions (B23), each agent's share of suggested fields accepted as they were.
+answered gold tasks (B22), each worker's gold accuracy (correct of answered) and the queue's.
 
 The queue screen's live refresh calls `fetch` while the tab is shown; `+` and `-` change the period
 and fetch at once. Times are shown relative to the app's clock ("8 h ago", "3 min ago").
@@ -26,7 +25,6 @@ from textual.widgets import DataTable, Static
 
 from queuedesk.api import errors
 from queuedesk.api.models import QueueStats, WorkerStats
-from queuedesk.api.terminal_text import shown
 from queuedesk.tui.base import AppAccess
 from queuedesk.tui.clock import duration, seconds_ago
 from queuedesk.tui.views.periods import DEFAULT_PERIOD, PERIODS, Period
@@ -95,7 +93,6 @@ class StatsView(AppAccess, Vertical):
         yield Static("", id="stats-period")
         yield Static("Loading…", id="stats-summary")
         yield CompletionsChart(id="stats-chart")
-        yield Static("", id="stats-agents")  # B23: each agent's suggestions accepted
         yield RowTable(id="stats-workers", cursor_type="row", zebra_stripes=True)
         yield Static("", id="stats-note")
 
@@ -179,7 +176,7 @@ class StatsView(AppAccess, Vertical):
 
     def _show(self) -> None:
         parts_shown = self.unavailable is None
-        for selector in ("#stats-period", "#stats-chart", "#stats-workers", "#stats-agents"):
+        for selector in ("#stats-period", "#stats-chart", "#stats-workers"):
             self.query_one(selector).display = parts_shown
         summary = self.query_one("#stats-summary", Static)
         summary.remove_class("problem")
@@ -197,9 +194,6 @@ class StatsView(AppAccess, Vertical):
         counts = stats.completed[: period.buckets]
         update_if_changed(summary, _summary(stats, counts, period))
         self.query_one(CompletionsChart).show(counts, (f"{period.label} ago", period.half_label, "now"))
-        agents = self.query_one("#stats-agents", Static)
-        agents.display = bool(stats.by_agent)
-        update_if_changed(agents, agents_text(stats))
         self._show_workers(stats.by_worker, now)
         note.display = not stats.by_worker
         update_if_changed(note, f"Nobody completed a task in the last {period.label}.")
@@ -305,26 +299,6 @@ def _summary(stats: QueueStats, counts: list[int], period: Period) -> Text:
         if reviewed:
             accepted = sum(w.accepted for w in stats.by_worker)
             text.append(f" · {accepted / reviewed:.0%} of {reviewed:,} reviewed accepted")
-    return text
-
-
-def agents_text(stats: QueueStats) -> Text:
-    """B23: each agent's suggestions over the period, one line each: the share of its suggested
-    blocks the completing values kept, of how many (best first)."""
-    text = Text()
-    ranked = sorted(
-        stats.by_agent or [], key=lambda a: (-(a.accepted / a.offered) if a.offered else 1, a.agent)
-    )
-    width = max((cell_len(shown(a.agent)) for a in ranked), default=0)
-    for n, agent in enumerate(ranked):
-        if n:
-            text.append("\n")
-        name = shown(agent.agent)
-        text.append("✦ ", style="dim")
-        text.append(name + " " * (width - cell_len(name)), style="bold")
-        rate = f"{agent.accepted / agent.offered:.0%}" if agent.offered else "—"
-        text.append(f"  {rate:>4} accepted", style="bold")
-        text.append(f" · {agent.accepted:,} of {agent.offered:,} suggested fields kept as suggested")
     return text
 
 

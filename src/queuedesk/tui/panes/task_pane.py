@@ -34,7 +34,6 @@ from queuedesk.tui.forms.options import OptionsEditor
 from queuedesk.tui.forms.text import TextEditor
 from queuedesk.tui.keys.keys_read import key_time
 from queuedesk.tui.review.review_rules import changes, read_only_refusal
-from queuedesk.tui.widgets.task_deadline import TaskDeadline
 from queuedesk.tui.work.task_rules import CHOICE_KEYS, SELECTION_TYPES, TaskRules
 from queuedesk.tui.work.work_session import WorkSession
 
@@ -123,7 +122,6 @@ class TaskPane(AppAccess, Vertical):
         self.beside: Widget | None = None  # what a screen shows above the task (the review's details)
 
     def compose(self) -> ComposeResult:
-        yield TaskDeadline(id="task-deadline")  # B24, B25: due, priority, "reserved for you"
         if self._loading is not None:
             yield self._loading
         yield self._waiting
@@ -149,12 +147,10 @@ class TaskPane(AppAccess, Vertical):
         form = self.form
         if form is None:
             form = self.form = TaskForm(self.detail.data, data, mode="work")
-            form.suggest(task.suggestions, prefill=not self.opens_read_only)  # B23
             self.run_worker(self._paint_once_mounted(self.mount(form), task))
         else:
             form.display = True
             form.set_data(data)
-            form.suggest(task.suggestions, prefill=not self.opens_read_only)  # B23
             self.app.call_later(self.painted, task)
         has_images = bool(form.image_urls())
         if has_images != self.had_images:
@@ -225,8 +221,8 @@ class TaskPane(AppAccess, Vertical):
         if form is None or task is None or self._loading is not None:
             return None
         values = form.values()
-        if form.untouched() or values == {block_id: task.data.get(block_id) for block_id in values}:
-            return None  # (B23: suggestions pre-filled and left as they were are nothing entered)
+        if values == {block_id: task.data.get(block_id) for block_id in values}:
+            return None
         return values
 
     # --- keys for the task ---------------------------------------------------------------------------
@@ -414,5 +410,3 @@ class TaskPane(AppAccess, Vertical):
             return
         unsent = outbox.unsent if outbox is not None else 0
         self.status.show(self.work, self.clock.now(), unsent=unsent, rules=self.rules)
-        me = self.qd.session.me if self.qd.session is not None else None
-        self.query_one(TaskDeadline).show(self.work.current, self.clock.now(), me.email if me else None)

@@ -23,7 +23,6 @@ from queuedesk.tui.panes.role_tabs import feedback_pane, follow_role, watching_p
 from queuedesk.tui.panes.stats_view import StatsView
 from queuedesk.tui.panes.webhook_view import WebhookView
 from queuedesk.tui.review.review_access import has_review, offers_review
-from queuedesk.tui.session import Session
 from queuedesk.tui.views.live import Poller
 from queuedesk.tui.views.queue_keys import QueueKeys, keys_for_a_queue
 from queuedesk.tui.widgets.app_footer import AppFooter
@@ -50,17 +49,6 @@ LIVE_TABS: dict[str, type[LiveView]] = {
     "tab-feedback": FeedbackView,
     "tab-gold": GoldView,
 }
-
-
-async def show_counts(
-    counts: QueueCounts, session: Session, queue: Queue, in_progress: int | None, completed: int | None
-) -> None:
-    """The line of counts, with the pending tasks reserved for the worker (B25; none for others and
-    on an older server)."""
-    mine = 0
-    if session.has("B25") and session.role == "worker":
-        mine = (await session.client.pending_tasks(queue.id, reserved_for="me", limit=1)).count
-    counts.show(queue, in_progress=in_progress, completed=completed, reserved_for_me=mine)
 
 
 class QueueScreen(QueueKeys):
@@ -157,9 +145,8 @@ class QueueScreen(QueueKeys):
         if self.session.extensions:
             self.in_progress = await self.query_one(PendingView).refresh_live()
         self.completed_count = await self.completed.read_count()
-        await show_counts(
-            self.query_one(QueueCounts), self.session, self.queue, self.in_progress, self.completed_count
-        )
+        counts = self.query_one(QueueCounts)
+        counts.show(self.queue, in_progress=self.in_progress, completed=self.completed_count)
         self.query_one(BlocksView).show(detail.data)
         self.query_one(Instructions).update(self.detail.description)
         view = self._shown_view()

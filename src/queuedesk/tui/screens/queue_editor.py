@@ -30,7 +30,6 @@ from queuedesk.tui.widgets.block_settings import BlockSettings
 from queuedesk.tui.widgets.consensus_fields import ConsensusFields
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.gold_fields import GoldFields
-from queuedesk.tui.widgets.order_fields import OrderFields
 from queuedesk.tui.widgets.queue_fields import QueueFields
 from queuedesk.tui.widgets.queue_preview import QueuePreview
 
@@ -81,7 +80,6 @@ class QueueEditorScreen(AppScreen):
                 else []
             ),
             *([GoldFields(self.edit.gold, id="gold")] if self.edit.gold.offered else []),
-            *([OrderFields(self.edit, id="order")] if self.edit.order_offered else []),
             Static("Blocks: ctrl+n adds · [ ] or ctrl+↑↓ move · delete removes", classes="qe-label"),
             BlockList(id="block-list", compact=True, markup=False),
             blocks_problem,
@@ -106,7 +104,6 @@ class QueueEditorScreen(AppScreen):
             edit.load(detail, completed)
         edit.consensus_offered = await self._has("B21")
         edit.gold.offered = await self._has("B22")
-        edit.order_offered = await self._has("B24")
         edit.reviews = any(
             has_review(q) for q in [*([edit.detail] if edit.detail else []), *self.qd.known_queues]
         )
@@ -184,7 +181,6 @@ class QueueEditorScreen(AppScreen):
     @on(QueueFields.Changed)
     @on(ConsensusFields.Changed)
     @on(GoldFields.Changed)
-    @on(OrderFields.Changed)
     def _queue_changed(self) -> None:
         self._changed()
 

@@ -13,7 +13,7 @@ from queuedesk.tui.review.review_access import NO_REVIEW, offers_review, review_
 from queuedesk.tui.views.live import Poller
 from queuedesk.tui.views.queue_keys import QueueKeys, keys_for_a_queue
 from queuedesk.tui.widgets.context_bar import ContextBar
-from queuedesk.tui.widgets.queue_table import QueueTable, View, cell_values
+from queuedesk.tui.widgets.queue_table import COLUMNS, SORTS, QueueTable, View, cell_values
 from queuedesk.tui.widgets.steady_footer import SteadyFooter
 
 
@@ -46,7 +46,7 @@ class QueuesScreen(QueueKeys):
 
     def compose(self) -> ComposeResult:
         yield ContextBar("Queues", id="context")
-        yield QueueTable(self.clock, overdue=self._counts_overdue(), id="queues")
+        yield QueueTable(self.clock, id="queues")
         yield Static("", id="queues-empty", markup=False)  # holds the filter as typed
         yield Input(placeholder="filter by name — enter keeps it, escape clears it", id="queues-filter")
         yield Static("", id="queues-status", markup=False)
@@ -120,11 +120,6 @@ class QueuesScreen(QueueKeys):
         await self.mount(SteadyFooter())
         self.refresh_bindings()  # a footer mounted after the screen's keys were told shows none until then
 
-    def _counts_overdue(self) -> bool:
-        """Whether the server counts each queue's overdue tasks (B24): the Overdue column is shown."""
-        session = self.qd.session
-        return session is not None and session.has("B24")
-
     def selected(self) -> Queue | None:
         key = self.table.current_key
         return next((q for q in self.queues if str(q.id) == key), None)
@@ -185,9 +180,8 @@ class QueuesScreen(QueueKeys):
         self.qd.open_refused()
 
     def action_sort(self) -> None:
-        sorts = self.table.sorts()
-        index = sorts.index(self.view.sort) if self.view.sort in sorts else 0
-        self.view.sort = sorts[(index + 1) % len(sorts)]
+        index = SORTS.index(self.view.sort)
+        self.view.sort = SORTS[(index + 1) % len(SORTS)]
         self.view.reverse = False
         self._redraw()
 
@@ -236,7 +230,7 @@ class QueuesScreen(QueueKeys):
     @on(DataTable.HeaderSelected)
     def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
         column = event.column_key.value
-        if column not in dict(self.table.columns_shown):
+        if column not in dict(COLUMNS):
             return
         if self.view.sort == column:
             self.view.reverse = not self.view.reverse

@@ -20,14 +20,12 @@ from queuedesk.api.models import AssignedTask, Queue
 from queuedesk.tui.base import AppScreen, styles
 from queuedesk.tui.forms.base import BlockEditor
 from queuedesk.tui.forms.form import TaskForm
-from queuedesk.tui.forms.suggested import RESTORE_KEY
 from queuedesk.tui.panes.task_loop import TaskLoop, outbox_of
 from queuedesk.tui.panes.task_pane import TASK_KEYS, TaskPane
 from queuedesk.tui.widgets.context_bar import ContextBar
 from queuedesk.tui.widgets.steady_footer import SteadyFooter
 from queuedesk.tui.widgets.work_status import WorkStatus
 from queuedesk.tui.work.journal import Entry
-from queuedesk.tui.work.suggestion_keys import SuggestionKeys
 from queuedesk.tui.work.task_rules import TaskRules, held_message, not_sent
 from queuedesk.tui.work.work_session import WorkSession
 
@@ -36,11 +34,7 @@ class WorkScreen(AppScreen):
     STYLE_FILES: ClassVar = styles("editing.tcss", "forms.tcss")
     # Priority bindings: they act in the order the keys were typed (see the module's docstring).
     BINDINGS: ClassVar[list[BindingType]] = [
-        *TASK_KEYS[:2],  # enter, ctrl+j
-        # B23: the suggestion back in the field; in the footer while the task has suggestions, beside
-        # Submit (the footer leaves out its last keys at 80 columns).
-        Binding(RESTORE_KEY, "restore_suggestion", "Restore", priority=True, id="work.restore_suggestion"),
-        *TASK_KEYS[2:],
+        *TASK_KEYS,
         # The one-line text field's new line changes the field the keys after it go to: read in order.
         Binding("ctrl+n", "new_line", "New line", show=False, priority=True),
     ]
@@ -55,7 +49,6 @@ class WorkScreen(AppScreen):
         self._status = WorkStatus("", id="work-status")
         self.pane = TaskPane(self, self.work_session, self._status)
         self.loop = TaskLoop(self, queue, self.work_session, self.pane)
-        self.suggestion_keys = SuggestionKeys(self, lambda: self.pane.form)
 
     def compose(self) -> ComposeResult:
         yield ContextBar(f"{self.queue.name} / work", id="context")
@@ -114,10 +107,6 @@ class WorkScreen(AppScreen):
         return self.loop.refuses_key(event)
 
     def on_key(self, event: events.Key) -> None:
-        if event.key == RESTORE_KEY and self.pane.ready:  # no suggestion on screen: said, not dropped
-            event.stop()
-            self.suggestion_keys.refused()
-            return
         self.pane.refuses_unready_key(event)
 
     def move_focus(self, step: int) -> None:
@@ -127,12 +116,6 @@ class WorkScreen(AppScreen):
         super().move_focus(step)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.suggestion_keys.holding:  # an `enter` waits for the keys before it: the rest wait too
-            return False
-        if action == "restore_suggestion":
-            return self.pane.ready and self.suggestion_keys.applies()
-        if action == "submit" and self.suggestion_keys.enter_accepts():
-            return True  # a multi-line field holding its suggestion, the form untouched (B23)
         return self.rules.applies(action, parameters, self.pane)
 
     def on_screen_suspend(self) -> None:
@@ -151,7 +134,7 @@ class WorkScreen(AppScreen):
 
     # --- decisions -------------------------------------------------------------------------------------
 
-    def action_submit(self, anywhere: bool = False) -> None:
+    def action_submit(self) -> None:
         form, task = self.form, self.current
         if not self.pane.ready or form is None or task is None:
             self.pane.not_applied("Enter")
@@ -160,25 +143,14 @@ class WorkScreen(AppScreen):
             self.pane.show_status()
             return
         self.rules.submitting(self.clock.now(), self.qd.keys_read)
-        if not anywhere and self.suggestion_keys.enter(
-            lambda: self._decide_submit(form, task), self.rules.submit_refused
-        ):
-            return  # in a multi-line field: a submit, or the new line it was typed as (B23)
-        self._decide_submit(form, task)
-
-    def _decide_submit(self, form: TaskForm, task: AssignedTask) -> None:
-        if self.current is task:
-            self.pane.decide(lambda: self._submit(form, task))
-
-    def action_restore_suggestion(self) -> None:
-        self.suggestion_keys.restore()
+        self.pane.decide(lambda: self._submit(form, task))
 
     def action_new_line(self) -> None:
         self.pane.new_line()
 
     def action_submit_anywhere(self) -> None:
         """ctrl+j: submit, also from a multi-line field (where enter is a new line)."""
-        self.action_submit(anywhere=True)
+        self.action_submit()
 
     def action_choice_key(self, key: str) -> None:
         editor, form, task = self.pane.choice_editor(), self.form, self.current

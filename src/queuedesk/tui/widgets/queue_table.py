@@ -14,19 +14,15 @@ from queuedesk.tui.widgets.row_table import RowTable
 COLUMNS: list[tuple[str, str]] = [
     ("name", "Queue"),
     ("pending", "Pending"),
-    ("overdue", "Overdue"),  # B24: pending tasks past their due date; empty for none, or an older server
     ("active", "Active users"),
     ("created", "Created"),
 ]
-SORTS: list[str | None] = [None, "name", "pending", "overdue", "active", "created"]
+SORTS: list[str | None] = [None, "name", "pending", "active", "created"]
 CHANGED = "bold black on #e5c07b"
-OVERDUE = "bold red"
-RIGHT_ALIGNED = ("pending", "overdue")
-# A long name or many active users are cut (with "…") so Pending and Overdue stay on screen: the
-# name gets what the other columns leave of the table's width, at least NAME_MIN characters.
+# A long name or many active users are cut (with "…") so Pending stays on screen: the name gets
+# what the other columns leave of the table's width, at least NAME_MIN characters.
 NAME_MIN = 16
 OTHER_COLUMNS_WIDTH = 50
-OVERDUE_WIDTH = 9  # "Overdue" and its padding
 ACTIVE_MAX = 28
 
 
@@ -38,8 +34,6 @@ def cell_values(queue: Queue, clock: Clock) -> dict[str, str]:
     return {
         "name": queue.name,
         "pending": f"{queue.n_tasks:,}",
-        # A server without B24 leaves n_overdue out: nothing to say, rather than a 0 that says "none".
-        "overdue": f"{queue.n_overdue:,}" if queue.n_overdue else "",
         "active": ", ".join(queue.active_users) or "—",
         "created": minute(queue.created_at, clock),
     }
@@ -50,8 +44,6 @@ def sort_key(column: str, queue: Queue) -> tuple[object, ...]:
         return (queue.name.casefold(), queue.id)
     if column == "pending":
         return (-queue.n_tasks, queue.id)
-    if column == "overdue":  # the most overdue first, then the most pending
-        return (-queue.n_overdue, -queue.n_tasks, queue.id)
     if column == "active":
         return (-len(queue.active_users), queue.id)
     return (queue.created_at, queue.id)
@@ -82,24 +74,17 @@ class View:
 
 
 class QueueTable(RowTable):
-    """One row per queue, keyed by the queue's id; the Overdue column only where the server counts
-    overdue tasks (B24: `overdue`)."""
+    """One row per queue, keyed by the queue's id."""
 
-    def __init__(self, clock: Clock, *, overdue: bool = False, id: str | None = None) -> None:
+    def __init__(self, clock: Clock, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.clock = clock
-        self.columns_shown = [(key, label) for key, label in COLUMNS if overdue or key != "overdue"]
-        self.other_width = OTHER_COLUMNS_WIDTH + (OVERDUE_WIDTH if overdue else 0)
         self.shown: dict[str, dict[str, str]] = {}  # what each row's cells say now
         self.highlighted: set[tuple[str, str]] = set()
         self.cut_at: int | None = None  # the name length the rows were last built for
 
-    def sorts(self) -> list[str | None]:
-        """The sorts `s` goes through: one per column shown, and none."""
-        return [sort for sort in SORTS if sort is None or sort in dict(self.columns_shown)]
-
     def on_mount(self) -> None:
-        for key, label in self.columns_shown:
+        for key, label in COLUMNS:
             self.add_column(f"{label} {zone_name(self.clock)}" if key == "created" else label, key=key)
 
     def on_resize(self) -> None:
@@ -125,7 +110,7 @@ class QueueTable(RowTable):
 
     def _limit(self, column: str) -> int | None:
         if column == "name":
-            return max(NAME_MIN, (self.size.width or self.app.size.width) - self.other_width)
+            return max(NAME_MIN, (self.size.width or self.app.size.width) - OTHER_COLUMNS_WIDTH)
         return ACTIVE_MAX if column == "active" else None
 
     def _cell(self, key: str, column: str, value: str, changed: set[tuple[str, str]]) -> Text:
@@ -133,17 +118,14 @@ class QueueTable(RowTable):
         value = shown(value)
         if limit is not None:
             value = fit(value, limit)
-        style = CHANGED if (key, column) in changed else OVERDUE if column == "overdue" else ""
-        if column in RIGHT_ALIGNED:  # numbers stay right-aligned, also while highlighted as changed
+        style = CHANGED if (key, column) in changed else ""
+        if column == "pending":  # numbers stay right-aligned, also while highlighted as changed
             return Text(value, style=style, justify="right")
         return Text(value, style=style, no_wrap=True, end="")
 
     def _update_in_place(self, values: dict[str, dict[str, str]], changed: set[tuple[str, str]]) -> None:
-        shown_columns = dict(self.columns_shown)
         for key, cells in values.items():
             for column, value in cells.items():
-                if column not in shown_columns:
-                    continue
                 was_changed = (key, column) in self.highlighted
                 now_changed = (key, column) in changed
                 if self.shown.get(key, {}).get(column) != value or was_changed or now_changed:
@@ -156,12 +138,10 @@ class QueueTable(RowTable):
         scroll_y = self.scroll_y
         self.cut_at = self._limit("name")
         self.clear(columns=True)  # the widths follow the rows shown (a filter can drop the widest)
-        for key, label in self.columns_shown:
+        for key, label in COLUMNS:
             self.add_column(f"{label} {zone_name(self.clock)}" if key == "created" else label, key=key)
         for key in keys:
-            self.add_row(
-                *(self._cell(key, c, values[key][c], changed) for c, _ in self.columns_shown), key=key
-            )
+            self.add_row(*(self._cell(key, c, values[key][c], changed) for c, _ in COLUMNS), key=key)
         if not keys:
             return
         row = keys.index(cursor_key) if cursor_key in keys else min(cursor_row, len(keys) - 1)
